@@ -1,0 +1,98 @@
+package io.rvt.api;
+
+/**
+ * Memory and QP access flag, with the bit values of {@code enum ib_access_flags}.
+ *
+ * <p>Each constant carries its numeric bit from {@code ib_access_flags}; APIs take and return {@code int} masks built with
+ * {@link #bit()} or {@link #mask}, so that hot paths stay free of allocation.
+ */
+public enum AccessFlag {
+    /** The local HCA may write the memory (required for receive buffers and for the targets of RDMA READ and atomics). */
+    LOCAL_WRITE(1),
+    /** Remote peers may RDMA WRITE into the memory. */
+    REMOTE_WRITE(2),
+    /** Remote peers may RDMA READ the memory. */
+    REMOTE_READ(4),
+    /** Remote peers may perform atomics on the memory. */
+    REMOTE_ATOMIC(8),
+    /** Memory windows may be bound (not supported by rdmavt). */
+    MW_BIND(16),
+    /** Addresses are offsets from the start of the region. */
+    ZERO_BASED(32),
+    /** On-demand paging (not supported). */
+    ON_DEMAND(64),
+    /** Huge pages hint (ignored). */
+    HUGETLB(128);
+
+    /** The union of every bit defined here. */
+    public static final int ALL;
+
+    static {
+        int all = 0;
+        for (AccessFlag f : values()) {
+            all |= f.bit;
+        }
+        ALL = all;
+    }
+
+    private final int bit;
+
+    AccessFlag(int bit) {
+        this.bit = bit;
+    }
+
+    /** @return this flag's bit */
+    public int bit() {
+        return bit;
+    }
+
+    /**
+     * @param mask a mask
+     * @return true if this flag's bit is set in {@code mask}
+     */
+    public boolean in(int mask) {
+        return (mask & bit) != 0;
+    }
+
+    /**
+     * @param flags flags to combine
+     * @return the mask with each flag's bit set
+     */
+    public static int mask(AccessFlag... flags) {
+        int m = 0;
+        for (AccessFlag f : flags) {
+            m |= f.bit;
+        }
+        return m;
+    }
+
+    /**
+     * Renders a mask for messages, e.g. {@code "LOCAL_WRITE|REMOTE_READ"}; unknown bits are shown in hex.
+     *
+     * @param mask a mask
+     * @return the names of the set bits joined by {@code |}, or {@code "0"}
+     */
+    public static String describe(int mask) {
+        if (mask == 0) {
+            return "0";
+        }
+        StringBuilder sb = new StringBuilder();
+        int rest = mask;
+        for (AccessFlag f : values()) {
+            if ((mask & f.bit) != 0) {
+                if (sb.length() > 0) {
+                    sb.append('|');
+                }
+                sb.append(f.name());
+                rest &= ~f.bit;
+            }
+        }
+        if (rest != 0) {
+            if (sb.length() > 0) {
+                sb.append('|');
+            }
+            sb.append("0x").append(Integer.toHexString(rest));
+        }
+        return sb.toString();
+    }
+}

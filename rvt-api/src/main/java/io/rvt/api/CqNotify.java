@@ -1,0 +1,88 @@
+package io.rvt.api;
+
+/**
+ * Completion-queue notification request flag, with the bit values of {@code enum ib_cq_notify_flags}.
+ *
+ * <p>Each constant carries its numeric bit from {@code ib_cq_notify_flags}; APIs take and return {@code int} masks built with
+ * {@link #bit()} or {@link #mask}, so that hot paths stay free of allocation.
+ */
+public enum CqNotify {
+    /** Notify on the next solicited or error completion. */
+    SOLICITED(1),
+    /** Notify on the next completion. */
+    NEXT_COMP(2),
+    /** Return 1 if the queue already holds completions. */
+    REPORT_MISSED_EVENTS(4);
+
+    /** The union of every bit defined here. */
+    public static final int ALL;
+
+    static {
+        int all = 0;
+        for (CqNotify f : values()) {
+            all |= f.bit;
+        }
+        ALL = all;
+    }
+
+    private final int bit;
+
+    CqNotify(int bit) {
+        this.bit = bit;
+    }
+
+    /** @return this flag's bit */
+    public int bit() {
+        return bit;
+    }
+
+    /**
+     * @param mask a mask
+     * @return true if this flag's bit is set in {@code mask}
+     */
+    public boolean in(int mask) {
+        return (mask & bit) != 0;
+    }
+
+    /**
+     * @param flags flags to combine
+     * @return the mask with each flag's bit set
+     */
+    public static int mask(CqNotify... flags) {
+        int m = 0;
+        for (CqNotify f : flags) {
+            m |= f.bit;
+        }
+        return m;
+    }
+
+    /**
+     * Renders a mask for messages, e.g. {@code "LOCAL_WRITE|REMOTE_READ"}; unknown bits are shown in hex.
+     *
+     * @param mask a mask
+     * @return the names of the set bits joined by {@code |}, or {@code "0"}
+     */
+    public static String describe(int mask) {
+        if (mask == 0) {
+            return "0";
+        }
+        StringBuilder sb = new StringBuilder();
+        int rest = mask;
+        for (CqNotify f : values()) {
+            if ((mask & f.bit) != 0) {
+                if (sb.length() > 0) {
+                    sb.append('|');
+                }
+                sb.append(f.name());
+                rest &= ~f.bit;
+            }
+        }
+        if (rest != 0) {
+            if (sb.length() > 0) {
+                sb.append('|');
+            }
+            sb.append("0x").append(Integer.toHexString(rest));
+        }
+        return sb.toString();
+    }
+}

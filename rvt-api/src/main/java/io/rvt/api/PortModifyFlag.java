@@ -1,0 +1,90 @@
+package io.rvt.api;
+
+/**
+ * Port modification flag, with the bit values of {@code enum ib_port_modify_flags}.
+ *
+ * <p>Each constant carries its numeric bit from {@code ib_port_modify_flags}; APIs take and return {@code int} masks built with
+ * {@link #bit()} or {@link #mask}, so that hot paths stay free of allocation.
+ */
+public enum PortModifyFlag {
+    /** Shut the port down. */
+    SHUTDOWN(1),
+    /** Set the init type. */
+    INIT_TYPE(4),
+    /** Reset the Q_Key violation counter. */
+    RESET_QKEY_CNTR(8),
+    /** The capability masks given are the OPA capability mask 3. */
+    OPA_MASK_CHG(16);
+
+    /** The union of every bit defined here. */
+    public static final int ALL;
+
+    static {
+        int all = 0;
+        for (PortModifyFlag f : values()) {
+            all |= f.bit;
+        }
+        ALL = all;
+    }
+
+    private final int bit;
+
+    PortModifyFlag(int bit) {
+        this.bit = bit;
+    }
+
+    /** @return this flag's bit */
+    public int bit() {
+        return bit;
+    }
+
+    /**
+     * @param mask a mask
+     * @return true if this flag's bit is set in {@code mask}
+     */
+    public boolean in(int mask) {
+        return (mask & bit) != 0;
+    }
+
+    /**
+     * @param flags flags to combine
+     * @return the mask with each flag's bit set
+     */
+    public static int mask(PortModifyFlag... flags) {
+        int m = 0;
+        for (PortModifyFlag f : flags) {
+            m |= f.bit;
+        }
+        return m;
+    }
+
+    /**
+     * Renders a mask for messages, e.g. {@code "LOCAL_WRITE|REMOTE_READ"}; unknown bits are shown in hex.
+     *
+     * @param mask a mask
+     * @return the names of the set bits joined by {@code |}, or {@code "0"}
+     */
+    public static String describe(int mask) {
+        if (mask == 0) {
+            return "0";
+        }
+        StringBuilder sb = new StringBuilder();
+        int rest = mask;
+        for (PortModifyFlag f : values()) {
+            if ((mask & f.bit) != 0) {
+                if (sb.length() > 0) {
+                    sb.append('|');
+                }
+                sb.append(f.name());
+                rest &= ~f.bit;
+            }
+        }
+        if (rest != 0) {
+            if (sb.length() > 0) {
+                sb.append('|');
+            }
+            sb.append("0x").append(Integer.toHexString(rest));
+        }
+        return sb.toString();
+    }
+}

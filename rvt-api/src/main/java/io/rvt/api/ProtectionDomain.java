@@ -1,0 +1,76 @@
+package io.rvt.api;
+
+import java.nio.ByteBuffer;
+import org.osgi.annotation.versioning.ProviderType;
+
+/**
+ * A protection domain ({@code struct ib_pd}; rdmavt: {@code struct rvt_pd}). Memory regions, QPs, SRQs and address
+ * handles are created in a PD (in libibverbs the PD is their first argument), and a QP may only touch memory, and use
+ * address handles, of its own PD. Every method may be called from any thread.
+ */
+@ProviderType
+public interface ProtectionDomain {
+    /** @return the device the PD belongs to */
+    Device device();
+
+    /**
+     * Registers the bytes between {@code buffer}'s position and limit as a memory region ({@code ibv_reg_mr}; rdmavt:
+     * {@code rvt_reg_user_mr}). The region's virtual address ({@link MemoryRegion#addr()}) is chosen by the device
+     * (0 with {@link AccessFlag#ZERO_BASED}). The region keeps a view of the buffer: the caller's position and
+     * limit may change afterwards without effect, and the buffer stays reachable until deregistration.
+     *
+     * @param buffer the memory; direct buffers are required by drivers that hand memory to native code
+     * @param access {@link AccessFlag} bits
+     * @return the region
+     * @throws VerbsException EINVAL for an empty range or bad flags, ENOMEM when the lkey table is full
+     */
+    MemoryRegion regMr(ByteBuffer buffer, int access);
+
+    /**
+     * Allocates a region for fast registration ({@code ib_alloc_mr} with {@code IB_MR_TYPE_MEM_REG}; rdmavt:
+     * {@code rvt_alloc_mr}): it gets keys now and memory later, through {@link MemoryRegion#mapBuffer} and a
+     * {@link WrOpcode#REG_MR} work request.
+     *
+     * @param maxNumSg the largest number of pages it may map
+     * @return the region, not yet usable for access
+     * @throws VerbsException ENOMEM when the lkey table is full
+     */
+    MemoryRegion allocMr(int maxNumSg);
+
+    /**
+     * Creates a queue pair in the RESET state ({@code ibv_create_qp}; rdmavt: {@code rvt_create_qp}).
+     *
+     * @param init what to create; {@code init.cap()} is updated with the sizes in effect
+     * @return the QP
+     * @throws VerbsException EINVAL for sizes over the device limits or a bad port, EOPNOTSUPP for an unsupported
+     *                        type or create flag, ENOMEM when {@code max_qp} QPs exist or QP numbers run out
+     */
+    QueuePair createQp(QpInitAttr init);
+
+    /**
+     * Creates a shared receive queue ({@code ibv_create_srq}; rdmavt: {@code rvt_create_srq}).
+     *
+     * @param init what to create
+     * @return the SRQ
+     * @throws VerbsException EINVAL for bad sizes, EOPNOTSUPP for a type other than BASIC, ENOMEM over
+     *                        {@code max_srq}
+     */
+    SharedReceiveQueue createSrq(SrqInitAttr init);
+
+    /**
+     * Creates an address handle ({@code ibv_create_ah}; rdmavt: {@code rvt_create_ah}, which checks the attributes
+     * with {@code rvt_check_ah} and lets the driver fill its VL and MTU through {@code notify_new_ah}).
+     *
+     * @param attr the address; copied
+     * @return the handle
+     * @throws VerbsException EINVAL for a bad address, ENOMEM over {@code max_ah}
+     */
+    AddressHandle createAh(AhAttr attr);
+
+    /**
+     * Deallocates the PD ({@code ibv_dealloc_pd}).
+     *
+     * @throws VerbsException EBUSY while regions, QPs, SRQs or address handles of this PD exist
+     */
+    void deallocPd();
+}

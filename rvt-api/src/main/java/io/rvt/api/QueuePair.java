@@ -1,0 +1,106 @@
+package io.rvt.api;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+/**
+ * A queue pair ({@code struct ib_qp}; rdmavt: {@code struct rvt_qp}): a send queue and a receive queue (or a shared
+ * one), moved through the IBTA state machine with {@link #modifyQp}.
+ *
+ * <p>Threads: any thread may post; posts to one QP are serialised (rdmavt's {@code s_hlock} for sends, the receive
+ * queue's producer lock for receives), so two threads may post to the same QP concurrently. {@code modifyQp} and
+ * {@code destroyQp} take the QP's three locks.
+ */
+@ProviderType
+public interface QueuePair {
+    /** @return the device */
+    Device device();
+
+    /** @return the QP number (24 bits; 0 and 1 are a port's SMI and GSI QPs) */
+    int qpNum();
+
+    /** @return the transport type */
+    QpType type();
+
+    /** @return the current state (a racy read, like {@code qp->state}) */
+    QpState state();
+
+    /**
+     * Changes state and attributes ({@code ibv_modify_qp}; rdmavt: {@code rvt_modify_qp}). The transition and mask
+     * must be allowed by the IBTA table for this QP type (required attributes present, no attribute outside required
+     * and optional); rdmavt's range checks follow. On any error nothing is modified.
+     *
+     * @param attr the attributes, of which only those in {@code mask} are read
+     * @param mask {@link QpAttrMask} bits
+     * @throws VerbsException EINVAL for an illegal transition, a missing or extra attribute or a bad value,
+     *                        EOPNOTSUPP for a mask bit outside {@link QpAttrMask#STANDARD_BITS}
+     */
+    void modifyQp(QpAttr attr, int mask);
+
+    /**
+     * Fills {@code out} with the QP's attributes ({@code ibv_query_qp}; rdmavt: {@code rvt_query_qp}).
+     *
+     * @param out filled in place
+     * @return {@code out}
+     */
+    QpAttr queryQp(QpAttr out);
+
+    /**
+     * Fills {@code out} with the QP's creation attributes, with the queue sizes in effect.
+     *
+     * @param out filled in place
+     * @return {@code out}
+     */
+    QpInitAttr queryInitAttr(QpInitAttr out);
+
+    /**
+     * Posts the send work request {@code wr} and the ones chained after it ({@code ibv_post_send}; rdmavt:
+     * {@code rvt_post_send}). Each request is copied into a send queue slot, so it may be changed and posted again as
+     * soon as this returns.
+     *
+     * @param wr the first request of the list
+     * @throws WorkRequestException with the errno rdmavt returns and the index of the first request not posted
+     *                              (those before it stay posted): EINVAL in a state that does not allow posting
+     *                              (index {@link WorkRequestException#NO_INDEX}), for too many SGEs, an opcode the
+     *                              device or QP type does not support, a bad lkey or an address outside its region;
+     *                              ENOMEM when the send queue is full
+     */
+    void postSend(SendWorkRequest wr);
+
+    /**
+     * Posts the receive work request {@code wr} and the ones chained after it ({@code ibv_post_recv}; rdmavt:
+     * {@code rvt_post_recv}). In the error state each request is completed at once with
+     * {@link WcStatus#WR_FLUSH_ERR}.
+     *
+     * @param wr the first request of the list
+     * @throws WorkRequestException EINVAL in RESET, with an SRQ, or for too many SGEs; ENOMEM when the receive queue
+     *                              is full; with the index of the first request not posted
+     */
+    void postRecv(RecvWorkRequest wr);
+
+    /**
+     * Attaches this UD QP to a multicast group ({@code ibv_attach_mcast}; rdmavt: {@code rvt_attach_mcast}).
+     *
+     * @param gid the multicast GID
+     * @param lid the multicast LID
+     * @throws VerbsException EINVAL for QP 0/1, a QP in RESET, or a GID already bound to another LID; ENOMEM over the
+     *                        group or attachment limits
+     */
+    void attachMcast(Gid gid, int lid);
+
+    /**
+     * Detaches this QP from a multicast group ({@code ibv_detach_mcast}; rdmavt: {@code rvt_detach_mcast}).
+     *
+     * @param gid the multicast GID
+     * @param lid the multicast LID
+     * @throws VerbsException EINVAL if the QP is not attached to that group
+     */
+    void detachMcast(Gid gid, int lid);
+
+    /**
+     * Destroys the QP ({@code ibv_destroy_qp}; rdmavt: {@code rvt_destroy_qp}): resets it (no completions are
+     * generated), waits for every reference to go, frees its number.
+     *
+     * @throws VerbsException EBUSY while the QP is attached to a multicast group
+     */
+    void destroyQp();
+}

@@ -1,0 +1,118 @@
+package io.rvt.api;
+
+/**
+ * Send work-request opcode, with the numeric values of {@code enum ib_wr_opcode}, including the ten
+ * driver-reserved opcodes {@code IB_WR_RESERVED1..10} (0xF0..0xF9) that a driver may give its own meaning through
+ * its operation table (hfi1 uses {@link #RESERVED1} for TID RDMA WRITE, {@link #RESERVED2} for TID RDMA READ and
+ * {@link #RESERVED3} for its OPFN negotiation, a {@code USE_RESERVE} operation).
+ *
+ * <p>Whether a device accepts an opcode, and for which QP types, is decided by the driver's operation table
+ * ({@code io.rvt.api.spi.OperationTable}); an opcode the table does not support fails {@code postSend} with
+ * {@code EINVAL}.
+ */
+public enum WrOpcode {
+    /** RDMA WRITE. */
+    RDMA_WRITE(0),
+    /** RDMA WRITE with immediate data (consumes a receive WQE at the responder). */
+    RDMA_WRITE_WITH_IMM(1),
+    /** SEND. */
+    SEND(2),
+    /** SEND with immediate data. */
+    SEND_WITH_IMM(3),
+    /** RDMA READ. */
+    RDMA_READ(4),
+    /** 64-bit atomic compare and swap. */
+    ATOMIC_CMP_AND_SWP(5),
+    /** 64-bit atomic fetch and add. */
+    ATOMIC_FETCH_AND_ADD(6),
+    /** Local invalidate of an rkey. */
+    LOCAL_INV(7),
+    /** Bind memory window (not supported by rdmavt). */
+    BIND_MW(8),
+    /** SEND that invalidates an rkey at the responder. */
+    SEND_WITH_INV(9),
+    /** Large send offload (not supported by rdmavt). */
+    LSO(10),
+    /** RDMA READ with invalidate (not supported by rdmavt). */
+    RDMA_READ_WITH_INV(11),
+    /** Masked compare and swap (not supported by rdmavt). */
+    MASKED_ATOMIC_CMP_AND_SWP(12),
+    /** Masked fetch and add (not supported by rdmavt). */
+    MASKED_ATOMIC_FETCH_AND_ADD(13),
+    /** Flush (newer kernels; not supported by rdmavt). */
+    FLUSH(14),
+    /** Atomic write (newer kernels; not supported by rdmavt). */
+    ATOMIC_WRITE(15),
+    /** Fast memory registration. */
+    REG_MR(0x20),
+    /** Registration with integrity (not supported by rdmavt). */
+    REG_MR_INTEGRITY(0x21),
+    /** Driver-reserved opcode 1 (hfi1: {@code IB_WR_TID_RDMA_WRITE}). */
+    RESERVED1(0xF0),
+    /** Driver-reserved opcode 2 (hfi1: {@code IB_WR_TID_RDMA_READ}). */
+    RESERVED2(0xF1),
+    /** Driver-reserved opcode 3 (hfi1: {@code IB_WR_OPFN}, a reserved-slot operation). */
+    RESERVED3(0xF2),
+    /** Driver-reserved opcode 4. */
+    RESERVED4(0xF3),
+    /** Driver-reserved opcode 5. */
+    RESERVED5(0xF4),
+    /** Driver-reserved opcode 6. */
+    RESERVED6(0xF5),
+    /** Driver-reserved opcode 7. */
+    RESERVED7(0xF6),
+    /** Driver-reserved opcode 8. */
+    RESERVED8(0xF7),
+    /** Driver-reserved opcode 9. */
+    RESERVED9(0xF8),
+    /** Driver-reserved opcode 10. */
+    RESERVED10(0xF9);
+
+    /** {@code RVT_OPERATION_MAX}: the size of an operation table, {@code IB_WR_RESERVED10 + 1}. */
+    public static final int OPERATION_MAX = 0xFA;
+
+    private static final WrOpcode[] BY_VALUE = new WrOpcode[OPERATION_MAX];
+
+    static {
+        for (WrOpcode op : values()) {
+            BY_VALUE[op.value] = op;
+        }
+    }
+
+    private final int value;
+
+    WrOpcode(int value) {
+        this.value = value;
+    }
+
+    /** @return the {@code ib_wr_opcode} value, also the index into an operation table */
+    public int value() {
+        return value;
+    }
+
+    /** @return true for {@link #RESERVED1} to {@link #RESERVED10}, the range drivers define */
+    public boolean isDriverReserved() {
+        return value >= RESERVED1.value;
+    }
+
+    /**
+     * @param value an {@code ib_wr_opcode} value
+     * @return the opcode, or {@code null} if no opcode has that value
+     */
+    public static WrOpcode ofOrNull(int value) {
+        return value >= 0 && value < OPERATION_MAX ? BY_VALUE[value] : null;
+    }
+
+    /**
+     * @param value an {@code ib_wr_opcode} value
+     * @return the opcode
+     * @throws IllegalArgumentException if no opcode has that value
+     */
+    public static WrOpcode of(int value) {
+        WrOpcode op = ofOrNull(value);
+        if (op == null) {
+            throw new IllegalArgumentException("unknown work request opcode value: " + value);
+        }
+        return op;
+    }
+}

@@ -1,0 +1,7 @@
+/**
+ * The verbs API for applications: devices, protection domains, memory regions, completion queues, queue pairs,
+ * shared receive queues, address handles, reusable work requests and the IBTA/ibverbs enums.
+ */
+@org.osgi.annotation.bundle.Export
+@org.osgi.annotation.versioning.Version("1.0.0")
+package io.rvt.api;

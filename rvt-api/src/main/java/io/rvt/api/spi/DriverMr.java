@@ -1,0 +1,49 @@
+package io.rvt.api.spi;
+
+import io.rvt.api.MemoryRegion;
+import java.nio.ByteBuffer;
+import org.osgi.annotation.versioning.ProviderType;
+
+/**
+ * The driver's view of a memory region ({@code struct rvt_mregion}): its bytes, its key, its reference count, and
+ * the 64-bit atomics the responder side of RDMA needs. Reached through a validated {@link Sge}.
+ *
+ * <p>rvt regions are one contiguous segment of a {@link ByteBuffer}; rdmavt's page map ({@code map[m]->segs[n]}) has
+ * no counterpart, so {@code Sge.length} runs to the end of the region.
+ */
+@ProviderType
+public interface DriverMr extends MemoryRegion {
+    /**
+     * The region's bytes as one shared buffer: index 0 is the byte at {@link #addr()}, the capacity covers
+     * {@link #length()}. The same instance is returned every time, so use only absolute {@code get}/{@code put}
+     * methods and never move its position or limit.
+     *
+     * @return the shared buffer
+     */
+    ByteBuffer memory();
+
+    /** Takes a reference ({@code rvt_get_mr}); every validated SGE holds one. */
+    void retain();
+
+    /** Drops a reference ({@code rvt_put_mr}); deregistration waits for the count to reach zero. */
+    void release();
+
+    /**
+     * Atomically adds {@code add} to the 8 bytes at virtual address {@code vaddr} (native byte order).
+     *
+     * @param vaddr an 8-byte aligned virtual address inside the region
+     * @param add the addend
+     * @return the previous value
+     */
+    long atomicFetchAdd(long vaddr, long add);
+
+    /**
+     * Atomically replaces the 8 bytes at {@code vaddr} with {@code swap} if they equal {@code compare}.
+     *
+     * @param vaddr an 8-byte aligned virtual address inside the region
+     * @param compare the expected value
+     * @param swap the new value
+     * @return the previous value
+     */
+    long atomicCompareSwap(long vaddr, long compare, long swap);
+}

@@ -1,0 +1,461 @@
+package io.rvt.api.spi;
+
+import io.rvt.api.AhAttr;
+import io.rvt.api.PortAttr;
+import io.rvt.api.QpAttr;
+import io.rvt.api.QpInitAttr;
+import io.rvt.api.QpType;
+import java.util.Set;
+import org.osgi.annotation.versioning.ConsumerType;
+
+/**
+ * What a driver gives rvt-core: the Java mirror of {@code struct rvt_driver_provided} (the callbacks), plus its
+ * name, its {@link DriverParams} ({@code struct rvt_driver_params}) and its {@link OperationTable}
+ * ({@code post_parms}, {@code wc_opcode}). A driver ships as an OSGi service or a {@code ServiceLoader} provider of
+ * this interface; rvt-core validates it and builds one device around each instance.
+ *
+ * <h2>Which callbacks a driver must provide</h2>
+ * <ul>
+ * <li>Abstract methods are required unconditionally (as rdmavt's registration requires them always).</li>
+ * <li>Callbacks that a verb needs ({@link Verb#requiredCallbacks()}) are default methods that throw: a driver
+ * provides them by overriding, and registration refuses a driver that misses one, naming the verb and the callback,
+ * unless the driver declines the verb in {@link #unsupportedVerbs()}.</li>
+ * <li>Optional callbacks are default methods that do what rdmavt does when the pointer is NULL.</li>
+ * </ul>
+ *
+ * <h2>Threads</h2>
+ * Each method says who calls it and with which QP locks held ({@code recvLock} = {@code r_lock}, {@code postLock} =
+ * {@code s_hlock}, {@code sendLock} = {@code s_lock}). A callback must not take a QP lock its caller already
+ * holds, nor one that comes earlier in the order {@code recvLock → postLock → sendLock}.
+ */
+@ConsumerType
+public interface RvtDriver {
+    /**
+     * Returned by {@link #allocQpn} when the driver lets rvt-core allocate (the default: rdmavt's allocator runs when
+     * {@code alloc_qpn} is NULL).
+     */
+    int USE_CORE_QPN_ALLOCATOR = Integer.MIN_VALUE;
+
+    // ------------------------------------------------------------------ identity and parameters
+
+    /** @return the driver's name, used in device names, logs and registration errors */
+    String name();
+
+    /**
+     * @return the device's parameters ({@code struct rvt_driver_params}); read once, at registration
+     */
+    DriverParams params();
+
+    /**
+     * @return the post-send operation table ({@code rdi->post_parms}) with its completion opcodes
+     *         ({@code rdi->wc_opcode}); read once, at registration
+     */
+    OperationTable postParms();
+
+    /**
+     * @return verbs this driver declines (their callbacks are then not required and the verb fails with
+     *         {@code EOPNOTSUPP}); {@link Verb#MISC} and {@link Verb#QP_INIT} cannot be declined. Default: none.
+     */
+    default Set<Verb> unsupportedVerbs() {
+        return Set.of();
+    }
+
+    /**
+     * @return the callbacks this driver provides, or null (the default) to have rvt-core detect them from the
+     *         methods the driver's class overrides
+     */
+    default Set<Callback> providedCallbacks() {
+        return null;
+    }
+
+    /**
+     * @return the timer service for the device's RC timers, or null (the default) for rvt-core's real-time one
+     */
+    default TimerService timerService() {
+        return null;
+    }
+
+    /**
+     * The initial P_Key table of a port ({@code rvt_init_port}'s {@code pkey_table}), {@code npkeys} entries.
+     *
+     * @param portNum the port, 1-based
+     * @return the P_Keys; default: the full-membership default P_Key 0xFFFF then zeros
+     */
+    default int[] initialPkeys(int portNum) {
+        int[] pkeys = new int[Math.max(1, params().npkeys())];
+        pkeys[0] = 0xFFFF;
+        return pkeys;
+    }
+
+    /**
+     * Called once the device is registered, before it is published: the driver keeps {@code device} for its receive
+     * path (QP lookup), sets up its ports (LID, GID prefix) and starts its engines.
+     *
+     * @param device the new device
+     */
+    default void registered(DriverDevice device) {
+    }
+
+    /**
+     * Called when the device is being removed, after every QP was moved to the error state and before tables are
+     * freed: the driver stops its threads.
+     *
+     * @param device the device
+     */
+    default void unregistering(DriverDevice device) {
+    }
+
+    // ------------------------------------------------------------------ hot path
+
+    /**
+     * Mirrors {@code schedule_send}: queue send-engine work for {@code qp} if the driver's "send ok" conditions hold.
+     * Called by the error transition when WQEs are posted, by retry and RNR timer expiry, and when a credit wait is
+     * released; drivers call it themselves too. {@code sendLock} held (and {@code recvLock} on error and timeout
+     * paths). Required by {@link Verb#MODIFY_QP} and {@link Verb#POST_SEND}.
+     *
+     * @param qp the QP
+     * @return true if work was queued (rvt ignores it)
+     */
+    default boolean scheduleSend(DriverQp qp) {
+        throw new UnsupportedOperationException(name() + " does not provide schedule_send");
+    }
+
+    /**
+     * Mirrors {@code schedule_send_no_lock}: queue send work for {@code qp} unconditionally. Called by
+     * {@code postSend} after dropping {@code postLock}, whenever it does not call {@link #doSend}; no lock held.
+     * Optional: rdmavt calls the pointer without checking it (a NULL crashes the kernel); rvt's default takes
+     * {@code sendLock} and calls {@link #scheduleSend}.
+     *
+     * @param qp the QP
+     * @return true if work was queued (rvt ignores it)
+     */
+    default boolean scheduleSendNoLock(DriverQp qp) {
+        qp.sendLock().lock();
+        try {
+            return scheduleSend(qp);
+        } finally {
+            qp.sendLock().unlock();
+        }
+    }
+
+    /**
+     * Mirrors {@code setup_wqe}: validate or adjust a WQE being posted, after SGE validation, UD address caching and
+     * PSN/SSN assignment, before the slot is published. May change {@code psn}/{@code lpsn}/{@code opcode}/{@code priv},
+     * and may decide through {@code callSend} whether the post runs {@link #doSend} (true) or schedules. Only
+     * {@code postLock} held. Optional; default: accept, decision unchanged.
+     *
+     * @param qp the QP
+     * @param wqe the WQE being built
+     * @param callSend the decision, changeable
+     * @return 0 or positive to accept, a negative errno to fail the post with it
+     */
+    default int setupWqe(DriverQp qp, SendWqe wqe, CallSend callSend) {
+        return 0;
+    }
+
+    /**
+     * Mirrors {@code do_send}: run the send engine on {@code qp} synchronously, in the poster's thread. Called by
+     * {@code postSend} when exactly one WR was posted and the decision says so; no lock held. Required by
+     * {@link Verb#POST_SEND}.
+     *
+     * @param qp the QP
+     */
+    default void doSend(DriverQp qp) {
+        throw new UnsupportedOperationException(name() + " does not provide do_send");
+    }
+
+    // ------------------------------------------------------------------ device
+
+    /**
+     * Mirrors {@code get_pci_dev}: identifies the device behind this driver instance for logs and diagnostics (a PCI
+     * address, a simulator name, an interface address). Required ({@link Verb#MISC}).
+     *
+     * @return a short identifier
+     */
+    String getPciDev();
+
+    // ------------------------------------------------------------------ QP lifecycle
+
+    /**
+     * Mirrors {@code qp_priv_alloc}: allocate the driver's per-QP state. Called by {@code createQp} after the send
+     * ring, ack queue and timers exist and before the receive queue and QPN; no lock held. Required.
+     *
+     * @param rdi the device
+     * @param qp the QP being created
+     * @return the private object (may be null), stored as {@link DriverQp#priv()}
+     * @throws io.rvt.api.VerbsException to fail the create with its errno
+     */
+    Object qpPrivAlloc(DriverDevice rdi, DriverQp qp);
+
+    /**
+     * Mirrors {@code qp_priv_init}: finish driver setup once the QP has its number. Called at the end of
+     * {@code createQp}; no lock held. Optional; default: nothing. rdmavt leaks the QPN when this fails; rvt frees it.
+     *
+     * @param rdi the device
+     * @param qp the QP
+     * @param init the creation attributes
+     * @return 0, or a negative errno to fail the create
+     */
+    default int qpPrivInit(DriverDevice rdi, DriverQp qp, QpInitAttr init) {
+        return 0;
+    }
+
+    /**
+     * Mirrors {@code qp_priv_free}: free the driver's per-QP state. Called by {@code destroyQp} once the last reference
+     * is gone, and on create failure; no lock held. Required.
+     *
+     * @param rdi the device
+     * @param qp the QP
+     */
+    void qpPrivFree(DriverDevice rdi, DriverQp qp);
+
+    /**
+     * Mirrors {@code notify_qp_reset}: reset the driver's per-QP protocol state. Called on every transition to RESET
+     * (and by destroy), after region references were dropped, before rvt re-initialises the QP's fields. All three
+     * locks held. Required.
+     *
+     * @param qp the QP
+     */
+    void notifyQpReset(DriverQp qp);
+
+    /**
+     * Mirrors {@code get_pmtu_from_attr}: the path MTU to use for a {@code modifyQp} with {@code PATH_MTU}, typically
+     * the smaller of the requested and the port's active MTU. All three locks held. Required by
+     * {@link Verb#MODIFY_QP}.
+     *
+     * @param rdi the device
+     * @param qp the QP
+     * @param attr the modify attributes
+     * @return an {@code ib_mtu} value ({@link io.rvt.api.PathMtu#value()}), or negative to fail the modify with
+     *         {@code EINVAL}
+     */
+    default int getPmtuFromAttr(DriverDevice rdi, DriverQp qp, QpAttr attr) {
+        throw new UnsupportedOperationException(name() + " does not provide get_pmtu_from_attr");
+    }
+
+    /**
+     * Mirrors {@code flush_qp_waiters}: remove {@code qp} from the driver's I/O wait lists (dropping the references
+     * those lists hold). First step of a reset; all three locks held. Required by CREATE/MODIFY/DESTROY_QP.
+     *
+     * @param qp the QP
+     */
+    default void flushQpWaiters(DriverQp qp) {
+        throw new UnsupportedOperationException(name() + " does not provide flush_qp_waiters");
+    }
+
+    /**
+     * Mirrors {@code stop_send_queue}: cancel the QP's send-engine work and wait for it to finish. Called during
+     * reset with no lock held. Required by CREATE/MODIFY/DESTROY_QP.
+     *
+     * @param qp the QP
+     */
+    default void stopSendQueue(DriverQp qp) {
+        throw new UnsupportedOperationException(name() + " does not provide stop_send_queue");
+    }
+
+    /**
+     * Mirrors {@code quiesce_qp}: wait for in-flight transmissions of the QP and free its tx state. Called during reset
+     * after the timers were cancelled; no lock held. Required by CREATE/MODIFY/DESTROY_QP.
+     *
+     * @param qp the QP
+     */
+    default void quiesceQp(DriverQp qp) {
+        throw new UnsupportedOperationException(name() + " does not provide quiesce_qp");
+    }
+
+    /**
+     * Mirrors {@code notify_error_qp}: the QP just entered ERR: remove it from I/O wait lists if not busy, drop cached
+     * tx state. {@code recvLock} and {@code sendLock} held. Required by {@link Verb#MODIFY_QP}.
+     *
+     * @param qp the QP
+     */
+    default void notifyErrorQp(DriverQp qp) {
+        throw new UnsupportedOperationException(name() + " does not provide notify_error_qp");
+    }
+
+    /**
+     * Mirrors {@code mtu_from_qp}: the MTU in bytes for an {@code ib_mtu} value chosen by {@link #getPmtuFromAttr}.
+     * All three locks held. Required by {@link Verb#MODIFY_QP}.
+     *
+     * @param rdi the device
+     * @param qp the QP
+     * @param pmtu an {@code ib_mtu} value
+     * @return the MTU in bytes, a power of two
+     */
+    default int mtuFromQp(DriverDevice rdi, DriverQp qp, int pmtu) {
+        throw new UnsupportedOperationException(name() + " does not provide mtu_from_qp");
+    }
+
+    /**
+     * Mirrors {@code mtu_to_path_mtu}: bytes to an {@code ib_mtu} value, for {@code queryQp}. No lock held. Required by
+     * {@link Verb#MODIFY_QP}.
+     *
+     * @param mtu bytes
+     * @return the {@code ib_mtu} value
+     */
+    default int mtuToPathMtu(int mtu) {
+        throw new UnsupportedOperationException(name() + " does not provide mtu_to_path_mtu");
+    }
+
+    /**
+     * Mirrors {@code free_all_qps}: count (and in old rdmavt, free) QPs in use at unregistration. Required by the QP
+     * subsystem but, as in current rdmavt, not called.
+     *
+     * @param rdi the device
+     * @return QPs in use
+     */
+    int freeAllQps(DriverDevice rdi);
+
+    /**
+     * Mirrors {@code notify_restart_rc}: rewind the RC requester to {@code psn} (go-back-N) after the retry timer
+     * expired ({@code psn = s_last_psn + 1}, {@code wait = 1}). {@code recvLock} and {@code sendLock} held. Required.
+     *
+     * @param qp the QP
+     * @param psn the PSN to restart from
+     * @param wait whether to wait for an ACK before sending more (1 from the timer)
+     */
+    void notifyRestartRc(DriverQp qp, int psn, int wait);
+
+    /**
+     * Mirrors {@code check_modify_qp}: a driver veto on a {@code modifyQp}, right after the IBTA transition check.
+     * All three locks held. Optional; default: accept.
+     *
+     * @param qp the QP
+     * @param attr the attributes
+     * @param mask the attribute mask
+     * @return 0 to accept; non-zero fails the modify with {@code EINVAL}
+     */
+    default int checkModifyQp(DriverQp qp, QpAttr attr, int mask) {
+        return 0;
+    }
+
+    /**
+     * Mirrors {@code modify_qp}: driver updates after rvt applied every attribute, before the locks are dropped. All
+     * three locks held. Optional; default: nothing.
+     *
+     * @param qp the QP
+     * @param attr the attributes
+     * @param mask the attribute mask
+     */
+    default void modifyQp(DriverQp qp, QpAttr attr, int mask) {
+    }
+
+    /**
+     * Mirrors {@code alloc_qpn}: allocate a QP number instead of rvt's allocator (must also return 0/1 for SMI/GSI).
+     * Called by {@code createQp}; no lock held. Optional; default {@link #USE_CORE_QPN_ALLOCATOR}.
+     *
+     * @param rdi the device
+     * @param type the QP type
+     * @param portNum the port (SMI/GSI)
+     * @return the QPN, a negative errno, or {@link #USE_CORE_QPN_ALLOCATOR}
+     */
+    default int allocQpn(DriverDevice rdi, QpType type, int portNum) {
+        return USE_CORE_QPN_ALLOCATOR;
+    }
+
+    // ------------------------------------------------------------------ ports and address handles
+
+    /**
+     * Mirrors {@code get_guid_be}: the interface id of GID {@code guidIndex} of {@code port}. No lock held. Required
+     * by {@link Verb#QUERY_GID}.
+     *
+     * @param rdi the device
+     * @param port the port
+     * @param guidIndex the GID index
+     * @return the interface id (the lower 64 bits of the GID)
+     * @throws io.rvt.api.VerbsException EINVAL for a bad index
+     */
+    default long getGuidBe(DriverDevice rdi, DriverPort port, int guidIndex) {
+        throw new UnsupportedOperationException(name() + " does not provide get_guid_be");
+    }
+
+    /**
+     * Mirrors {@code query_port_state}: fill the port's state, LID, MTU and link fields after rvt filled its own.
+     * No lock held. Required by {@link Verb#QUERY_PORT}.
+     *
+     * @param rdi the device
+     * @param portNum the port, 1-based
+     * @param props filled in place
+     * @return 0, or a negative errno returned by {@code queryPort}
+     */
+    default int queryPortState(DriverDevice rdi, int portNum, PortAttr props) {
+        throw new UnsupportedOperationException(name() + " does not provide query_port_state");
+    }
+
+    /**
+     * Mirrors {@code shut_down_port}. No lock held. Required by {@link Verb#MODIFY_PORT}.
+     *
+     * @param rdi the device
+     * @param portNum the port, 1-based
+     * @return 0, or a negative errno returned by {@code modifyPort}
+     */
+    default int shutDownPort(DriverDevice rdi, int portNum) {
+        throw new UnsupportedOperationException(name() + " does not provide shut_down_port");
+    }
+
+    /**
+     * Mirrors {@code cap_mask_chg}: the port's capability mask changed (send a trap). No lock held. Required by
+     * {@link Verb#MODIFY_PORT}.
+     *
+     * @param rdi the device
+     * @param portNum the port, 1-based
+     */
+    default void capMaskChg(DriverDevice rdi, int portNum) {
+        throw new UnsupportedOperationException(name() + " does not provide cap_mask_chg");
+    }
+
+    /**
+     * Mirrors {@code check_ah}: the driver's last word on an address (create/modify AH, modify QP AV/ALT_PATH), after
+     * rvt's checks. No lock held. Optional; default: accept.
+     *
+     * @param rdi the device
+     * @param attr the address
+     * @return 0 to accept, non-zero to refuse with {@code EINVAL}
+     */
+    default int checkAh(DriverDevice rdi, AhAttr attr) {
+        return 0;
+    }
+
+    /**
+     * Mirrors {@code notify_new_ah}: set the new handle's VL and log2 path MTU ({@link DriverAh#vl(int)},
+     * {@link DriverAh#logPmtu(int)}). Called at the end of {@code createAh} (not by {@code modifyAh}). Optional;
+     * default: both stay 0.
+     *
+     * @param rdi the device
+     * @param attr the address
+     * @param ah the new handle
+     */
+    default void notifyNewAh(DriverDevice rdi, AhAttr attr, DriverAh ah) {
+    }
+
+    /**
+     * Mirrors {@code notify_create_mad_agent}: a port's SMI agent was created at registration. Optional.
+     *
+     * @param rdi the device
+     * @param portIdx the port index, 0-based
+     */
+    default void notifyCreateMadAgent(DriverDevice rdi, int portIdx) {
+    }
+
+    /**
+     * Mirrors {@code notify_free_mad_agent}: a port's SMI agent is being freed at unregistration. Optional.
+     *
+     * @param rdi the device
+     * @param portIdx the port index, 0-based
+     */
+    default void notifyFreeMadAgent(DriverDevice rdi, int portIdx) {
+    }
+
+    /**
+     * Mirrors {@code comp_vect_cpu_lookup}: the "CPU" (executor index) that runs the completion handlers of CQs
+     * created on {@code compVect}. Called by {@code createCq}. Optional; default 0 (rdmavt: the first CPU of the
+     * device's node).
+     *
+     * @param rdi the device
+     * @param compVect the completion vector
+     * @return an executor index, at least 0 (taken modulo the number of completion executors)
+     */
+    default int compVectCpuLookup(DriverDevice rdi, int compVect) {
+        return 0;
+    }
+}

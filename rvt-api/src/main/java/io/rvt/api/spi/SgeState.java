@@ -1,0 +1,270 @@
+package io.rvt.api.spi;
+
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+
+/**
+ * A cursor over a list of validated SGEs ({@code struct rvt_sge_state}): the current entry (a copy), the rest of the
+ * list, how many entries remain ({@code num_sge}, the current one included) and the total length. Drivers walk a send
+ * WQE with it to build packets ({@link #copyOut}), the core walks a receive WQE with it to place data
+ * ({@link #copyIn}, rdmavt's {@code rvt_copy_sge}). Mutable; guarded by the owning QP's lock.
+ */
+public final class SgeState {
+    private final Sge sge = new Sge();
+    private Sge[] sgList;
+    private int sgNext;
+    private int numSge;
+    private int totalLen;
+
+    /** @return the current entry (owned by this state) */
+    public Sge sge() {
+        return sge;
+    }
+
+    /** @return entries remaining, the current one included ({@code num_sge}) */
+    public int numSge() {
+        return numSge;
+    }
+
+    /** @return the total length this state was set up with ({@code total_len}) */
+    public int totalLen() {
+        return totalLen;
+    }
+
+    /**
+     * @param len the new total length
+     */
+    public void totalLen(int len) {
+        this.totalLen = len;
+    }
+
+    /**
+     * Points the state at {@code count} entries of {@code list} starting at {@code first}; the current entry becomes
+     * a copy of {@code list[first]}. No references are taken: the entries' references move with the cursor.
+     *
+     * @param list the entries
+     * @param first index of the first entry
+     * @param count entries to walk (0 makes the state empty)
+     * @param total total length in bytes
+     */
+    public void init(Sge[] list, int first, int count, int total) {
+        this.sgList = list;
+        this.numSge = count;
+        this.totalLen = total;
+        if (count > 0) {
+            sge.copyFrom(list[first]);
+            sgNext = first + 1;
+        } else {
+            sge.clear();
+            sgNext = first;
+        }
+    }
+
+    /**
+     * Makes the state a single entry (for RDMA WRITE/READ targets validated with {@code rvt_rkey_ok}).
+     *
+     * @param single the entry, copied
+     * @param total total length
+     */
+    public void initSingle(Sge single, int total) {
+        sge.copyFrom(single);
+        sgList = null;
+        sgNext = 0;
+        numSge = 1;
+        totalLen = total;
+    }
+
+    /** Empties the state without touching references ({@code num_sge = 0}). */
+    public void clear() {
+        numSge = 0;
+        sgList = null;
+        sge.clear();
+    }
+
+    /**
+     * Mirrors {@code rvt_update_sge}: moves the cursor {@code n} bytes; when the current entry is used up, drops its
+     * reference if {@code release} and loads the next entry.
+     *
+     * @param n bytes consumed, at most {@code sge().lengthFor(...)}
+     * @param release whether to drop the reference of an entry that is used up
+     */
+    public void updateSge(int n, boolean release) {
+        sge.advance(n);
+        if (sge.sgeLength() == 0) {
+            if (release && sge.mr() != null) {
+                sge.mr().release();
+            }
+            if (--numSge > 0) {
+                sge.copyFrom(sgList[sgNext++]);
+            }
+        }
+    }
+
+    /**
+     * Mirrors {@code rvt_skip_sge}: moves the cursor {@code len} bytes without copying.
+     *
+     * @param len bytes to skip
+     * @param release whether to drop the references of entries used up
+     */
+    public void skipSge(int len, boolean release) {
+        while (len > 0 && numSge > 0) {
+            int n = sge.lengthFor(len);
+            if (n == 0) {
+                break;
+            }
+            updateSge(n, release);
+            len -= n;
+        }
+    }
+
+    /**
+     * Mirrors {@code rvt_put_ss}: drops the references of the current and every remaining entry and empties the
+     * state.
+     */
+    public void putSs() {
+        while (numSge > 0) {
+            if (sge.mr() != null) {
+                sge.mr().release();
+            }
+            if (--numSge > 0) {
+                sge.copyFrom(sgList[sgNext++]);
+            }
+        }
+        clear();
+    }
+
+    /**
+     * Mirrors {@code rvt_restart_sge}: points the state at the start of {@code wqe}'s entries and skips {@code len}
+     * bytes (no references dropped); used to resend from the middle of a message.
+     *
+     * @param wqe the send WQE
+     * @param len bytes already sent
+     * @return bytes left to send, {@code wqe.length() - len}
+     */
+    public int restart(SendWqe wqe, int len) {
+        init(wqe.sgList(), 0, wqe.numSge(), wqe.length());
+        skipSge(len, false);
+        return wqe.length() - len;
+    }
+
+    /**
+     * Mirrors {@code rvt_ss_has_lkey}: whether the current or a remaining entry uses the region with {@code lkey}.
+     *
+     * @param lkey a local key
+     * @return true if referenced
+     */
+    public boolean hasLkey(int lkey) {
+        if (numSge == 0) {
+            return false;
+        }
+        if (sge.mr() != null && sge.mr().lkey() == lkey) {
+            return true;
+        }
+        for (int i = 0; i < numSge - 1; i++) {
+            Sge s = sgList[sgNext + i];
+            if (s.mr() != null && s.mr().lkey() == lkey) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Mirrors {@code rvt_copy_sge}: copies {@code length} bytes from {@code src} (absolute index {@code srcIndex})
+     * into the entries, advancing the cursor.
+     *
+     * <p>With {@code copyLast} (RDMA WRITE into a user QP's memory) the last 8 bytes are written after the rest, after
+     * a release fence and one byte at a time in order, so that a poller watching the end of a buffer never sees it
+     * before the body.
+     *
+     * @param src the source bytes
+     * @param srcIndex index of the first source byte
+     * @param length bytes to copy; must not exceed the bytes the entries describe
+     * @param release whether to drop the references of entries used up
+     * @param copyLast write the final 8 bytes last
+     */
+    public void copyIn(ByteBuffer src, int srcIndex, int length, boolean release, boolean copyLast) {
+        boolean inLast = false;
+        if (copyLast) {
+            if (length > 8) {
+                length -= 8;
+            } else {
+                copyLast = false;
+                inLast = true;
+            }
+        }
+        while (true) {
+            while (length > 0) {
+                int n = sge.lengthFor(length);
+                if (n <= 0) {
+                    throw new IllegalStateException("copy of " + length + " bytes overruns the scatter list");
+                }
+                ByteBuffer dst = sge.mr().memory();
+                int at = sge.offset();
+                if (inLast) {
+                    VarHandle.releaseFence();
+                    for (int i = 0; i < n; i++) {
+                        dst.put(at + i, src.get(srcIndex + i));
+                    }
+                } else {
+                    dst.put(at, src, srcIndex, n);
+                }
+                updateSge(n, release);
+                srcIndex += n;
+                length -= n;
+            }
+            if (!copyLast) {
+                return;
+            }
+            copyLast = false;
+            inLast = true;
+            length = 8;
+        }
+    }
+
+    /**
+     * Gathers {@code length} bytes from the entries into {@code dst} at absolute index {@code dstIndex}, advancing
+     * the cursor (how a driver fills a packet's payload).
+     *
+     * @param dst the destination
+     * @param dstIndex index of the first destination byte
+     * @param length bytes to copy; must not exceed the bytes the entries describe
+     * @param release whether to drop the references of entries used up
+     */
+    public void copyOut(ByteBuffer dst, int dstIndex, int length, boolean release) {
+        while (length > 0) {
+            int n = sge.lengthFor(length);
+            if (n <= 0) {
+                throw new IllegalStateException("copy of " + length + " bytes overruns the gather list");
+            }
+            dst.put(dstIndex, sge.mr().memory(), sge.offset(), n);
+            updateSge(n, release);
+            dstIndex += n;
+            length -= n;
+        }
+    }
+
+    /**
+     * Copies {@code length} bytes from {@code src}'s entries into this state's entries, advancing both (software
+     * loopback). References of used-up source entries are dropped if {@code releaseSrc}, of destination entries if
+     * {@code releaseDst}.
+     *
+     * @param src the source cursor
+     * @param length bytes to move
+     * @param releaseDst drop destination references as entries are used up
+     * @param releaseSrc drop source references as entries are used up
+     * @param copyLast write the final 8 bytes last (see {@link #copyIn})
+     */
+    public void copyFrom(SgeState src, int length, boolean releaseDst, boolean releaseSrc, boolean copyLast) {
+        while (length > 0) {
+            Sge s = src.sge();
+            int n = s.lengthFor(length);
+            if (n <= 0) {
+                throw new IllegalStateException("copy of " + length + " bytes overruns the source list");
+            }
+            copyIn(s.mr().memory(), s.offset(), n, releaseDst, copyLast && n == length);
+            src.updateSge(n, releaseSrc);
+            length -= n;
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package io.rvt.api.spi;
+
+import org.osgi.annotation.versioning.ConsumerType;
+
+/**
+ * The one clock and timer interface rvt-core uses for its RC retry and RNR timers, so that a test or a simulator can
+ * drive time (driver-sim's deterministic mode runs the core on virtual time). rvt-core brings a real-time
+ * implementation; a driver supplies its own through {@link RvtDriver#timerService()}.
+ *
+ * <p>rdmavt counts timeouts in jiffies; {@link #hz()} is the tick rate rvt uses to reproduce its formulas exactly
+ * ({@link Timeouts#timeoutToTicks(int, int)}).
+ */
+@ConsumerType
+public interface TimerService {
+    /** @return the current time in nanoseconds (monotonic; virtual under a simulator) */
+    long nanoTime();
+
+    /** @return ticks per second ({@code HZ}); 1000 unless the service says otherwise */
+    default int hz() {
+        return 1000;
+    }
+
+    /**
+     * Creates a timer that runs {@code action} when it expires. The action runs on a thread of the service (or, in
+     * virtual time, inside the call that advances time), never on the thread that armed it.
+     *
+     * @param name a name for diagnostics, e.g. {@code "qp 0x12 retry"}
+     * @param action what to run on expiry
+     * @return the timer, disarmed
+     */
+    RvtTimer newTimer(String name, Runnable action);
+}
