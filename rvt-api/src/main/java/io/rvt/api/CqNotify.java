@@ -14,6 +14,9 @@ public enum CqNotify {
     /** Return 1 if the queue already holds completions. */
     REPORT_MISSED_EVENTS(4);
 
+    /** {@code IB_CQ_SOLICITED_MASK}: SOLICITED | NEXT_COMP. */
+    public static final int SOLICITED_MASK = 3;
+
     /** The union of every bit defined here. */
     public static final int ALL;
 

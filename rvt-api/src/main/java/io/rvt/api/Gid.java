@@ -1,6 +1,7 @@
 package io.rvt.api;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * A 128-bit global identifier ({@code union ib_gid}): a 64-bit subnet prefix and a 64-bit interface id, in network
@@ -48,7 +49,12 @@ public final class Gid {
      * @return the GID
      */
     public static Gid read(ByteBuffer buf, int index) {
-        return of(buf.getLong(index), buf.getLong(index + 8));
+        return of(bigEndian(buf, buf.getLong(index)), bigEndian(buf, buf.getLong(index + 8)));
+    }
+
+    /** @return {@code v}, read from or to be written to {@code buf}, converted between network and buffer order */
+    private static long bigEndian(ByteBuffer buf, long v) {
+        return buf.order() == ByteOrder.BIG_ENDIAN ? v : Long.reverseBytes(v);
     }
 
     /**
@@ -83,8 +89,8 @@ public final class Gid {
      * @param index index of the first byte
      */
     public void write(ByteBuffer buf, int index) {
-        buf.putLong(index, subnetPrefix);
-        buf.putLong(index + 8, interfaceId);
+        buf.putLong(index, bigEndian(buf, subnetPrefix));
+        buf.putLong(index + 8, bigEndian(buf, interfaceId));
     }
 
     /** @return the 16 bytes in network order */

@@ -6,6 +6,7 @@ import io.rvt.api.QpAttr;
 import io.rvt.api.QpInitAttr;
 import io.rvt.api.QpType;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
@@ -76,6 +77,17 @@ public interface RvtDriver {
     }
 
     /**
+     * The executor that runs completion handlers of CQs whose vector maps to {@code cpu}
+     * ({@link #compVectCpuLookup}). A simulator in deterministic mode returns one that runs tasks in its event loop.
+     *
+     * @param cpu the executor index from {@link #compVectCpuLookup}
+     * @return the executor, or null (the default) for one of rvt-core's completion threads
+     */
+    default Executor completionExecutor(int cpu) {
+        return null;
+    }
+
+    /**
      * The initial P_Key table of a port ({@code rvt_init_port}'s {@code pkey_table}), {@code npkeys} entries.
      *
      * @param portNum the port, 1-based
@@ -111,7 +123,8 @@ public interface RvtDriver {
      * Mirrors {@code schedule_send}: queue send-engine work for {@code qp} if the driver's "send ok" conditions hold.
      * Called by the error transition when WQEs are posted, by retry and RNR timer expiry, and when a credit wait is
      * released; drivers call it themselves too. {@code sendLock} held (and {@code recvLock} on error and timeout
-     * paths). Required by {@link Verb#MODIFY_QP} and {@link Verb#POST_SEND}.
+     * paths), so it must only queue: running the send engine here (which takes other QPs' locks, e.g. in loopback)
+     * could deadlock. Required by {@link Verb#MODIFY_QP} and {@link Verb#POST_SEND}.
      *
      * @param qp the QP
      * @return true if work was queued (rvt ignores it)

@@ -253,7 +253,7 @@ public final class SgeState {
      * @param length bytes to move
      * @param releaseDst drop destination references as entries are used up
      * @param releaseSrc drop source references as entries are used up
-     * @param copyLast write the final 8 bytes last (see {@link #copyIn})
+     * @param copyLast write the final 8 bytes of each chunk last (see {@link #copyIn}), as rdmavt's loopback does
      */
     public void copyFrom(SgeState src, int length, boolean releaseDst, boolean releaseSrc, boolean copyLast) {
         while (length > 0) {
@@ -262,7 +262,7 @@ public final class SgeState {
             if (n <= 0) {
                 throw new IllegalStateException("copy of " + length + " bytes overruns the source list");
             }
-            copyIn(s.mr().memory(), s.offset(), n, releaseDst, copyLast && n == length);
+            copyIn(s.mr().memory(), s.offset(), n, releaseDst, copyLast);
             src.updateSge(n, releaseSrc);
             length -= n;
         }

@@ -1,0 +1,182 @@
+package io.rvt.bench;
+
+import io.rvt.api.DeviceAttributes;
+import io.rvt.api.PathMtu;
+import io.rvt.api.PortAttr;
+import io.rvt.api.PortState;
+import io.rvt.api.QpAttr;
+import io.rvt.api.WcStatus;
+import io.rvt.api.spi.DriverDevice;
+import io.rvt.api.spi.DriverParams;
+import io.rvt.api.spi.DriverPort;
+import io.rvt.api.spi.DriverQp;
+import io.rvt.api.spi.OperationTable;
+import io.rvt.api.spi.RvtDriver;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * The smallest driver the benchmarks need: its send engine either completes every posted WQE at once (measuring
+ * rvt-core's post/complete/poll path alone) or runs rdmavt's software loopback.
+ */
+public final class BenchDriver implements RvtDriver {
+    /** What {@code do_send} does. */
+    public enum Mode {
+        /** Complete each posted WQE with SUCCESS, as a driver whose hardware finished instantly. */
+        IMMEDIATE,
+        /** Run {@code rvt_ruc_loopback}. */
+        LOOPBACK
+    }
+
+    private final Mode mode;
+    private final ExecutorService engine = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "bench-send-engine");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /**
+     * @param mode what the send engine does
+     */
+    public BenchDriver(Mode mode) {
+        this.mode = mode;
+    }
+
+    @Override
+    public String name() {
+        return "bench";
+    }
+
+    @Override
+    public DriverParams params() {
+        return DriverParams.builder()
+                .props(DeviceAttributes.builder().maxQp(64).maxQpWr(4096).maxSendSge(4).maxRecvSge(4).maxCq(64)
+                        .maxCqe(65536).maxPd(16).maxAh(16).maxSrq(4).maxSrqWr(4096).maxSrqSge(4).maxMcastGrp(4)
+                        .maxMcastQpAttach(4).maxQpRdAtom(16).maxQpInitRdAtom(16).nodeGuid(0xBE0C4L).build())
+                .lkeyTableSize(10).qpTableSize(64).qpnStart(1).nports(1).npkeys(1).build();
+    }
+
+    @Override
+    public OperationTable postParms() {
+        return OperationTable.standard();
+    }
+
+    @Override
+    public void registered(DriverDevice device) {
+        DriverPort p = device.port(1);
+        p.lid(1);
+    }
+
+    @Override
+    public void unregistering(DriverDevice device) {
+        engine.shutdownNow();
+    }
+
+    @Override
+    public boolean scheduleSend(DriverQp qp) {
+        engine.execute(() -> doSend(qp));
+        return true;
+    }
+
+    @Override
+    public boolean scheduleSendNoLock(DriverQp qp) {
+        doSend(qp);
+        return true;
+    }
+
+    @Override
+    public void doSend(DriverQp qp) {
+        if (mode == Mode.LOOPBACK) {
+            qp.rucLoopback();
+            return;
+        }
+        // Like hfi1's send engine, complete under the send lock alone.
+        qp.sendLock().lock();
+        try {
+            int head = qp.sendHead();
+            while (qp.sendLast() != head) {
+                qp.sendComplete(qp.swqe(qp.sendLast()), WcStatus.SUCCESS);
+            }
+        } finally {
+            qp.sendLock().unlock();
+        }
+    }
+
+    @Override
+    public String getPciDev() {
+        return "bench:0";
+    }
+
+    @Override
+    public Object qpPrivAlloc(DriverDevice rdi, DriverQp qp) {
+        return null;
+    }
+
+    @Override
+    public void qpPrivFree(DriverDevice rdi, DriverQp qp) {
+    }
+
+    @Override
+    public void notifyQpReset(DriverQp qp) {
+    }
+
+    @Override
+    public int freeAllQps(DriverDevice rdi) {
+        return 0;
+    }
+
+    @Override
+    public void notifyRestartRc(DriverQp qp, int psn, int wait) {
+    }
+
+    @Override
+    public int getPmtuFromAttr(DriverDevice rdi, DriverQp qp, QpAttr attr) {
+        return attr.pathMtu().value();
+    }
+
+    @Override
+    public void flushQpWaiters(DriverQp qp) {
+    }
+
+    @Override
+    public void stopSendQueue(DriverQp qp) {
+    }
+
+    @Override
+    public void quiesceQp(DriverQp qp) {
+    }
+
+    @Override
+    public void notifyErrorQp(DriverQp qp) {
+    }
+
+    @Override
+    public int mtuFromQp(DriverDevice rdi, DriverQp qp, int pmtu) {
+        return PathMtu.of(pmtu).bytes();
+    }
+
+    @Override
+    public int mtuToPathMtu(int mtu) {
+        return PathMtu.ofBytes(mtu).value();
+    }
+
+    @Override
+    public long getGuidBe(DriverDevice rdi, DriverPort port, int guidIndex) {
+        return 0xBE0C4L;
+    }
+
+    @Override
+    public int queryPortState(DriverDevice rdi, int portNum, PortAttr props) {
+        props.state(PortState.ACTIVE).activeMtu(PathMtu.MTU_4096).maxMtu(PathMtu.MTU_4096).gidTblLen(1);
+        return 0;
+    }
+
+    @Override
+    public int shutDownPort(DriverDevice rdi, int portNum) {
+        return 0;
+    }
+
+    @Override
+    public void capMaskChg(DriverDevice rdi, int portNum) {
+    }
+}

@@ -1,0 +1,505 @@
+package io.rvt.core;
+
+import io.rvt.api.AsyncEvent;
+import io.rvt.api.AsyncEventHandler;
+import io.rvt.api.AsyncEventType;
+import io.rvt.api.CompletionHandler;
+import io.rvt.api.CompletionQueue;
+import io.rvt.api.DeviceAttributes;
+import io.rvt.api.DeviceCounter;
+import io.rvt.api.Errno;
+import io.rvt.api.Gid;
+import io.rvt.api.PortAttr;
+import io.rvt.api.PortCounter;
+import io.rvt.api.PortModifyFlag;
+import io.rvt.api.ProtectionDomain;
+import io.rvt.api.ScatterGatherEntry;
+import io.rvt.api.VerbsException;
+import io.rvt.api.spi.Callback;
+import io.rvt.api.spi.DriverDevice;
+import io.rvt.api.spi.DriverParams;
+import io.rvt.api.spi.DriverPort;
+import io.rvt.api.spi.OperationTable;
+import io.rvt.api.spi.QpCallback;
+import io.rvt.api.spi.QpIter;
+import io.rvt.api.spi.RvtDriver;
+import io.rvt.api.spi.Sge;
+import io.rvt.api.spi.TimerService;
+import io.rvt.api.spi.Verb;
+import io.rvt.core.cq.RvtCq;
+import io.rvt.core.mr.RvtLkeyTable;
+import io.rvt.core.mr.RvtPd;
+import io.rvt.core.qp.QpnTable;
+import io.rvt.core.qp.RvtQp;
+import io.rvt.core.qp.RvtQpTable;
+import io.rvt.core.timer.SystemTimerService;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * One rvt device ({@code struct rvt_dev_info}): a validated driver, its ports, the QP table and QPN allocator, the
+ * lkey table, object counters, completion executors and the timer service. Built by {@link #register(RvtDriver)}
+ * (rdmavt: {@code rvt_alloc_device} + {@code rvt_init_port} + {@code rvt_register_device}), removed by
+ * {@link #unregister()}.
+ */
+public final class RvtDevice implements DriverDevice {
+    private static final System.Logger LOG = System.getLogger(RvtDevice.class.getName());
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    /** Upper bound of the lkey index bits ({@code RVT_MAX_LKEY_TABLE_BITS}). */
+    public static final int MAX_LKEY_TABLE_BITS = 23;
+    /** {@code RC_QP_SCALING_INTERVAL}: one busy tick per this many RC QPs. */
+    public static final int RC_QP_SCALING_INTERVAL = 5;
+
+    private final RvtDriver driver;
+    private final String name;
+    private final DriverParams params;
+    private final DeviceAttributes props;
+    private final OperationTable operationTable;
+    private final Set<Callback> provided;
+    private final Set<Verb> unsupported;
+    private final RvtIbport[] ports;
+    private final RvtQpTable qpTable;
+    private final QpnTable qpnTable;
+    private final RvtLkeyTable lkeyTable;
+    private final TimerService timers;
+    private final SystemTimerService ownTimers;
+    private final AtomicLongArray counts = new AtomicLongArray(DeviceCounter.values().length);
+    private final ExecutorService[] compExecutors;
+    private final Object rcQpLock = new Object();
+    private volatile int busyTicks;
+    private volatile AsyncEventHandler eventHandler;
+    private volatile boolean alive = true;
+
+    private RvtDevice(RvtDriver driver, DriverParams params, OperationTable ops, Set<Callback> provided) {
+        this.driver = driver;
+        this.params = params;
+        this.operationTable = ops;
+        this.provided = provided;
+        Set<Verb> declined = driver.unsupportedVerbs();
+        this.unsupported = declined == null ? Set.of() : Set.copyOf(declined);
+        this.name = "rvt_" + driver.name() + INSTANCES.getAndIncrement();
+        int bits = Math.min(params.lkeyTableSize(), MAX_LKEY_TABLE_BITS);
+        if (params.lkeyTableSize() > MAX_LKEY_TABLE_BITS) {
+            LOG.log(System.Logger.Level.WARNING, () -> "driver '" + driver.name() + "': lkey_table_size " + params.lkeyTableSize()
+                    + " clamped to " + MAX_LKEY_TABLE_BITS);
+        }
+        this.props = params.props().toBuilder().maxMr(1 << bits).build();
+        this.ports = new RvtIbport[params.nports()];
+        for (int i = 0; i < ports.length; i++) {
+            ports[i] = new RvtIbport(this, i + 1, params.npkeys(), driver.initialPkeys(i + 1));
+        }
+        this.qpTable = new RvtQpTable(this, params.qpTableSize());
+        this.qpnTable = new QpnTable(params);
+        this.lkeyTable = new RvtLkeyTable(this, bits);
+        TimerService ts = driver.timerService();
+        if (ts == null) {
+            ownTimers = new SystemTimerService("rvt-" + name + "-timer");
+            timers = ownTimers;
+        } else {
+            ownTimers = null;
+            timers = ts;
+        }
+        this.compExecutors = new ExecutorService[Math.max(1, params.numCompVectors())];
+    }
+
+    /**
+     * Validates {@code driver} and builds its device (rdmavt: {@code rvt_register_device}). Nothing is allocated for a
+     * driver that fails validation.
+     *
+     * @param driver the driver
+     * @return the registered device
+     * @throws io.rvt.api.spi.DriverValidationException naming the driver and the verb and callback, or the
+     *                                                  parameter, that failed
+     */
+    public static RvtDevice register(RvtDriver driver) {
+        DriverValidator.Result ok = DriverValidator.validate(driver);
+        RvtDevice dev = new RvtDevice(driver, ok.params(), ok.operationTable(), ok.provided());
+        for (int i = 0; i < dev.ports.length; i++) {
+            driver.notifyCreateMadAgent(dev, i);
+        }
+        driver.registered(dev);
+        return dev;
+    }
+
+    /**
+     * Removes the device (rdmavt: {@code rvt_unregister_device}): every QP moves to ERR (its posted work flushes
+     * through the driver), applications get {@link AsyncEventType#DEVICE_REMOVAL}, the driver is told to stop, and
+     * every later verb fails with {@code ENODEV}. Idempotent.
+     */
+    public void unregister() {
+        if (!alive) {
+            return;
+        }
+        List<RvtQp> qps = new ArrayList<>();
+        qpTable.forEach(qps::add);
+        for (RvtQp qp : qps) {
+            qp.moveToError();
+        }
+        dispatch(AsyncEvent.ofDevice(AsyncEventType.DEVICE_REMOVAL, this), null);
+        alive = false;
+        for (int i = 0; i < ports.length; i++) {
+            driver.notifyFreeMadAgent(this, i);
+        }
+        try {
+            driver.unregistering(this);
+        } finally {
+            // The driver's send engine is gone: complete what is still posted with WR_FLUSH_ERR ourselves.
+            for (RvtQp qp : qps) {
+                qp.flushSendQueue();
+            }
+            for (ExecutorService e : compExecutors) {
+                if (e != null) {
+                    e.shutdown();
+                }
+            }
+            for (ExecutorService e : compExecutors) {
+                if (e != null) {
+                    try {
+                        e.awaitTermination(5, TimeUnit.SECONDS);
+                    } catch (InterruptedException ie) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+            if (ownTimers != null) {
+                ownTimers.close();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ core-internal helpers
+
+    /**
+     * @throws VerbsException ENODEV once the device was removed
+     */
+    public void checkAlive() {
+        if (!alive) {
+            throw new VerbsException(Errno.ENODEV, "device " + name + " was removed");
+        }
+    }
+
+    /**
+     * @param c a callback
+     * @return true if the driver provides it
+     */
+    public boolean provides(Callback c) {
+        return provided.contains(c);
+    }
+
+    /**
+     * @param verb a verb
+     * @throws VerbsException EOPNOTSUPP if the driver declined it
+     */
+    public void checkVerb(Verb verb) {
+        if (unsupported.contains(verb)) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "driver '" + driver.name() + "' does not support " + verb);
+        }
+    }
+
+    /**
+     * Counts one more object of a kind if the limit allows (rdmavt's {@code n_*_allocated} checks).
+     *
+     * @param c the counter
+     * @param max the limit
+     * @return false if {@code max} objects already exist
+     */
+    public boolean tryCount(DeviceCounter c, long max) {
+        int i = c.ordinal();
+        while (true) {
+            long n = counts.get(i);
+            if (n >= max) {
+                return false;
+            }
+            if (counts.compareAndSet(i, n, n + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * @param c the counter
+     */
+    public void uncount(DeviceCounter c) {
+        counts.decrementAndGet(c.ordinal());
+    }
+
+    /**
+     * Counts an RC QP in or out and recomputes {@code busy_jiffies = n_rc_qps / 5}.
+     *
+     * @param delta +1 or -1
+     */
+    public void countRcQp(int delta) {
+        synchronized (rcQpLock) {
+            long n = counts.addAndGet(DeviceCounter.RC_QPS.ordinal(), delta);
+            busyTicks = (int) (n / RC_QP_SCALING_INTERVAL);
+        }
+    }
+
+    /**
+     * Delivers an event to the object's own handler, else to the device handler; a handler that throws is logged.
+     *
+     * @param event the event
+     * @param objectHandler the QP/CQ/SRQ handler, or null
+     */
+    public void dispatch(AsyncEvent event, AsyncEventHandler objectHandler) {
+        AsyncEventHandler h = objectHandler != null ? objectHandler : eventHandler;
+        if (h == null) {
+            return;
+        }
+        try {
+            h.onEvent(event);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "event handler failed on " + event, e);
+        }
+    }
+
+    /**
+     * The executor for completion handlers of a CQ whose vector maps to {@code cpu}: the driver's, or one of rvt's
+     * completion threads.
+     *
+     * @param cpu the index from {@code comp_vect_cpu_lookup}
+     * @return the executor
+     */
+    public Executor completionExecutor(int cpu) {
+        Executor own = driver.completionExecutor(cpu);
+        if (own != null) {
+            return own;
+        }
+        int i = Math.floorMod(cpu, compExecutors.length);
+        synchronized (compExecutors) {
+            if (compExecutors[i] == null) {
+                String threadName = name + "-comp-" + i;
+                compExecutors[i] = Executors.newSingleThreadExecutor(r -> {
+                    Thread t = new Thread(r, threadName);
+                    t.setDaemon(true);
+                    return t;
+                });
+            }
+            return compExecutors[i];
+        }
+    }
+
+    /** @return the lkey table */
+    public RvtLkeyTable lkeyTable() {
+        return lkeyTable;
+    }
+
+    /** @return the QP table */
+    public RvtQpTable qpTable() {
+        return qpTable;
+    }
+
+    /** @return the QPN allocator */
+    public QpnTable qpnTable() {
+        return qpnTable;
+    }
+
+    /**
+     * @param portNum the port, 1-based
+     * @return the port
+     * @throws VerbsException EINVAL if the port does not exist
+     */
+    public RvtIbport checkedPort(int portNum) {
+        if (portNum < 1 || portNum > ports.length) {
+            throw Errors.inval("port " + portNum + " does not exist (device " + name + " has " + ports.length
+                    + " port" + (ports.length == 1 ? "" : "s") + ")");
+        }
+        return ports[portNum - 1];
+    }
+
+    /** @return the device attributes in effect */
+    public DeviceAttributes props() {
+        return props;
+    }
+
+    // ------------------------------------------------------------------ Device
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String driverName() {
+        return driver.name();
+    }
+
+    @Override
+    public DeviceAttributes queryDevice() {
+        checkAlive();
+        return props;
+    }
+
+    @Override
+    public int portCount() {
+        return ports.length;
+    }
+
+    @Override
+    public PortAttr queryPort(int portNum, PortAttr out) {
+        checkAlive();
+        checkVerb(Verb.QUERY_PORT);
+        RvtIbport p = checkedPort(portNum);
+        out.smLid(p.smLid()).smSl(p.smSl()).portCapFlags(p.portCapFlags()).maxMsgSz(0x8000_0000L)
+                .pkeyTblLen(params.npkeys()).badPkeyCntr((int) p.counter(PortCounter.PKEY_VIOLATIONS))
+                .qkeyViolCntr((int) p.counter(PortCounter.QKEY_VIOLATIONS)).subnetTimeout(p.subnetTimeout())
+                .initTypeReply(0).lid(p.lid()).lmc(p.lmc());
+        int r = driver.queryPortState(this, portNum, out);
+        if (r < 0) {
+            throw Errors.of(r, "driver '" + driver.name() + "' query_port_state failed for port " + portNum);
+        }
+        return out;
+    }
+
+    @Override
+    public void modifyPort(int portNum, int flags, int setPortCapMask, int clrPortCapMask) {
+        checkAlive();
+        checkVerb(Verb.MODIFY_PORT);
+        RvtIbport p = checkedPort(portNum);
+        if (PortModifyFlag.OPA_MASK_CHG.in(flags)) {
+            p.changeCap3Flags(setPortCapMask, clrPortCapMask);
+        } else {
+            p.changeCapFlags(setPortCapMask, clrPortCapMask);
+        }
+        if (setPortCapMask != 0 || clrPortCapMask != 0) {
+            driver.capMaskChg(this, portNum);
+        }
+        int r = 0;
+        if (PortModifyFlag.SHUTDOWN.in(flags)) {
+            r = driver.shutDownPort(this, portNum);
+        }
+        if (PortModifyFlag.RESET_QKEY_CNTR.in(flags)) {
+            p.resetCounter(PortCounter.QKEY_VIOLATIONS);
+        }
+        if (r < 0) {
+            throw Errors.of(r, "driver '" + driver.name() + "' shut_down_port failed for port " + portNum);
+        }
+    }
+
+    @Override
+    public Gid queryGid(int portNum, int index) {
+        checkAlive();
+        checkVerb(Verb.QUERY_GID);
+        RvtIbport p = checkedPort(portNum);
+        if (index < 0) {
+            throw Errors.inval("gid index " + index + " is negative");
+        }
+        return Gid.of(p.gidPrefix(), driver.getGuidBe(this, p, index));
+    }
+
+    @Override
+    public int queryPkey(int portNum, int index) {
+        checkAlive();
+        RvtIbport p = checkedPort(portNum);
+        if (index < 0 || index >= params.npkeys()) {
+            throw Errors.inval("pkey index " + index + " is outside the table of " + params.npkeys());
+        }
+        return p.pkey(index);
+    }
+
+    @Override
+    public ProtectionDomain allocPd() {
+        checkAlive();
+        return RvtPd.alloc(this, false);
+    }
+
+    @Override
+    public CompletionQueue createCq(int cqe, int compVector, CompletionHandler handler,
+            AsyncEventHandler cqEventHandler) {
+        checkAlive();
+        return RvtCq.create(this, cqe, compVector, handler, cqEventHandler);
+    }
+
+    @Override
+    public void setAsyncEventHandler(AsyncEventHandler handler) {
+        this.eventHandler = handler;
+    }
+
+    @Override
+    public long portCounter(int portNum, PortCounter counter) {
+        return checkedPort(portNum).counter(counter);
+    }
+
+    @Override
+    public long deviceCounter(DeviceCounter counter) {
+        return counts.get(counter.ordinal());
+    }
+
+    @Override
+    public boolean isAlive() {
+        return alive;
+    }
+
+    // ------------------------------------------------------------------ DriverDevice
+
+    @Override
+    public RvtDriver driver() {
+        return driver;
+    }
+
+    @Override
+    public DriverParams params() {
+        return params;
+    }
+
+    @Override
+    public OperationTable operationTable() {
+        return operationTable;
+    }
+
+    @Override
+    public RvtIbport port(int portNum) {
+        if (portNum < 1 || portNum > ports.length) {
+            throw new IllegalArgumentException("port " + portNum + " does not exist on " + name);
+        }
+        return ports[portNum - 1];
+    }
+
+    @Override
+    public RvtQp lookupQpn(DriverPort port, int qpn) {
+        return qpTable.lookup((RvtIbport) port, qpn);
+    }
+
+    @Override
+    public RvtQp lookupQpnAndRetain(DriverPort port, int qpn) {
+        return qpTable.lookupAndRetain((RvtIbport) port, qpn);
+    }
+
+    @Override
+    public QpIter qpIter() {
+        return qpTable.iter();
+    }
+
+    @Override
+    public void forEachQp(long v, QpCallback cb) {
+        qpTable.forEachRetained(qp -> cb.accept(qp, v));
+    }
+
+    @Override
+    public int lkeyOk(ProtectionDomain pd, Sge isge, Sge lastSge, ScatterGatherEntry sge, int acc) {
+        return lkeyTable.lkeyOk((RvtPd) pd, isge, lastSge, sge, acc);
+    }
+
+    @Override
+    public TimerService timerService() {
+        return timers;
+    }
+
+    @Override
+    public int busyTicks() {
+        return busyTicks;
+    }
+
+    @Override
+    public String toString() {
+        return "RvtDevice{" + name + ", driver=" + driver.name() + ", ports=" + ports.length + '}';
+    }
+}

@@ -1,0 +1,333 @@
+package io.rvt.core.mr;
+
+import io.rvt.api.ScatterGatherEntry;
+import io.rvt.api.spi.Sge;
+import io.rvt.core.Errnos;
+import io.rvt.core.Errors;
+import io.rvt.core.RvtDevice;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A device's memory-key table ({@code struct rvt_lkey_table}): {@code 2^bits} slots, one per registered region, and
+ * the key checks every local SGE and every remote access goes through ({@code rvt_lkey_ok}, {@code rvt_rkey_ok}).
+ *
+ * <p>Key layout (32 bits; {@code bits} = {@code lkey_table_size}, 1..23):
+ * <pre>
+ *  31              32-bits  31-bits                8 7               0
+ * +------------------------+------------------------+-----------------+
+ * |  slot index (bits)     | generation (24 - bits) | consumer key (8)|
+ * +------------------------+------------------------+-----------------+
+ * </pre>
+ * The consumer key is 0 when a key is allocated and may be changed by fast registration ({@link #fastRegMr}); the
+ * generation comes from a table counter that moves on every allocation, so a reused slot gets a different key. A key is
+ * never 0: rdmavt reserves key 0 for the DMA region of a kernel PD ({@code rvt_get_dma_mr}), which rvt does not
+ * support (Java buffers have no physical addresses), so <b>lkey and rkey 0 always fail validation</b>.
+ *
+ * <p>Threads: allocation and freeing take the table lock ({@code lkey_table.lock}); readers are lock-free (rdmavt
+ * uses RCU): a slot read is a volatile read, after which the reader takes a region reference and re-checks that the
+ * region is still published, so a region found just before it was unpublished is released again, never used.
+ *
+ * <p>Virtual addresses: Java buffers have no stable address, so rvt chooses each region's virtual address itself
+ * ({@link #nextVaddr(long)}): a device-unique, 4 KiB-aligned range after the previous region's, starting at
+ * {@value #FIRST_VADDR}.
+ */
+public final class RvtLkeyTable {
+    /** The first virtual address handed to a region. */
+    public static final long FIRST_VADDR = 0x10000L;
+    /** Page size used for address alignment and fast-registration page counts ({@code PAGE_SIZE}). */
+    public static final int PAGE_SIZE = 4096;
+
+    private final RvtDevice dev;
+    private final int bits;
+    private final int shift;
+    private final int max;
+    private final int genMask;
+    /** The slots; written only under {@link #lock}, read by anyone (volatile reads). */
+    private final AtomicReferenceArray<RvtMr> table;
+    /** {@code lkey_table.lock}: serialises allocation and freeing. */
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Start of the next free-slot probe; under {@link #lock}. */
+    private int next;
+    /** Generation counter; under {@link #lock}. */
+    private int gen;
+    /** Start of the next region's virtual address range. */
+    private final AtomicLong nextVaddr = new AtomicLong(FIRST_VADDR);
+
+    /**
+     * @param dev the device
+     * @param bits {@code lkey_table_size}, 1..23 (the device clamps larger values)
+     */
+    public RvtLkeyTable(RvtDevice dev, int bits) {
+        if (bits < 1 || bits > RvtDevice.MAX_LKEY_TABLE_BITS) {
+            throw new IllegalArgumentException("lkey table bits " + bits + " outside 1.."
+                    + RvtDevice.MAX_LKEY_TABLE_BITS);
+        }
+        this.dev = dev;
+        this.bits = bits;
+        this.shift = 32 - bits;
+        this.max = 1 << bits;
+        this.genMask = (1 << (24 - bits)) - 1;
+        this.table = new AtomicReferenceArray<>(max);
+    }
+
+    /** @return the device */
+    public RvtDevice dev() {
+        return dev;
+    }
+
+    /** @return bits of the slot index */
+    public int bits() {
+        return bits;
+    }
+
+    /** @return the number of slots ({@code 2^bits}) */
+    public int size() {
+        return max;
+    }
+
+    /**
+     * @param key a key
+     * @return its slot index ({@code key >>> (32 - bits)})
+     */
+    public int slotOf(int key) {
+        return key >>> shift;
+    }
+
+    /**
+     * @param key a key
+     * @return its generation field
+     */
+    public int generationOf(int key) {
+        return (key >>> 8) & genMask;
+    }
+
+    /**
+     * The region in a key's slot, whatever its state (no reference taken).
+     *
+     * @param key a key
+     * @return the region, or null if the slot is empty
+     */
+    public RvtMr get(int key) {
+        return table.get(key >>> shift);
+    }
+
+    /** @return the number of occupied slots (a snapshot; diagnostics and tests) */
+    public int count() {
+        int n = 0;
+        for (int i = 0; i < max; i++) {
+            if (table.get(i) != null) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Reserves the next virtual address range: 4 KiB-aligned, after every earlier one.
+     *
+     * @param length the region's length in bytes
+     * @return the first address of the range
+     */
+    long nextVaddr(long length) {
+        long span = (length + PAGE_SIZE - 1) & -PAGE_SIZE;
+        return nextVaddr.getAndAdd(Math.max(span, PAGE_SIZE));
+    }
+
+    /**
+     * Mirrors {@code rvt_alloc_lkey(mr, 0)}: gives {@code mr} a key, publishes it and takes the table's reference.
+     * For a region registered without a virtual address ({@code assignVaddr}), the address range is reserved here,
+     * only on success.
+     *
+     * @param mr the region, not yet published
+     * @param assignVaddr whether to give the region its virtual address now
+     * @throws io.rvt.api.VerbsException ENOMEM when every slot is taken (nothing changed)
+     */
+    void alloc(RvtMr mr, boolean assignVaddr) {
+        lock.lock();
+        try {
+            int r = next;
+            int probed = 0;
+            while (table.get(r) != null) {
+                if (++probed == max) {
+                    throw Errors.nomem("lkey table of device " + dev.name() + " is full (" + max + " regions)");
+                }
+                r = (r + 1) & (max - 1);
+            }
+            next = (r + 1) & (max - 1);
+            gen++;
+            int key = (r << shift) | ((gen & genMask) << 8);
+            if (key == 0) {
+                // Key 0 belongs to the DMA region: move on one generation (rdmavt does the same).
+                key |= 1 << 8;
+                gen++;
+            }
+            if (assignVaddr) {
+                mr.assignVaddr(nextVaddr(mr.length()));
+            }
+            mr.retain();
+            mr.publish(key);
+            table.set(r, mr);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Mirrors {@code rvt_free_lkey} for a non-DMA region: unpublishes it and clears its slot.
+     *
+     * @param mr the region
+     * @return true if it was published (the caller then drops the table and user references), false if it had been
+     *         unpublished before
+     */
+    boolean free(RvtMr mr) {
+        lock.lock();
+        try {
+            if (!mr.isPublished()) {
+                return false;
+            }
+            mr.unpublish();
+            int slot = mr.lkey() >>> shift;
+            if (table.get(slot) == mr) {
+                table.set(slot, null);
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Mirrors {@code rvt_lkey_ok}: validates a local SGE of a work request and fills {@code isge} with a reference
+     * to its region. Allocation-free; any thread (the caller holds the QP's post or receive lock).
+     *
+     * <p>An SGE that continues {@code lastSge} in the same region ({@code rvt_sge_adjacent}: same key and
+     * {@code lastSge.vaddr + lastSge.length == sge.addr}, and within the region) is merged into it instead. Since an
+     * rvt region is a single segment whose {@code Sge.length} runs to the region's end, that happens only for an SGE
+     * starting at the region's end, i.e. a zero-length one (post send skips those before calling this).
+     *
+     * @param pd the QP's PD
+     * @param isge filled on success (a reference is taken for it)
+     * @param lastSge the previous validated SGE of the same request, or null
+     * @param sge the entry to check
+     * @param acc required {@link io.rvt.api.AccessFlag} bits: <b>all</b> of them must be granted
+     * @return 1 for a new entry in {@code isge}, 0 if merged into {@code lastSge} (no new reference),
+     *         {@code -EINVAL} if the key, PD, bounds or access do not match (no reference kept)
+     */
+    public int lkeyOk(RvtPd pd, Sge isge, Sge lastSge, ScatterGatherEntry sge, int acc) {
+        int key = sge.lkey();
+        long addr = sge.addr();
+        int len = sge.length();
+        if (key == 0) {
+            // The DMA region: refused for user PDs, and rvt never installs one.
+            return Errnos.EINVAL;
+        }
+        if (lastSge != null && lastSge.mr() != null && lastSge.mr().lkey() == key
+                && lastSge.vaddr() + lastSge.length() == addr) {
+            if (((RvtMr) lastSge.mr()).spanFrom(addr, len) >= 0) {
+                lastSge.extend(len);
+                return 0;
+            }
+            // Overrun: not merged; the check below rejects it.
+        }
+        RvtMr mr = table.get(key >>> shift);
+        if (mr == null) {
+            return Errnos.EINVAL;
+        }
+        mr.retain();
+        int span = mr.spanFrom(addr, len);
+        if (!mr.isPublished() || mr.isLkeyInvalid() || mr.lkey() != key || mr.rvtPd() != pd || span < 0
+                || (mr.access() & acc) != acc) {
+            mr.release();
+            return Errnos.EINVAL;
+        }
+        isge.set(mr, addr, span, len);
+        return 1;
+    }
+
+    /**
+     * Mirrors {@code rvt_rkey_ok}: validates a remote access ({@code vaddr}, {@code len}, {@code rkey}) for a QP of
+     * {@code pd} and fills {@code sge} with a reference to the region. Allocation-free; any thread.
+     *
+     * @param pd the PD of the QP the request arrived on
+     * @param sge filled on success (a reference is taken for it)
+     * @param len the length of the access
+     * @param vaddr the first virtual address
+     * @param rkey the remote key
+     * @param acc {@link io.rvt.api.AccessFlag} bits: <b>any</b> one of them granted suffices (unlike
+     *            {@link #lkeyOk})
+     * @return true on success, false if the key, PD, bounds or access do not match (no reference kept); always false
+     *         for rkey 0
+     */
+    public boolean rkeyOk(RvtPd pd, Sge sge, int len, long vaddr, int rkey, int acc) {
+        if (rkey == 0) {
+            return false;
+        }
+        RvtMr mr = table.get(rkey >>> shift);
+        if (mr == null) {
+            return false;
+        }
+        mr.retain();
+        int span = mr.spanFrom(vaddr, len);
+        if (!mr.isPublished() || mr.isLkeyInvalid() || mr.lkey() != rkey || mr.rvtPd() != pd || span < 0
+                || (mr.access() & acc) == 0) {
+            mr.release();
+            return false;
+        }
+        sge.set(mr, vaddr, span, len);
+        return true;
+    }
+
+    /**
+     * Mirrors {@code rvt_invalidate_rkey} (LOCAL_INV, SEND_WITH_INV): marks the region so that every key check
+     * fails until the next fast registration. The publication state is not checked, as in rdmavt.
+     *
+     * @param pd the QP's PD
+     * @param rkey the key
+     * @return 0, or {@code -EINVAL} for key 0, an empty slot, a stale key or another PD's region
+     */
+    public int invalidateRkey(RvtPd pd, int rkey) {
+        if (rkey == 0) {
+            return Errnos.EINVAL;
+        }
+        RvtMr mr = table.get(rkey >>> shift);
+        if (mr == null || mr.lkey() != rkey || mr.rvtPd() != pd) {
+            return Errnos.EINVAL;
+        }
+        mr.invalidate();
+        return 0;
+    }
+
+    /**
+     * Mirrors {@code rvt_fast_reg_mr} (the REG_MR post path): makes a fast-registration region's mapping
+     * ({@link RvtMr#mapBuffer}) accessible with {@code access} under {@code key}, which may differ from the current
+     * key only in its low 8 bits, and clears a previous invalidation.
+     *
+     * <p>rvt adds one check rdmavt cannot make: write access ({@code LOCAL_WRITE}, {@code REMOTE_WRITE},
+     * {@code REMOTE_ATOMIC}) to a read-only buffer is refused with {@code -EINVAL}.
+     *
+     * @param qpPd the posting QP's PD
+     * @param mr the region
+     * @param key the new key
+     * @param access the new {@link io.rvt.api.AccessFlag} bits
+     * @return 0, {@code -EACCES} if the region belongs to another PD, {@code -EINVAL} for a region that is not a
+     *         fast-registration one or a key that differs outside the low 8 bits
+     */
+    public int fastRegMr(RvtPd qpPd, RvtMr mr, int key, int access) {
+        if (mr.rvtPd() != qpPd) {
+            return Errnos.EACCES;
+        }
+        if (!mr.isFastReg() || mr.lkey() == 0) {
+            return Errnos.EINVAL;
+        }
+        if ((key & 0xFFFF_FF00) != (mr.lkey() & 0xFFFF_FF00)) {
+            return Errnos.EINVAL;
+        }
+        if (mr.isReadOnly() && (access & RvtMr.WRITE_ACCESS) != 0) {
+            return Errnos.EINVAL;
+        }
+        mr.fastReg(key, access);
+        return 0;
+    }
+}

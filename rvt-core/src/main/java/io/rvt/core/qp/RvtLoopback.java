@@ -1,0 +1,370 @@
+package io.rvt.core.qp;
+
+import io.rvt.api.AccessFlag;
+import io.rvt.api.AsyncEventType;
+import io.rvt.api.PortCounter;
+import io.rvt.api.QpState;
+import io.rvt.api.QpState.Ops;
+import io.rvt.api.QpType;
+import io.rvt.api.SendFlag;
+import io.rvt.api.WcFlag;
+import io.rvt.api.WcOpcode;
+import io.rvt.api.WcStatus;
+import io.rvt.api.WorkCompletion;
+import io.rvt.api.WrOpcode;
+import io.rvt.api.spi.QpFlags;
+import io.rvt.api.spi.Sge;
+import io.rvt.api.spi.SgeState;
+import io.rvt.core.RvtIbport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Mirrors {@code rvt_ruc_loopback}: delivers an RC or UC QP's send WQEs straight into the local QP
+ * {@code remote_qpn}, without packets: SEND (with immediate, with invalidate), RDMA WRITE (with immediate), RDMA
+ * READ and the two atomics, with RNR retry through the RNR timer and rdmavt's error behaviour (RC sender to ERR,
+ * responder to ERR through {@code rvt_rc_error}). It processes the whole send queue from {@code sendLast}, completing
+ * WQEs itself. No fences, read/atomic depth limits, credits or PSN logic, as in rdmavt.
+ *
+ * <p>Locks: rdmavt takes the sender's {@code r_lock} inside its {@code s_lock} to complete (an ABBA hazard reported
+ * upstream). rvt never holds the sender's {@code sendLock} while taking any {@code recvLock}: to complete it drops
+ * {@code sendLock} and takes {@code recvLock} then {@code sendLock}; the {@code S_BUSY} flag keeps other engines off
+ * the QP meanwhile. Loopback to itself ({@code remote_qpn == qpn}) is therefore safe.
+ *
+ * <p>One instance per QP; used only by the thread that holds {@code S_BUSY}, so its scratch fields need no lock.
+ */
+final class RvtLoopback {
+    private static final int COMP = 0;
+    private static final int ERROR = 1;
+    private static final int RNR = 2;
+    private static final int STOP = 3;
+
+    private final RvtQp sqp;
+    private final WorkCompletion wc = new WorkCompletion();
+    private final Sge target = new Sge();
+    private WcStatus status;
+    private boolean localOps;
+
+    RvtLoopback(RvtQp sqp) {
+        this.sqp = sqp;
+    }
+
+    void run() {
+        RvtIbport port = sqp.iport();
+        RvtQp qp = port == null ? null : sqp.device().lookupQpnAndRetain(port, sqp.remoteQpn());
+        try {
+            ReentrantLock sl = sqp.sendLock();
+            sl.lock();
+            try {
+                if ((sqp.sendFlags() & (QpFlags.S_BUSY | QpFlags.S_ANY_WAIT)) != 0
+                        || !sqp.state().can(Ops.PROCESS_OR_FLUSH_SEND)) {
+                    return;
+                }
+                sqp.sendFlags(sqp.sendFlags() | QpFlags.S_BUSY);
+            } finally {
+                sl.unlock();
+            }
+            boolean lastWqe = false;
+            try {
+                int r;
+                do {
+                    r = step(qp, port);
+                } while (r == COMP);
+                lastWqe = r == ERROR;
+            } finally {
+                sl.lock();
+                sqp.sendFlags(sqp.sendFlags() & ~QpFlags.S_BUSY);
+                sl.unlock();
+            }
+            if (lastWqe) {
+                sqp.device().dispatch(io.rvt.api.AsyncEvent.ofQp(AsyncEventType.QP_LAST_WQE_REACHED, sqp),
+                        sqp.eventHandler());
+            }
+        } finally {
+            if (qp != null) {
+                qp.release();
+            }
+        }
+    }
+
+    /**
+     * Processes the WQE at {@code sendLast}.
+     *
+     * @return COMP to go on with the next WQE, STOP to stop, ERROR to stop after an RC error that asks for a
+     *         last-WQE event
+     */
+    private int step(RvtQp qp, RvtIbport port) {
+        ReentrantLock sl = sqp.sendLock();
+        RvtSwqe wqe;
+        sl.lock();
+        try {
+            int last = sqp.sendLast();
+            if (last == sqp.sendHead()) {
+                return STOP;
+            }
+            wqe = sqp.swqe(last);
+            QpState st = sqp.state();
+            if (!st.can(Ops.PROCESS_NEXT_SEND_OK)) {
+                if (!st.can(Ops.FLUSH_SEND)) {
+                    return STOP;
+                }
+                wqe = null;
+            } else if (last == sqp.sendCur()) {
+                sqp.sendCur(sqp.swqeIncr(sqp.sendCur()));
+            }
+            if (wqe == null) {
+                completeSend(sqp.swqe(last), WcStatus.WR_FLUSH_ERR, false);
+                return COMP;
+            }
+        } finally {
+            if (sl.isHeldByCurrentThread()) {
+                sl.unlock();
+            }
+        }
+        localOps = false;
+        if (qp == null) {
+            return sendError(wqe, drop(port));
+        }
+        int r;
+        ReentrantLock rl = qp.recvLock();
+        rl.lock();
+        try {
+            if (!qp.state().can(Ops.PROCESS_RECV_OK) || qp.type() != sqp.type()) {
+                status = drop(port);
+                r = ERROR;
+            } else {
+                r = deliver(qp, wqe, port);
+            }
+        } finally {
+            rl.unlock();
+        }
+        switch (r) {
+            case COMP:
+                completeSend(wqe, status, true);
+                return COMP;
+            case RNR:
+                sl.lock();
+                try {
+                    if (sqp.state().can(Ops.PROCESS_RECV_OK)) {
+                        sqp.addRnrTimer(qp.minRnrTimer() << 24);
+                    }
+                } finally {
+                    sl.unlock();
+                }
+                return STOP;
+            default:
+                return sendError(wqe, status);
+        }
+    }
+
+    /** The responder side, {@code qp.recvLock} held; sets {@link #status}. */
+    private int deliver(RvtQp qp, RvtSwqe wqe, RvtIbport port) {
+        wc.clear();
+        status = WcStatus.SUCCESS;
+        boolean release = true;
+        boolean copyLast = false;
+        SgeState src = sqp.sendSge();
+        src.init(wqe.sgList(), 0, wqe.numSge(), wqe.length());
+        int sendLen = wqe.length();
+        WrOpcode op = wqe.opcode();
+        switch (op) {
+            case REG_MR:
+                return COMP;
+            case LOCAL_INV:
+                if ((wqe.sendFlags() & QpFlags.SEND_COMPLETION_ONLY) == 0) {
+                    if (sqp.invalidateRkey(wqe.invalidateRkey()) != 0) {
+                        status = WcStatus.LOC_PROT_ERR;
+                    }
+                    localOps = true;
+                }
+                return COMP;
+            case SEND_WITH_INV:
+            case SEND_WITH_IMM:
+            case SEND: {
+                int ret = qp.getRwqe(false);
+                if (ret < 0) {
+                    return opErr(qp);
+                }
+                if (ret == 0) {
+                    return rnrNak(qp, port);
+                }
+                if (Integer.compareUnsigned(wqe.length(), qp.recvLen()) > 0) {
+                    return invErr(qp);
+                }
+                if (op == WrOpcode.SEND_WITH_INV) {
+                    if (qp.invalidateRkey(wqe.invalidateRkey()) == 0) {
+                        wc.wcFlags(WcFlag.WITH_INVALIDATE.bit()).invalidateRkey(wqe.invalidateRkey());
+                    }
+                } else if (op == WrOpcode.SEND_WITH_IMM) {
+                    wc.wcFlags(WcFlag.WITH_IMM.bit()).immData(wqe.immData());
+                }
+                break;
+            }
+            case RDMA_WRITE_WITH_IMM: {
+                if (!AccessFlag.REMOTE_WRITE.in(qp.accessFlags())) {
+                    return invErr(qp);
+                }
+                wc.wcFlags(WcFlag.WITH_IMM.bit()).immData(wqe.immData());
+                int ret = qp.getRwqe(true);
+                if (ret < 0) {
+                    return opErr(qp);
+                }
+                if (ret == 0) {
+                    return rnrNak(qp, port);
+                }
+                if (!doWrite(qp, wqe)) {
+                    return accErr(qp);
+                }
+                break;
+            }
+            case RDMA_WRITE:
+                copyLast = qp.isUserQp();
+                if (!AccessFlag.REMOTE_WRITE.in(qp.accessFlags())) {
+                    return invErr(qp);
+                }
+                if (!doWrite(qp, wqe)) {
+                    return accErr(qp);
+                }
+                break;
+            case RDMA_READ:
+                if (!AccessFlag.REMOTE_READ.in(qp.accessFlags())) {
+                    return invErr(qp);
+                }
+                if (!qp.rkeyOk(target, wqe.length(), wqe.remoteAddr(), wqe.rkey(), AccessFlag.REMOTE_READ.bit())) {
+                    return accErr(qp);
+                }
+                release = false;
+                // Source: the remote range; destination: the WQE's own SGEs through the responder's cursor.
+                src.initSingle(target, wqe.length());
+                qp.recvSge().init(wqe.sgList(), 0, wqe.numSge(), wqe.length());
+                break;
+            case ATOMIC_CMP_AND_SWP:
+            case ATOMIC_FETCH_AND_ADD: {
+                if (!AccessFlag.REMOTE_ATOMIC.in(qp.accessFlags()) || (wqe.remoteAddr() & 7) != 0) {
+                    return invErr(qp);
+                }
+                if (!qp.rkeyOk(target, 8, wqe.remoteAddr(), wqe.rkey(), AccessFlag.REMOTE_ATOMIC.bit())) {
+                    return accErr(qp);
+                }
+                long old = op == WrOpcode.ATOMIC_FETCH_AND_ADD
+                        ? target.mr().atomicFetchAdd(wqe.remoteAddr(), wqe.compareAdd())
+                        : target.mr().atomicCompareSwap(wqe.remoteAddr(), wqe.compareAdd(), wqe.swap());
+                Sge dst = wqe.sge(0);
+                dst.mr().memory().putLong(dst.offset(), old);
+                target.release();
+                return COMP;
+            }
+            default:
+                status = WcStatus.LOC_QP_OP_ERR;
+                return ERROR;
+        }
+        SgeState dst = qp.recvSge();
+        if (sendLen > 0) {
+            dst.copyFrom(src, sendLen, release, !release, copyLast);
+        }
+        if (release) {
+            dst.putSs();
+        }
+        if (!qp.testAndClearRecvAflags(QpFlags.RA_WRID_VALID)) {
+            return COMP;
+        }
+        wc.opcode(op == WrOpcode.RDMA_WRITE_WITH_IMM ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV)
+                .wrId(qp.recvWrId()).status(WcStatus.SUCCESS).byteLen(wqe.length()).qpNum(qp.qpNum())
+                .srcQp(qp.remoteQpn()).slid(qp.remoteAhAttr().dlid() & 0xFFFF).sl(qp.remoteAhAttr().sl())
+                .portNum(1);
+        qp.recvCq(wc, SendFlag.SOLICITED.in(wqe.sendFlags()));
+        return COMP;
+    }
+
+    /** The RDMA WRITE target: the responder's cursor becomes the single rkey-checked range. */
+    private boolean doWrite(RvtQp qp, RvtSwqe wqe) {
+        if (wqe.length() == 0) {
+            return true;
+        }
+        if (!qp.rkeyOk(target, wqe.length(), wqe.remoteAddr(), wqe.rkey(), AccessFlag.REMOTE_WRITE.bit())) {
+            return false;
+        }
+        qp.recvSge().initSingle(target, wqe.length());
+        return true;
+    }
+
+    private int rnrNak(RvtQp qp, RvtIbport port) {
+        if (qp.type() == QpType.UC) {
+            return COMP; // UC: the message is dropped, the send completes successfully
+        }
+        port.addCounter(PortCounter.RNR_NAKS, 1);
+        if (sqp.sendRnrRetry() == 0) {
+            status = WcStatus.RNR_RETRY_EXC_ERR;
+            return ERROR;
+        }
+        if (sqp.rnrRetryCnt() < 7) {
+            sqp.sendRnrRetry(sqp.sendRnrRetry() - 1);
+        }
+        return RNR;
+    }
+
+    private int opErr(RvtQp qp) {
+        status = WcStatus.REM_OP_ERR;
+        qp.rcError(WcStatus.LOC_QP_OP_ERR);
+        return ERROR;
+    }
+
+    private int invErr(RvtQp qp) {
+        status = sqp.type() == QpType.RC ? WcStatus.REM_INV_REQ_ERR : WcStatus.SUCCESS;
+        qp.rcError(WcStatus.LOC_QP_OP_ERR);
+        return ERROR;
+    }
+
+    private int accErr(RvtQp qp) {
+        status = WcStatus.REM_ACCESS_ERR;
+        qp.rcError(WcStatus.LOC_PROT_ERR);
+        return ERROR;
+    }
+
+    private WcStatus drop(RvtIbport port) {
+        if (port != null) {
+            port.addCounter(PortCounter.PKT_DROPS, 1);
+        }
+        return sqp.type() == QpType.RC ? WcStatus.RETRY_EXC_ERR : WcStatus.SUCCESS;
+    }
+
+    /** {@code send_comp} / {@code flush_send}: complete the WQE with the sender's two locks, in order. */
+    private void completeSend(RvtSwqe wqe, WcStatus st, boolean countLoop) {
+        ReentrantLock rl = sqp.recvLock();
+        ReentrantLock sl = sqp.sendLock();
+        rl.lock();
+        sl.lock();
+        try {
+            if (countLoop && sqp.iport() != null) {
+                sqp.iport().addCounter(PortCounter.LOOP_PKTS, 1);
+            }
+            sqp.sendRnrRetry(sqp.rnrRetryCnt());
+            sqp.sendComplete(wqe, st);
+            if (localOps) {
+                sqp.localOpDone();
+                localOps = false;
+            }
+        } finally {
+            sl.unlock();
+            rl.unlock();
+        }
+    }
+
+    /** {@code err} / {@code send_err}: complete the WQE with its error; an RC sender moves to ERR. */
+    private int sendError(RvtSwqe wqe, WcStatus st) {
+        ReentrantLock rl = sqp.recvLock();
+        ReentrantLock sl = sqp.sendLock();
+        boolean lastWqe = false;
+        rl.lock();
+        sl.lock();
+        try {
+            sqp.sendComplete(wqe, st);
+            if (sqp.type() == QpType.RC) {
+                lastWqe = sqp.errorQp(WcStatus.WR_FLUSH_ERR);
+            }
+        } finally {
+            sl.unlock();
+            rl.unlock();
+        }
+        return lastWqe ? ERROR : STOP;
+    }
+}

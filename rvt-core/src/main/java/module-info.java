@@ -1,0 +1,11 @@
+/**
+ * rvt-core: the generic rdmavt engine behind every rvt device. It exports nothing; drivers and applications reach it
+ * only through the interfaces of {@code io.rvt.api}.
+ */
+module io.rvt.core {
+    requires transitive io.rvt.api;
+    requires static org.osgi.annotation.bundle;
+    requires static org.osgi.annotation.versioning;
+
+    uses io.rvt.api.spi.RvtDriver;
+}
