@@ -95,6 +95,7 @@ final class RvtLoopback {
     private int step(RvtQp qp, RvtIbport port) {
         ReentrantLock sl = sqp.sendLock();
         RvtSwqe wqe;
+        boolean flush = false;
         sl.lock();
         try {
             int last = sqp.sendLast();
@@ -107,18 +108,18 @@ final class RvtLoopback {
                 if (!st.can(Ops.FLUSH_SEND)) {
                     return STOP;
                 }
-                wqe = null;
+                flush = true;
             } else if (last == sqp.sendCur()) {
                 sqp.sendCur(sqp.swqeIncr(sqp.sendCur()));
             }
-            if (wqe == null) {
-                completeSend(sqp.swqe(last), WcStatus.WR_FLUSH_ERR, false);
-                return COMP;
-            }
         } finally {
-            if (sl.isHeldByCurrentThread()) {
-                sl.unlock();
-            }
+            sl.unlock();
+        }
+        if (flush) {
+            // Completed with recvLock then sendLock: never wait for recvLock while holding sendLock (S_BUSY keeps
+            // other engines off the QP meanwhile; a reset in between makes sendComplete a no-op).
+            completeSend(wqe, WcStatus.WR_FLUSH_ERR, false);
+            return COMP;
         }
         localOps = false;
         if (qp == null) {
@@ -233,6 +234,10 @@ final class RvtLoopback {
                     return accErr(qp);
                 }
                 release = false;
+                if (sendLen == 0) {
+                    // Nothing to copy, so nothing would drop the reference rkeyOk took (rdmavt leaks it here).
+                    target.release();
+                }
                 // Source: the remote range; destination: the WQE's own SGEs through the responder's cursor.
                 src.initSingle(target, wqe.length());
                 qp.recvSge().init(wqe.sgList(), 0, wqe.numSge(), wqe.length());

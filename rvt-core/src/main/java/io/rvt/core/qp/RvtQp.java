@@ -343,6 +343,7 @@ public final class RvtQp implements DriverQp {
         if (qpn < 0) {
             dev.driver().qpPrivFree(dev, qp);
             qp.closeTimers();
+            qp.freeRq();
             throw qpn == Errnos.EINVAL
                     ? Errors.inval("createQp: port " + init.portNum() + " already has its " + init.qpType() + " QP")
                     : Errors.of(qpn, "createQp: no QP number available");
@@ -356,12 +357,14 @@ public final class RvtQp implements DriverQp {
             dev.qpnTable().free(qpn, init.qpType(), init.portNum());
             dev.driver().qpPrivFree(dev, qp);
             qp.closeTimers();
+            qp.freeRq();
             throw Errors.of(r < 0 ? r : Errnos.EINVAL, "createQp: driver qp_priv_init failed with " + r);
         }
         if (!dev.tryCount(DeviceCounter.QPS_ALLOCATED, props.maxQp())) {
             dev.qpnTable().free(qpn, init.qpType(), init.portNum());
             dev.driver().qpPrivFree(dev, qp);
             qp.closeTimers();
+            qp.freeRq();
             throw Errors.nomem("createQp: the device's limit of " + props.maxQp() + " QPs is reached");
         }
         if (qp.type == QpType.RC) {
@@ -857,12 +860,20 @@ public final class RvtQp implements DriverQp {
         }
         driver.qpPrivFree(dev, this);
         closeTimers();
+        freeRq();
         sendCq.removeUser();
         recvCq.removeUser();
         if (srq != null) {
             srq.removeUser();
         }
         pd.releaseUse();
+    }
+
+    /** rvt_free_rq on the own receive queue (create failure, destroy). */
+    private void freeRq() {
+        if (rq != null) {
+            rq.free();
+        }
     }
 
     private void closeTimers() {
@@ -1126,13 +1137,14 @@ public final class RvtQp implements DriverQp {
 
     @Override
     public boolean isAvail(boolean reservedOp) {
-        VarHandle.fullFence(); // pairs with the fence in wqeUnreserve
         if (reservedOp) {
+            // volatile read: sees every decrement that wqeUnreserve made before its fence
             return sendReservedUsed.get() < reserved;
         }
         if (sendAvail != 0) {
-            return true;
+            return true; // the cached lower bound: no cross-thread state is read on this path
         }
+        VarHandle.fullFence(); // pairs with the fence in wqeUnreserve (rdmavt's smp_mb__before_atomic)
         // acquire: pairs with the setRelease in completeSwqe; read s_last before the reserved count.
         int last = (int) SEND_LAST.getAcquire(this);
         int head = (int) SEND_HEAD.get(this);

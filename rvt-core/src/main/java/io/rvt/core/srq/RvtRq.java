@@ -315,6 +315,26 @@ public final class RvtRq {
         return 0;
     }
 
+    /**
+     * Mirrors {@code rvt_free_rq}: drops the ring (the garbage collector frees it). Afterwards the queue holds
+     * nothing and accepts nothing: {@link #post} fails with {@code -ENOMEM} and {@link #take} finds no entry. Used on
+     * create-failure paths and at destroy; takes both locks.
+     */
+    public void free() {
+        producer.lock.lock();
+        consumer.lock.lock();
+        try {
+            wq = new RvtRwqe[] {new RvtRwqe(0)};
+            size = 1;
+            Producer.HEAD.setRelease(producer, 0);
+            Consumer.TAIL.setRelease(consumer, 0);
+            Consumer.COUNT.setOpaque(consumer, 0);
+        } finally {
+            consumer.lock.unlock();
+            producer.lock.unlock();
+        }
+    }
+
     @Override
     public String toString() {
         return "RvtRq{size=" + size + ", maxSge=" + maxSge + ", head=" + headAcquire() + ", tail=" + tail() + '}';

@@ -86,6 +86,18 @@ class RvtRqTest {
         }
     }
 
+    // ------------------------------------------------------------------ rvt_free_rq
+
+    @Test
+    void shouldHoldAndAcceptNothingWhenFreed() {
+        RvtRq rq = new RvtRq(8, 2);
+        assertThat(post(rq, wr(1, 1, 2))).isZero();
+        rq.free();
+        assertThat(take(rq, new RvtRwqe(2))).as("a freed queue has no entries").isFalse();
+        assertThat(post(rq, wr(2, 1, 2))).as("a freed queue accepts nothing").isEqualTo(Errnos.ENOMEM);
+        assertThat(rq.size()).isEqualTo(1);
+    }
+
     // ------------------------------------------------------------------ full / empty / wrap
 
     @Test

@@ -1,0 +1,552 @@
+package io.rvt.driver.sim;
+
+import io.rvt.api.AhAttr;
+import io.rvt.api.DeviceAttributes;
+import io.rvt.api.Errno;
+import io.rvt.api.Gid;
+import io.rvt.api.PathMtu;
+import io.rvt.api.PortAttr;
+import io.rvt.api.PortCounter;
+import io.rvt.api.PortState;
+import io.rvt.api.QpAttr;
+import io.rvt.api.VerbsException;
+import io.rvt.api.spi.CallSend;
+import io.rvt.api.spi.DriverAh;
+import io.rvt.api.spi.DriverDevice;
+import io.rvt.api.spi.DriverParams;
+import io.rvt.api.spi.DriverPort;
+import io.rvt.api.spi.DriverQp;
+import io.rvt.api.spi.OperationTable;
+import io.rvt.api.spi.RvtDriver;
+import io.rvt.api.spi.SendWqe;
+import io.rvt.api.spi.TimerService;
+import io.rvt.driver.sim.fabric.Fabric;
+import io.rvt.driver.sim.fabric.FabricMode;
+import io.rvt.driver.sim.fabric.FabricPort;
+import io.rvt.driver.sim.fabric.Frame;
+import io.rvt.transport.QpProtocolState;
+import io.rvt.transport.RxInfo;
+import io.rvt.transport.Transport;
+import io.rvt.transport.TxInfo;
+import io.rvt.transport.header.BthDescriptor;
+import io.rvt.transport.header.Framing;
+import io.rvt.transport.header.GrhDescriptor;
+import io.rvt.transport.header.Icrc;
+import io.rvt.transport.header.LrhDescriptor;
+import io.rvt.transport.header.PacketHeaders;
+import io.rvt.transport.header.PacketParser;
+import io.rvt.transport.header.RejectReason;
+import java.nio.ByteBuffer;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A simulated HCA: an rvt driver ({@code struct rvt_driver_provided}) whose ports are attached to an in-JVM
+ * {@link Fabric}. It frames packets the IBTA way (LRH, GRH, BTH and the transport's extension headers, payload,
+ * ICRC), runs {@link Transport}'s RC/UC/UD engines, and takes the fabric's time: in a deterministic fabric the RC
+ * timers and completion handlers run on the fabric's virtual clock and event loop, so a seeded program replays
+ * exactly.
+ *
+ * <pre>{@code
+ * Fabric lab = Fabric.builder("lab").deterministic(42)
+ *         .faults(FaultConfig.builder().loss(0.01).build()).build();
+ * SimDriver a = SimDriver.builder(lab).name("a").build();   // register with rvt-core, e.g. RvtDevice.register(a)
+ * }</pre>
+ *
+ * <p>Threads: the send engine of a QP runs on the poster's thread ({@code do_send}) or, when scheduled from a path
+ * that holds QP locks, on the fabric's executor (deterministic) or the driver's send thread (real time); a per-QP
+ * counter makes sure only one thread drains a QP at a time. Received frames are handled on the fabric's delivery
+ * thread (or event loop).
+ */
+public final class SimDriver implements RvtDriver {
+    /** Bytes before the BTH: LRH (8) and GRH (40); every packet is sent with a GRH. */
+    static final int HEADROOM = LrhDescriptor.LENGTH + GrhDescriptor.LENGTH;
+    private static final AtomicLong GUIDS = new AtomicLong(1);
+
+    private final Fabric fabric;
+    private final String name;
+    private final int nports;
+    private final PathMtu mtu;
+    private final long nodeGuid;
+    private final DriverParams params;
+    private final FabricPort[] ports;
+    private final boolean deterministic;
+    private final ExecutorService sendThread;
+    private final PacketParser parser = new PacketParser(true);
+    private final PacketHeaders rxHeaders = new PacketHeaders();
+    private final RxInfo rxInfo = new RxInfo();
+    private final ThreadLocal<TxScratch> txScratch = ThreadLocal.withInitial(TxScratch::new);
+    private volatile DriverDevice device;
+    private volatile Transport transport;
+
+    /** Per sending thread: the TxInfo the transport fills and an ICRC calculator. */
+    private static final class TxScratch {
+        final TxInfo tx = new TxInfo();
+        final Icrc icrc = new Icrc();
+    }
+
+    private SimDriver(Builder b) {
+        this.fabric = b.fabric;
+        this.name = b.name;
+        this.nports = b.ports;
+        this.mtu = b.mtu;
+        this.nodeGuid = b.nodeGuid != 0 ? b.nodeGuid : Fabric.GUID_BASE + 0x100000L + GUIDS.getAndIncrement() * 16;
+        this.deterministic = fabric.mode() == FabricMode.DETERMINISTIC;
+        this.params = DriverParams.builder()
+                .props(DeviceAttributes.builder().nodeGuid(nodeGuid).sysImageGuid(nodeGuid).vendorId(0x5253)
+                        .vendorPartId(0x51D).hwVer(1).fwVer(1).maxMrSize(1L << 40).pageSizeCap(4096)
+                        .maxQp(b.maxQp).maxQpWr(16384).maxSendSge(16).maxRecvSge(16).maxSgeRd(16).maxCq(b.maxQp)
+                        .maxCqe(1 << 20).maxPd(1024).maxQpRdAtom(16).maxResRdAtom(16 * b.maxQp)
+                        .maxQpInitRdAtom(16).atomicCap(1).maxMcastGrp(64).maxMcastQpAttach(64)
+                        .maxTotalMcastQpAttach(4096).maxAh(4096).maxSrq(256).maxSrqWr(16384).maxSrqSge(16)
+                        .maxPkeys(1).build())
+                .lkeyTableSize(16).qpTableSize(256).qpnStart(1).qpnInc(1).nports(nports).npkeys(1)
+                .psnMask(0xFFFFFF).psnShift(8).psnModifyMask(0xFFFFFF).maxRdmaAtomic(16).numCompVectors(1)
+                .build();
+        this.ports = new FabricPort[nports];
+        for (int i = 0; i < nports; i++) {
+            int portNum = i + 1;
+            ports[i] = fabric.newPort().name(name + ":" + portNum).guid(nodeGuid + portNum)
+                    .handler(frame -> onFrame(portNum, frame)).attach();
+        }
+        this.sendThread = deterministic ? null : Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "rvt-sim-" + name + "-send");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * @param fabric the fabric the HCA's ports attach to
+     * @return a builder
+     */
+    public static Builder builder(Fabric fabric) {
+        return new Builder(fabric);
+    }
+
+    /** @return the fabric */
+    public Fabric fabric() {
+        return fabric;
+    }
+
+    /**
+     * @param portNum a port, 1-based
+     * @return its fabric port
+     */
+    public FabricPort fabricPort(int portNum) {
+        return ports[portNum - 1];
+    }
+
+    /** @return the device once registered, else null */
+    public DriverDevice device() {
+        return device;
+    }
+
+    // ------------------------------------------------------------------ identity
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public DriverParams params() {
+        return params;
+    }
+
+    @Override
+    public OperationTable postParms() {
+        return OperationTable.standard();
+    }
+
+    @Override
+    public String getPciDev() {
+        return "sim:" + fabric.name() + ":" + name;
+    }
+
+    @Override
+    public TimerService timerService() {
+        return deterministic ? fabric.timerService() : null;
+    }
+
+    @Override
+    public Executor completionExecutor(int cpu) {
+        return deterministic ? fabric.executor() : null;
+    }
+
+    @Override
+    public void registered(DriverDevice dev) {
+        this.transport = new Transport(dev);
+        this.device = dev;
+        for (int i = 0; i < nports; i++) {
+            DriverPort p = dev.port(i + 1);
+            p.lid(ports[i].lid());
+            p.gidPrefix(ports[i].gid().subnetPrefix());
+        }
+    }
+
+    @Override
+    public void unregistering(DriverDevice dev) {
+        for (FabricPort p : ports) {
+            p.close();
+        }
+        if (sendThread != null) {
+            sendThread.shutdown();
+        }
+    }
+
+    // ------------------------------------------------------------------ QP lifecycle
+
+    @Override
+    public Object qpPrivAlloc(DriverDevice rdi, DriverQp qp) {
+        QpProtocolState st = transport.newQpState(qp);
+        st.driverData(new SimQp(qp, this));
+        return st;
+    }
+
+    @Override
+    public void qpPrivFree(DriverDevice rdi, DriverQp qp) {
+        SimQp s = simQp(qp);
+        if (s != null) {
+            s.stopped = true;
+        }
+    }
+
+    @Override
+    public void notifyQpReset(DriverQp qp) {
+        transport.resetQp(qp);
+    }
+
+    @Override
+    public void notifyErrorQp(DriverQp qp) {
+        transport.errorQp(qp);
+    }
+
+    @Override
+    public void notifyRestartRc(DriverQp qp, int psn, int wait) {
+        transport.restartRc(qp, psn, wait);
+    }
+
+    @Override
+    public int freeAllQps(DriverDevice rdi) {
+        return 0;
+    }
+
+    @Override
+    public void flushQpWaiters(DriverQp qp) {
+        // No I/O wait lists: a QP that found no frame is rescheduled through the executor instead.
+    }
+
+    @Override
+    public void stopSendQueue(DriverQp qp) {
+        SimQp s = simQp(qp);
+        if (s == null) {
+            return;
+        }
+        // Wait for a drain running on another thread; never for one queued behind us on our own thread.
+        while (s.drainer != null && s.drainer != Thread.currentThread()) {
+            Thread.onSpinWait();
+        }
+    }
+
+    @Override
+    public void quiesceQp(DriverQp qp) {
+        // Frames handed to the fabric are owned by it: nothing in flight belongs to the QP.
+    }
+
+    @Override
+    public int getPmtuFromAttr(DriverDevice rdi, DriverQp qp, QpAttr attr) {
+        return Math.min(attr.pathMtu().value(), mtu.value());
+    }
+
+    @Override
+    public int mtuFromQp(DriverDevice rdi, DriverQp qp, int pmtu) {
+        return PathMtu.of(pmtu).bytes();
+    }
+
+    @Override
+    public int mtuToPathMtu(int mtuBytes) {
+        return PathMtu.ofBytes(mtuBytes).value();
+    }
+
+    @Override
+    public int setupWqe(DriverQp qp, SendWqe wqe, CallSend callSend) {
+        return Transport.setupWqe(qp, wqe, callSend);
+    }
+
+    // ------------------------------------------------------------------ ports
+
+    @Override
+    public long getGuidBe(DriverDevice rdi, DriverPort port, int guidIndex) {
+        if (guidIndex != 0) {
+            throw new VerbsException(Errno.EINVAL, "gid index " + guidIndex + " does not exist on " + name
+                    + " (its GID table has 1 entry)");
+        }
+        return ports[port.portNum() - 1].gid().interfaceId();
+    }
+
+    @Override
+    public int queryPortState(DriverDevice rdi, int portNum, PortAttr props) {
+        FabricPort p = ports[portNum - 1];
+        boolean up = !p.isClosed() && p.link().isUp();
+        props.state(up ? PortState.ACTIVE : PortState.DOWN).physState(up ? 5 : 3).maxMtu(mtu).activeMtu(mtu)
+                .lid(p.lid()).gidTblLen(1).maxVlNum(1).activeWidth(2).activeSpeed(1);
+        return 0;
+    }
+
+    @Override
+    public int shutDownPort(DriverDevice rdi, int portNum) {
+        ports[portNum - 1].link().down();
+        return 0;
+    }
+
+    @Override
+    public void notifyNewAh(DriverDevice rdi, AhAttr attr, DriverAh ah) {
+        // UD messages may be one path MTU long: the port's MTU, as hfi1/qib derive it from the SL's VL.
+        ah.vl(0);
+        ah.logPmtu(31 - Integer.numberOfLeadingZeros(mtu.bytes()));
+    }
+
+    @Override
+    public void capMaskChg(DriverDevice rdi, int portNum) {
+        // No subnet manager to trap to.
+    }
+
+    // ------------------------------------------------------------------ send engine
+
+    private static SimQp simQp(DriverQp qp) {
+        Object st = qp.priv();
+        return st instanceof QpProtocolState ? (SimQp) ((QpProtocolState) st).driverData() : null;
+    }
+
+    @Override
+    public boolean scheduleSend(DriverQp qp) {
+        // QP locks are held: queue the drain, never run it here.
+        SimQp s = simQp(qp);
+        if (s != null && s.pending.getAndIncrement() == 0) {
+            execute(s.drainTask);
+        }
+        return true;
+    }
+
+    @Override
+    public boolean scheduleSendNoLock(DriverQp qp) {
+        doSend(qp);
+        return true;
+    }
+
+    @Override
+    public void doSend(DriverQp qp) {
+        SimQp s = simQp(qp);
+        if (s != null && s.pending.getAndIncrement() == 0) {
+            drain(s);
+        }
+    }
+
+    private void execute(Runnable task) {
+        if (deterministic) {
+            fabric.executor().execute(task);
+        } else {
+            sendThread.execute(task);
+        }
+    }
+
+    /** Runs the QP's send engine until it has nothing to send and no request came in meanwhile. */
+    void drain(SimQp s) {
+        s.drainer = Thread.currentThread();
+        try {
+            int seen = s.pending.get();
+            while (true) {
+                boolean backpressure = false;
+                while (!s.stopped) {
+                    int r = sendOne(s.qp);
+                    if (r <= 0) {
+                        backpressure = r < 0;
+                        break;
+                    }
+                }
+                if (backpressure) {
+                    // No frame: leave pending set and come back through the executor.
+                    execute(s.drainTask);
+                    return;
+                }
+                if (s.pending.compareAndSet(seen, 0)) {
+                    return;
+                }
+                seen = s.pending.get();
+            }
+        } finally {
+            s.drainer = null;
+        }
+    }
+
+    /** @return 1 if a packet was sent, 0 if there was nothing to send, -1 if no frame was free */
+    private int sendOne(DriverQp qp) {
+        int portNum = qp.portNum() != 0 ? qp.portNum() : 1;
+        FabricPort port = ports[portNum - 1];
+        Frame frame = port.acquire();
+        if (frame == null) {
+            return -1;
+        }
+        TxScratch sc = txScratch.get();
+        TxInfo tx = sc.tx;
+        ByteBuffer buf = frame.buffer();
+        int n = transport.makePacket(qp, buf, HEADROOM, tx);
+        if (n <= 0) {
+            frame.release();
+            return 0;
+        }
+        AhAttr ah = tx.ah();
+        int dlid = ah.dlid();
+        int total = HEADROOM + n + Icrc.LENGTH;
+        LrhDescriptor.write(buf, 0, 0, tx.sl(), LrhDescriptor.LNH_IBA_GLOBAL, dlid, total / 4, port.lid());
+        Gid dgid = ah.isGlobal() ? ah.dgid() : gidOf(dlid);
+        GrhDescriptor.write(buf, LrhDescriptor.LENGTH, ah.trafficClass(), ah.flowLabel(), n + Icrc.LENGTH,
+                ah.hopLimit() == 0 ? 64 : ah.hopLimit(), port.gid(), dgid);
+        sc.icrc.writeIb(buf, 0, total);
+        frame.length(total).dstLid(dlid);
+        DriverPort dp = device.port(portNum);
+        if (!port.send(frame)) {
+            dp.addCounter(PortCounter.PKT_DROPS, 1);
+            return 1;
+        }
+        dp.addCounter(PortCounter.TX_PACKETS, 1);
+        dp.addCounter(PortCounter.TX_BYTES, total);
+        return 1;
+    }
+
+    private Gid gidOf(int lid) {
+        FabricPort p = lid < Fabric.MULTICAST_FIRST ? fabric.port(lid) : null;
+        return p != null ? p.gid() : Gid.ZERO;
+    }
+
+    // ------------------------------------------------------------------ receive path
+
+    /** Delivery of a frame to port {@code portNum}: parse, check the ICRC, find the QP, run the transport. */
+    private void onFrame(int portNum, Frame frame) {
+        DriverDevice dev = device;
+        Transport t = transport;
+        try {
+            if (dev == null || t == null) {
+                return;
+            }
+            DriverPort port = dev.port(portNum);
+            ByteBuffer buf = frame.buffer();
+            PacketHeaders h = rxHeaders;
+            port.addCounter(PortCounter.RX_PACKETS, 1);
+            port.addCounter(PortCounter.RX_BYTES, frame.length());
+            if (parser.parse(buf, 0, frame.length(), Framing.IB_LRH, h) != RejectReason.OK) {
+                port.addCounter(PortCounter.RX_MALFORMED, 1);
+                return;
+            }
+            RxInfo rx = rxInfo.fromHeaders(portNum, buf, h);
+            if (h.dlid() >= Fabric.MULTICAST_FIRST && h.dlid() <= Fabric.MULTICAST_LAST) {
+                t.receiveMulticast(port, h.dgid(), h.dlid(), buf, h, rx);
+                return;
+            }
+            DriverQp qp = dev.lookupQpnAndRetain(port, h.destQp());
+            if (qp == null) {
+                port.addCounter(PortCounter.RX_MALFORMED, 1);
+                return;
+            }
+            try {
+                t.receive(qp, buf, h, rx);
+            } finally {
+                qp.release();
+            }
+        } finally {
+            frame.release();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SimDriver{" + name + " on fabric " + fabric.name() + ", ports=" + nports + ", mtu=" + mtu.bytes()
+                + '}';
+    }
+
+    /** Configures a {@link SimDriver}. */
+    public static final class Builder {
+        private final Fabric fabric;
+        private String name = "sim";
+        private int ports = 1;
+        private PathMtu mtu = PathMtu.MTU_4096;
+        private long nodeGuid;
+        private int maxQp = 16384;
+
+        private Builder(Fabric fabric) {
+            if (fabric == null) {
+                throw new IllegalArgumentException("fabric must not be null");
+            }
+            this.fabric = fabric;
+        }
+
+        /**
+         * @param v the driver (and device) name
+         * @return this
+         */
+        public Builder name(String v) {
+            if (v == null || v.isBlank()) {
+                throw new IllegalArgumentException("name must be a non-empty string, got '" + v + "'");
+            }
+            name = v;
+            return this;
+        }
+
+        /**
+         * @param v number of ports, 1..16
+         * @return this
+         */
+        public Builder ports(int v) {
+            if (v < 1 || v > 16) {
+                throw new IllegalArgumentException("ports must be in 1..16, got " + v);
+            }
+            ports = v;
+            return this;
+        }
+
+        /**
+         * @param v the ports' MTU
+         * @return this
+         */
+        public Builder mtu(PathMtu v) {
+            if (v == null) {
+                throw new IllegalArgumentException("mtu must not be null");
+            }
+            mtu = v;
+            return this;
+        }
+
+        /**
+         * @param v the node GUID (0: derived)
+         * @return this
+         */
+        public Builder nodeGuid(long v) {
+            nodeGuid = v;
+            return this;
+        }
+
+        /**
+         * @param v most QPs (and CQs)
+         * @return this
+         */
+        public Builder maxQp(int v) {
+            if (v < 1) {
+                throw new IllegalArgumentException("maxQp must be at least 1, got " + v);
+            }
+            maxQp = v;
+            return this;
+        }
+
+        /** @return the driver, its ports attached to the fabric; register it to get a device */
+        public SimDriver build() {
+            if (mtu.bytes() + HEADROOM + 64 > fabric.maxFrameSize()) {
+                throw new IllegalArgumentException("mtu " + mtu.bytes() + " does not fit the fabric's frame size "
+                        + fabric.maxFrameSize());
+            }
+            return new SimDriver(this);
+        }
+    }
+}

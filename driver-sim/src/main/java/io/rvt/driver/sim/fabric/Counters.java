@@ -1,0 +1,130 @@
+package io.rvt.driver.sim.fabric;
+
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * Counters of a {@link FabricPort} or a whole {@link Fabric}. Updated without allocation by the fabric's delivery
+ * thread and by senders; readable from any thread (each value on its own is exact, a set of reads is not a
+ * snapshot).
+ *
+ * <p>On a port: {@code tx} counts frames the port sent that the fabric took in, {@code rx} frames handed to its
+ * handler; drops as {@link DropCause} says; {@code duplicated}, {@code corrupted} and {@code reordered} count faults
+ * applied on its link; {@code backpressure} counts {@link FabricPort#acquire()} finding the pool empty and
+ * {@link FabricPort#send(Frame)} finding the queue full. On the fabric: the sums over all ports.
+ */
+public final class Counters {
+    static final int TX_FRAMES = 0;
+    static final int TX_BYTES = 1;
+    static final int RX_FRAMES = 2;
+    static final int RX_BYTES = 3;
+    static final int DUPLICATED = 4;
+    static final int CORRUPTED = 5;
+    static final int REORDERED = 6;
+    static final int BACKPRESSURE = 7;
+    static final int HANDLER_ERRORS = 8;
+    private static final int DROPS = 9;
+    private static final DropCause[] CAUSES = DropCause.values();
+
+    private final AtomicLongArray values = new AtomicLongArray(DROPS + CAUSES.length);
+
+    Counters() {
+    }
+
+    void add(int counter, long delta) {
+        values.getAndAdd(counter, delta);
+    }
+
+    void increment(int counter) {
+        values.getAndIncrement(counter);
+    }
+
+    void drop(DropCause cause) {
+        values.getAndIncrement(DROPS + cause.ordinal());
+    }
+
+    /** @return frames sent */
+    public long txFrames() {
+        return values.get(TX_FRAMES);
+    }
+
+    /** @return bytes sent */
+    public long txBytes() {
+        return values.get(TX_BYTES);
+    }
+
+    /** @return frames delivered to a handler */
+    public long rxFrames() {
+        return values.get(RX_FRAMES);
+    }
+
+    /** @return bytes delivered to a handler */
+    public long rxBytes() {
+        return values.get(RX_BYTES);
+    }
+
+    /**
+     * @param cause the cause
+     * @return frames dropped for {@code cause}
+     */
+    public long drops(DropCause cause) {
+        return values.get(DROPS + cause.ordinal());
+    }
+
+    /** @return frames dropped for any cause */
+    public long totalDrops() {
+        long sum = 0;
+        for (int i = 0; i < CAUSES.length; i++) {
+            sum += values.get(DROPS + i);
+        }
+        return sum;
+    }
+
+    /** @return extra copies made by the duplication fault */
+    public long duplicated() {
+        return values.get(DUPLICATED);
+    }
+
+    /** @return frames with one bit flipped by the corruption fault */
+    public long corrupted() {
+        return values.get(CORRUPTED);
+    }
+
+    /** @return frames given an extra delay by the reordering fault */
+    public long reordered() {
+        return values.get(REORDERED);
+    }
+
+    /** @return acquires that found the pool empty plus sends that found the queue full */
+    public long backpressure() {
+        return values.get(BACKPRESSURE);
+    }
+
+    /** @return exceptions thrown by frame handlers */
+    public long handlerErrors() {
+        return values.get(HANDLER_ERRORS);
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("Counters{tx=").append(txFrames()).append('/').append(txBytes())
+                .append("B, rx=").append(rxFrames()).append('/').append(rxBytes()).append('B');
+        for (DropCause c : CAUSES) {
+            long n = drops(c);
+            if (n != 0) {
+                sb.append(", drop.").append(c).append('=').append(n);
+            }
+        }
+        append(sb, "duplicated", duplicated());
+        append(sb, "corrupted", corrupted());
+        append(sb, "reordered", reordered());
+        append(sb, "backpressure", backpressure());
+        append(sb, "handlerErrors", handlerErrors());
+        return sb.append('}').toString();
+    }
+
+    private static void append(StringBuilder sb, String name, long value) {
+        if (value != 0) {
+            sb.append(", ").append(name).append('=').append(value);
+        }
+    }
+}

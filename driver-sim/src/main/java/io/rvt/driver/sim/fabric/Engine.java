@@ -1,0 +1,36 @@
+package io.rvt.driver.sim.fabric;
+
+import io.rvt.driver.sim.clock.Agent;
+import io.rvt.driver.sim.clock.NanoClock;
+import java.util.concurrent.Executor;
+
+/** When the {@link Forwarder}'s stages run: the mode-specific half of a fabric. */
+abstract class Engine {
+    final Forwarder forwarder;
+
+    Engine(Forwarder forwarder) {
+        this.forwarder = forwarder;
+    }
+
+    abstract NanoClock clock();
+
+    /** Takes a stamped frame from a sender; any thread. @return false if it cannot be queued now */
+    abstract boolean submit(Frame f);
+
+    /** Runs {@link Forwarder#onSwitch} for {@code f} at {@code at}; delivery thread. */
+    abstract void toSwitch(Frame f, long at);
+
+    /** Runs {@link Forwarder#onDeliver} for {@code f} at {@code at}; delivery thread. */
+    abstract void toDeliver(Frame f, long at);
+
+    abstract Agent agent();
+
+    abstract Executor executor();
+
+    void portAttached(FabricPort p) {
+    }
+
+    /** Releases every frame still held; called after the delivery thread has stopped. */
+    void close() {
+    }
+}

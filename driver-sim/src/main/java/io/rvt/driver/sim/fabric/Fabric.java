@@ -1,0 +1,678 @@
+package io.rvt.driver.sim.fabric;
+
+import io.rvt.api.Gid;
+import io.rvt.api.spi.TimerService;
+import io.rvt.driver.sim.clock.Agent;
+import io.rvt.driver.sim.clock.AgentRunner;
+import io.rvt.driver.sim.clock.BackoffIdleStrategy;
+import io.rvt.driver.sim.clock.EventLoop;
+import io.rvt.driver.sim.clock.IdleStrategy;
+import io.rvt.driver.sim.clock.NanoClock;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.TreeSet;
+import java.util.concurrent.Executor;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+/**
+ * A named in-JVM network: a switch that forwards {@link Frame}s between attached {@link FabricPort}s by destination
+ * LID — to one port (unicast, 0x0001..0xBFFF) or to every port that joined a multicast LID (0xC000..0xFFFE, never back
+ * to the sender) — over links with bandwidth, latency and seeded faults; frames to unknown destinations are dropped
+ * and counted. Fabrics are registered by name: {@link #named(String)} returns the same instance for the same name
+ * until it is {@link #close() closed}; two names are two isolated networks.
+ *
+ * <p>Modes ({@link FabricMode}): deterministic — virtual time on an {@link EventLoop}, driven by the caller
+ * ({@link #runUntilIdle()}, {@link #runFor(long)}, {@link #step()}, {@link #runUntil(BooleanSupplier, long)}) or by
+ * one thread; the loop also provides a {@link TimerService} and an {@link Executor} on the same time, and the same
+ * seed and program give the same {@link #trace()} and {@link #traceHash()}. Real-time — a delivery agent holds
+ * frames until due on {@link System#nanoTime()} and delivers them on its thread, run by a dedicated thread with the
+ * configured {@link IdleStrategy} or by the caller.
+ *
+ * <pre>{@code
+ * Fabric lab = Fabric.builder("lab").deterministic(42)
+ *         .defaultLink(LinkModel.of(100_000_000_000L, 500))
+ *         .faults(FaultConfig.builder().loss(0.01).build()).build();
+ * FabricPort a = lab.newPort().attach();
+ * FabricPort b = lab.newPort().handler(frame -> { ...; frame.release(); }).attach();
+ * a.send(b.lid(), ByteBuffer.wrap(bytes));
+ * lab.runUntilIdle();                                   // b's handler runs at virtual time 1000 + serialisation
+ * }</pre>
+ *
+ * <p>Threading: every method may be called from any thread. Frame handling runs on one thread at a time.
+ */
+public final class Fabric implements AutoCloseable {
+    /** The first unicast LID. */
+    public static final int UNICAST_FIRST = 0x0001;
+    /** The last unicast LID. */
+    public static final int UNICAST_LAST = 0xBFFF;
+    /** The first multicast LID. */
+    public static final int MULTICAST_FIRST = 0xC000;
+    /** The last multicast LID (0xFFFF is the permissive LID, which the fabric does not route). */
+    public static final int MULTICAST_LAST = 0xFFFE;
+    /** The default GID prefix: the link-local prefix 0xFE80::/64. */
+    public static final long DEFAULT_GID_PREFIX = 0xFE80_0000_0000_0000L;
+    /** The seed of a fabric built without one. */
+    public static final long DEFAULT_SEED = 0x5EED_0F_FAB_21CL;
+    /** High bits of the GUIDs the fabric assigns; the low 32 bits count ports. */
+    public static final long GUID_BASE = 0x0052_5654_0000_0000L;
+
+    private static final VarHandle PORTS = MethodHandles.arrayElementVarHandle(FabricPort[].class);
+    private static final VarHandle GROUPS = MethodHandles.arrayElementVarHandle(FabricPort[][].class);
+    private static final FabricPort[] NO_PORTS = new FabricPort[0];
+    private static final System.Logger LOG = System.getLogger(Fabric.class.getName());
+    /** The registry; guarded by itself. */
+    static final Map<String, Fabric> REGISTRY = new HashMap<>();
+
+    private final String name;
+    private final FabricMode mode;
+    private final ThreadingMode threading;
+    private final long seed;
+    private final long gidPrefix;
+    private final int maxFrameSize;
+    private final LinkModel defaultLink;
+    private volatile FaultConfig defaultFaults;
+    private final Counters counters = new Counters();
+    private final Trace trace;
+    private final Forwarder forwarder;
+    private final Engine engine;
+    private final EventLoop loop;
+    private final AgentRunner runner;
+    private final Agent agent;
+
+    /** Guards attach/detach, the GID map, partitions' list and the generator. */
+    private final Object lock = new Object();
+    /** Port by unicast LID; written under {@link #lock} with release, read with acquire. */
+    private final FabricPort[] byLid = new FabricPort[UNICAST_LAST + 1];
+    /** Members by multicast LID - 0xC000; copy-on-write arrays, written under {@link #lock} with release. */
+    private final FabricPort[][] groups = new FabricPort[MULTICAST_LAST - MULTICAST_FIRST + 1][];
+    private final Map<Gid, FabricPort> byGid = new HashMap<>();
+    /** Active partitions; copy-on-write under {@link #lock}. */
+    private volatile Partition[] partitions = new Partition[0];
+    /** Splits a generator per link, in attach order; under {@link #lock}. */
+    private final SplittableRandom random;
+    private int nextAutoLid = UNICAST_FIRST;
+    private int portCount;
+    private volatile boolean closed;
+
+    Fabric(FabricBuilder b) {
+        this.name = b.name;
+        this.mode = b.mode;
+        this.threading = b.threading;
+        this.seed = b.seed;
+        this.gidPrefix = b.gidPrefix;
+        this.maxFrameSize = b.maxFrameSize;
+        this.defaultLink = b.defaultLink;
+        this.defaultFaults = b.faults;
+        this.random = new SplittableRandom(b.seed);
+        boolean traced = b.trace != null ? b.trace : mode == FabricMode.DETERMINISTIC;
+        this.trace = traced ? new Trace(b.traceCapacity) : null;
+        Consumer<Throwable> errors = b.errorHandler != null ? b.errorHandler
+                : mode == FabricMode.DETERMINISTIC ? Fabric::rethrow : this::log;
+        this.forwarder = new Forwarder(this, counters, trace, errors, b.copyPoolFrames, b.maxFrameSize);
+        String role = "rvt-sim-fabric-" + name;
+        if (mode == FabricMode.DETERMINISTIC) {
+            this.loop = b.loop != null ? b.loop : new EventLoop();
+            this.engine = new DeterministicEngine(forwarder, loop);
+        } else {
+            this.loop = null;
+            this.engine = new RealTimeEngine(forwarder, b.clock, role, errors, b.taskCapacity);
+        }
+        forwarder.engine(engine);
+        Agent a = engine.agent();
+        this.agent = new Agent() {
+            @Override
+            public int doWork() throws Exception {
+                return a.doWork();
+            }
+
+            @Override
+            public String roleName() {
+                return role;
+            }
+        };
+        this.runner = threading == ThreadingMode.DEDICATED ? AgentRunner.start(agent, b.idleStrategy, errors) : null;
+    }
+
+    /**
+     * The fabric registered under {@code name}, created with the defaults (real-time, a dedicated thread with a
+     * {@link BackoffIdleStrategy}, ideal links, no faults, {@link #DEFAULT_SEED}) if there is none.
+     *
+     * @param name the name
+     * @return the fabric
+     */
+    public static Fabric named(String name) {
+        synchronized (REGISTRY) {
+            Fabric f = REGISTRY.get(name);
+            return f != null ? f : builder(name).build();
+        }
+    }
+
+    /**
+     * @param name the name
+     * @return the fabric registered under {@code name}, if any
+     */
+    public static Optional<Fabric> find(String name) {
+        synchronized (REGISTRY) {
+            return Optional.ofNullable(REGISTRY.get(name));
+        }
+    }
+
+    /** @return the names of the registered fabrics, sorted */
+    public static List<String> names() {
+        synchronized (REGISTRY) {
+            return List.copyOf(new TreeSet<>(REGISTRY.keySet()));
+        }
+    }
+
+    /**
+     * @param name the name to register the fabric under
+     * @return a builder with the defaults of {@link #named(String)}
+     */
+    public static FabricBuilder builder(String name) {
+        return new FabricBuilder(name);
+    }
+
+    /** @return the name */
+    public String name() {
+        return name;
+    }
+
+    /** @return the mode */
+    public FabricMode mode() {
+        return mode;
+    }
+
+    /** @return who drives the fabric */
+    public ThreadingMode threading() {
+        return threading;
+    }
+
+    /** @return the seed every fault draw derives from */
+    public long seed() {
+        return seed;
+    }
+
+    /** @return the clock: the loop's virtual clock, or the real-time clock */
+    public NanoClock clock() {
+        return engine.clock();
+    }
+
+    /** @return the current time on {@link #clock()} in ns */
+    public long nanoTime() {
+        return engine.clock().nanoTime();
+    }
+
+    /**
+     * @return the event loop
+     * @throws IllegalStateException in real-time mode
+     */
+    public EventLoop loop() {
+        if (loop == null) {
+            throw new IllegalStateException("fabric '" + name + "' is real-time: it has no event loop");
+        }
+        return loop;
+    }
+
+    /**
+     * The loop's timer service (rvt-core's RC retry and RNR timers on virtual time).
+     *
+     * @return the timer service
+     * @throws IllegalStateException in real-time mode (use rvt-core's real-time one)
+     */
+    public TimerService timerService() {
+        return loop().timerService();
+    }
+
+    /**
+     * An executor on the fabric's delivery thread: tasks are events at the current virtual time in deterministic
+     * mode, and run by the delivery agent between frames in real-time mode (where a full task queue throws
+     * {@link java.util.concurrent.RejectedExecutionException}).
+     *
+     * @return the executor
+     */
+    public Executor executor() {
+        return engine.executor();
+    }
+
+    /**
+     * The fabric's duty-cycle agent. With {@link ThreadingMode#INVOKER} call its {@code doWork()} to make progress
+     * (from one thread at a time); with {@link ThreadingMode#DEDICATED} the fabric's thread does.
+     *
+     * @return the agent
+     */
+    public Agent agent() {
+        return agent;
+    }
+
+    /** @return the fabric's thread, or null with {@link ThreadingMode#INVOKER} */
+    public Thread thread() {
+        return runner != null ? runner.thread() : null;
+    }
+
+    /**
+     * Deterministic mode: runs the loop until idle ({@link EventLoop#runUntilIdle()}). This and the other
+     * {@code run}/{@code step} methods throw {@link IllegalStateException} in real-time mode or with
+     * {@link ThreadingMode#DEDICATED}.
+     *
+     * @return the number of events run
+     */
+    public long runUntilIdle() {
+        return drivenLoop().runUntilIdle();
+    }
+
+    /**
+     * Deterministic mode: runs {@code nanos} of virtual time ({@link EventLoop#runFor(long)}).
+     *
+     * @param nanos how long
+     * @return the number of events run
+     */
+    public long runFor(long nanos) {
+        return drivenLoop().runFor(nanos);
+    }
+
+    /**
+     * Deterministic mode: runs one event ({@link EventLoop#step()}).
+     *
+     * @return false if there was none
+     */
+    public boolean step() {
+        return drivenLoop().step();
+    }
+
+    /**
+     * Deterministic mode: runs until {@code condition} holds or {@code maxVirtualNanos} pass
+     * ({@link EventLoop#runUntil(BooleanSupplier, long)}).
+     *
+     * @param condition what to wait for
+     * @param maxVirtualNanos the virtual-time budget
+     * @return true if {@code condition} held
+     */
+    public boolean runUntil(BooleanSupplier condition, long maxVirtualNanos) {
+        return drivenLoop().runUntil(condition, maxVirtualNanos);
+    }
+
+    /** The loop, for a caller that drives it: not while the fabric's own thread does. */
+    private EventLoop drivenLoop() {
+        EventLoop l = loop();
+        if (threading == ThreadingMode.DEDICATED) {
+            throw new IllegalStateException("fabric '" + name + "' is driven by its own thread (DEDICATED)");
+        }
+        return l;
+    }
+
+    /** @return the link model of ports that do not set their own */
+    public LinkModel defaultLink() {
+        return defaultLink;
+    }
+
+    /** @return the faults of links that do not set their own */
+    public FaultConfig defaultFaults() {
+        return defaultFaults;
+    }
+
+    /**
+     * @param faults the faults of links that do not set their own, from now on
+     */
+    public void defaultFaults(FaultConfig faults) {
+        this.defaultFaults = Objects.requireNonNull(faults, "faults");
+    }
+
+    /** @return the GID prefix of ports' default GIDs */
+    public long gidPrefix() {
+        return gidPrefix;
+    }
+
+    /** @return the largest frame capacity a port's pool may have (the size of the fabric's copies) */
+    public int maxFrameSize() {
+        return maxFrameSize;
+    }
+
+    /** @return a builder for a port to attach */
+    public FabricPort.Builder newPort() {
+        return new FabricPort.Builder(this);
+    }
+
+    /**
+     * @param lid a LID
+     * @return the port with unicast LID {@code lid}, or null
+     */
+    public FabricPort port(int lid) {
+        if (lid < UNICAST_FIRST || lid > UNICAST_LAST) {
+            return null;
+        }
+        return (FabricPort) PORTS.getAcquire(byLid, lid); // acquire: pairs with the release in attach()/detach()
+    }
+
+    /**
+     * @param gid a GID
+     * @return the port with that GID, if any (a path lookup, as a subnet manager answers it)
+     */
+    public Optional<FabricPort> port(Gid gid) {
+        synchronized (lock) {
+            return Optional.ofNullable(byGid.get(gid));
+        }
+    }
+
+    /** @return the attached ports, by LID */
+    public List<FabricPort> ports() {
+        List<FabricPort> list = new ArrayList<>();
+        for (int lid = UNICAST_FIRST; lid <= UNICAST_LAST; lid++) {
+            FabricPort p = port(lid);
+            if (p != null) {
+                list.add(p);
+            }
+        }
+        return list;
+    }
+
+    /**
+     * @param mlid a multicast LID
+     * @return the ports that joined it, in join order
+     */
+    public List<FabricPort> multicastMembers(int mlid) {
+        checkMulticast(mlid);
+        return List.of(members(mlid));
+    }
+
+    /**
+     * Cuts {@code side1} off from {@code side2}, both ways, until {@link Partition#heal()}.
+     *
+     * @param side1 ports of one side
+     * @param side2 ports of the other side
+     * @return the active partition
+     */
+    public Partition partition(Collection<FabricPort> side1, Collection<FabricPort> side2) {
+        return addPartition(side1, side2, true);
+    }
+
+    /**
+     * Drops frames from {@code from} to {@code to} (not the other way) until {@link Partition#heal()}.
+     *
+     * @param from sending ports
+     * @param to receiving ports
+     * @return the active partition
+     */
+    public Partition partitionOneWay(Collection<FabricPort> from, Collection<FabricPort> to) {
+        return addPartition(from, to, false);
+    }
+
+    /** @return the active partitions */
+    public List<Partition> partitions() {
+        return List.of(partitions);
+    }
+
+    /** Heals every active partition. */
+    public void healAll() {
+        for (Partition p : partitions) {
+            p.heal();
+        }
+    }
+
+    /** @return the fabric's counters: sums over its ports */
+    public Counters counters() {
+        return counters;
+    }
+
+    /**
+     * @return the trace
+     * @throws IllegalStateException if tracing is off (the default in real-time mode)
+     */
+    public Trace trace() {
+        if (trace == null) {
+            throw new IllegalStateException("fabric '" + name + "' does not trace (FabricBuilder.trace(true))");
+        }
+        return trace;
+    }
+
+    /** @return the trace's running hash ({@link Trace#hash()}), or 0 if tracing is off */
+    public long traceHash() {
+        return trace != null ? trace.hash() : 0;
+    }
+
+    /** @return true once closed */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Unregisters the fabric, stops its thread (if any), detaches every port and releases every frame it holds (in
+     * deterministic mode, frames still queued on the loop are released when their events run). Idempotent. In
+     * invoker mode, stop calling the agent first.
+     */
+    @Override
+    public void close() {
+        synchronized (REGISTRY) {
+            if (REGISTRY.get(name) == this) {
+                REGISTRY.remove(name);
+            }
+        }
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        if (runner != null) {
+            runner.close();
+        }
+        for (FabricPort p : ports()) {
+            detach(p);
+        }
+        engine.close();
+    }
+
+    @Override
+    public String toString() {
+        return "Fabric{" + name + ", " + mode + ", " + threading + ", seed=0x" + Long.toHexString(seed)
+                + (closed ? ", closed" : "") + '}';
+    }
+
+    // ---- package-private: ports, forwarder ----
+
+    Forwarder forwarder() {
+        return forwarder;
+    }
+
+    Engine engine() {
+        return engine;
+    }
+
+    FabricPort attach(FabricPort.Builder b, FramePool pool) {
+        if (pool.frameCapacity() > maxFrameSize) {
+            throw new IllegalArgumentException("port pool frames of " + pool.frameCapacity()
+                    + " bytes exceed fabric '" + name + "' maxFrameSize=" + maxFrameSize);
+        }
+        FabricPort p;
+        synchronized (lock) {
+            if (closed) {
+                throw new IllegalStateException("fabric '" + name + "' is closed");
+            }
+            int lid = b.lid != 0 ? b.lid : nextFreeLid();
+            if (byLid[lid] != null) {
+                throw new IllegalArgumentException("fabric '" + name + "': lid=0x" + Integer.toHexString(lid)
+                        + " is taken by " + byLid[lid].name());
+            }
+            int index = portCount++;
+            long guid = b.guidSet ? b.guid : GUID_BASE | (index + 1);
+            Gid gid = b.gid != null ? b.gid : Gid.of(gidPrefix, guid);
+            if (byGid.containsKey(gid)) {
+                throw new IllegalArgumentException("fabric '" + name + "': gid " + gid + " is taken by "
+                        + byGid.get(gid).name());
+            }
+            p = new FabricPort(this, b, lid, guid, gid, index, random.split(), pool,
+                    mode == FabricMode.REAL_TIME);
+            byGid.put(gid, p);
+            engine.portAttached(p);
+            PORTS.setRelease(byLid, lid, p); // release: pairs with the acquire in port(int)
+        }
+        return p;
+    }
+
+    private int nextFreeLid() {
+        for (int i = 0; i < UNICAST_LAST; i++) {
+            int lid = nextAutoLid;
+            nextAutoLid = lid == UNICAST_LAST ? UNICAST_FIRST : lid + 1;
+            if (byLid[lid] == null) {
+                return lid;
+            }
+        }
+        throw new IllegalStateException("fabric '" + name + "' has no free unicast LID");
+    }
+
+    void detach(FabricPort p) {
+        synchronized (lock) {
+            if (p.closed) {
+                return;
+            }
+            for (int off = p.groups.nextSetBit(0); off >= 0; off = p.groups.nextSetBit(off + 1)) {
+                removeMember(p, off);
+            }
+            p.groups.clear();
+            byGid.remove(p.gid());
+            PORTS.setRelease(byLid, p.lid(), null);
+            p.closed = true;
+        }
+    }
+
+    void join(FabricPort p, int mlid) {
+        checkMulticast(mlid);
+        synchronized (lock) {
+            int off = mlid - MULTICAST_FIRST;
+            if (p.closed || p.groups.get(off)) {
+                return;
+            }
+            FabricPort[] old = groups[off] != null ? groups[off] : NO_PORTS;
+            FabricPort[] a = Arrays.copyOf(old, old.length + 1);
+            a[old.length] = p;
+            GROUPS.setRelease(groups, off, a); // release: pairs with the acquire in members()
+            p.groups.set(off);
+        }
+    }
+
+    void leave(FabricPort p, int mlid) {
+        checkMulticast(mlid);
+        synchronized (lock) {
+            int off = mlid - MULTICAST_FIRST;
+            if (p.groups.get(off)) {
+                removeMember(p, off);
+                p.groups.clear(off);
+            }
+        }
+    }
+
+    private void removeMember(FabricPort p, int off) {
+        FabricPort[] old = groups[off];
+        FabricPort[] a = new FabricPort[old.length - 1];
+        int n = 0;
+        for (FabricPort q : old) {
+            if (q != p) {
+                a[n++] = q;
+            }
+        }
+        GROUPS.setRelease(groups, off, a.length == 0 ? null : a);
+    }
+
+    FabricPort[] members(int mlid) {
+        FabricPort[] a = (FabricPort[]) GROUPS.getAcquire(groups, mlid - MULTICAST_FIRST);
+        return a != null ? a : NO_PORTS;
+    }
+
+    private static void checkMulticast(int mlid) {
+        if (mlid < MULTICAST_FIRST || mlid > MULTICAST_LAST) {
+            throw new IllegalArgumentException("mlid=0x" + Integer.toHexString(mlid)
+                    + " not a multicast LID in [0xc000, 0xfffe]");
+        }
+    }
+
+    private Partition addPartition(Collection<FabricPort> a, Collection<FabricPort> b, boolean both) {
+        BitSet from = indexes(a);
+        BitSet to = indexes(b);
+        String description = names(a) + (both ? " <-/-> " : " -/-> ") + names(b);
+        Partition p = new Partition(this, from, to, both, description);
+        synchronized (lock) {
+            Partition[] old = partitions;
+            Partition[] n = Arrays.copyOf(old, old.length + 1);
+            n[old.length] = p;
+            partitions = n;
+        }
+        return p;
+    }
+
+    private BitSet indexes(Collection<FabricPort> ports) {
+        BitSet bits = new BitSet();
+        for (FabricPort p : ports) {
+            if (p.fabric() != this) {
+                throw new IllegalArgumentException("port " + p.name() + " is not on fabric '" + name + "'");
+            }
+            bits.set(p.index());
+        }
+        return bits;
+    }
+
+    private static String names(Collection<FabricPort> ports) {
+        StringBuilder sb = new StringBuilder("[");
+        for (FabricPort p : ports) {
+            if (sb.length() > 1) {
+                sb.append(", ");
+            }
+            sb.append(p.name());
+        }
+        return sb.append(']').toString();
+    }
+
+    void heal(Partition p) {
+        synchronized (lock) {
+            Partition[] old = partitions;
+            List<Partition> n = new ArrayList<>(old.length);
+            for (Partition q : old) {
+                if (q != p) {
+                    n.add(q);
+                }
+            }
+            partitions = n.toArray(new Partition[0]);
+        }
+    }
+
+    boolean partitioned(FabricPort src, FabricPort dst) {
+        Partition[] ps = partitions;
+        for (Partition p : ps) {
+            if (p.blocks(src.index(), dst.index())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    void onLinkChange(FabricPort port, boolean up) {
+        forwarder.traceLink(port, up);
+        LinkListener l = port.linkListener();
+        if (l != null) {
+            l.onLinkStateChange(port, up);
+        }
+    }
+
+    private static void rethrow(Throwable t) {
+        if (t instanceof RuntimeException) {
+            throw (RuntimeException) t;
+        }
+        if (t instanceof Error) {
+            throw (Error) t;
+        }
+        throw new IllegalStateException(t);
+    }
+
+    private void log(Throwable t) {
+        LOG.log(System.Logger.Level.WARNING, "fabric '" + name + "': error on the delivery thread", t);
+    }
+}

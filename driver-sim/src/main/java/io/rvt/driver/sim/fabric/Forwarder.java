@@ -1,0 +1,285 @@
+package io.rvt.driver.sim.fabric;
+
+import java.nio.ByteBuffer;
+import java.util.SplittableRandom;
+import java.util.function.Consumer;
+
+/**
+ * The switch: what happens to a frame between send and delivery, in three stages — leaving the sender
+ * ({@link #onSend}), at the switch ({@link #onSwitch}: route, partition, faults, output queue) and at the receiver
+ * ({@link #onDeliver}). Both modes run the same code; the {@link Engine} decides when each stage runs (as events on
+ * the loop, or right away and then held on the receiver's heap).
+ *
+ * <p>Threading: single-threaded — the event loop's driving thread or the delivery agent's thread. Nothing here
+ * allocates in a steady state (the copy pool is made on first use).
+ */
+final class Forwarder {
+    private final Fabric fabric;
+    private final Counters counters;
+    private final Trace trace;
+    private final Consumer<Throwable> errorHandler;
+    private final int copyPoolFrames;
+    private final int maxFrameSize;
+    private Engine engine;
+    /** Next frame sequence number; delivery thread only. */
+    private long nextSequence = 1;
+    /** Frames for multicast fan-out and duplicates; made on first use; delivery thread only. */
+    private FramePool copyPool;
+
+    Forwarder(Fabric fabric, Counters counters, Trace trace, Consumer<Throwable> errorHandler, int copyPoolFrames,
+            int maxFrameSize) {
+        this.fabric = fabric;
+        this.counters = counters;
+        this.trace = trace;
+        this.errorHandler = errorHandler;
+        this.copyPoolFrames = copyPoolFrames;
+        this.maxFrameSize = maxFrameSize;
+    }
+
+    void engine(Engine engine) {
+        this.engine = engine;
+    }
+
+    /** Deterministic mode: the frame's event ran. */
+    void onEvent(Frame f) {
+        long now = engine.clock().nanoTime();
+        switch (f.stage) {
+            case Frame.STAGE_SEND:
+                onSend(f, now);
+                break;
+            case Frame.STAGE_SWITCH:
+                onSwitch(f, now);
+                break;
+            default:
+                onDeliver(f, now);
+                break;
+        }
+    }
+
+    /** Stage 1: the frame leaves its sender at {@code now}; serialised on the sender's link. */
+    void onSend(Frame f, long now) {
+        FabricPort src = f.source;
+        f.sequence(nextSequence++);
+        if (fabric.isClosed() || src.closed) {
+            drop(f, src, DropCause.CLOSED, now);
+            return;
+        }
+        int len = f.length();
+        src.counters.increment(Counters.TX_FRAMES);
+        src.counters.add(Counters.TX_BYTES, len);
+        counters.increment(Counters.TX_FRAMES);
+        counters.add(Counters.TX_BYTES, len);
+        if (trace != null) {
+            trace.record(now, TraceKind.SEND, f, 0);
+        }
+        Link link = src.link();
+        int epoch = link.epoch();
+        if (!link.isUp()) {
+            drop(f, src, DropCause.LINK_DOWN, now);
+            return;
+        }
+        LinkModel m = link.model();
+        long end = Math.max(now, link.txFreeAt) + m.serializationNanos(len);
+        link.txFreeAt = end;
+        f.srcEpoch = epoch;
+        engine.toSwitch(f, end + m.latencyNanos());
+    }
+
+    /** Stage 2: the frame reaches the switch at {@code now}; routed to one or more receivers. */
+    void onSwitch(Frame f, long now) {
+        FabricPort src = f.source;
+        if (fabric.isClosed()) {
+            drop(f, src, DropCause.CLOSED, now);
+            return;
+        }
+        if (src.link().epoch() != f.srcEpoch) {
+            drop(f, src, DropCause.LINK_DOWN, now);
+            return;
+        }
+        int dlid = f.dstLid();
+        if (dlid >= Fabric.MULTICAST_FIRST && dlid <= Fabric.MULTICAST_LAST) {
+            FabricPort[] members = fabric.members(dlid);
+            int last = -1;
+            for (int i = members.length - 1; i >= 0; i--) {
+                if (members[i] != src) {
+                    last = i;
+                    break;
+                }
+            }
+            if (last < 0) {
+                drop(f, src, DropCause.UNKNOWN_DESTINATION, now);
+                return;
+            }
+            for (int i = 0; i < last; i++) {
+                FabricPort m = members[i];
+                if (m != src) {
+                    Frame c = copy(f, m, now);
+                    if (c != null) {
+                        egress(c, m, now);
+                    }
+                }
+            }
+            egress(f, members[last], now);
+        } else {
+            FabricPort dst = fabric.port(dlid);
+            if (dst == null) {
+                drop(f, src, DropCause.UNKNOWN_DESTINATION, now);
+                return;
+            }
+            egress(f, dst, now);
+        }
+    }
+
+    /** The switch hands the frame to {@code dst}'s link: partition, link state, loss, duplication. */
+    private void egress(Frame f, FabricPort dst, long now) {
+        if (fabric.partitioned(f.source, dst)) {
+            drop(f, dst, DropCause.PARTITION, now);
+            return;
+        }
+        Link link = dst.link();
+        int epoch = link.epoch();
+        if (!link.isUp()) {
+            drop(f, dst, DropCause.LINK_DOWN, now);
+            return;
+        }
+        FaultConfig fc = link.faults();
+        SplittableRandom rng = link.random;
+        if (fc.loss() > 0 && rng.nextDouble() < fc.loss()) {
+            drop(f, dst, DropCause.LOSS, now);
+            return;
+        }
+        Frame dup = null;
+        if (fc.duplication() > 0 && rng.nextDouble() < fc.duplication()) {
+            dup = copy(f, dst, now);
+            if (dup != null) {
+                dst.counters.increment(Counters.DUPLICATED);
+                counters.increment(Counters.DUPLICATED);
+                if (trace != null) {
+                    trace.record(now, TraceKind.DUPLICATE, f, dup.sequence());
+                }
+            }
+        }
+        transmit(f, dst, link, epoch, fc, rng, now);
+        if (dup != null) {
+            transmit(dup, dst, link, epoch, fc, rng, now);
+        }
+    }
+
+    /** Corruption, serialisation on the receiver's link, latency, reordering delay; then on to delivery. */
+    private void transmit(Frame f, FabricPort dst, Link link, int epoch, FaultConfig fc, SplittableRandom rng,
+            long now) {
+        int len = f.length();
+        if (fc.corruption() > 0 && rng.nextDouble() < fc.corruption() && len > 0) {
+            int bit = rng.nextInt(len * 8);
+            ByteBuffer b = f.buffer();
+            int i = bit >>> 3;
+            b.put(i, (byte) (b.get(i) ^ (1 << (bit & 7))));
+            dst.counters.increment(Counters.CORRUPTED);
+            counters.increment(Counters.CORRUPTED);
+            if (trace != null) {
+                trace.record(now, TraceKind.CORRUPT, f, bit);
+            }
+        }
+        LinkModel m = link.model();
+        long end = Math.max(now, link.egressFreeAt) + m.serializationNanos(len);
+        link.egressFreeAt = end;
+        long at = end + m.latencyNanos();
+        if (fc.reorder() > 0 && rng.nextDouble() < fc.reorder()) {
+            long extra = 1 + rng.nextLong(fc.maxReorderDelayNanos());
+            at += extra;
+            dst.counters.increment(Counters.REORDERED);
+            counters.increment(Counters.REORDERED);
+            if (trace != null) {
+                trace.record(now, TraceKind.DELAY, f, extra);
+            }
+        }
+        f.target = dst;
+        f.dstEpoch = epoch;
+        engine.toDeliver(f, at);
+    }
+
+    /** Stage 3: the frame arrives at {@code dst} at {@code now}; handed to its handler. */
+    void onDeliver(Frame f, long now) {
+        FabricPort dst = f.target;
+        if (fabric.isClosed() || dst.closed) {
+            drop(f, dst, DropCause.CLOSED, now);
+            return;
+        }
+        Link link = dst.link();
+        if (!link.isUp() || link.epoch() != f.dstEpoch) {
+            drop(f, dst, DropCause.LINK_DOWN, now);
+            return;
+        }
+        FrameHandler h = dst.handler();
+        if (h == null) {
+            drop(f, dst, DropCause.NO_HANDLER, now);
+            return;
+        }
+        int len = f.length();
+        dst.counters.increment(Counters.RX_FRAMES);
+        dst.counters.add(Counters.RX_BYTES, len);
+        counters.increment(Counters.RX_FRAMES);
+        counters.add(Counters.RX_BYTES, len);
+        if (trace != null) {
+            trace.record(now, TraceKind.DELIVER, f, 0);
+        }
+        f.target = null;
+        f.source = null;
+        ByteBuffer b = f.buffer();
+        b.clear();
+        b.limit(len);
+        f.state = Frame.OWNED; // from here the handler owns it
+        try {
+            h.onFrame(f);
+        } catch (Throwable t) {
+            dst.counters.increment(Counters.HANDLER_ERRORS);
+            counters.increment(Counters.HANDLER_ERRORS);
+            errorHandler.accept(t);
+        }
+    }
+
+    /** Drops a frame the fabric owns: counted on the fabric and on {@code charged}, traced, back to its pool. */
+    void drop(Frame f, FabricPort charged, DropCause cause, long now) {
+        counters.drop(cause);
+        if (charged != null) {
+            charged.counters.drop(cause);
+        }
+        if (trace != null) {
+            trace.record(now, TraceKind.DROP, f, cause.ordinal());
+        }
+        f.releaseFromFabric();
+    }
+
+    /** A fabric-owned copy of {@code f} for {@code dst}, or null (dropped and counted) if the copy pool is empty. */
+    private Frame copy(Frame f, FabricPort dst, long now) {
+        FramePool pool = copyPool;
+        if (pool == null) {
+            pool = FramePool.heap(copyPoolFrames, maxFrameSize, 0);
+            copyPool = pool;
+        }
+        Frame c = f.length() <= pool.frameCapacity() ? pool.acquire() : null;
+        if (c == null) {
+            counters.drop(DropCause.POOL_EXHAUSTED);
+            dst.counters.drop(DropCause.POOL_EXHAUSTED);
+            if (trace != null) {
+                trace.record(now, TraceKind.DROP, f, DropCause.POOL_EXHAUSTED.ordinal());
+            }
+            return null;
+        }
+        c.copyFrom(f);
+        c.sequence(nextSequence++);
+        c.state = Frame.IN_FABRIC;
+        return c;
+    }
+
+    void traceLink(FabricPort port, boolean up) {
+        if (trace != null) {
+            trace.record(engine.clock().nanoTime(), up ? TraceKind.LINK_UP : TraceKind.LINK_DOWN, port.lid(), 0, 0);
+        }
+    }
+
+    /** @return the copy pool, or null before the first copy */
+    FramePool copyPool() {
+        return copyPool;
+    }
+}

@@ -1,0 +1,244 @@
+package io.rvt.driver.sim.fabric;
+
+import io.rvt.driver.sim.clock.LoopEvent;
+import java.nio.ByteBuffer;
+
+/**
+ * A packet on the fabric: bytes in a pooled {@link ByteBuffer} (indexes {@code [0, length())}) plus a destination
+ * LID. The fabric reads only the length and the LIDs; the bytes are opaque (it never parses transport headers, and
+ * only flips a bit when the corruption fault strikes).
+ *
+ * <p>Lifetime: {@link FramePool#acquire()} (or {@link FabricPort#acquire()}) gives an owned frame; the owner writes
+ * the bytes, sets {@link #length(int)} and {@link #dstLid(int)}, and {@link FabricPort#send(Frame) sends} it, which
+ * moves ownership to the fabric. The fabric either drops it (back to its pool) or hands it to the receiving port's
+ * {@link FrameHandler}, which then owns it and must {@link #release()} it. A frame has one owner at a time; using a
+ * frame one does not own throws {@link IllegalStateException}.
+ *
+ * <p>Set by the fabric when sent: {@link #srcLid()} (the sending port's LID), {@link #timestamp()} (send time on the
+ * fabric's clock) and {@link #sequence()} (a fabric-wide number in the order frames entered the fabric; a multicast or
+ * duplicated copy gets its own).
+ *
+ * <p>Threading: not thread-safe; the owner uses it. Hand-offs through the fabric and through {@link FrameQueue} are
+ * safely published.
+ */
+public final class Frame {
+    static final int FREE = 0;
+    static final int OWNED = 1;
+    static final int IN_FABRIC = 2;
+
+    static final int STAGE_SEND = 0;
+    static final int STAGE_SWITCH = 1;
+    static final int STAGE_DELIVER = 2;
+
+    private final FramePool pool;
+    private final ByteBuffer buffer;
+    private int length;
+    private int srcLid;
+    private int dstLid;
+    private long sequence;
+    private long timestamp;
+
+    // Fabric-private state; written by the owner (the sender up to send(), then the fabric's delivery thread).
+    /** FREE, OWNED or IN_FABRIC. */
+    int state = FREE;
+    /** The port that sent it. */
+    FabricPort source;
+    /** The port this copy is being delivered to. */
+    FabricPort target;
+    /** The forwarder of the fabric it is in. */
+    Forwarder forwarder;
+    /** Which stage the deterministic event runs next. */
+    int stage;
+    /** Due time on the receiving port's heap (real-time mode). */
+    long due;
+    /** The sender's link epoch when it left; a change means the link went down meanwhile. */
+    int srcEpoch;
+    /** The receiver's link epoch when it entered that link. */
+    int dstEpoch;
+    /** The event that moves it through the deterministic stages. */
+    final LoopEvent event = new LoopEvent() {
+        @Override
+        protected void onEvent() {
+            forwarder.onEvent(Frame.this);
+        }
+
+        @Override
+        public String toString() {
+            return "frame seq=" + sequence + " stage=" + stage;
+        }
+    };
+
+    Frame(FramePool pool, ByteBuffer buffer) {
+        this.pool = pool;
+        this.buffer = buffer;
+    }
+
+    /**
+     * The backing buffer, of {@link #capacity()} bytes. The frame's bytes are at absolute indexes
+     * {@code [0, length())}; position and limit are the owner's to use (on delivery they are 0 and {@code length()};
+     * the fabric may move them while it owns the frame). Byte order is big-endian unless the owner changes it.
+     *
+     * @return the buffer (heap or direct, as the pool was built)
+     */
+    public ByteBuffer buffer() {
+        return buffer;
+    }
+
+    /** @return the buffer's capacity in bytes (the pool's MTU plus headroom) */
+    public int capacity() {
+        return buffer.capacity();
+    }
+
+    /** @return the number of bytes in the frame */
+    public int length() {
+        return length;
+    }
+
+    /**
+     * @param length the number of bytes in the frame, in [0, capacity()]
+     * @return this frame
+     * @throws IllegalArgumentException if out of range
+     * @throws IllegalStateException if the caller's frame is not owned
+     */
+    public Frame length(int length) {
+        checkOwned();
+        if (length < 0 || length > buffer.capacity()) {
+            throw new IllegalArgumentException("frame length=" + length + " not in [0, " + buffer.capacity() + "]");
+        }
+        this.length = length;
+        return this;
+    }
+
+    /**
+     * Copies the remaining bytes of {@code src} (without moving its position) to the start of the frame and sets the
+     * length.
+     *
+     * @param src the bytes
+     * @return this frame
+     * @throws IllegalArgumentException if they do not fit
+     */
+    public Frame put(ByteBuffer src) {
+        checkOwned();
+        int n = src.remaining();
+        if (n > buffer.capacity()) {
+            throw new IllegalArgumentException("frame: " + n + " bytes do not fit capacity " + buffer.capacity());
+        }
+        buffer.put(0, src, src.position(), n);
+        this.length = n;
+        return this;
+    }
+
+    /** @return the sending port's LID (set by the fabric on send; 0 before) */
+    public int srcLid() {
+        return srcLid;
+    }
+
+    /** @return the destination LID: unicast 0x0001..0xBFFF or multicast 0xC000..0xFFFE */
+    public int dstLid() {
+        return dstLid;
+    }
+
+    /**
+     * @param lid the destination LID, in [0, 0xFFFF] (frames to LIDs no port has are dropped and counted)
+     * @return this frame
+     * @throws IllegalArgumentException if out of range
+     */
+    public Frame dstLid(int lid) {
+        checkOwned();
+        if (lid < 0 || lid > 0xFFFF) {
+            throw new IllegalArgumentException("dstLid=0x" + Integer.toHexString(lid) + " not a 16-bit LID");
+        }
+        this.dstLid = lid;
+        return this;
+    }
+
+    /** @return the fabric-wide sequence number given when the frame entered the fabric (0 before) */
+    public long sequence() {
+        return sequence;
+    }
+
+    /** @return the time the frame was sent, in ns of the fabric's clock */
+    public long timestamp() {
+        return timestamp;
+    }
+
+    /** @return the pool the frame returns to */
+    public FramePool pool() {
+        return pool;
+    }
+
+    /**
+     * Returns the frame to its pool; the caller must not touch it afterwards.
+     *
+     * @throws IllegalStateException if the caller does not own it (released twice, or after sending)
+     */
+    public void release() {
+        checkOwned();
+        state = FREE;
+        pool.recycle(this);
+    }
+
+    /** @return true while a caller owns the frame (acquired or delivered, not yet sent or released) */
+    public boolean isOwned() {
+        return state == OWNED;
+    }
+
+    @Override
+    public String toString() {
+        return "Frame{seq=" + sequence + ", src=0x" + Integer.toHexString(srcLid) + ", dst=0x"
+                + Integer.toHexString(dstLid) + ", len=" + length + ", t=" + timestamp + '}';
+    }
+
+    // ---- fabric side ----
+
+    private void checkOwned() {
+        if (state != OWNED) {
+            throw new IllegalStateException("frame not owned by the caller (state="
+                    + (state == FREE ? "free" : "in fabric") + "): " + this);
+        }
+    }
+
+    /** Resets the header fields when the pool hands the frame out. */
+    void reset() {
+        length = 0;
+        srcLid = 0;
+        dstLid = 0;
+        sequence = 0;
+        timestamp = 0;
+        source = null;
+        target = null;
+        forwarder = null;
+        buffer.clear();
+    }
+
+    void stampSend(int srcLid, long timestamp, FabricPort source, Forwarder forwarder) {
+        this.srcLid = srcLid;
+        this.timestamp = timestamp;
+        this.source = source;
+        this.forwarder = forwarder;
+    }
+
+    void sequence(long sequence) {
+        this.sequence = sequence;
+    }
+
+    /** Copies header fields and bytes of {@code from} into this (fabric-owned) frame. */
+    void copyFrom(Frame from) {
+        length = from.length;
+        srcLid = from.srcLid;
+        dstLid = from.dstLid;
+        timestamp = from.timestamp;
+        source = from.source;
+        forwarder = from.forwarder;
+        srcEpoch = from.srcEpoch;
+        buffer.put(0, from.buffer, 0, from.length);
+    }
+
+    /** The fabric drops the frame: back to the pool. */
+    void releaseFromFabric() {
+        state = FREE;
+        source = null;
+        target = null;
+        pool.recycle(this);
+    }
+}

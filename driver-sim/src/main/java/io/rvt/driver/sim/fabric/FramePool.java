@@ -1,0 +1,125 @@
+package io.rvt.driver.sim.fabric;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A fixed set of {@link Frame}s, all allocated up front (heap buffers, or slices of one direct buffer), handed out by
+ * {@link #acquire()} and returned by {@link Frame#release()}. An empty pool is backpressure: {@code acquire()}
+ * returns null and counts it, and nothing is ever allocated after construction. Thread-safe: any thread may acquire
+ * and any thread may release (a lock-free ring is the free list).
+ */
+public final class FramePool {
+    /** Default number of frames of a port's pool. */
+    public static final int DEFAULT_FRAMES = 256;
+    /** Default MTU (largest payload) in bytes: IBTA's 4096. */
+    public static final int DEFAULT_MTU = 4096;
+    /** Default headroom in bytes beyond the MTU, for headers (LRH, GRH, BTH, extension headers, ICRC). */
+    public static final int DEFAULT_HEADROOM = 128;
+
+    private final MpmcRing<Frame> free;
+    private final int frames;
+    private final int frameCapacity;
+    private final boolean direct;
+    private final AtomicLong exhausted = new AtomicLong();
+
+    private FramePool(int frames, int frameCapacity, boolean direct) {
+        if (frames < 1) {
+            throw new IllegalArgumentException("pool frames=" + frames + " must be at least 1");
+        }
+        if (frameCapacity < 1) {
+            throw new IllegalArgumentException("pool frameCapacity=" + frameCapacity + " must be at least 1");
+        }
+        this.frames = frames;
+        this.frameCapacity = frameCapacity;
+        this.direct = direct;
+        this.free = new MpmcRing<>(frames);
+        ByteBuffer slab = direct ? ByteBuffer.allocateDirect(Math.multiplyExact(frames, frameCapacity)) : null;
+        for (int i = 0; i < frames; i++) {
+            ByteBuffer b;
+            if (direct) {
+                b = slab.slice(i * frameCapacity, frameCapacity);
+            } else {
+                b = ByteBuffer.allocate(frameCapacity);
+            }
+            free.offer(new Frame(this, b));
+        }
+    }
+
+    /**
+     * Creates a pool of heap frames.
+     *
+     * @param frames the number of frames, at least 1
+     * @param mtu the largest payload in bytes
+     * @param headroom bytes for headers beyond the MTU
+     * @return the pool
+     */
+    public static FramePool heap(int frames, int mtu, int headroom) {
+        return new FramePool(frames, Math.addExact(mtu, headroom), false);
+    }
+
+    /**
+     * Creates a pool of direct frames (slices of one direct buffer).
+     *
+     * @param frames the number of frames, at least 1
+     * @param mtu the largest payload in bytes
+     * @param headroom bytes for headers beyond the MTU
+     * @return the pool
+     */
+    public static FramePool direct(int frames, int mtu, int headroom) {
+        return new FramePool(frames, Math.addExact(mtu, headroom), true);
+    }
+
+    /**
+     * Takes a frame: owned by the caller, length 0, LIDs 0, buffer cleared (its bytes are whatever the last user left).
+     *
+     * @return the frame, or null if the pool is empty (counted in {@link #exhaustedCount()})
+     */
+    public Frame acquire() {
+        Frame f = free.poll();
+        if (f == null) {
+            exhausted.incrementAndGet();
+            return null;
+        }
+        f.reset();
+        f.state = Frame.OWNED;
+        return f;
+    }
+
+    void recycle(Frame f) {
+        if (!free.offer(f)) {
+            throw new IllegalStateException("frame pool overflow: a frame was released twice? " + f);
+        }
+    }
+
+    /** @return the number of frames free now (exact only when no other thread uses the pool) */
+    public int available() {
+        return free.size();
+    }
+
+    /** @return the number of frames the pool was built with */
+    public int frames() {
+        return frames;
+    }
+
+    /** @return the capacity of each frame's buffer: MTU plus headroom */
+    public int frameCapacity() {
+        return frameCapacity;
+    }
+
+    /** @return true if the frames' buffers are direct */
+    public boolean isDirect() {
+        return direct;
+    }
+
+    /** @return how many times {@link #acquire()} found the pool empty */
+    public long exhaustedCount() {
+        return exhausted.get();
+    }
+
+    @Override
+    public String toString() {
+        return "FramePool{frames=" + frames + ", frameCapacity=" + frameCapacity + (direct ? ", direct" : ", heap")
+                + ", available=" + available() + '}';
+    }
+}

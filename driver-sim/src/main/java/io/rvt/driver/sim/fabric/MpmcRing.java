@@ -1,0 +1,144 @@
+package io.rvt.driver.sim.fabric;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/** Padding before the producers' index, so it does not share a cache line with the object header or others. */
+abstract class MpmcRingLhsPad {
+    long p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
+}
+
+/** The producers' index. */
+abstract class MpmcRingTail extends MpmcRingLhsPad {
+    /** Next position to claim; advanced by CAS by any producer. */
+    long tail;
+}
+
+/** Padding between the producers' and the consumers' indexes. */
+abstract class MpmcRingMidPad extends MpmcRingTail {
+    long p21, p22, p23, p24, p25, p26, p27, p28, p29, p30, p31, p32, p33, p34, p35;
+}
+
+/** The consumers' index. */
+abstract class MpmcRingHead extends MpmcRingMidPad {
+    /** Next position to take; advanced by CAS by any consumer. */
+    long head;
+}
+
+/** Padding after the consumers' index. */
+abstract class MpmcRingRhsPad extends MpmcRingHead {
+    long p41, p42, p43, p44, p45, p46, p47, p48, p49, p50, p51, p52, p53, p54, p55;
+}
+
+/**
+ * A bounded multi-producer multi-consumer queue of references that allocates nothing per element (Dmitry Vyukov's
+ * bounded MPMC queue). Each slot carries a sequence number: a producer claims position {@code p} by CAS on
+ * {@code tail} when the slot's sequence equals {@code p}, writes the element, then publishes it with a release store
+ * of {@code p + 1}; a consumer claims position {@code p} by CAS on {@code head} when the slot's sequence equals
+ * {@code p + 1}, reads the element, then frees the slot with a release store of {@code p + capacity}.
+ *
+ * <p>Used for frame pools' free lists, for ports' ingress queues in real-time mode and for {@link FrameQueue}.
+ *
+ * @param <E> the element type
+ */
+final class MpmcRing<E> extends MpmcRingRhsPad {
+    private static final VarHandle SEQUENCE = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle TAIL;
+    private static final VarHandle HEAD;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            TAIL = lookup.findVarHandle(MpmcRingTail.class, "tail", long.class);
+            HEAD = lookup.findVarHandle(MpmcRingHead.class, "head", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Object[] items;
+    private final long[] sequences;
+    private final int mask;
+
+    /**
+     * @param minCapacity the least capacity; rounded up to a power of two, at least 2 (with one slot a freed slot's
+     *        sequence would equal the next producer's position and the ring would look empty and full at once)
+     */
+    MpmcRing(int minCapacity) {
+        if (minCapacity < 1 || minCapacity > (1 << 30)) {
+            throw new IllegalArgumentException("ring capacity=" + minCapacity + " must be in [1, 2^30]");
+        }
+        int capacity = 2;
+        while (capacity < minCapacity) {
+            capacity <<= 1;
+        }
+        items = new Object[capacity];
+        sequences = new long[capacity];
+        for (int i = 0; i < capacity; i++) {
+            sequences[i] = i;
+        }
+        mask = capacity - 1;
+        VarHandle.releaseFence(); // publish the initial sequences to threads that get the ring through a race
+    }
+
+    int capacity() {
+        return mask + 1;
+    }
+
+    /**
+     * @param e the element, not null
+     * @return false if the ring is full
+     */
+    boolean offer(E e) {
+        long pos = (long) TAIL.getOpaque(this);
+        while (true) {
+            int i = (int) pos & mask;
+            long seq = (long) SEQUENCE.getAcquire(sequences, i); // acquire: pairs with the release in poll()
+            long diff = seq - pos;
+            if (diff == 0) {
+                if (TAIL.weakCompareAndSet(this, pos, pos + 1)) {
+                    items[i] = e;
+                    SEQUENCE.setRelease(sequences, i, pos + 1); // release: pairs with the acquire in poll()
+                    return true;
+                }
+                pos = (long) TAIL.getVolatile(this);
+            } else if (diff < 0) {
+                return false;
+            } else {
+                pos = (long) TAIL.getVolatile(this);
+            }
+        }
+    }
+
+    /** @return the oldest element, or null if the ring is empty */
+    @SuppressWarnings("unchecked")
+    E poll() {
+        long pos = (long) HEAD.getOpaque(this);
+        while (true) {
+            int i = (int) pos & mask;
+            long seq = (long) SEQUENCE.getAcquire(sequences, i); // acquire: pairs with the release in offer()
+            long diff = seq - (pos + 1);
+            if (diff == 0) {
+                if (HEAD.weakCompareAndSet(this, pos, pos + 1)) {
+                    E e = (E) items[i];
+                    items[i] = null;
+                    SEQUENCE.setRelease(sequences, i, pos + mask + 1); // release: pairs with the acquire in offer()
+                    return e;
+                }
+                pos = (long) HEAD.getVolatile(this);
+            } else if (diff < 0) {
+                return null;
+            } else {
+                pos = (long) HEAD.getVolatile(this);
+            }
+        }
+    }
+
+    /** @return the number of elements; exact only when no other thread is using the ring */
+    int size() {
+        long h = (long) HEAD.getVolatile(this);
+        long t = (long) TAIL.getVolatile(this);
+        long n = t - h;
+        return n < 0 ? 0 : (int) Math.min(n, mask + 1);
+    }
+}

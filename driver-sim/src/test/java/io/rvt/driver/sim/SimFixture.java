@@ -1,0 +1,101 @@
+package io.rvt.driver.sim;
+
+import io.rvt.api.Device;
+import io.rvt.core.RvtDevice;
+import io.rvt.driver.sim.fabric.Fabric;
+import io.rvt.driver.sim.fabric.FabricPort;
+import io.rvt.driver.sim.fabric.FaultConfig;
+import io.rvt.testkit.DriverFixture;
+import io.rvt.testkit.Faults;
+import io.rvt.testkit.Feature;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** driver-sim's conformance fixture: simulated HCAs on a fresh fabric, deterministic or real-time. */
+final class SimFixture implements DriverFixture {
+    private static final AtomicInteger FABRICS = new AtomicInteger();
+
+    private final long seed;
+    private final boolean deterministic;
+    private final Fabric fabric;
+    private final List<RvtDevice> devices = new ArrayList<>();
+    private final List<SimDriver> drivers = new ArrayList<>();
+
+    SimFixture(long seed, boolean deterministic) {
+        this.seed = seed;
+        this.deterministic = deterministic;
+        io.rvt.driver.sim.fabric.FabricBuilder b = Fabric.builder("conformance-" + FABRICS.incrementAndGet());
+        this.fabric = deterministic ? b.deterministic(seed).build() : b.realTime().seed(seed).build();
+    }
+
+    Fabric fabric() {
+        return fabric;
+    }
+
+    List<SimDriver> drivers() {
+        return drivers;
+    }
+
+    @Override
+    public Device[] open(int count) {
+        Device[] out = new Device[count];
+        for (int i = 0; i < count; i++) {
+            SimDriver d = SimDriver.builder(fabric).name("hca" + i).build();
+            RvtDevice dev = RvtDevice.register(d);
+            drivers.add(d);
+            devices.add(dev);
+            out[i] = dev;
+        }
+        return out;
+    }
+
+    @Override
+    public boolean progress() {
+        return deterministic && fabric.step();
+    }
+
+    @Override
+    public boolean supports(Feature feature) {
+        return feature != Feature.DETERMINISTIC || deterministic;
+    }
+
+    @Override
+    public void faults(Faults f) {
+        long maxDelay = 20_000;
+        fabric.defaultFaults(FaultConfig.builder().loss(f.loss()).duplication(f.duplicate())
+                .reorder(f.reorder(), maxDelay).corruption(f.corrupt()).build());
+    }
+
+    @Override
+    public void partition(boolean cut) {
+        if (!cut) {
+            fabric.healAll();
+            return;
+        }
+        List<FabricPort> first = new ArrayList<>();
+        List<FabricPort> rest = new ArrayList<>();
+        for (int i = 0; i < drivers.size(); i++) {
+            (i == 0 ? first : rest).add(drivers.get(i).fabricPort(1));
+        }
+        fabric.partition(first, rest);
+    }
+
+    @Override
+    public long traceHash() {
+        return fabric.traceHash();
+    }
+
+    @Override
+    public long seed() {
+        return seed;
+    }
+
+    @Override
+    public void close() {
+        for (RvtDevice d : devices) {
+            d.unregister();
+        }
+        fabric.close();
+    }
+}

@@ -1,0 +1,148 @@
+package io.rvt.core.qp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rvt.api.AsyncEvent;
+import io.rvt.api.AsyncEventType;
+import io.rvt.api.Errno;
+import io.rvt.api.PortAttr;
+import io.rvt.api.QpAttr;
+import io.rvt.api.QpState;
+import io.rvt.api.QpType;
+import io.rvt.api.RecvWorkRequest;
+import io.rvt.api.SendWorkRequest;
+import io.rvt.api.VerbsException;
+import io.rvt.api.WcStatus;
+import io.rvt.api.WorkCompletion;
+import io.rvt.api.WorkRequestException;
+import io.rvt.api.WrOpcode;
+import io.rvt.api.spi.DriverDevice;
+import io.rvt.core.LoopbackTestDriver;
+import io.rvt.core.TestDriver;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Device removal ({@code RvtDevice.unregister()}, rdmavt {@code rvt_unregister_device}): every QP moves to ERR, its
+ * posted send and receive work completes with WR_FLUSH_ERR, applications get DEVICE_REMOVAL, and later verbs fail
+ * with ENODEV while completions already queued can still be polled.
+ */
+class DeviceRemovalTest {
+    private static String wcs(List<WorkCompletion> list) {
+        StringBuilder b = new StringBuilder();
+        for (WorkCompletion wc : list) {
+            b.append(wc.wrId()).append(':').append(wc.status()).append(' ');
+        }
+        return b.toString().trim();
+    }
+
+    @Test
+    void shouldFlushEveryQpAndAnnounceRemovalWhenTheDeviceIsUnregistered() {
+        List<String> order = new CopyOnWriteArrayList<>();
+        TestDriver driver = new TestDriver() {
+            @Override
+            public void unregistering(DriverDevice device) {
+                order.add("unregistering");
+            }
+        };
+        driver.params(LoopbackTestDriver.loopbackParams(1).build()).postParms(LoopbackTestDriver.operationTable());
+        QpEnv env = new QpEnv(driver);
+        List<AsyncEvent> events = new CopyOnWriteArrayList<>();
+        env.dev.setAsyncEventHandler(e -> {
+            events.add(e);
+            order.add(e.type().name());
+        });
+        RvtQp a = env.rc();
+        RvtQp b = env.create(QpType.UC, 4, 4, 1);
+        RvtQp reset = env.rc();
+        env.up(a, a.qpNum());
+        env.up(b, b.qpNum());
+        a.postRecv(new RecvWorkRequest(0).wrId(11).next(new RecvWorkRequest(0).wrId(12)));
+        b.postRecv(new RecvWorkRequest(0).wrId(21));
+        a.postSend(new SendWorkRequest(0).opcode(WrOpcode.SEND).wrId(1)
+                .next(new SendWorkRequest(0).opcode(LoopbackTestDriver.OPFN).wrId(2)
+                        .next(new SendWorkRequest(0).opcode(WrOpcode.SEND).wrId(3))));
+        b.postSend(new SendWorkRequest(0).opcode(WrOpcode.SEND).wrId(4));
+
+        env.dev.unregister();
+
+        assertThat(a.state()).isEqualTo(QpState.ERR);
+        assertThat(b.state()).isEqualTo(QpState.ERR);
+        assertThat(reset.state()).as("not in the table: untouched").isEqualTo(QpState.RESET);
+        List<WorkCompletion> sends = QpEnv.poll(env.scq);
+        List<WorkCompletion> recvs = QpEnv.poll(env.rcq);
+        List<String> sendIds = new ArrayList<>();
+        sends.forEach(wc -> sendIds.add(wc.wrId() + ":" + wc.status()));
+        assertThat(sendIds).as("reserved op 2 completes silently").containsExactlyInAnyOrder("1:WR_FLUSH_ERR",
+                "3:WR_FLUSH_ERR", "4:WR_FLUSH_ERR");
+        assertThat(wcs(sends.stream().filter(wc -> wc.qpNum() == a.qpNum()).toList()))
+                .as("in order per QP").isEqualTo("1:WR_FLUSH_ERR 3:WR_FLUSH_ERR");
+        List<String> recvIds = new ArrayList<>();
+        recvs.forEach(wc -> recvIds.add(wc.wrId() + ":" + wc.status()));
+        assertThat(recvIds).containsExactlyInAnyOrder("11:WR_FLUSH_ERR", "12:WR_FLUSH_ERR", "21:WR_FLUSH_ERR");
+        assertThat(a.sendHead()).isEqualTo(a.sendLast());
+        assertThat(a.sendReservedUsed()).isZero();
+        assertThat(events).extracting(AsyncEvent::type).containsExactly(AsyncEventType.DEVICE_REMOVAL);
+        assertThat(events.get(0).device()).isSameAs(env.dev);
+        assertThat(order).containsExactly("DEVICE_REMOVAL", "unregistering");
+        assertThat(env.dev.isAlive()).isFalse();
+    }
+
+    @Test
+    void shouldFailLaterVerbsWithEnodevWhenTheDeviceIsGone() {
+        TestDriver driver = new TestDriver().params(LoopbackTestDriver.loopbackParams(1).build());
+        QpEnv env = new QpEnv(driver);
+        RvtQp qp = env.rc();
+        env.up(qp, qp.qpNum());
+        qp.postRecv(new RecvWorkRequest(0).wrId(5));
+        var mr = env.reg(64);
+        env.dev.unregister();
+
+        List<Consumer<QpEnv>> verbs = List.of(
+                e -> e.dev.queryDevice(),
+                e -> e.dev.allocPd(),
+                e -> e.dev.createCq(4, 0, null, null),
+                e -> e.dev.queryPort(1, new PortAttr()),
+                e -> e.pd.createQp(e.init(QpType.RC, 4, 4, 1)),
+                e -> e.pd.regMr(ByteBuffer.allocate(64), 0),
+                e -> qp.modifyQp(new QpAttr().qpState(QpState.RESET), QpEnv.STATE),
+                e -> qp.postSend(new SendWorkRequest(0).opcode(WrOpcode.SEND)),
+                e -> qp.postRecv(new RecvWorkRequest(0)));
+        for (int i = 0; i < verbs.size(); i++) {
+            Consumer<QpEnv> v = verbs.get(i);
+            assertThatThrownBy(() -> v.accept(env)).as("verb %d", i).isInstanceOfSatisfying(VerbsException.class,
+                    e -> assertThat(e.errno()).as(e.getMessage()).isEqualTo(Errno.ENODEV));
+        }
+        assertThatThrownBy(() -> qp.postSend(new SendWorkRequest(0).opcode(WrOpcode.SEND)))
+                .isInstanceOfSatisfying(WorkRequestException.class,
+                        e -> assertThat(e.badIndex()).isEqualTo(WorkRequestException.NO_INDEX));
+        assertThat(wcs(QpEnv.poll(env.rcq))).as("flushed completions can still be polled")
+                .isEqualTo("5:WR_FLUSH_ERR");
+        assertThat(mr.lkey()).isNotZero();
+        env.dev.unregister(); // idempotent
+        assertThat(env.dev.isAlive()).isFalse();
+    }
+
+    @Test
+    void shouldNotCompleteTwiceWhenTheDriverEngineRunsAfterRemoval() {
+        LoopbackTestDriver driver = new LoopbackTestDriver();
+        QpEnv env = new QpEnv(driver);
+        RvtQp a = env.rc();
+        RvtQp b = env.rc();
+        env.connect(a, b);
+        a.postSend(new SendWorkRequest(0).opcode(WrOpcode.SEND).wrId(1)
+                .next(new SendWorkRequest(0).opcode(WrOpcode.SEND).wrId(2)));
+
+        env.dev.unregister();
+        driver.drain();
+
+        List<WorkCompletion> sends = QpEnv.poll(env.scq);
+        assertThat(wcs(sends)).isEqualTo("1:WR_FLUSH_ERR 2:WR_FLUSH_ERR");
+        assertThat(sends).extracting(WorkCompletion::status).containsOnly(WcStatus.WR_FLUSH_ERR);
+    }
+}

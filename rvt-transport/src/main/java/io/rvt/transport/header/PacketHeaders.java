@@ -1,0 +1,481 @@
+package io.rvt.transport.header;
+
+import io.rvt.api.Gid;
+
+/**
+ * The decoded headers of one packet: a reusable, mutable flyweight that {@link PacketParser#parse} fills without
+ * allocating. Keep one per receive loop and parse every packet into it; the values stay valid until the next
+ * {@code parse} or {@link #clear()}.
+ *
+ * <p>It holds offsets into the parsed buffer (absolute indexes; -1 for a header that is absent) and copies of the
+ * header fields, so the fields stay readable after the buffer is reused. Only the extension headers the opcode
+ * carries are filled ({@link #extensions()}); the others read as 0. After a rejection, {@link #result()} says why,
+ * and fields of the headers after the point of failure are left cleared.
+ *
+ * <p>Not thread-safe; written only by the parser that is given it.
+ */
+public final class PacketHeaders {
+    int result;
+    Framing framing;
+    int offset;
+    int length;
+
+    int lrhOffset;
+    int vl;
+    int sl;
+    int lnh;
+    int dlid;
+    int packetLengthWords;
+    int slid;
+
+    int grhOffset;
+    int trafficClass;
+    int flowLabel;
+    int grhPayloadLength;
+    int nextHeader;
+    int hopLimit;
+    long sgidSubnetPrefix;
+    long sgidInterfaceId;
+    long dgidSubnetPrefix;
+    long dgidInterfaceId;
+
+    int bthOffset;
+    int opcode;
+    boolean solicitedEvent;
+    boolean migReq;
+    int padCount;
+    int transportVersion;
+    int pkey;
+    boolean fecn;
+    boolean becn;
+    int destQp;
+    boolean ackReq;
+    int psn;
+
+    int extensions;
+    long rethVirtualAddress;
+    int rethRkey;
+    int rethDmaLength;
+    int aeth;
+    int dethQkey;
+    int dethSrcQp;
+    int immediateData;
+    int iethRkey;
+    long atomicVirtualAddress;
+    int atomicRkey;
+    long atomicSwapAddData;
+    long atomicCompareData;
+    long atomicAckOrigRemData;
+
+    int payloadOffset;
+    int payloadLength;
+    int icrcOffset;
+    int icrc;
+
+    /** Creates an empty (cleared) instance. */
+    public PacketHeaders() {
+        clear();
+    }
+
+    /** Forgets the last packet: every offset becomes -1, every field 0, {@link #framing()} null. */
+    public void clear() {
+        result = RejectReason.OK;
+        framing = null;
+        offset = -1;
+        length = 0;
+        lrhOffset = -1;
+        vl = 0;
+        sl = 0;
+        lnh = 0;
+        dlid = 0;
+        packetLengthWords = 0;
+        slid = 0;
+        grhOffset = -1;
+        trafficClass = 0;
+        flowLabel = 0;
+        grhPayloadLength = 0;
+        nextHeader = 0;
+        hopLimit = 0;
+        sgidSubnetPrefix = 0;
+        sgidInterfaceId = 0;
+        dgidSubnetPrefix = 0;
+        dgidInterfaceId = 0;
+        clearTransport();
+    }
+
+    private void clearTransport() {
+        bthOffset = -1;
+        opcode = 0;
+        solicitedEvent = false;
+        migReq = false;
+        padCount = 0;
+        transportVersion = 0;
+        pkey = 0;
+        fecn = false;
+        becn = false;
+        destQp = 0;
+        ackReq = false;
+        psn = 0;
+        extensions = 0;
+        rethVirtualAddress = 0;
+        rethRkey = 0;
+        rethDmaLength = 0;
+        aeth = 0;
+        dethQkey = 0;
+        dethSrcQp = 0;
+        immediateData = 0;
+        iethRkey = 0;
+        atomicVirtualAddress = 0;
+        atomicRkey = 0;
+        atomicSwapAddData = 0;
+        atomicCompareData = 0;
+        atomicAckOrigRemData = 0;
+        payloadOffset = -1;
+        payloadLength = 0;
+        icrcOffset = -1;
+        icrc = 0;
+    }
+
+    /** @return {@link RejectReason#OK} if the last parse accepted the packet, else the reason it did not */
+    public int result() {
+        return result;
+    }
+
+    /** @return the framing the packet was parsed with; null before the first parse */
+    public Framing framing() {
+        return framing;
+    }
+
+    /** @return index of the packet's first byte in the parsed buffer (LRH or BTH, by framing); -1 if cleared */
+    public int offset() {
+        return offset;
+    }
+
+    /** @return the packet's length in bytes, as given to the parser (up to and including the ICRC) */
+    public int length() {
+        return length;
+    }
+
+    /** @return true if the packet has an LRH ({@link Framing#IB_LRH}) */
+    public boolean hasLrh() {
+        return lrhOffset >= 0;
+    }
+
+    /** @return index of the LRH, or -1 */
+    public int lrhOffset() {
+        return lrhOffset;
+    }
+
+    /** @return LRH VL, 0..15 */
+    public int vl() {
+        return vl;
+    }
+
+    /** @return LRH SL, 0..15 */
+    public int sl() {
+        return sl;
+    }
+
+    /** @return LRH LNH, 0..3 */
+    public int lnh() {
+        return lnh;
+    }
+
+    /** @return LRH destination LID */
+    public int dlid() {
+        return dlid;
+    }
+
+    /** @return LRH PktLen in 4-byte words */
+    public int packetLengthWords() {
+        return packetLengthWords;
+    }
+
+    /** @return LRH source LID */
+    public int slid() {
+        return slid;
+    }
+
+    /** @return true if the packet has a GRH (LNH is IBA global) */
+    public boolean hasGrh() {
+        return grhOffset >= 0;
+    }
+
+    /** @return index of the GRH, or -1 */
+    public int grhOffset() {
+        return grhOffset;
+    }
+
+    /** @return GRH TClass, 0..255 */
+    public int trafficClass() {
+        return trafficClass;
+    }
+
+    /** @return GRH FlowLabel, 20 bits */
+    public int flowLabel() {
+        return flowLabel;
+    }
+
+    /** @return GRH PayLen in bytes */
+    public int grhPayloadLength() {
+        return grhPayloadLength;
+    }
+
+    /** @return GRH NxtHdr */
+    public int nextHeader() {
+        return nextHeader;
+    }
+
+    /** @return GRH HopLmt */
+    public int hopLimit() {
+        return hopLimit;
+    }
+
+    /** @return upper 64 bits of the GRH SGID */
+    public long sgidSubnetPrefix() {
+        return sgidSubnetPrefix;
+    }
+
+    /** @return lower 64 bits of the GRH SGID */
+    public long sgidInterfaceId() {
+        return sgidInterfaceId;
+    }
+
+    /** @return upper 64 bits of the GRH DGID */
+    public long dgidSubnetPrefix() {
+        return dgidSubnetPrefix;
+    }
+
+    /** @return lower 64 bits of the GRH DGID */
+    public long dgidInterfaceId() {
+        return dgidInterfaceId;
+    }
+
+    /** @return the GRH SGID as a {@link Gid}; allocates unless zero, so keep it off the per-packet path */
+    public Gid sgid() {
+        return Gid.of(sgidSubnetPrefix, sgidInterfaceId);
+    }
+
+    /** @return the GRH DGID as a {@link Gid}; allocates unless zero, so keep it off the per-packet path */
+    public Gid dgid() {
+        return Gid.of(dgidSubnetPrefix, dgidInterfaceId);
+    }
+
+    /**
+     * @param gid a GID
+     * @return true if the GRH SGID equals {@code gid}, without allocating
+     */
+    public boolean sgidEquals(Gid gid) {
+        return gid.subnetPrefix() == sgidSubnetPrefix && gid.interfaceId() == sgidInterfaceId;
+    }
+
+    /**
+     * @param gid a GID
+     * @return true if the GRH DGID equals {@code gid}, without allocating
+     */
+    public boolean dgidEquals(Gid gid) {
+        return gid.subnetPrefix() == dgidSubnetPrefix && gid.interfaceId() == dgidInterfaceId;
+    }
+
+    /** @return index of the BTH, or -1 */
+    public int bthOffset() {
+        return bthOffset;
+    }
+
+    /** @return BTH OpCode (see {@link Opcode}) */
+    public int opcode() {
+        return opcode;
+    }
+
+    /** @return BTH SE */
+    public boolean solicitedEvent() {
+        return solicitedEvent;
+    }
+
+    /** @return BTH M (MigReq) */
+    public boolean migReq() {
+        return migReq;
+    }
+
+    /** @return BTH PadCnt, 0..3 */
+    public int padCount() {
+        return padCount;
+    }
+
+    /** @return BTH TVer */
+    public int transportVersion() {
+        return transportVersion;
+    }
+
+    /** @return BTH P_Key */
+    public int pkey() {
+        return pkey;
+    }
+
+    /** @return BTH F (FECN) */
+    public boolean fecn() {
+        return fecn;
+    }
+
+    /** @return BTH B (BECN) */
+    public boolean becn() {
+        return becn;
+    }
+
+    /** @return BTH DestQP, 24 bits */
+    public int destQp() {
+        return destQp;
+    }
+
+    /** @return BTH A (AckReq) */
+    public boolean ackReq() {
+        return ackReq;
+    }
+
+    /** @return BTH PSN, 24 bits */
+    public int psn() {
+        return psn;
+    }
+
+    /** @return the {@link ExtensionHeader} bits of the headers present */
+    public int extensions() {
+        return extensions;
+    }
+
+    /**
+     * @param header one {@link ExtensionHeader} bit
+     * @return true if that header is present
+     */
+    public boolean hasExtension(int header) {
+        return (extensions & header) != 0;
+    }
+
+    /**
+     * @param header one {@link ExtensionHeader} bit
+     * @return index of that header in the parsed buffer, or -1 if absent
+     */
+    public int extensionOffset(int header) {
+        int relative = Opcode.extensionOffset(opcode, header);
+        return bthOffset < 0 || relative < 0 ? -1 : bthOffset + relative;
+    }
+
+    /** @return RETH virtual address */
+    public long rethVirtualAddress() {
+        return rethVirtualAddress;
+    }
+
+    /** @return RETH R_Key */
+    public int rethRkey() {
+        return rethRkey;
+    }
+
+    /** @return RETH DMA length, unsigned 32 bits */
+    public int rethDmaLength() {
+        return rethDmaLength;
+    }
+
+    /** @return the whole AETH (syndrome in bits 31..24, MSN in 23..0), as {@link io.rvt.api.spi.Aeth} decodes it */
+    public int aeth() {
+        return aeth;
+    }
+
+    /** @return AETH syndrome, 0..255 */
+    public int aethSyndrome() {
+        return aeth >>> 24;
+    }
+
+    /** @return AETH MSN, 24 bits */
+    public int aethMsn() {
+        return aeth & BthDescriptor.MASK_24;
+    }
+
+    /** @return DETH Q_Key */
+    public int dethQkey() {
+        return dethQkey;
+    }
+
+    /** @return DETH source QP, 24 bits */
+    public int dethSrcQp() {
+        return dethSrcQp;
+    }
+
+    /** @return ImmDt, as read big-endian from the wire */
+    public int immediateData() {
+        return immediateData;
+    }
+
+    /** @return IETH R_Key */
+    public int iethRkey() {
+        return iethRkey;
+    }
+
+    /** @return AtomicETH virtual address */
+    public long atomicVirtualAddress() {
+        return atomicVirtualAddress;
+    }
+
+    /** @return AtomicETH R_Key */
+    public int atomicRkey() {
+        return atomicRkey;
+    }
+
+    /** @return AtomicETH swap (COMPARE_SWAP) or add (FETCH_ADD) data */
+    public long atomicSwapAddData() {
+        return atomicSwapAddData;
+    }
+
+    /** @return AtomicETH compare data */
+    public long atomicCompareData() {
+        return atomicCompareData;
+    }
+
+    /** @return AtomicAckETH original remote data */
+    public long atomicAckOrigRemData() {
+        return atomicAckOrigRemData;
+    }
+
+    /** @return index of the first payload byte (just after the headers, even when the payload is empty), or -1 */
+    public int payloadOffset() {
+        return payloadOffset;
+    }
+
+    /** @return payload length in bytes, excluding the pad and the ICRC */
+    public int payloadLength() {
+        return payloadLength;
+    }
+
+    /** @return index of the ICRC, or -1 */
+    public int icrcOffset() {
+        return icrcOffset;
+    }
+
+    /** @return the ICRC value read from the packet ({@link Icrc#read}) */
+    public int icrc() {
+        return icrc;
+    }
+
+    /** @return a one-line description for logs and test failures; allocates */
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder(160);
+        sb.append(RejectReason.name(result)).append(' ').append(framing).append(" [").append(offset).append(", +")
+                .append(length).append(']');
+        if (hasLrh()) {
+            sb.append(" LRH vl=").append(vl).append(" sl=").append(sl).append(" lnh=").append(lnh).append(" dlid=")
+                    .append(dlid).append(" slid=").append(slid).append(" pktLen=").append(packetLengthWords);
+        }
+        if (hasGrh()) {
+            sb.append(" GRH ").append(sgid()).append(" -> ").append(dgid()).append(" payLen=")
+                    .append(grhPayloadLength);
+        }
+        if (bthOffset >= 0) {
+            sb.append(" BTH ").append(Opcode.name(opcode)).append(" qp=0x").append(Integer.toHexString(destQp))
+                    .append(" psn=").append(psn).append(" pkey=0x").append(Integer.toHexString(pkey)).append(" pad=")
+                    .append(padCount);
+        }
+        if (payloadOffset >= 0) {
+            sb.append(" payload=").append(payloadLength);
+        }
+        return sb.toString();
+    }
+}

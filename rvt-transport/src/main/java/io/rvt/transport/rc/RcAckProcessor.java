@@ -1,0 +1,361 @@
+package io.rvt.transport.rc;
+
+import io.rvt.api.PortCounter;
+import io.rvt.api.WcStatus;
+import io.rvt.api.WrOpcode;
+import io.rvt.api.spi.Aeth;
+import io.rvt.api.spi.DriverQp;
+import io.rvt.api.spi.QpFlags;
+import io.rvt.api.spi.SendWqe;
+import io.rvt.api.spi.Seq24;
+import io.rvt.api.spi.Sge;
+import io.rvt.transport.Packets;
+import io.rvt.transport.header.Opcode;
+import io.rvt.transport.header.PacketHeaders;
+import java.nio.ByteBuffer;
+
+/**
+ * The RC requester's side of responses ({@code rc_rcv_resp}, {@code do_rc_ack}, {@code do_rc_completion},
+ * {@code rdma_seq_err}): ACKs complete the WQEs they cover, in order; RDMA READ responses fill the READ's scatter
+ * list and atomic ACKs its first SGE; NAKs rewind (sequence error), wait (RNR) or fail the oldest WQE (invalid
+ * request, remote access, remote operation error). Runs with the QP's {@code recvLock} and {@code sendLock} held.
+ *
+ * <p>A response that acknowledges PSNs beyond an unanswered RDMA READ or atomic implicitly NAKs it (the responder
+ * lost the request or its response): the requester restarts from the READ/atomic once ({@code RDMAR_SEQ}) and ignores
+ * everything but the PSN it expects until then.
+ */
+final class RcAckProcessor {
+    private RcAckProcessor() {
+    }
+
+    /** NAK codes (the low five bits of a NAK's syndrome). */
+    static final int NAK_PSN_ERROR = 0;
+    static final int NAK_INVALID_REQUEST = 1;
+    static final int NAK_REMOTE_ACCESS_ERROR = 2;
+    static final int NAK_REMOTE_OPERATIONAL_ERROR = 3;
+
+    /** Processes a response packet for the requester. */
+    static void receiveResponse(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr) {
+        int psn = hdr.psn();
+        int opcode = hdr.opcode();
+        if (!st.sentAny || Seq24.cmpMsn(psn, st.psnLimit) >= 0) {
+            Packets.count(qp, PortCounter.PKT_DROPS); // a response to nothing we sent
+            return;
+        }
+        int diff = Seq24.cmpMsn(psn, qp.sendLastPsn());
+        if (diff <= 0) {
+            // A duplicate; a repeated ACK may still carry newer credits ("ghost" ACK).
+            if (diff == 0 && opcode == Opcode.RC_ACKNOWLEDGE && Aeth.syndromeClass(hdr.aeth()) == 0) {
+                qp.getCredit(hdr.aeth());
+            }
+            return;
+        }
+        if ((qp.recvFlags() & QpFlags.R_RDMAR_SEQ) != 0) {
+            // Waiting for the response to a restarted RDMA READ/atomic: skip everything else.
+            if (Seq24.cmpMsn(psn, qp.sendLastPsn() + 1) != 0) {
+                return;
+            }
+            qp.recvFlags(qp.recvFlags() & ~QpFlags.R_RDMAR_SEQ);
+        }
+        if (qp.sendAcked() == qp.sendTail()) {
+            return;
+        }
+        SendWqe wqe = qp.swqe(qp.sendAcked());
+        int pmtu = qp.pmtu();
+        int aeth = hdr.aeth();
+        switch (opcode) {
+            case Opcode.RC_ACKNOWLEDGE:
+            case Opcode.RC_ATOMIC_ACKNOWLEDGE:
+            case Opcode.RC_RDMA_READ_RESPONSE_FIRST: {
+                long val = opcode == Opcode.RC_ATOMIC_ACKNOWLEDGE ? hdr.atomicAckOrigRemData() : 0L;
+                if (!doRcAck(qp, st, aeth, psn, opcode, val) || opcode != Opcode.RC_RDMA_READ_RESPONSE_FIRST) {
+                    return;
+                }
+                wqe = qp.swqe(qp.sendAcked());
+                if (wqe.opcode() != WrOpcode.RDMA_READ) {
+                    fail(qp, wqe, WcStatus.LOC_QP_OP_ERR);
+                    return;
+                }
+                // A response to a resent READ may start in the middle of the WQE's buffer.
+                st.readLen = qp.sendRdmaReadSge().restart(wqe, Seq24.delta(psn, wqe.psn()) * pmtu);
+                readMiddle(qp, st, buf, hdr, psn, pmtu, wqe);
+                return;
+            }
+            case Opcode.RC_RDMA_READ_RESPONSE_MIDDLE:
+                if (Seq24.cmpMsn(psn, qp.sendLastPsn() + 1) != 0) {
+                    rdmaSeqErr(qp, st, psn);
+                    return;
+                }
+                if (wqe.opcode() != WrOpcode.RDMA_READ) {
+                    fail(qp, wqe, WcStatus.LOC_QP_OP_ERR);
+                    return;
+                }
+                readMiddle(qp, st, buf, hdr, psn, pmtu, wqe);
+                return;
+            case Opcode.RC_RDMA_READ_RESPONSE_ONLY:
+                if (!doRcAck(qp, st, aeth, psn, opcode, 0L)) {
+                    return;
+                }
+                wqe = qp.swqe(qp.sendAcked());
+                if (wqe.opcode() != WrOpcode.RDMA_READ) {
+                    fail(qp, wqe, WcStatus.LOC_QP_OP_ERR);
+                    return;
+                }
+                st.readLen = qp.sendRdmaReadSge().restart(wqe, Seq24.delta(psn, wqe.psn()) * pmtu);
+                readLast(qp, st, buf, hdr, psn, wqe);
+                return;
+            case Opcode.RC_RDMA_READ_RESPONSE_LAST:
+                if (Seq24.cmpMsn(psn, qp.sendLastPsn() + 1) != 0) {
+                    rdmaSeqErr(qp, st, psn);
+                    return;
+                }
+                if (wqe.opcode() != WrOpcode.RDMA_READ) {
+                    fail(qp, wqe, WcStatus.LOC_QP_OP_ERR);
+                    return;
+                }
+                if (hdr.payloadLength() == 0) {
+                    fail(qp, wqe, WcStatus.LOC_LEN_ERR); // a LAST carries at least one byte
+                    return;
+                }
+                readLast(qp, st, buf, hdr, psn, wqe);
+                return;
+            default:
+                Packets.count(qp, PortCounter.PKT_DROPS);
+        }
+    }
+
+    /** FIRST or MIDDLE read response data: exactly one MTU, and more must follow. */
+    private static void readMiddle(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr, int psn, int pmtu,
+            SendWqe wqe) {
+        if (hdr.payloadLength() != pmtu || pmtu >= st.readLen) {
+            fail(qp, wqe, WcStatus.LOC_LEN_ERR);
+            return;
+        }
+        // A response is progress: push the timeout out and let a SEND_ONE wait go on.
+        qp.modRetryTimer();
+        clearWaitAck(qp);
+        if (hdr.opcode() == Opcode.RC_RDMA_READ_RESPONSE_MIDDLE) {
+            qp.sendRetry(qp.retryCnt());
+        }
+        st.readLen -= pmtu;
+        qp.sendLastPsn(psn);
+        qp.sendRdmaReadSge().copyIn(buf, hdr.payloadOffset(), pmtu, false, false);
+    }
+
+    /** LAST or ONLY read response data: exactly what is left; completes the READ. */
+    private static void readLast(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr, int psn, SendWqe wqe) {
+        int tlen = hdr.payloadLength();
+        if (tlen != st.readLen) {
+            fail(qp, wqe, WcStatus.LOC_LEN_ERR);
+            return;
+        }
+        if (tlen > 0) {
+            qp.sendRdmaReadSge().copyIn(buf, hdr.payloadOffset(), tlen, false, false);
+        }
+        st.readLen = 0;
+        doRcAck(qp, st, hdr.aeth(), psn, Opcode.RC_RDMA_READ_RESPONSE_LAST, 0L);
+    }
+
+    /**
+     * {@code do_rc_ack}: completes the WQEs the AETH's PSN covers and acts on its syndrome.
+     *
+     * @return true if the packet is an ACK that the caller may process further (READ response data)
+     */
+    static boolean doRcAck(DriverQp qp, RcState st, int aeth, int psn, int opcode, long val) {
+        int syndrome = Aeth.syndromeClass(aeth);
+        // A NAK acknowledges everything before its PSN; the NAK'd PSN itself is not done.
+        int ackPsn = syndrome != Aeth.SYNDROME_ACK ? psn - 1 : psn;
+        SendWqe wqe = qp.swqe(qp.sendAcked());
+        boolean progress = false;
+        int diff;
+        while ((diff = Seq24.cmpMsn(ackPsn, wqe.lpsn())) >= 0) {
+            WrOpcode w = wqe.opcode();
+            boolean atomic = w == WrOpcode.ATOMIC_CMP_AND_SWP || w == WrOpcode.ATOMIC_FETCH_AND_ADD;
+            if (w == WrOpcode.RDMA_READ && opcode == Opcode.RC_RDMA_READ_RESPONSE_ONLY && diff == 0) {
+                // Complete what precedes the READ; the caller places the data, then completes the READ.
+                afterProgress(qp, progress);
+                return true;
+            }
+            if ((w == WrOpcode.RDMA_READ && (opcode != Opcode.RC_RDMA_READ_RESPONSE_LAST || diff != 0))
+                    || (atomic && (opcode != Opcode.RC_ATOMIC_ACKNOWLEDGE || diff != 0))) {
+                // Only its own response completes a READ or atomic: this one NAKs it implicitly. Retry it.
+                if ((qp.recvFlags() & QpFlags.R_RDMAR_SEQ) == 0) {
+                    qp.recvFlags(qp.recvFlags() | QpFlags.R_RDMAR_SEQ);
+                    RcRequester.restart(qp, st, qp.sendLastPsn() + 1, false);
+                    Packets.scheduleSend(qp);
+                }
+                afterProgress(qp, progress);
+                return false;
+            }
+            if (atomic) {
+                Sge s = wqe.sge(0);
+                s.mr().memory().putLong(s.offset(), val); // native order, as rvt's loopback writes it
+            }
+            if ((w == WrOpcode.RDMA_READ || atomic) && qp.sendNumRdAtomic() > 0) {
+                int n = qp.sendNumRdAtomic() - 1;
+                qp.sendNumRdAtomic(n);
+                int flags = qp.sendFlags();
+                if ((flags & QpFlags.S_WAIT_FENCE) != 0 && n == 0) {
+                    qp.sendFlags(flags & ~(QpFlags.S_WAIT_FENCE | QpFlags.S_WAIT_ACK));
+                    Packets.scheduleSend(qp);
+                } else if ((flags & QpFlags.S_WAIT_RDMAR) != 0) {
+                    qp.sendFlags(flags & ~(QpFlags.S_WAIT_RDMAR | QpFlags.S_WAIT_ACK));
+                    Packets.scheduleSend(qp);
+                }
+            }
+            wqe = complete(qp, wqe);
+            progress = true;
+            if (qp.sendAcked() == qp.sendTail()) {
+                break;
+            }
+        }
+
+        switch (syndrome) {
+            case Aeth.SYNDROME_ACK:
+                Packets.count(qp, PortCounter.RC_ACKS);
+                if (qp.sendAcked() != qp.sendTail()) {
+                    qp.modRetryTimer(); // more ACKs expected
+                    if (Seq24.cmpMsn(qp.sendPsn(), psn) <= 0) {
+                        RcRequester.resetPsn(qp, psn + 1); // the responder has more than we were resending
+                    }
+                } else {
+                    qp.stopRcTimers();
+                    if (Seq24.cmpMsn(qp.sendPsn(), psn) <= 0) {
+                        qp.sendState(RcRequester.IDLE);
+                        qp.sendPsn(psn + 1);
+                    }
+                }
+                clearWaitAck(qp);
+                qp.getCredit(aeth);
+                qp.sendRnrRetry(qp.rnrRetryCnt());
+                qp.sendRetry(qp.retryCnt());
+                qp.sendLastPsn(psn);
+                afterProgress(qp, progress);
+                return true;
+
+            case Aeth.SYNDROME_RNR_NAK:
+                Packets.count(qp, PortCounter.RNR_NAKS);
+                afterProgress(qp, progress);
+                if (qp.sendAcked() == qp.sendTail() || (qp.sendFlags() & QpFlags.S_WAIT_RNR) != 0) {
+                    return false;
+                }
+                if (qp.sendRnrRetry() == 0) {
+                    fail(qp, qp.swqe(qp.sendAcked()), WcStatus.RNR_RETRY_EXC_ERR);
+                    return false;
+                }
+                if (qp.rnrRetryCnt() < 7) {
+                    qp.sendRnrRetry(qp.sendRnrRetry() - 1); // 7 means retry forever
+                }
+                qp.sendLastPsn(psn - 1);
+                if (qp.iport() != null) {
+                    qp.iport().addCounter(PortCounter.RC_RESENDS, Math.max(0, Seq24.delta(qp.sendPsn(), psn)));
+                }
+                RcRequester.resetPsn(qp, psn);
+                qp.sendFlags(qp.sendFlags() & ~(QpFlags.S_WAIT_SSN_CREDIT | QpFlags.S_WAIT_ACK));
+                qp.stopRcTimers();
+                qp.addRnrTimer(aeth);
+                return false;
+
+            case Aeth.SYNDROME_NAK:
+                afterProgress(qp, progress);
+                if (qp.sendAcked() == qp.sendTail()) {
+                    return false;
+                }
+                qp.sendLastPsn(psn - 1);
+                switch (Aeth.code(aeth)) {
+                    case NAK_PSN_ERROR:
+                        Packets.count(qp, PortCounter.SEQ_NAKS);
+                        // Go back to the responder's expected PSN (this may cut an RDMA READ response short).
+                        RcRequester.restart(qp, st, psn, false);
+                        Packets.scheduleSend(qp);
+                        break;
+                    case NAK_INVALID_REQUEST:
+                        Packets.count(qp, PortCounter.OTHER_NAKS);
+                        fail(qp, qp.swqe(qp.sendAcked()), WcStatus.REM_INV_REQ_ERR);
+                        break;
+                    case NAK_REMOTE_ACCESS_ERROR:
+                        Packets.count(qp, PortCounter.OTHER_NAKS);
+                        fail(qp, qp.swqe(qp.sendAcked()), WcStatus.REM_ACCESS_ERR);
+                        break;
+                    case NAK_REMOTE_OPERATIONAL_ERROR:
+                        Packets.count(qp, PortCounter.OTHER_NAKS);
+                        fail(qp, qp.swqe(qp.sendAcked()), WcStatus.REM_OP_ERR);
+                        break;
+                    default:
+                        return false; // reserved codes are ignored
+                }
+                qp.sendRetry(qp.retryCnt());
+                qp.sendRnrRetry(qp.rnrRetryCnt());
+                return false;
+
+            default:
+                afterProgress(qp, progress); // class 2 is reserved
+                return false;
+        }
+    }
+
+    /**
+     * {@code do_rc_completion}: completes the acknowledged WQE at {@code sendAcked} (= {@code sendLast}); if it was
+     * being resent, the requester skips to the next WQE.
+     *
+     * @return the new WQE at {@code sendAcked}
+     */
+    static SendWqe complete(DriverQp qp, SendWqe wqe) {
+        int acked = qp.sendAcked();
+        boolean resending = acked == qp.sendCur();
+        qp.sendRetry(qp.retryCnt());
+        qp.sendLastPsn(wqe.lpsn());
+        // sendComplete drags sendAcked (and sendCur when it pointed here) past the slot, and ends SQD draining.
+        qp.sendComplete(wqe, WcStatus.SUCCESS);
+        if (resending) {
+            qp.sendState(RcRequester.IDLE);
+            if (qp.sendAcked() != qp.sendTail()) {
+                qp.sendPsn(qp.swqe(qp.sendCur()).psn());
+            }
+        }
+        return qp.swqe(qp.sendAcked());
+    }
+
+    /** {@code rdma_seq_err}: a READ response arrived out of sequence: complete what it covers, restart the READ. */
+    static void rdmaSeqErr(DriverQp qp, RcState st, int psn) {
+        qp.stopRcTimers();
+        SendWqe wqe = qp.swqe(qp.sendAcked());
+        while (qp.sendAcked() != qp.sendTail() && Seq24.cmpMsn(psn, wqe.lpsn()) > 0) {
+            WrOpcode w = wqe.opcode();
+            if (w == WrOpcode.RDMA_READ || w == WrOpcode.ATOMIC_CMP_AND_SWP || w == WrOpcode.ATOMIC_FETCH_AND_ADD) {
+                break;
+            }
+            wqe = complete(qp, wqe);
+        }
+        Packets.count(qp, PortCounter.RDMA_SEQ);
+        qp.recvFlags(qp.recvFlags() | QpFlags.R_RDMAR_SEQ);
+        RcRequester.restart(qp, st, qp.sendLastPsn() + 1, false);
+        Packets.scheduleSend(qp);
+    }
+
+    /**
+     * IBTA class B error (and local errors on a response): completes the oldest WQE with {@code status} and moves the
+     * QP to ERR; the send engine then flushes the rest.
+     */
+    static void fail(DriverQp qp, SendWqe wqe, WcStatus status) {
+        if (qp.sendLast() == qp.sendAcked()) {
+            qp.sendComplete(wqe, status);
+            qp.rcError(WcStatus.WR_FLUSH_ERR);
+        }
+    }
+
+    private static void clearWaitAck(DriverQp qp) {
+        int flags = qp.sendFlags();
+        if ((flags & QpFlags.S_WAIT_ACK) != 0) {
+            qp.sendFlags(flags & ~QpFlags.S_WAIT_ACK);
+            Packets.scheduleSend(qp);
+        }
+    }
+
+    /** Completions may unblock the engine (a local operation waiting for them, an unsent WQE): wake it. */
+    private static void afterProgress(DriverQp qp, boolean progress) {
+        if (progress && qp.sendCur() != qp.sendHead()) {
+            Packets.scheduleSend(qp);
+        }
+    }
+}

@@ -1,0 +1,414 @@
+package io.rvt.transport.rc;
+
+import io.rvt.api.MigState;
+import io.rvt.api.PortCounter;
+import io.rvt.api.QpState;
+import io.rvt.api.QpState.Ops;
+import io.rvt.api.SendFlag;
+import io.rvt.api.WcStatus;
+import io.rvt.api.WrOpcode;
+import io.rvt.api.spi.DriverQp;
+import io.rvt.api.spi.QpFlags;
+import io.rvt.api.spi.SendWqe;
+import io.rvt.api.spi.Seq24;
+import io.rvt.transport.Packets;
+import io.rvt.transport.TxInfo;
+import io.rvt.transport.header.AtomicEthDescriptor;
+import io.rvt.transport.header.BthDescriptor;
+import io.rvt.transport.header.IethDescriptor;
+import io.rvt.transport.header.ImmDtDescriptor;
+import io.rvt.transport.header.Opcode;
+import io.rvt.transport.header.RethDescriptor;
+import java.nio.ByteBuffer;
+
+/**
+ * The RC requester's packet builder ({@code make_rc_req}) and its go-back-N rewind ({@code restart_rc},
+ * {@code reset_psn}). Everything here runs with the QP's {@code sendLock} held.
+ *
+ * <p>The cursors are rdmavt's: WQEs in {@code [sendAcked, sendTail)} have been (at least partly) sent and wait for
+ * their ACK or response; {@code sendCur} is the WQE being turned into packets, {@code sendPsn} the next PSN to send;
+ * {@code sendState} the opcode of the last packet built. Because completions happen as soon as a WQE is acknowledged
+ * (there is no send DMA to wait for), {@code sendLast == sendAcked} whenever the lock is free.
+ *
+ * <p>As in qib and hfi1, three response opcodes that a requester never sends mark in {@code sendState} that the ACK
+ * path rewound the requester into the middle of a message: {@link #RESTART_SEND}, {@link #RESTART_WRITE} and
+ * {@link #RESTART_READ}; the next packet then re-seeks the WQE's scatter list (or re-requests the rest of the READ).
+ */
+final class RcRequester {
+    private RcRequester() {
+    }
+
+    /** Ask for an ACK every this many packets of a long message (hfi1 {@code HFI1_PSN_CREDIT}). */
+    static final int ACK_REQUEST_INTERVAL = 16;
+    /** {@code sendState}: resend a SEND from the middle ({@code sendPsn} inside it). */
+    static final int RESTART_SEND = Opcode.RC_RDMA_READ_RESPONSE_FIRST;
+    /** {@code sendState}: resend an RDMA WRITE from the middle. */
+    static final int RESTART_WRITE = Opcode.RC_RDMA_READ_RESPONSE_LAST;
+    /** {@code sendState}: re-request the rest of an RDMA READ. */
+    static final int RESTART_READ = Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
+    /** {@code sendState}: at a message boundary (the core's initial value). */
+    static final int IDLE = Opcode.RC_SEND_LAST;
+    /** {@link #makeRequest} result: the WQE at {@code sendCur} cannot be sent; the QP must go to ERR. */
+    static final int FATAL = -1;
+
+    /** The waits that stop the requester until an ACK, a timer or credits clear them. */
+    private static final int WAIT_MASK = QpFlags.S_WAIT_RNR | QpFlags.S_WAIT_ACK | QpFlags.S_WAIT_FENCE
+            | QpFlags.S_WAIT_RDMAR | QpFlags.S_WAIT_SSN_CREDIT;
+
+    /**
+     * Builds the next request packet, or flushes in SQE/ERR.
+     *
+     * @return bytes written, 0 if there is nothing to send now, {@link #FATAL} if the WQE at {@code sendCur} has an
+     *         operation the transport does not know (it was completed with {@code LOC_QP_OP_ERR})
+     */
+    static int makeRequest(DriverQp qp, RcState st, ByteBuffer buf, int off, TxInfo tx) {
+        QpState state = qp.state();
+        if (!state.can(Ops.PROCESS_SEND_OK)) {
+            if (state.can(Ops.FLUSH_SEND)) {
+                flush(qp);
+            }
+            return 0;
+        }
+        while (true) {
+            if ((qp.sendFlags() & WAIT_MASK) != 0) {
+                return 0;
+            }
+            int cur = qp.sendCur();
+            SendWqe wqe = qp.swqe(cur);
+            int pmtu = qp.pmtu();
+            int hdr = off + BthDescriptor.LENGTH;
+            int op;
+            int len;
+            int psn;
+            boolean ackReq = false;
+            boolean se = false;
+            switch (qp.sendState()) {
+                case RESTART_SEND:
+                    st.sendLen = qp.sendSge().restart(wqe, Seq24.delta(qp.sendPsn(), wqe.psn()) * pmtu);
+                    // fall through
+                case Opcode.RC_SEND_FIRST:
+                case Opcode.RC_SEND_MIDDLE:
+                    psn = qp.sendPsn();
+                    qp.sendPsn(psn + 1);
+                    len = st.sendLen;
+                    if (len > pmtu) {
+                        len = pmtu;
+                        op = Opcode.RC_SEND_MIDDLE;
+                        break;
+                    }
+                    if (wqe.opcode() == WrOpcode.SEND_WITH_IMM) {
+                        op = Opcode.RC_SEND_LAST_WITH_IMMEDIATE;
+                        hdr = ImmDtDescriptor.write(buf, hdr, wqe.immData());
+                    } else if (wqe.opcode() == WrOpcode.SEND_WITH_INV) {
+                        op = Opcode.RC_SEND_LAST_WITH_INVALIDATE;
+                        hdr = IethDescriptor.write(buf, hdr, wqe.invalidateRkey());
+                    } else {
+                        op = Opcode.RC_SEND_LAST;
+                    }
+                    se = SendFlag.SOLICITED.in(wqe.sendFlags());
+                    ackReq = true;
+                    qp.sendCur(qp.swqeIncr(cur));
+                    break;
+                case RESTART_WRITE:
+                    st.sendLen = qp.sendSge().restart(wqe, Seq24.delta(qp.sendPsn(), wqe.psn()) * pmtu);
+                    // fall through
+                case Opcode.RC_RDMA_WRITE_FIRST:
+                case Opcode.RC_RDMA_WRITE_MIDDLE:
+                    psn = qp.sendPsn();
+                    qp.sendPsn(psn + 1);
+                    len = st.sendLen;
+                    if (len > pmtu) {
+                        len = pmtu;
+                        op = Opcode.RC_RDMA_WRITE_MIDDLE;
+                        break;
+                    }
+                    if (wqe.opcode() == WrOpcode.RDMA_WRITE_WITH_IMM) {
+                        op = Opcode.RC_RDMA_WRITE_LAST_WITH_IMMEDIATE;
+                        hdr = ImmDtDescriptor.write(buf, hdr, wqe.immData());
+                        se = SendFlag.SOLICITED.in(wqe.sendFlags());
+                    } else {
+                        op = Opcode.RC_RDMA_WRITE_LAST;
+                    }
+                    ackReq = true;
+                    qp.sendCur(qp.swqeIncr(cur));
+                    break;
+                case RESTART_READ: {
+                    int done = Seq24.delta(qp.sendPsn(), wqe.psn()) * pmtu;
+                    hdr = RethDescriptor.write(buf, hdr, wqe.remoteAddr() + done, wqe.rkey(), wqe.length() - done);
+                    op = Opcode.RC_RDMA_READ_REQUEST;
+                    psn = qp.sendPsn();
+                    qp.sendPsn(wqe.lpsn() + 1);
+                    len = 0;
+                    ackReq = true;
+                    qp.sendCur(qp.swqeIncr(cur));
+                    break;
+                }
+                default: {
+                    // A message boundary: start the WQE at sendCur (new, or resent from its first PSN).
+                    if (!state.can(Ops.PROCESS_NEXT_SEND_OK)) {
+                        return 0; // SQD: finish what was started, start nothing new
+                    }
+                    boolean newReq = false;
+                    if (cur == qp.sendTail()) {
+                        if (cur == qp.sendHead()) {
+                            return 0;
+                        }
+                        if (SendFlag.FENCE.in(wqe.sendFlags()) && qp.sendNumRdAtomic() > 0) {
+                            qp.sendFlags(qp.sendFlags() | QpFlags.S_WAIT_FENCE);
+                            return 0;
+                        }
+                        WrOpcode w = wqe.opcode();
+                        if (w == WrOpcode.REG_MR || w == WrOpcode.LOCAL_INV) {
+                            // Local operations run once everything before them has completed.
+                            if (qp.sendLast() != cur) {
+                                return 0;
+                            }
+                            completeLocalOp(qp, wqe, cur);
+                            continue;
+                        }
+                        newReq = true;
+                    }
+                    psn = wqe.psn();
+                    len = wqe.length();
+                    switch (wqe.opcode()) {
+                        case SEND:
+                        case SEND_WITH_IMM:
+                        case SEND_WITH_INV:
+                            if (!qp.rcCreditAvail(wqe)) {
+                                return 0;
+                            }
+                            if (len > pmtu) {
+                                len = pmtu;
+                                op = Opcode.RC_SEND_FIRST;
+                                break;
+                            }
+                            if (wqe.opcode() == WrOpcode.SEND_WITH_IMM) {
+                                op = Opcode.RC_SEND_ONLY_WITH_IMMEDIATE;
+                                hdr = ImmDtDescriptor.write(buf, hdr, wqe.immData());
+                            } else if (wqe.opcode() == WrOpcode.SEND_WITH_INV) {
+                                op = Opcode.RC_SEND_ONLY_WITH_INVALIDATE;
+                                hdr = IethDescriptor.write(buf, hdr, wqe.invalidateRkey());
+                            } else {
+                                op = Opcode.RC_SEND_ONLY;
+                            }
+                            se = SendFlag.SOLICITED.in(wqe.sendFlags());
+                            ackReq = true;
+                            qp.sendCur(qp.swqeIncr(cur));
+                            break;
+                        case RDMA_WRITE_WITH_IMM:
+                            if (!qp.rcCreditAvail(wqe)) {
+                                return 0;
+                            }
+                            // fall through
+                        case RDMA_WRITE:
+                            hdr = RethDescriptor.write(buf, hdr, wqe.remoteAddr(), wqe.rkey(), len);
+                            if (len > pmtu) {
+                                len = pmtu;
+                                op = Opcode.RC_RDMA_WRITE_FIRST;
+                                break;
+                            }
+                            if (wqe.opcode() == WrOpcode.RDMA_WRITE_WITH_IMM) {
+                                op = Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE;
+                                hdr = ImmDtDescriptor.write(buf, hdr, wqe.immData());
+                                se = SendFlag.SOLICITED.in(wqe.sendFlags());
+                            } else {
+                                op = Opcode.RC_RDMA_WRITE_ONLY;
+                            }
+                            ackReq = true;
+                            qp.sendCur(qp.swqeIncr(cur));
+                            break;
+                        case RDMA_READ:
+                            if (newReq && !takeReadAtomicSlot(qp)) {
+                                return 0;
+                            }
+                            hdr = RethDescriptor.write(buf, hdr, wqe.remoteAddr(), wqe.rkey(), len);
+                            op = Opcode.RC_RDMA_READ_REQUEST;
+                            len = 0;
+                            ackReq = true;
+                            qp.sendCur(qp.swqeIncr(cur));
+                            break;
+                        case ATOMIC_CMP_AND_SWP:
+                        case ATOMIC_FETCH_AND_ADD:
+                            if (newReq && !takeReadAtomicSlot(qp)) {
+                                return 0;
+                            }
+                            if (wqe.opcode() == WrOpcode.ATOMIC_CMP_AND_SWP) {
+                                op = Opcode.RC_COMPARE_SWAP;
+                                hdr = AtomicEthDescriptor.write(buf, hdr, wqe.remoteAddr(), wqe.rkey(), wqe.swap(),
+                                        wqe.compareAdd());
+                            } else {
+                                op = Opcode.RC_FETCH_ADD;
+                                hdr = AtomicEthDescriptor.write(buf, hdr, wqe.remoteAddr(), wqe.rkey(),
+                                        wqe.compareAdd(), 0L);
+                            }
+                            len = 0;
+                            ackReq = true;
+                            qp.sendCur(qp.swqeIncr(cur));
+                            break;
+                        default:
+                            // An operation this transport does not implement (e.g. a driver-reserved one the
+                            // driver did not handle): fail it as rdmavt's loopback does.
+                            qp.sendCur(qp.swqeIncr(cur));
+                            if (newReq) {
+                                qp.sendTail(qp.swqeIncr(qp.sendTail()));
+                            }
+                            qp.sendComplete(wqe, WcStatus.LOC_QP_OP_ERR);
+                            return FATAL;
+                    }
+                    qp.sendSge().init(wqe.sgList(), 0, wqe.numSge(), wqe.length());
+                    st.sendLen = wqe.length();
+                    if (newReq) {
+                        qp.sendTail(qp.swqeIncr(qp.sendTail()));
+                    }
+                    qp.sendPsn(wqe.opcode() == WrOpcode.RDMA_READ ? wqe.lpsn() + 1 : psn + 1);
+                    break;
+                }
+            }
+            int delta = Seq24.delta(psn, wqe.psn());
+            if (delta != 0 && delta % ACK_REQUEST_INTERVAL == 0) {
+                ackReq = true;
+            }
+            int flags = qp.sendFlags();
+            if ((flags & QpFlags.S_SEND_ONE) != 0) {
+                // After a timeout: one packet, then wait for its ACK before sending more.
+                flags = (flags & ~QpFlags.S_SEND_ONE) | QpFlags.S_WAIT_ACK;
+                qp.sendFlags(flags);
+                ackReq = true;
+            }
+            st.sendLen -= len;
+            qp.sendState(op);
+            int end = Packets.writePayload(buf, hdr, qp.sendSge(), len);
+            int pkey = Packets.pkeyOf(qp);
+            BthDescriptor.write(buf, off, op, se, qp.migState() == MigState.MIGRATED, Packets.padCount(len), pkey,
+                    qp.remoteQpn(), ackReq, psn & BthDescriptor.MASK_24);
+            int limit = op == Opcode.RC_RDMA_READ_REQUEST ? wqe.lpsn() + 1 : psn + 1;
+            if (!st.sentAny || Seq24.cmpMsn(limit, st.psnLimit) > 0) {
+                st.psnLimit = limit;
+                st.sentAny = true;
+            }
+            if ((flags & (QpFlags.S_TIMER | QpFlags.S_WAIT_RNR)) == 0) {
+                qp.addRetryTimer();
+            }
+            tx.ah().copyFrom(qp.remoteAhAttr());
+            tx.set(qp.qpNum(), qp.remoteQpn(), pkey, op, psn & BthDescriptor.MASK_24, end - off, len, qp.portNum(),
+                    false, false);
+            return end - off;
+        }
+    }
+
+    /** Completes every posted WQE with {@code WR_FLUSH_ERR}, in order (SQE/ERR). */
+    static void flush(DriverQp qp) {
+        int last;
+        while ((last = qp.sendLast()) != qp.sendHead()) {
+            qp.sendComplete(qp.swqe(last), WcStatus.WR_FLUSH_ERR);
+        }
+    }
+
+    /** Counts a new RDMA READ/atomic against {@code max_rd_atomic}; false (and WAIT_RDMAR) if none is left. */
+    private static boolean takeReadAtomicSlot(DriverQp qp) {
+        if (qp.sendNumRdAtomic() >= qp.maxRdAtomic()) {
+            qp.sendFlags(qp.sendFlags() | QpFlags.S_WAIT_RDMAR);
+            return false;
+        }
+        qp.sendNumRdAtomic(qp.sendNumRdAtomic() + 1);
+        return true;
+    }
+
+    /** REG_MR (already done at post) or LOCAL_INV (deferred by a fence or earlier invalidations) at sendCur. */
+    private static void completeLocalOp(DriverQp qp, SendWqe wqe, int cur) {
+        qp.sendCur(qp.swqeIncr(cur));
+        qp.sendTail(qp.swqeIncr(qp.sendTail()));
+        WcStatus status = WcStatus.SUCCESS;
+        boolean deferred = wqe.opcode() == WrOpcode.LOCAL_INV
+                && (wqe.sendFlags() & QpFlags.SEND_COMPLETION_ONLY) == 0;
+        if (deferred && qp.invalidateRkey(wqe.invalidateRkey()) != 0) {
+            status = WcStatus.LOC_PROT_ERR;
+        }
+        qp.sendComplete(wqe, status);
+        if (deferred) {
+            qp.localOpDone();
+        }
+    }
+
+    /**
+     * {@code restart_rc}: rewinds to {@code psn} (go-back-N), counting a retry; with none left, completes the oldest
+     * WQE with {@code RETRY_EXC_ERR} and moves the QP to ERR. {@code recvLock} and {@code sendLock} held.
+     *
+     * @param wait true to send one packet and wait for its ACK ({@code SEND_ONE}), as after a timeout
+     */
+    static void restart(DriverQp qp, RcState st, int psn, boolean wait) {
+        if (qp.sendAcked() == qp.sendTail()) {
+            return; // nothing outstanding: a stale timer or NAK
+        }
+        SendWqe wqe = qp.swqe(qp.sendAcked());
+        if (qp.sendRetry() == 0) {
+            qp.sendComplete(wqe, WcStatus.RETRY_EXC_ERR);
+            qp.rcError(WcStatus.WR_FLUSH_ERR);
+            return;
+        }
+        qp.sendRetry(qp.sendRetry() - 1);
+        if (qp.iport() != null) {
+            int resent = wqe.opcode() == WrOpcode.RDMA_READ ? 1 : Math.max(0, Seq24.delta(qp.sendPsn(), psn));
+            qp.iport().addCounter(PortCounter.RC_RESENDS, resent);
+        }
+        int flags = qp.sendFlags() & ~(QpFlags.S_WAIT_FENCE | QpFlags.S_WAIT_RDMAR | QpFlags.S_WAIT_SSN_CREDIT
+                | QpFlags.S_WAIT_PSN | QpFlags.S_WAIT_ACK);
+        if (wait) {
+            flags |= QpFlags.S_SEND_ONE;
+        }
+        qp.sendFlags(flags);
+        resetPsn(qp, psn);
+    }
+
+    /**
+     * {@code reset_psn}: points {@code sendCur} at the WQE holding {@code psn} (searching from {@code sendAcked})
+     * and {@code sendState} at the boundary or at a restart marker, so that the next packet built carries
+     * {@code psn}.
+     */
+    static void resetPsn(DriverQp qp, int psn) {
+        int n = qp.sendAcked();
+        SendWqe wqe = qp.swqe(n);
+        qp.sendCur(n);
+        qp.sendPsn(psn);
+        if (Seq24.cmpMsn(psn, wqe.psn()) <= 0) {
+            qp.sendState(IDLE);
+            return;
+        }
+        WrOpcode op = wqe.opcode();
+        int tail = qp.sendTail();
+        while (true) {
+            n = qp.swqeIncr(n);
+            if (n == tail) {
+                break;
+            }
+            wqe = qp.swqe(n);
+            int diff = Seq24.cmpMsn(psn, wqe.psn());
+            if (diff < 0) {
+                break;
+            }
+            qp.sendCur(n);
+            if (diff == 0) {
+                qp.sendState(IDLE);
+                return;
+            }
+            op = wqe.opcode();
+        }
+        switch (op) {
+            case SEND:
+            case SEND_WITH_IMM:
+            case SEND_WITH_INV:
+                qp.sendState(RESTART_SEND);
+                break;
+            case RDMA_WRITE:
+            case RDMA_WRITE_WITH_IMM:
+                qp.sendState(RESTART_WRITE);
+                break;
+            case RDMA_READ:
+                qp.sendState(RESTART_READ);
+                break;
+            default:
+                qp.sendState(IDLE); // atomics span one PSN
+                break;
+        }
+    }
+}

@@ -1,0 +1,560 @@
+package io.rvt.transport.rc;
+
+import io.rvt.api.AccessFlag;
+import io.rvt.api.PortCounter;
+import io.rvt.api.QpState;
+import io.rvt.api.WcFlag;
+import io.rvt.api.WcOpcode;
+import io.rvt.api.WcStatus;
+import io.rvt.api.WorkCompletion;
+import io.rvt.api.spi.AckEntry;
+import io.rvt.api.spi.DriverMr;
+import io.rvt.api.spi.DriverQp;
+import io.rvt.api.spi.QpFlags;
+import io.rvt.api.spi.Seq24;
+import io.rvt.transport.Packets;
+import io.rvt.transport.header.BthDescriptor;
+import io.rvt.transport.header.Opcode;
+import io.rvt.transport.header.PacketHeaders;
+import java.nio.ByteBuffer;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The RC responder ({@code rc_rcv} and {@code rc_rcv_error} of qib/hfi1): request packets in PSN order, placing SEND
+ * data into receive WQEs and RDMA WRITE data into rkey-checked regions, queueing RDMA READ and atomic requests in the
+ * ack queue (bounded by the responder resources, {@code max_dest_rd_atomic}), answering duplicates from that queue,
+ * and queueing ACKs and NAKs for {@link RcResponseBuilder} to send. Runs with the QP's {@code recvLock} held and takes
+ * its {@code sendLock} for what it shares with the send side.
+ *
+ * <p>Errors follow hfi1 and rdmavt's loopback (spec §8.6): an invalid request or a remote operational error moves the
+ * responder to ERR with {@code LOC_QP_OP_ERR} for the receive WQE in progress, a remote access error with
+ * {@code LOC_PROT_ERR}; in each case the NAK still goes out (hfi1 sends it straight from the receive path), so the
+ * requester completes its WQE with {@code REM_INV_REQ_ERR}, {@code REM_OP_ERR} or {@code REM_ACCESS_ERR}.
+ */
+final class RcResponder {
+    private RcResponder() {
+    }
+
+    /** AETH syndromes the responder sends (IBTA 9.7.5.2.8). */
+    static final int SYNDROME_RNR_NAK = 0x20;
+    static final int SYNDROME_NAK_PSN_ERROR = 0x60;
+    static final int SYNDROME_NAK_INVALID_REQUEST = 0x61;
+    static final int SYNDROME_NAK_REMOTE_ACCESS = 0x62;
+    static final int SYNDROME_NAK_REMOTE_OPERATIONAL = 0x63;
+    /** Queue an ACK at least every this many request packets, even if none asked for one. */
+    static final int ACK_COALESCE_LIMIT = 16;
+
+    /** Processes a request packet, {@code recvLock} held. */
+    static void receiveRequest(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr) {
+        int opcode = hdr.opcode();
+        int psn = hdr.psn();
+        int diff = Seq24.delta(psn, qp.recvPsn());
+        if (diff != 0) {
+            if (!receiveOutOfSequence(qp, st, hdr, opcode, psn, diff)) {
+                queueAck(qp, st);
+            }
+            return;
+        }
+        if (!opcodeInSequence(qp.recvState(), opcode)) {
+            nak(qp, st, SYNDROME_NAK_INVALID_REQUEST, WcStatus.LOC_QP_OP_ERR);
+            return;
+        }
+        if (qp.state() == QpState.RTR && (qp.recvFlags() & QpFlags.R_COMM_EST) == 0) {
+            qp.commEst();
+        }
+        WorkCompletion wc = st.recvWc;
+        switch (opcode) {
+            case Opcode.RC_SEND_FIRST:
+                if (!takeRwqe(qp, st, false)) {
+                    return;
+                }
+                st.rcvLen = 0;
+                if (!middle(qp, st, buf, hdr)) {
+                    return;
+                }
+                break;
+            case Opcode.RC_SEND_MIDDLE:
+            case Opcode.RC_RDMA_WRITE_MIDDLE:
+                if (!middle(qp, st, buf, hdr)) {
+                    return;
+                }
+                break;
+            case Opcode.RC_SEND_ONLY:
+            case Opcode.RC_SEND_ONLY_WITH_IMMEDIATE:
+            case Opcode.RC_SEND_ONLY_WITH_INVALIDATE:
+                if (!takeRwqe(qp, st, false)) {
+                    return;
+                }
+                st.rcvLen = 0;
+                // fall through
+            case Opcode.RC_SEND_LAST:
+            case Opcode.RC_SEND_LAST_WITH_IMMEDIATE:
+            case Opcode.RC_SEND_LAST_WITH_INVALIDATE:
+                wc.clear();
+                if (opcode == Opcode.RC_SEND_ONLY_WITH_IMMEDIATE || opcode == Opcode.RC_SEND_LAST_WITH_IMMEDIATE) {
+                    wc.wcFlags(WcFlag.WITH_IMM.bit()).immData(hdr.immediateData());
+                } else if (opcode == Opcode.RC_SEND_ONLY_WITH_INVALIDATE
+                        || opcode == Opcode.RC_SEND_LAST_WITH_INVALIDATE) {
+                    // An invalidation that fails is ignored, as in hfi1: the SEND itself succeeds.
+                    if (qp.invalidateRkey(hdr.iethRkey()) == 0) {
+                        wc.wcFlags(WcFlag.WITH_INVALIDATE.bit()).invalidateRkey(hdr.iethRkey());
+                    }
+                }
+                if (!last(qp, st, buf, hdr, WcOpcode.RECV, false)) {
+                    return;
+                }
+                break;
+            case Opcode.RC_RDMA_WRITE_LAST:
+                wc.clear();
+                if (!last(qp, st, buf, hdr, WcOpcode.RECV_RDMA_WITH_IMM, true)) {
+                    return;
+                }
+                break;
+            case Opcode.RC_RDMA_WRITE_LAST_WITH_IMMEDIATE:
+                if (!takeRwqe(qp, st, true)) {
+                    return;
+                }
+                wc.clear().wcFlags(WcFlag.WITH_IMM.bit()).immData(hdr.immediateData());
+                if (!last(qp, st, buf, hdr, WcOpcode.RECV_RDMA_WITH_IMM, true)) {
+                    return;
+                }
+                break;
+            case Opcode.RC_RDMA_WRITE_FIRST:
+            case Opcode.RC_RDMA_WRITE_ONLY:
+            case Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE: {
+                if (!AccessFlag.REMOTE_WRITE.in(qp.accessFlags())) {
+                    nak(qp, st, SYNDROME_NAK_INVALID_REQUEST, WcStatus.LOC_QP_OP_ERR);
+                    return;
+                }
+                int len = hdr.rethDmaLength();
+                qp.recvLen(len);
+                st.rcvLen = 0;
+                if (len != 0) {
+                    if (!qp.rkeyOk(st.target, len, hdr.rethVirtualAddress(), hdr.rethRkey(),
+                            AccessFlag.REMOTE_WRITE.bit())) {
+                        nak(qp, st, SYNDROME_NAK_REMOTE_ACCESS, WcStatus.LOC_PROT_ERR);
+                        return;
+                    }
+                    qp.recvSge().initSingle(st.target, len);
+                } else {
+                    qp.recvSge().clear();
+                }
+                wc.clear();
+                if (opcode == Opcode.RC_RDMA_WRITE_FIRST) {
+                    if (!middle(qp, st, buf, hdr)) {
+                        return;
+                    }
+                } else if (opcode == Opcode.RC_RDMA_WRITE_ONLY) {
+                    if (!last(qp, st, buf, hdr, WcOpcode.RECV_RDMA_WITH_IMM, true)) {
+                        return;
+                    }
+                } else {
+                    int r = qp.getRwqe(true);
+                    if (r <= 0) {
+                        qp.recvSge().putSs();
+                        if (r < 0) {
+                            nak(qp, st, SYNDROME_NAK_REMOTE_OPERATIONAL, WcStatus.LOC_QP_OP_ERR);
+                        } else {
+                            rnrNak(qp, st);
+                        }
+                        return;
+                    }
+                    wc.wcFlags(WcFlag.WITH_IMM.bit()).immData(hdr.immediateData());
+                    if (!last(qp, st, buf, hdr, WcOpcode.RECV_RDMA_WITH_IMM, true)) {
+                        return;
+                    }
+                }
+                break;
+            }
+            case Opcode.RC_RDMA_READ_REQUEST:
+                readRequest(qp, st, hdr, psn);
+                return;
+            case Opcode.RC_COMPARE_SWAP:
+            case Opcode.RC_FETCH_ADD:
+                atomicRequest(qp, st, hdr, opcode, psn);
+                return;
+            default:
+                nak(qp, st, SYNDROME_NAK_INVALID_REQUEST, WcStatus.LOC_QP_OP_ERR);
+                return;
+        }
+        qp.recvPsn((psn + 1) & BthDescriptor.MASK_24);
+        qp.recvState(opcode);
+        st.ackPsn = psn;
+        qp.recvNakState(0);
+        if (hdr.ackReq() || ++st.unackedPackets >= ACK_COALESCE_LIMIT) {
+            queueAck(qp, st);
+        }
+    }
+
+    /** IBTA 9.7.5.1.2: MIDDLE/LAST only continue a message of their kind; a new message may not start inside one. */
+    static boolean opcodeInSequence(int recvState, int opcode) {
+        switch (recvState) {
+            case Opcode.RC_SEND_FIRST:
+            case Opcode.RC_SEND_MIDDLE:
+                return opcode == Opcode.RC_SEND_MIDDLE || opcode == Opcode.RC_SEND_LAST
+                        || opcode == Opcode.RC_SEND_LAST_WITH_IMMEDIATE
+                        || opcode == Opcode.RC_SEND_LAST_WITH_INVALIDATE;
+            case Opcode.RC_RDMA_WRITE_FIRST:
+            case Opcode.RC_RDMA_WRITE_MIDDLE:
+                return opcode == Opcode.RC_RDMA_WRITE_MIDDLE || opcode == Opcode.RC_RDMA_WRITE_LAST
+                        || opcode == Opcode.RC_RDMA_WRITE_LAST_WITH_IMMEDIATE;
+            default:
+                return !(Opcode.isMiddle(opcode) || Opcode.isLast(opcode));
+        }
+    }
+
+    /** Consumes a receive WQE; on failure queues the RNR NAK or the remote operational error NAK. */
+    private static boolean takeRwqe(DriverQp qp, RcState st, boolean wrIdOnly) {
+        int r = qp.getRwqe(wrIdOnly);
+        if (r > 0) {
+            return true;
+        }
+        if (r < 0) {
+            nak(qp, st, SYNDROME_NAK_REMOTE_OPERATIONAL, WcStatus.LOC_QP_OP_ERR);
+        } else {
+            rnrNak(qp, st);
+        }
+        return false;
+    }
+
+    /** A FIRST or MIDDLE packet: exactly one MTU of data, within what the receive WQE (or RETH) allows. */
+    private static boolean middle(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr) {
+        int pmtu = qp.pmtu();
+        if (hdr.payloadLength() != pmtu) {
+            nak(qp, st, SYNDROME_NAK_INVALID_REQUEST, WcStatus.LOC_QP_OP_ERR);
+            return false;
+        }
+        st.rcvLen += pmtu;
+        if (Integer.compareUnsigned(st.rcvLen, qp.recvLen()) > 0) {
+            nak(qp, st, SYNDROME_NAK_INVALID_REQUEST, WcStatus.LOC_QP_OP_ERR);
+            return false;
+        }
+        qp.recvSge().copyIn(buf, hdr.payloadOffset(), pmtu, true, false);
+        return true;
+    }
+
+    /**
+     * A LAST or ONLY packet: places the rest of the data, bumps the MSN and completes the receive WQE (if one was
+     * consumed) with the flags already in {@code st.recvWc}.
+     *
+     * @param write true for RDMA WRITE, whose data must add up to the RETH length exactly
+     */
+    private static boolean last(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr, WcOpcode wcOpcode,
+            boolean write) {
+        int tlen = hdr.payloadLength();
+        int byteLen = tlen + st.rcvLen;
+        int cmp = Integer.compareUnsigned(byteLen, qp.recvLen());
+        if (tlen > qp.pmtu() || cmp > 0 || (write && cmp != 0)) {
+            nak(qp, st, SYNDROME_NAK_INVALID_REQUEST, WcStatus.LOC_QP_OP_ERR);
+            return false;
+        }
+        if (tlen > 0) {
+            qp.recvSge().copyIn(buf, hdr.payloadOffset(), tlen, true, false);
+        }
+        qp.recvSge().putSs();
+        qp.recvMsn((qp.recvMsn() + 1) & Seq24.MASK);
+        if (!qp.testAndClearRecvAflags(QpFlags.RA_WRID_VALID)) {
+            return true; // RDMA WRITE without immediate: no receive WQE
+        }
+        WorkCompletion wc = st.recvWc;
+        wc.wrId(qp.recvWrId()).status(WcStatus.SUCCESS).opcode(wcOpcode).byteLen(byteLen).qpNum(qp.qpNum())
+                .srcQp(qp.remoteQpn()).slid(qp.remoteAhAttr().dlid() & 0xFFFF).sl(qp.remoteAhAttr().sl())
+                .portNum(qp.portNum());
+        qp.recvCq(wc, hdr.solicitedEvent());
+        return true;
+    }
+
+    /** An RDMA READ request: validate the source now, queue the response. */
+    private static void readRequest(DriverQp qp, RcState st, PacketHeaders hdr, int psn) {
+        if (!AccessFlag.REMOTE_READ.in(qp.accessFlags())) {
+            nak(qp, st, SYNDROME_NAK_INVALID_REQUEST, WcStatus.LOC_QP_OP_ERR);
+            return;
+        }
+        int nakSyndrome = 0;
+        ReentrantLock sl = qp.sendLock();
+        sl.lock();
+        try {
+            int next = claimAckEntry(qp);
+            if (next < 0) {
+                nakSyndrome = SYNDROME_NAK_INVALID_REQUEST;
+            } else {
+                AckEntry e = qp.ackQueue(qp.recvHeadAckQueue());
+                int len = hdr.rethDmaLength();
+                if (len != 0) {
+                    if (!qp.rkeyOk(e.rdmaSge(), len, hdr.rethVirtualAddress(), hdr.rethRkey(),
+                            AccessFlag.REMOTE_READ.bit())) {
+                        nakSyndrome = SYNDROME_NAK_REMOTE_ACCESS;
+                    } else {
+                        // The response takes one PSN per MTU; the request's last PSN is the response's last.
+                        qp.recvPsn((qp.recvPsn() + qp.divMtu(len - 1)) & BthDescriptor.MASK_24);
+                    }
+                } else {
+                    e.rdmaSge().clear();
+                }
+                if (nakSyndrome == 0) {
+                    e.opcode(Opcode.RC_RDMA_READ_REQUEST).sent(false).psn(psn).lpsn(qp.recvPsn());
+                    queued(qp, st, Opcode.RC_RDMA_READ_REQUEST, next);
+                }
+            }
+        } finally {
+            sl.unlock();
+        }
+        if (nakSyndrome == SYNDROME_NAK_REMOTE_ACCESS) {
+            nak(qp, st, nakSyndrome, WcStatus.LOC_PROT_ERR);
+        } else if (nakSyndrome != 0) {
+            nak(qp, st, nakSyndrome, WcStatus.LOC_QP_OP_ERR);
+        }
+    }
+
+    /** A compare-and-swap or fetch-and-add: execute it now, queue the atomic ACK with the original value. */
+    private static void atomicRequest(DriverQp qp, RcState st, PacketHeaders hdr, int opcode, int psn) {
+        if (!AccessFlag.REMOTE_ATOMIC.in(qp.accessFlags())) {
+            nak(qp, st, SYNDROME_NAK_INVALID_REQUEST, WcStatus.LOC_QP_OP_ERR);
+            return;
+        }
+        int nakSyndrome = 0;
+        ReentrantLock sl = qp.sendLock();
+        sl.lock();
+        try {
+            int next = claimAckEntry(qp);
+            long vaddr = hdr.atomicVirtualAddress();
+            if (next < 0 || (vaddr & 7) != 0) {
+                nakSyndrome = SYNDROME_NAK_INVALID_REQUEST;
+            } else if (!qp.rkeyOk(st.target, 8, vaddr, hdr.atomicRkey(), AccessFlag.REMOTE_ATOMIC.bit())) {
+                nakSyndrome = SYNDROME_NAK_REMOTE_ACCESS;
+            } else {
+                DriverMr mr = st.target.mr();
+                long old = opcode == Opcode.RC_FETCH_ADD
+                        ? mr.atomicFetchAdd(vaddr, hdr.atomicSwapAddData())
+                        : mr.atomicCompareSwap(vaddr, hdr.atomicCompareData(), hdr.atomicSwapAddData());
+                st.target.release();
+                AckEntry e = qp.ackQueue(qp.recvHeadAckQueue());
+                e.atomicData(old).opcode(opcode).sent(false).psn(psn).lpsn(psn);
+                queued(qp, st, opcode, next);
+            }
+        } finally {
+            sl.unlock();
+        }
+        if (nakSyndrome == SYNDROME_NAK_REMOTE_ACCESS) {
+            nak(qp, st, nakSyndrome, WcStatus.LOC_PROT_ERR);
+        } else if (nakSyndrome != 0) {
+            nak(qp, st, nakSyndrome, WcStatus.LOC_QP_OP_ERR);
+        }
+    }
+
+    /**
+     * Makes room for a new ack-queue entry at {@code recvHeadAckQueue}, {@code sendLock} held: refuses if the
+     * responder already owes {@code max_dest_rd_atomic} responses or the ring is full of unsent ones; otherwise
+     * evicts the oldest sent entry if the ring is full and drops the reference the reused entry still holds.
+     *
+     * @return the index after the head, or -1 to NAK the request as invalid
+     */
+    private static int claimAckEntry(DriverQp qp) {
+        int head = qp.recvHeadAckQueue();
+        int next = incr(qp, head);
+        if (owedResponses(qp) >= qp.maxDestRdAtomic()) {
+            return -1;
+        }
+        if (next == qp.sendTailAckQueue()) {
+            if (!qp.ackQueue(next).sent()) {
+                return -1;
+            }
+            qp.sendTailAckQueue(incr(qp, next));
+            qp.sendAckState(Opcode.RC_ACKNOWLEDGE);
+        }
+        AckEntry e = qp.ackQueue(head);
+        if (e.opcode() == Opcode.RC_RDMA_READ_REQUEST) {
+            e.rdmaSge().release();
+        }
+        return next;
+    }
+
+    /** @return entries from {@code sendTailAckQueue} to the head whose response is not completely sent */
+    private static int owedResponses(DriverQp qp) {
+        int n = 0;
+        int head = qp.recvHeadAckQueue();
+        for (int i = qp.sendTailAckQueue(); i != head; i = incr(qp, i)) {
+            if (!qp.ackQueue(i).sent()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Publishes a new ack-queue entry and schedules its response; {@code sendLock} held. */
+    private static void queued(DriverQp qp, RcState st, int opcode, int next) {
+        // The MSN counts the request now, not when its response goes out: a duplicate must not count it again.
+        qp.recvMsn((qp.recvMsn() + 1) & Seq24.MASK);
+        qp.recvPsn((qp.recvPsn() + 1) & BthDescriptor.MASK_24);
+        qp.recvState(opcode);
+        qp.recvNakState(0);
+        qp.recvHeadAckQueue(next);
+        st.unackedPackets = 0;
+        qp.sendFlags(qp.sendFlags() | QpFlags.S_RESP_PENDING);
+        Packets.scheduleSend(qp);
+    }
+
+    /**
+     * {@code rc_rcv_error}: a packet whose PSN is not the expected one.
+     *
+     * @return true if handled, false if the caller must queue an ACK (for a duplicate that asked for one)
+     */
+    private static boolean receiveOutOfSequence(DriverQp qp, RcState st, PacketHeaders hdr, int opcode, int psn,
+            int diff) {
+        if (diff > 0) {
+            // Ahead: packets were lost. NAK once; the NAK implicitly ACKs everything before the expected PSN.
+            if (qp.recvNakState() == 0) {
+                Packets.count(qp, PortCounter.SEQ_NAKS);
+                qp.recvNakState(SYNDROME_NAK_PSN_ERROR);
+                st.ackPsn = qp.recvPsn();
+                queueAck(qp, st);
+            }
+            return true;
+        }
+        // Behind: a duplicate. Never re-execute a SEND, WRITE or atomic; answer from the ack queue instead.
+        Packets.count(qp, PortCounter.RC_DUPREQ);
+        ReentrantLock sl = qp.sendLock();
+        sl.lock();
+        try {
+            int size = qp.ackQueueSize();
+            int head = qp.recvHeadAckQueue();
+            int tail = qp.sendTailAckQueue();
+            AckEntry e = null;
+            // oldReq: a response older than the one this duplicate asks for is still to be sent.
+            boolean oldReq = true;
+            int i = head;
+            int prev = head;
+            if (size > 0) {
+                for (i = head;; i = prev) {
+                    if (i == tail) {
+                        oldReq = false;
+                    }
+                    prev = i == 0 ? size - 1 : i - 1;
+                    if (prev == head) {
+                        e = null;
+                        break;
+                    }
+                    e = qp.ackQueue(prev);
+                    if (e.opcode() == 0) {
+                        e = null;
+                        break;
+                    }
+                    if (Seq24.cmpMsn(psn, e.psn()) >= 0) {
+                        if (prev == tail && Seq24.cmpMsn(psn, e.lpsn()) <= 0) {
+                            oldReq = false;
+                        }
+                        break;
+                    }
+                }
+            }
+            switch (opcode) {
+                case Opcode.RC_RDMA_READ_REQUEST: {
+                    if (e == null || e.opcode() != Opcode.RC_RDMA_READ_REQUEST) {
+                        return true;
+                    }
+                    // The re-request must end where the original did and start on an MTU boundary of it.
+                    int offset = Seq24.delta(psn, e.psn()) * qp.pmtu();
+                    int len = hdr.rethDmaLength();
+                    if (offset + len != e.rdmaSge().sgeLength()) {
+                        return true;
+                    }
+                    e.rdmaSge().release();
+                    if (len != 0) {
+                        if (!qp.rkeyOk(e.rdmaSge(), len, hdr.rethVirtualAddress(), hdr.rethRkey(),
+                                AccessFlag.REMOTE_READ.bit())) {
+                            return true;
+                        }
+                    } else {
+                        e.rdmaSge().clear();
+                    }
+                    e.psn(psn);
+                    if (oldReq) {
+                        return true;
+                    }
+                    qp.sendTailAckQueue(prev);
+                    break;
+                }
+                case Opcode.RC_COMPARE_SWAP:
+                case Opcode.RC_FETCH_ADD:
+                    // Replay the saved result; never execute the atomic twice.
+                    if (e == null || e.opcode() != opcode || oldReq) {
+                        return true;
+                    }
+                    qp.sendTailAckQueue(prev);
+                    break;
+                default:
+                    if (!hdr.ackReq() || oldReq) {
+                        return true;
+                    }
+                    if (i == head) {
+                        // After every READ/atomic: re-ACK everything received so far.
+                        qp.recvNakState(0);
+                        st.ackPsn = qp.recvPsn() - 1;
+                        return false;
+                    }
+                    if ((qp.sendFlags() & QpFlags.S_RESP_PENDING) == 0) {
+                        // A plain ACK of what precedes the next READ/atomic.
+                        qp.recvNakState(0);
+                        st.ackPsn = qp.ackQueue(i).psn() - 1;
+                        return false;
+                    }
+                    qp.sendTailAckQueue(i); // resend the READ/atomic response, which ACKs this duplicate
+                    break;
+            }
+            qp.sendAckState(Opcode.RC_ACKNOWLEDGE);
+            qp.sendFlags(qp.sendFlags() | QpFlags.S_RESP_PENDING);
+            qp.recvNakState(0);
+            Packets.scheduleSend(qp);
+            return true;
+        } finally {
+            sl.unlock();
+        }
+    }
+
+    /** Queues an RNR NAK: no receive WQE; the requester retries after the QP's minimum RNR timer. */
+    private static void rnrNak(DriverQp qp, RcState st) {
+        qp.recvNakState(SYNDROME_RNR_NAK | (qp.minRnrTimer() & 0x1F));
+        st.ackPsn = qp.recvPsn();
+        queueAck(qp, st);
+    }
+
+    /**
+     * Fails the request: moves the responder to ERR ({@code rvt_rc_error}, completing the receive WQE in progress
+     * with {@code err}) and queues the NAK.
+     */
+    static void nak(DriverQp qp, RcState st, int syndrome, WcStatus err) {
+        qp.rcError(err);
+        qp.recvNakState(syndrome);
+        st.ackPsn = qp.recvPsn();
+        queueAck(qp, st);
+    }
+
+    /**
+     * {@code queue_rc_ack}: hands the ACK/NAK now due to the send engine. Coalesces: a newer ACK replaces one not yet
+     * sent (it acknowledges more). Takes {@code sendLock}.
+     */
+    static void queueAck(DriverQp qp, RcState st) {
+        st.unackedPackets = 0;
+        int nakState = qp.recvNakState();
+        int msn = qp.recvMsn();
+        ReentrantLock sl = qp.sendLock();
+        sl.lock();
+        try {
+            int flags = qp.sendFlags();
+            if ((flags & QpFlags.S_ACK_PENDING) != 0) {
+                Packets.count(qp, PortCounter.RC_QACKS);
+            }
+            st.sendNakState = nakState;
+            st.sendNakMsn = msn;
+            st.sendAckPsn = st.ackPsn;
+            qp.sendFlags(flags | QpFlags.S_ACK_PENDING | QpFlags.S_RESP_PENDING);
+            Packets.scheduleSend(qp);
+        } finally {
+            sl.unlock();
+        }
+    }
+
+    static int incr(DriverQp qp, int i) {
+        return i + 1 == qp.ackQueueSize() ? 0 : i + 1;
+    }
+}

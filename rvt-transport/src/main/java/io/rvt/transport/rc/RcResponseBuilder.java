@@ -1,0 +1,149 @@
+package io.rvt.transport.rc;
+
+import io.rvt.api.MigState;
+import io.rvt.api.QpState.Ops;
+import io.rvt.api.spi.AckEntry;
+import io.rvt.api.spi.DriverQp;
+import io.rvt.api.spi.QpFlags;
+import io.rvt.api.spi.Seq24;
+import io.rvt.api.spi.Sge;
+import io.rvt.transport.Packets;
+import io.rvt.transport.TxInfo;
+import io.rvt.transport.header.AethDescriptor;
+import io.rvt.transport.header.AtomicAckEthDescriptor;
+import io.rvt.transport.header.BthDescriptor;
+import io.rvt.transport.header.Opcode;
+import java.nio.ByteBuffer;
+
+/**
+ * The RC responder's packets ({@code make_rc_ack}): RDMA READ responses and atomic ACKs from the ack queue, in PSN
+ * order, then the queued ACK or NAK (an ACK never overtakes a response to an earlier request). Runs in the send
+ * engine with the QP's {@code sendLock} held.
+ *
+ * <p>{@code sendAckState} is the opcode of the last response built; after an RDMA READ's last packet or an atomic
+ * ACK the next call retires that ack-queue entry (only then: until it is built completely, a duplicate request may
+ * still rewind to it). {@link Opcode#RC_SEND_ONLY} marks "a plain ACK was just built", as in qib.
+ */
+final class RcResponseBuilder {
+    private RcResponseBuilder() {
+    }
+
+    /**
+     * Builds the next response packet.
+     *
+     * @return bytes written, or 0 if no response is due (the pending flags are then cleared)
+     */
+    static int makeResponse(DriverQp qp, RcState st, ByteBuffer buf, int off, TxInfo tx) {
+        if (!qp.state().can(Ops.PROCESS_RECV_OK)) {
+            // The responder failed the request it NAKs (and went to ERR): the NAK still goes out, as hfi1 sends
+            // it straight from its receive path. Responses to READs/atomics do not.
+            if ((qp.sendFlags() & QpFlags.S_ACK_PENDING) != 0 && st.sendNakState != 0) {
+                return plainAck(qp, st, buf, off, tx);
+            }
+            return bail(qp);
+        }
+        int pmtu = qp.pmtu();
+        int hdr = off + BthDescriptor.LENGTH;
+        int op;
+        int psn;
+        int len;
+        switch (qp.sendAckState()) {
+            case Opcode.RC_RDMA_READ_RESPONSE_LAST:
+            case Opcode.RC_RDMA_READ_RESPONSE_ONLY:
+                // The READ's response is out: its source region is no longer needed.
+                qp.ackQueue(qp.sendTailAckQueue()).rdmaSge().release();
+                // fall through
+            case Opcode.RC_ATOMIC_ACKNOWLEDGE:
+                qp.sendTailAckQueue(RcResponder.incr(qp, qp.sendTailAckQueue()));
+                // fall through
+            case Opcode.RC_SEND_ONLY:
+            case Opcode.RC_ACKNOWLEDGE: {
+                if (qp.recvHeadAckQueue() == qp.sendTailAckQueue()) {
+                    if ((qp.sendFlags() & QpFlags.S_ACK_PENDING) != 0) {
+                        return plainAck(qp, st, buf, off, tx);
+                    }
+                    return bail(qp);
+                }
+                AckEntry e = qp.ackQueue(qp.sendTailAckQueue());
+                if (e.opcode() == Opcode.RC_RDMA_READ_REQUEST) {
+                    Sge src = e.rdmaSge();
+                    len = src.sgeLength();
+                    if (len != 0 && src.mr() == null) {
+                        // Rewound past a response whose source was already released: stop until the requester
+                        // re-requests it (the duplicate re-validates the rkey).
+                        qp.sendTailAckQueue(qp.recvHeadAckQueue());
+                        return bail(qp);
+                    }
+                    st.ackSge.initSingle(src, len);
+                    if (len > pmtu) {
+                        len = pmtu;
+                        op = Opcode.RC_RDMA_READ_RESPONSE_FIRST;
+                    } else {
+                        op = Opcode.RC_RDMA_READ_RESPONSE_ONLY;
+                        e.sent(true);
+                    }
+                    AethDescriptor.value(buf, hdr, qp.computeAeth());
+                    hdr += AethDescriptor.LENGTH;
+                    st.ackRdmaPsn = e.psn();
+                    psn = st.ackRdmaPsn++;
+                } else {
+                    op = Opcode.RC_ATOMIC_ACKNOWLEDGE;
+                    AethDescriptor.value(buf, hdr, qp.computeAeth());
+                    hdr = AtomicAckEthDescriptor.write(buf, hdr + AethDescriptor.LENGTH, e.atomicData());
+                    psn = e.psn();
+                    len = 0;
+                    e.sent(true);
+                }
+                break;
+            }
+            case Opcode.RC_RDMA_READ_RESPONSE_FIRST:
+            case Opcode.RC_RDMA_READ_RESPONSE_MIDDLE:
+                len = st.ackSge.sge().sgeLength();
+                if (len > pmtu) {
+                    len = pmtu;
+                    op = Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
+                } else {
+                    op = Opcode.RC_RDMA_READ_RESPONSE_LAST;
+                    AethDescriptor.value(buf, hdr, qp.computeAeth());
+                    hdr += AethDescriptor.LENGTH;
+                    qp.ackQueue(qp.sendTailAckQueue()).sent(true);
+                }
+                psn = st.ackRdmaPsn++;
+                break;
+            default:
+                return plainAck(qp, st, buf, off, tx);
+        }
+        qp.sendAckState(op);
+        int end = Packets.writePayload(buf, hdr, st.ackSge, len);
+        return finish(qp, buf, off, tx, op, psn, end, len);
+    }
+
+    /** The queued ACK or NAK. */
+    private static int plainAck(DriverQp qp, RcState st, ByteBuffer buf, int off, TxInfo tx) {
+        qp.sendAckState(Opcode.RC_SEND_ONLY);
+        qp.sendFlags(qp.sendFlags() & ~QpFlags.S_ACK_PENDING);
+        int aeth = st.sendNakState != 0
+                ? (st.sendNakState << 24) | (st.sendNakMsn & Seq24.MASK)
+                : qp.computeAeth();
+        int hdr = off + BthDescriptor.LENGTH;
+        AethDescriptor.value(buf, hdr, aeth);
+        return finish(qp, buf, off, tx, Opcode.RC_ACKNOWLEDGE, st.sendAckPsn, hdr + AethDescriptor.LENGTH, 0);
+    }
+
+    private static int finish(DriverQp qp, ByteBuffer buf, int off, TxInfo tx, int op, int psn, int end, int len) {
+        int pkey = Packets.pkeyOf(qp);
+        int maskedPsn = psn & BthDescriptor.MASK_24;
+        BthDescriptor.write(buf, off, op, false, qp.migState() == MigState.MIGRATED, Packets.padCount(len), pkey,
+                qp.remoteQpn(), false, maskedPsn);
+        tx.ah().copyFrom(qp.remoteAhAttr());
+        tx.set(qp.qpNum(), qp.remoteQpn(), pkey, op, maskedPsn, end - off, len, qp.portNum(), true, false);
+        return end - off;
+    }
+
+    /** Nothing (more) to respond: clear the pending flags so the requester side runs. */
+    private static int bail(DriverQp qp) {
+        qp.sendAckState(Opcode.RC_ACKNOWLEDGE);
+        qp.sendFlags(qp.sendFlags() & ~(QpFlags.S_RESP_PENDING | QpFlags.S_ACK_PENDING));
+        return 0;
+    }
+}

@@ -1,0 +1,464 @@
+package io.rvt.transport.uc;
+
+import io.rvt.api.AccessFlag;
+import io.rvt.api.MigState;
+import io.rvt.api.PortCounter;
+import io.rvt.api.QpState;
+import io.rvt.api.QpState.Ops;
+import io.rvt.api.SendFlag;
+import io.rvt.api.WcFlag;
+import io.rvt.api.WcOpcode;
+import io.rvt.api.WcStatus;
+import io.rvt.api.WorkCompletion;
+import io.rvt.api.WrOpcode;
+import io.rvt.api.spi.DriverQp;
+import io.rvt.api.spi.QpFlags;
+import io.rvt.api.spi.SendWqe;
+import io.rvt.api.spi.Seq24;
+import io.rvt.transport.Packets;
+import io.rvt.transport.TxInfo;
+import io.rvt.transport.header.BthDescriptor;
+import io.rvt.transport.header.ImmDtDescriptor;
+import io.rvt.transport.header.Opcode;
+import io.rvt.transport.header.PacketHeaders;
+import io.rvt.transport.header.RethDescriptor;
+import java.nio.ByteBuffer;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The Unreliable Connection transport ({@code make_uc_req} and {@code uc_rcv} of qib/hfi1). The requester segments
+ * SENDs and RDMA WRITEs by the path MTU and completes each WQE as soon as its last packet is built: there are no ACKs.
+ * The responder accepts packets in PSN order; a gap (or any malformed packet) drops the rest of the message, and a
+ * SEND's partly filled receive WQE is kept for the next SEND rather than completed. Errors never NAK; only a receive
+ * WQE whose SGEs fail validation moves the QP to ERR. Drivers use {@code io.rvt.transport.Transport}.
+ */
+public final class UcEngine {
+    /** Creates the engine. */
+    public UcEngine() {
+    }
+
+    /**
+     * The next packet of a UC QP, or (SQE/ERR) the flush of its posted WQEs. Takes {@code sendLock}.
+     *
+     * @param qp the QP
+     * @param st its state
+     * @param buf the packet buffer
+     * @param off where the BTH goes
+     * @param tx filled when a packet was written
+     * @return transport bytes written, or 0
+     */
+    public int makePacket(DriverQp qp, UcState st, ByteBuffer buf, int off, TxInfo tx) {
+        ReentrantLock sl = qp.sendLock();
+        sl.lock();
+        try {
+            QpState state = qp.state();
+            if (!state.can(Ops.PROCESS_SEND_OK)) {
+                if (state.can(Ops.FLUSH_SEND)) {
+                    flush(qp);
+                }
+                return 0;
+            }
+            while (true) {
+                int cur = qp.sendCur();
+                SendWqe wqe = qp.swqe(cur);
+                int pmtu = qp.pmtu();
+                int hdr = off + BthDescriptor.LENGTH;
+                int op;
+                int len;
+                boolean last = false;
+                boolean se = false;
+                switch (qp.sendState()) {
+                    case Opcode.UC_SEND_FIRST:
+                    case Opcode.UC_SEND_MIDDLE:
+                        len = st.sendLen;
+                        if (len > pmtu) {
+                            len = pmtu;
+                            op = Opcode.UC_SEND_MIDDLE;
+                            break;
+                        }
+                        if (wqe.opcode() == WrOpcode.SEND_WITH_IMM) {
+                            op = Opcode.UC_SEND_LAST_WITH_IMMEDIATE;
+                            hdr = ImmDtDescriptor.write(buf, hdr, wqe.immData());
+                        } else {
+                            op = Opcode.UC_SEND_LAST;
+                        }
+                        se = SendFlag.SOLICITED.in(wqe.sendFlags());
+                        last = true;
+                        break;
+                    case Opcode.UC_RDMA_WRITE_FIRST:
+                    case Opcode.UC_RDMA_WRITE_MIDDLE:
+                        len = st.sendLen;
+                        if (len > pmtu) {
+                            len = pmtu;
+                            op = Opcode.UC_RDMA_WRITE_MIDDLE;
+                            break;
+                        }
+                        if (wqe.opcode() == WrOpcode.RDMA_WRITE_WITH_IMM) {
+                            op = Opcode.UC_RDMA_WRITE_LAST_WITH_IMMEDIATE;
+                            hdr = ImmDtDescriptor.write(buf, hdr, wqe.immData());
+                            se = SendFlag.SOLICITED.in(wqe.sendFlags());
+                        } else {
+                            op = Opcode.UC_RDMA_WRITE_LAST;
+                        }
+                        last = true;
+                        break;
+                    default: {
+                        if (!state.can(Ops.PROCESS_NEXT_SEND_OK) || cur == qp.sendHead()) {
+                            return 0;
+                        }
+                        WrOpcode w = wqe.opcode();
+                        if (w == WrOpcode.REG_MR || w == WrOpcode.LOCAL_INV) {
+                            completeLocalOp(qp, wqe);
+                            continue;
+                        }
+                        qp.sendPsn(wqe.psn());
+                        qp.sendSge().init(wqe.sgList(), 0, wqe.numSge(), wqe.length());
+                        st.sendLen = wqe.length();
+                        len = wqe.length();
+                        if (w == WrOpcode.SEND || w == WrOpcode.SEND_WITH_IMM) {
+                            if (len > pmtu) {
+                                len = pmtu;
+                                op = Opcode.UC_SEND_FIRST;
+                                break;
+                            }
+                            if (w == WrOpcode.SEND_WITH_IMM) {
+                                op = Opcode.UC_SEND_ONLY_WITH_IMMEDIATE;
+                                hdr = ImmDtDescriptor.write(buf, hdr, wqe.immData());
+                            } else {
+                                op = Opcode.UC_SEND_ONLY;
+                            }
+                            se = SendFlag.SOLICITED.in(wqe.sendFlags());
+                            last = true;
+                        } else if (w == WrOpcode.RDMA_WRITE || w == WrOpcode.RDMA_WRITE_WITH_IMM) {
+                            hdr = RethDescriptor.write(buf, hdr, wqe.remoteAddr(), wqe.rkey(), len);
+                            if (len > pmtu) {
+                                len = pmtu;
+                                op = Opcode.UC_RDMA_WRITE_FIRST;
+                                break;
+                            }
+                            if (w == WrOpcode.RDMA_WRITE_WITH_IMM) {
+                                op = Opcode.UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE;
+                                hdr = ImmDtDescriptor.write(buf, hdr, wqe.immData());
+                                se = SendFlag.SOLICITED.in(wqe.sendFlags());
+                            } else {
+                                op = Opcode.UC_RDMA_WRITE_ONLY;
+                            }
+                            last = true;
+                        } else {
+                            // Not a UC operation (a driver-reserved one the driver did not handle).
+                            qp.sendComplete(wqe, WcStatus.LOC_QP_OP_ERR);
+                            continue;
+                        }
+                        break;
+                    }
+                }
+                int psn = qp.sendPsn();
+                qp.sendPsn(psn + 1);
+                st.sendLen -= len;
+                qp.sendState(op);
+                int end = Packets.writePayload(buf, hdr, qp.sendSge(), len);
+                int pkey = Packets.pkeyOf(qp);
+                int maskedPsn = psn & BthDescriptor.MASK_24;
+                BthDescriptor.write(buf, off, op, se, qp.migState() == MigState.MIGRATED, Packets.padCount(len),
+                        pkey, qp.remoteQpn(), false, maskedPsn);
+                tx.ah().copyFrom(qp.remoteAhAttr());
+                tx.set(qp.qpNum(), qp.remoteQpn(), pkey, op, maskedPsn, end - off, len, qp.portNum(), false, false);
+                if (last) {
+                    // No ACK will come: the WQE is done once its last packet is built (this moves sendCur on).
+                    qp.sendComplete(wqe, WcStatus.SUCCESS);
+                }
+                return end - off;
+            }
+        } finally {
+            sl.unlock();
+        }
+    }
+
+    private static void flush(DriverQp qp) {
+        int last;
+        while ((last = qp.sendLast()) != qp.sendHead()) {
+            qp.sendComplete(qp.swqe(last), WcStatus.WR_FLUSH_ERR);
+        }
+    }
+
+    private static void completeLocalOp(DriverQp qp, SendWqe wqe) {
+        WcStatus status = WcStatus.SUCCESS;
+        boolean deferred = wqe.opcode() == WrOpcode.LOCAL_INV
+                && (wqe.sendFlags() & QpFlags.SEND_COMPLETION_ONLY) == 0;
+        if (deferred && qp.invalidateRkey(wqe.invalidateRkey()) != 0) {
+            status = WcStatus.LOC_PROT_ERR;
+        }
+        qp.sendComplete(wqe, status);
+        if (deferred) {
+            qp.localOpDone();
+        }
+    }
+
+    /**
+     * Processes a UC packet. Takes {@code recvLock}.
+     *
+     * @param qp the QP
+     * @param st its state
+     * @param buf the packet's buffer
+     * @param hdr its parsed headers (already checked for transport and P_Key)
+     */
+    public void receive(DriverQp qp, UcState st, ByteBuffer buf, PacketHeaders hdr) {
+        ReentrantLock rl = qp.recvLock();
+        rl.lock();
+        try {
+            if (!qp.state().can(Ops.PROCESS_RECV_OK)) {
+                drop(qp);
+                return;
+            }
+            receiveLocked(qp, st, buf, hdr);
+        } finally {
+            rl.unlock();
+        }
+    }
+
+    private static void receiveLocked(DriverQp qp, UcState st, ByteBuffer buf, PacketHeaders hdr) {
+        int opcode = hdr.opcode();
+        int psn = hdr.psn();
+        boolean inSequence = Seq24.cmpMsn(psn, qp.recvPsn()) == 0;
+        if (!inSequence) {
+            qp.recvPsn(psn); // resynchronise on whatever arrives
+        }
+        if (!inSequence || !opcodeInSequence(qp.recvState(), opcode)) {
+            // Abandon the message in progress; only a packet that starts a message can be used.
+            abandonMessage(qp, st);
+            if (!Opcode.isStart(opcode)) {
+                drop(qp);
+                return;
+            }
+        }
+        if (qp.state() == QpState.RTR && (qp.recvFlags() & QpFlags.R_COMM_EST) == 0) {
+            qp.commEst();
+        }
+        int pmtu = qp.pmtu();
+        WorkCompletion wc = st.recvWc;
+        switch (opcode) {
+            case Opcode.UC_SEND_FIRST:
+            case Opcode.UC_SEND_ONLY:
+            case Opcode.UC_SEND_ONLY_WITH_IMMEDIATE:
+                if (st.rewind) {
+                    st.rewind = false;
+                    st.restore(qp.recvSge()); // reuse the receive WQE the broken SEND had taken
+                } else {
+                    int r = qp.getRwqe(false);
+                    if (r < 0) {
+                        qp.rcError(WcStatus.LOC_QP_OP_ERR);
+                        return;
+                    }
+                    if (r == 0) {
+                        drop(qp); // UC has no RNR NAK: the message is lost
+                        return;
+                    }
+                    st.save(qp.recvSge());
+                }
+                st.rcvLen = 0;
+                if (opcode == Opcode.UC_SEND_FIRST) {
+                    if (!sendMiddle(qp, st, buf, hdr, pmtu)) {
+                        return;
+                    }
+                    break;
+                }
+                // fall through
+            case Opcode.UC_SEND_LAST:
+            case Opcode.UC_SEND_LAST_WITH_IMMEDIATE: {
+                wc.clear();
+                if (opcode == Opcode.UC_SEND_ONLY_WITH_IMMEDIATE || opcode == Opcode.UC_SEND_LAST_WITH_IMMEDIATE) {
+                    wc.wcFlags(WcFlag.WITH_IMM.bit()).immData(hdr.immediateData());
+                }
+                int tlen = hdr.payloadLength();
+                int byteLen = tlen + st.rcvLen;
+                if (tlen > pmtu || Integer.compareUnsigned(byteLen, qp.recvLen()) > 0) {
+                    rewind(qp, st);
+                    return;
+                }
+                if (tlen > 0) {
+                    qp.recvSge().copyIn(buf, hdr.payloadOffset(), tlen, true, false);
+                }
+                qp.recvSge().putSs();
+                st.release();
+                complete(qp, wc, WcOpcode.RECV, byteLen, hdr);
+                break;
+            }
+            case Opcode.UC_SEND_MIDDLE:
+                if (!sendMiddle(qp, st, buf, hdr, pmtu)) {
+                    return;
+                }
+                break;
+            case Opcode.UC_RDMA_WRITE_FIRST:
+            case Opcode.UC_RDMA_WRITE_ONLY:
+            case Opcode.UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE: {
+                if (!AccessFlag.REMOTE_WRITE.in(qp.accessFlags())) {
+                    drop(qp);
+                    return;
+                }
+                int len = hdr.rethDmaLength();
+                qp.recvLen(len);
+                st.rcvLen = 0;
+                if (len != 0) {
+                    if (!qp.rkeyOk(st.target, len, hdr.rethVirtualAddress(), hdr.rethRkey(),
+                            AccessFlag.REMOTE_WRITE.bit())) {
+                        drop(qp);
+                        return;
+                    }
+                    qp.recvSge().initSingle(st.target, len);
+                } else {
+                    qp.recvSge().clear();
+                }
+                if (opcode == Opcode.UC_RDMA_WRITE_FIRST) {
+                    if (!writeMiddle(qp, st, buf, hdr, pmtu)) {
+                        return;
+                    }
+                } else if (!writeLast(qp, st, buf, hdr, pmtu, opcode == Opcode.UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE)) {
+                    return;
+                }
+                break;
+            }
+            case Opcode.UC_RDMA_WRITE_MIDDLE:
+                if (!writeMiddle(qp, st, buf, hdr, pmtu)) {
+                    return;
+                }
+                break;
+            case Opcode.UC_RDMA_WRITE_LAST:
+            case Opcode.UC_RDMA_WRITE_LAST_WITH_IMMEDIATE:
+                if (!writeLast(qp, st, buf, hdr, pmtu, opcode == Opcode.UC_RDMA_WRITE_LAST_WITH_IMMEDIATE)) {
+                    return;
+                }
+                break;
+            default:
+                drop(qp);
+                return;
+        }
+        qp.recvPsn((psn + 1) & BthDescriptor.MASK_24);
+        qp.recvState(opcode);
+    }
+
+    /** IBTA: MIDDLE/LAST only continue a message of their kind; FIRST/ONLY only start one. */
+    static boolean opcodeInSequence(int recvState, int opcode) {
+        switch (recvState) {
+            case Opcode.UC_SEND_FIRST:
+            case Opcode.UC_SEND_MIDDLE:
+                return opcode == Opcode.UC_SEND_MIDDLE || opcode == Opcode.UC_SEND_LAST
+                        || opcode == Opcode.UC_SEND_LAST_WITH_IMMEDIATE;
+            case Opcode.UC_RDMA_WRITE_FIRST:
+            case Opcode.UC_RDMA_WRITE_MIDDLE:
+                return opcode == Opcode.UC_RDMA_WRITE_MIDDLE || opcode == Opcode.UC_RDMA_WRITE_LAST
+                        || opcode == Opcode.UC_RDMA_WRITE_LAST_WITH_IMMEDIATE;
+            default:
+                return Opcode.isStart(opcode);
+        }
+    }
+
+    /** A gap or an out-of-place opcode: a SEND in progress keeps its receive WQE for reuse, a WRITE just ends. */
+    private static void abandonMessage(DriverQp qp, UcState st) {
+        int state = qp.recvState();
+        if (state == Opcode.UC_SEND_FIRST || state == Opcode.UC_SEND_MIDDLE) {
+            qp.recvSge().putSs();
+            st.rewind = true;
+        } else {
+            qp.recvSge().putSs();
+        }
+        qp.recvState(Opcode.UC_SEND_LAST);
+    }
+
+    private static boolean sendMiddle(DriverQp qp, UcState st, ByteBuffer buf, PacketHeaders hdr, int pmtu) {
+        if (hdr.payloadLength() != pmtu) {
+            rewind(qp, st);
+            return false;
+        }
+        st.rcvLen += pmtu;
+        if (Integer.compareUnsigned(st.rcvLen, qp.recvLen()) > 0) {
+            rewind(qp, st);
+            return false;
+        }
+        qp.recvSge().copyIn(buf, hdr.payloadOffset(), pmtu, true, false);
+        return true;
+    }
+
+    /** A SEND that cannot be placed: keep its receive WQE for the next SEND and drop the packet. */
+    private static void rewind(DriverQp qp, UcState st) {
+        qp.recvSge().putSs();
+        st.rewind = true;
+        qp.recvState(Opcode.UC_SEND_LAST);
+        drop(qp);
+    }
+
+    private static boolean writeMiddle(DriverQp qp, UcState st, ByteBuffer buf, PacketHeaders hdr, int pmtu) {
+        if (hdr.payloadLength() != pmtu) {
+            drop(qp);
+            return false;
+        }
+        st.rcvLen += pmtu;
+        if (Integer.compareUnsigned(st.rcvLen, qp.recvLen()) > 0) {
+            drop(qp);
+            return false;
+        }
+        qp.recvSge().copyIn(buf, hdr.payloadOffset(), pmtu, true, false);
+        return true;
+    }
+
+    private static boolean writeLast(DriverQp qp, UcState st, ByteBuffer buf, PacketHeaders hdr, int pmtu,
+            boolean withImm) {
+        int tlen = hdr.payloadLength();
+        if (tlen > pmtu || tlen + st.rcvLen != qp.recvLen()) {
+            drop(qp);
+            return false;
+        }
+        if (withImm) {
+            if (st.rewind) {
+                // The receive WQE a broken SEND left behind takes this completion (its id is still pending).
+                st.release();
+            } else {
+                int r = qp.getRwqe(true);
+                if (r < 0) {
+                    qp.recvSge().putSs();
+                    qp.rcError(WcStatus.LOC_QP_OP_ERR);
+                    return false;
+                }
+                if (r == 0) {
+                    qp.recvSge().putSs();
+                    drop(qp);
+                    return false;
+                }
+            }
+        }
+        if (tlen > 0) {
+            qp.recvSge().copyIn(buf, hdr.payloadOffset(), tlen, true, false);
+        }
+        qp.recvSge().putSs();
+        if (withImm) {
+            WorkCompletion wc = st.recvWc.clear();
+            wc.wcFlags(WcFlag.WITH_IMM.bit()).immData(hdr.immediateData());
+            complete(qp, wc, WcOpcode.RECV_RDMA_WITH_IMM, qp.recvLen(), hdr);
+        }
+        return true;
+    }
+
+    private static void complete(DriverQp qp, WorkCompletion wc, WcOpcode opcode, int byteLen, PacketHeaders hdr) {
+        if (!qp.testAndClearRecvAflags(QpFlags.RA_WRID_VALID)) {
+            return;
+        }
+        wc.wrId(qp.recvWrId()).status(WcStatus.SUCCESS).opcode(opcode).byteLen(byteLen).qpNum(qp.qpNum())
+                .srcQp(qp.remoteQpn()).slid(qp.remoteAhAttr().dlid() & 0xFFFF).sl(qp.remoteAhAttr().sl())
+                .portNum(qp.portNum());
+        qp.recvCq(wc, hdr.solicitedEvent());
+    }
+
+    private static void drop(DriverQp qp) {
+        Packets.count(qp, PortCounter.PKT_DROPS);
+    }
+
+    /**
+     * The QP entered ERR ({@code recvLock} and {@code sendLock} held): drops the saved receive position's references
+     * (the receive WQE itself is completed by the core, which still sees it as in progress).
+     *
+     * @param qp the QP
+     * @param st its state
+     */
+    public void error(DriverQp qp, UcState st) {
+        st.release();
+    }
+}

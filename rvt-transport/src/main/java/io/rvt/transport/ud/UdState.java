@@ -1,0 +1,31 @@
+package io.rvt.transport.ud;
+
+import io.rvt.api.WorkCompletion;
+import io.rvt.api.spi.DriverQp;
+import io.rvt.transport.QpProtocolState;
+
+/**
+ * The UD protocol state of one QP (UD, GSI or SMI): only the responder's scratch completion, since UD keeps no
+ * sequence state; the WQE reuse after an oversized packet is rdmavt's {@code RVT_R_REUSE_SGE} flag on the QP.
+ */
+public final class UdState extends QpProtocolState {
+    /** The receive completion being built (recvLock). */
+    final WorkCompletion recvWc = new WorkCompletion();
+
+    /**
+     * @param qp the UD, GSI or SMI QP
+     */
+    public UdState(DriverQp qp) {
+        super(qp);
+    }
+
+    @Override
+    public void reset() {
+        recvWc.clear();
+    }
+
+    @Override
+    public String toString() {
+        return "UdState{qp=0x" + Integer.toHexString(qp().qpNum()) + '}';
+    }
+}

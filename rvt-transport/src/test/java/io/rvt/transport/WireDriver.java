@@ -1,0 +1,337 @@
+package io.rvt.transport;
+
+import io.rvt.api.AhAttr;
+import io.rvt.api.DeviceAttributes;
+import io.rvt.api.Gid;
+import io.rvt.api.PathMtu;
+import io.rvt.api.PortAttr;
+import io.rvt.api.PortCounter;
+import io.rvt.api.PortState;
+import io.rvt.api.QpAttr;
+import io.rvt.api.spi.CallSend;
+import io.rvt.api.spi.DriverAh;
+import io.rvt.api.spi.DriverDevice;
+import io.rvt.api.spi.DriverParams;
+import io.rvt.api.spi.DriverPort;
+import io.rvt.api.spi.DriverQp;
+import io.rvt.api.spi.OperationTable;
+import io.rvt.api.spi.RvtDriver;
+import io.rvt.api.spi.SendWqe;
+import io.rvt.api.spi.TimerService;
+import io.rvt.core.RvtDevice;
+import io.rvt.transport.header.Framing;
+import io.rvt.transport.header.GrhDescriptor;
+import io.rvt.transport.header.Icrc;
+import io.rvt.transport.header.LrhDescriptor;
+import io.rvt.transport.header.PacketBuilder;
+import io.rvt.transport.header.PacketHeaders;
+import io.rvt.transport.header.PacketParser;
+import io.rvt.transport.header.RejectReason;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+/**
+ * A tiny packet driver for the transport's end-to-end tests: one port with a LID, native InfiniBand framing (LRH,
+ * GRH when the address is global, ICRC), the {@link Transport} behind every rdmavt callback, and a send engine that the
+ * test runs step by step ({@link #runEngines}): {@code scheduleSend}, {@code scheduleSendNoLock} and {@code doSend}
+ * only queue the QP. Packets go to the {@link Fabric}; received ones come back through {@link #deliver}.
+ */
+final class WireDriver implements RvtDriver {
+    static final Gid GID_PREFIX = Gid.of(0xFE80_0000_0000_0000L, 0);
+    private static final int BTH_OFFSET = LrhDescriptor.LENGTH + GrhDescriptor.LENGTH;
+
+    private final String name;
+    private final int lid;
+    private final TimerService timers;
+    private final Fabric fabric;
+    private final int mtu;
+    private final Set<DriverQp> scheduled = new LinkedHashSet<>();
+    private final ByteBuffer txBuf = ByteBuffer.allocate(16384);
+    private final TxInfo tx = new TxInfo();
+    private final RxInfo rx = new RxInfo();
+    private final PacketParser parser = new PacketParser(true);
+    private final PacketHeaders hdr = new PacketHeaders();
+    private final Icrc icrc = new Icrc();
+    private volatile DriverDevice device;
+    private volatile Transport transport;
+    /** Packets built by this driver, in order (for tests that look at the wire). */
+    final ArrayDeque<byte[]> sentLog = new ArrayDeque<>();
+    boolean logSent;
+
+    WireDriver(String name, int lid, TimerService timers, Fabric fabric, int mtu) {
+        this.name = name;
+        this.lid = lid;
+        this.timers = timers;
+        this.fabric = fabric;
+        this.mtu = mtu;
+    }
+
+    RvtDevice register() {
+        return RvtDevice.register(this);
+    }
+
+    int lid() {
+        return lid;
+    }
+
+    Gid gid() {
+        return Gid.of(GID_PREFIX.subnetPrefix(), 0x0011_7500_0000_0000L | lid);
+    }
+
+    Transport transport() {
+        return transport;
+    }
+
+    DriverDevice device() {
+        return device;
+    }
+
+    DriverPort port() {
+        return device.port(1);
+    }
+
+    // ------------------------------------------------------------------ the send engine
+
+    /** @return true if some QP waits for its send engine */
+    boolean hasScheduled() {
+        synchronized (scheduled) {
+            return !scheduled.isEmpty();
+        }
+    }
+
+    /**
+     * Runs the send engine once for every queued QP (which may queue QPs again).
+     *
+     * @return packets put on the wire
+     */
+    int runEngines() {
+        int packets = 0;
+        while (true) {
+            DriverQp qp;
+            synchronized (scheduled) {
+                Iterator<DriverQp> it = scheduled.iterator();
+                if (!it.hasNext()) {
+                    return packets;
+                }
+                qp = it.next();
+                it.remove();
+            }
+            int n;
+            while ((n = transport.makePacket(qp, txBuf, BTH_OFFSET, tx)) > 0) {
+                transmit(n);
+                packets++;
+            }
+        }
+    }
+
+    private void transmit(int transportBytes) {
+        boolean global = tx.needsGrh();
+        int start = global ? 0 : GrhDescriptor.LENGTH;
+        int length = BTH_OFFSET - start + transportBytes + Icrc.LENGTH;
+        LrhDescriptor.write(txBuf, start, 0, tx.sl(), global ? LrhDescriptor.LNH_IBA_GLOBAL
+                : LrhDescriptor.LNH_IBA_LOCAL, tx.ah().dlid(), length / 4, lid | tx.ah().srcPathBits());
+        if (global) {
+            GrhDescriptor.write(txBuf, LrhDescriptor.LENGTH, tx.ah().trafficClass(), tx.ah().flowLabel(), 0,
+                    tx.ah().hopLimit(), gid(), tx.ah().dgid());
+        }
+        PacketBuilder.fillIbLengths(txBuf, start, length);
+        icrc.writeIb(txBuf, start, length);
+        byte[] packet = new byte[length];
+        txBuf.get(start, packet);
+        if (logSent) {
+            sentLog.add(packet);
+        }
+        port().addCounter(PortCounter.TX_PACKETS, 1);
+        fabric.send(this, tx.ah().dlid(), packet);
+    }
+
+    /** The receive path: parse, find the QP (or the multicast group), hand the packet to the transport. */
+    void deliver(byte[] packet) {
+        ByteBuffer buf = ByteBuffer.wrap(packet);
+        DriverPort port = port();
+        port.addCounter(PortCounter.RX_PACKETS, 1);
+        if (parser.parse(buf, 0, packet.length, Framing.IB_LRH, hdr) != RejectReason.OK) {
+            port.addCounter(PortCounter.RX_MALFORMED, 1);
+            return;
+        }
+        rx.fromHeaders(1, buf, hdr);
+        if (hdr.dlid() >= LrhDescriptor.MULTICAST_LID_BASE && hdr.dlid() != LrhDescriptor.PERMISSIVE_LID) {
+            if (!hdr.hasGrh()) {
+                port.addCounter(PortCounter.RX_MALFORMED, 1);
+                return;
+            }
+            transport.receiveMulticast(port, hdr.dgid(), hdr.dlid(), buf, hdr, rx);
+            return;
+        }
+        DriverQp qp = device.lookupQpnAndRetain(port, hdr.destQp());
+        if (qp == null) {
+            port.addCounter(PortCounter.RX_MALFORMED, 1); // unknown QPN
+            return;
+        }
+        try {
+            transport.receive(qp, buf, hdr, rx);
+        } finally {
+            qp.release();
+        }
+    }
+
+    private void schedule(DriverQp qp) {
+        synchronized (scheduled) {
+            scheduled.add(qp);
+        }
+    }
+
+    // ------------------------------------------------------------------ RvtDriver
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public DriverParams params() {
+        DeviceAttributes props = DeviceAttributes.builder().maxQp(64).maxQpWr(4096).maxSendSge(8).maxRecvSge(8)
+                .maxSgeRd(8).maxCq(16).maxCqe(1 << 16).maxPd(16).maxAh(64).maxSrq(8).maxSrqWr(1024).maxSrqSge(8)
+                .maxMcastGrp(8).maxMcastQpAttach(8).maxTotalMcastQpAttach(64).maxPkeys(16).maxQpRdAtom(16)
+                .maxQpInitRdAtom(16).maxResRdAtom(16).maxMrSize(1L << 32).pageSizeCap(4096).build();
+        return DriverParams.builder().props(props).lkeyTableSize(8).qpTableSize(16).nports(1).npkeys(4)
+                .qpnStart(1).numCompVectors(1).build();
+    }
+
+    @Override
+    public OperationTable postParms() {
+        return OperationTable.standard();
+    }
+
+    @Override
+    public TimerService timerService() {
+        return timers;
+    }
+
+    @Override
+    public void registered(DriverDevice dev) {
+        this.device = dev;
+        this.transport = new Transport(dev);
+        dev.port(1).lid(lid);
+        dev.port(1).gidPrefix(GID_PREFIX.subnetPrefix());
+    }
+
+    @Override
+    public boolean scheduleSend(DriverQp qp) {
+        schedule(qp);
+        return true;
+    }
+
+    @Override
+    public boolean scheduleSendNoLock(DriverQp qp) {
+        schedule(qp);
+        return true;
+    }
+
+    @Override
+    public void doSend(DriverQp qp) {
+        schedule(qp); // deterministic: the test runs the engine
+    }
+
+    @Override
+    public int setupWqe(DriverQp qp, SendWqe wqe, CallSend callSend) {
+        return Transport.setupWqe(qp, wqe, callSend);
+    }
+
+    @Override
+    public String getPciDev() {
+        return name;
+    }
+
+    @Override
+    public Object qpPrivAlloc(DriverDevice rdi, DriverQp qp) {
+        return transport.newQpState(qp);
+    }
+
+    @Override
+    public void qpPrivFree(DriverDevice rdi, DriverQp qp) {
+    }
+
+    @Override
+    public void notifyQpReset(DriverQp qp) {
+        transport.resetQp(qp);
+    }
+
+    @Override
+    public void notifyErrorQp(DriverQp qp) {
+        transport.errorQp(qp);
+    }
+
+    @Override
+    public void notifyRestartRc(DriverQp qp, int psn, int wait) {
+        transport.restartRc(qp, psn, wait);
+    }
+
+    @Override
+    public int freeAllQps(DriverDevice rdi) {
+        return 0;
+    }
+
+    @Override
+    public int getPmtuFromAttr(DriverDevice rdi, DriverQp qp, QpAttr attr) {
+        return Math.min(attr.pathMtu().value(), PathMtu.ofBytes(mtu).value());
+    }
+
+    @Override
+    public void flushQpWaiters(DriverQp qp) {
+    }
+
+    @Override
+    public void stopSendQueue(DriverQp qp) {
+        synchronized (scheduled) {
+            scheduled.remove(qp);
+        }
+    }
+
+    @Override
+    public void quiesceQp(DriverQp qp) {
+    }
+
+    @Override
+    public int mtuFromQp(DriverDevice rdi, DriverQp qp, int pmtu) {
+        return PathMtu.of(pmtu).bytes();
+    }
+
+    @Override
+    public int mtuToPathMtu(int bytes) {
+        return PathMtu.ofBytes(bytes).value();
+    }
+
+    @Override
+    public long getGuidBe(DriverDevice rdi, DriverPort port, int guidIndex) {
+        return gid().interfaceId();
+    }
+
+    @Override
+    public int queryPortState(DriverDevice rdi, int portNum, PortAttr props) {
+        props.state(PortState.ACTIVE).gidTblLen(1).maxMtu(PathMtu.ofBytes(mtu)).activeMtu(PathMtu.ofBytes(mtu));
+        return 0;
+    }
+
+    @Override
+    public int shutDownPort(DriverDevice rdi, int portNum) {
+        return 0;
+    }
+
+    @Override
+    public void capMaskChg(DriverDevice rdi, int portNum) {
+    }
+
+    @Override
+    public void notifyNewAh(DriverDevice rdi, AhAttr attr, DriverAh ah) {
+        ah.logPmtu(31 - Integer.numberOfLeadingZeros(mtu));
+    }
+
+    @Override
+    public String toString() {
+        return "WireDriver{" + name + ", lid=" + lid + '}';
+    }
+}

@@ -1,0 +1,73 @@
+package io.rvt.testkit;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.rvt.api.Device;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestWatcher;
+
+/**
+ * Base of every conformance test: opens a fresh fixture with two devices per test, closes it afterwards, and prints
+ * the fixture's seed when a test fails. Set {@code -Drvt.test.seed=N} to replay a seed.
+ */
+public abstract class ConformanceTest {
+    /** The fixture of the running test. */
+    protected DriverFixture fixture;
+    /** Helpers bound to {@link #fixture}. */
+    protected Verbs verbs;
+    /** Two devices that reach each other. */
+    protected Device[] dev;
+    /** The seed of the running test. */
+    protected long seed;
+
+    /** Prints the seed of a failed test. */
+    @RegisterExtension
+    final TestWatcher seedPrinter = new TestWatcher() {
+        @Override
+        public void testFailed(ExtensionContext context, Throwable cause) {
+            System.err.println("FAILED " + context.getDisplayName() + " with seed " + seed
+                    + " (replay with -Drvt.test.seed=" + seed + ")");
+        }
+    };
+
+    /**
+     * @param seed the seed for the fixture's randomness
+     * @return a new fixture of the driver under test
+     */
+    protected abstract DriverFixture createFixture(long seed);
+
+    /** @return the seed for this test: {@code rvt.test.seed} if set, else a fresh one */
+    protected long chooseSeed() {
+        String s = System.getProperty("rvt.test.seed");
+        return s != null ? Long.parseLong(s) : System.nanoTime() ^ 0x5DEECE66DL;
+    }
+
+    /** Opens the fixture and two devices. */
+    @BeforeEach
+    void openFixture() {
+        seed = chooseSeed();
+        fixture = createFixture(seed);
+        verbs = new Verbs(fixture);
+        dev = fixture.open(2);
+    }
+
+    /** Closes the fixture. */
+    @AfterEach
+    void closeFixture() {
+        if (fixture != null) {
+            fixture.close();
+        }
+    }
+
+    /**
+     * Skips the test unless the driver supports {@code feature}.
+     *
+     * @param feature the feature
+     */
+    protected void require(Feature feature) {
+        assumeTrue(fixture.supports(feature), "driver does not support " + feature);
+    }
+}

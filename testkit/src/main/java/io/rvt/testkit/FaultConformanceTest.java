@@ -1,0 +1,99 @@
+package io.rvt.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rvt.api.QpType;
+import io.rvt.api.RecvWorkRequest;
+import io.rvt.api.SendWorkRequest;
+import io.rvt.api.WorkCompletion;
+import io.rvt.api.WrOpcode;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * RC over a faulty network: every message delivered exactly once, in order, byte-exact, with completions in order,
+ * under loss, duplication, reordering and corruption.
+ */
+public abstract class FaultConformanceTest extends ConformanceTest {
+    private static final int MESSAGES = 120;
+    private static final int SLOT = 8192;
+
+    private void exchange(Faults faults) {
+        require(Feature.FAULT_INJECTION);
+        Endpoint[] p = verbs.connected(dev[0], dev[1], QpType.RC, MESSAGES * SLOT, 7, 1);
+        fixture.faults(faults);
+        int posted = 0;
+        int completed = 0;
+        int received = 0;
+        while (completed < MESSAGES) {
+            while (posted < MESSAGES && posted - completed < 16) {
+                int len = 1 + (int) Math.floorMod(seed * 31 + posted * 977L, (long) SLOT - 1);
+                Verbs.fill(p[0].buffer, posted * SLOT, len, seed + posted);
+                p[1].qp.postRecv(new RecvWorkRequest(1).wrId(posted).sge(p[1].mr, posted * SLOT, SLOT));
+                p[0].qp.postSend(new SendWorkRequest(1).wrId(posted).opcode(WrOpcode.SEND)
+                        .sge(p[0].mr, posted * SLOT, len));
+                posted++;
+            }
+            List<WorkCompletion> s = verbs.await(p[0].sendCq, 1);
+            Verbs.assertSuccess(s.get(0), completed);
+            completed++;
+        }
+        List<WorkCompletion> r = verbs.await(p[1].recvCq, MESSAGES);
+        for (WorkCompletion wc : r) {
+            int i = (int) wc.wrId();
+            Verbs.assertSuccess(wc, received);
+            int len = 1 + (int) Math.floorMod(seed * 31 + i * 977L, (long) SLOT - 1);
+            assertThat(wc.byteLen()).isEqualTo(len);
+            Verbs.assertPattern(p[1].buffer, i * SLOT, len, seed + i);
+            received++;
+        }
+        verbs.assertQuiet(p[1].recvCq, 20);
+        fixture.faults(Faults.NONE);
+    }
+
+    /**
+     * @param percent loss probability in percent
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 10})
+    void shouldDeliverExactlyOnceInOrderWhenPacketsAreLost(int percent) {
+        exchange(new Faults(percent / 100.0, 0, 0, 0));
+    }
+
+    /**
+     * @param percent duplication probability in percent
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 10})
+    void shouldDeliverExactlyOnceInOrderWhenPacketsAreDuplicated(int percent) {
+        exchange(new Faults(0, percent / 100.0, 0, 0));
+    }
+
+    /**
+     * @param percent reordering probability in percent
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 10})
+    void shouldDeliverExactlyOnceInOrderWhenPacketsAreReordered(int percent) {
+        exchange(new Faults(0, 0, percent / 100.0, 0));
+    }
+
+    /**
+     * @param percent corruption probability in percent
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 10})
+    void shouldDeliverExactlyOnceInOrderWhenPacketsAreCorrupted(int percent) {
+        exchange(new Faults(0, 0, 0, percent / 100.0));
+    }
+
+    /**
+     * @param percent probability of each fault kind in percent
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 10})
+    void shouldDeliverExactlyOnceInOrderWhenAllFaultsMix(int percent) {
+        exchange(Faults.all(percent / 100.0));
+    }
+}
