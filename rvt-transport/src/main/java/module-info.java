@@ -1,6 +1,7 @@
 /**
  * The IBTA transport layer for packet-based drivers: the header codec (LRH, GRH, BTH and the extended transport
- * headers, ICRC) in {@code io.rvt.transport.header}.
+ * headers, ICRC) in {@code io.rvt.transport.header}; the transport entry point in {@code io.rvt.transport} and the
+ * RC, UC and UD engines in {@code io.rvt.transport.rc}, {@code .uc} and {@code .ud}.
  */
 module io.rvt.transport {
     requires transitive io.rvt.api;

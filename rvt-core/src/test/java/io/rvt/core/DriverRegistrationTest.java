@@ -150,6 +150,17 @@ class DriverRegistrationTest {
         assertThat(d.calls(Callback.DO_SEND)).as("a declined post_send never reaches do_send").isZero();
     }
 
+    @Test
+    void shouldRefuseAMissingOperationTableUnlessPostSendIsDeclined() {
+        assertThatThrownBy(() -> new TestDriver().name("t").postParms(null).register())
+                .isInstanceOf(DriverValidationException.class)
+                .hasMessageStartingWith("driver 't': POST_SEND needs an operation table");
+
+        RvtDevice dev = new TestDriver().timerService(new ManualTimerService()).name("t").postParms(null)
+                .unsupportedVerbs(Verb.POST_SEND).register();
+        assertThat(dev.operationTable().get(WrOpcode.SEND)).isNull();
+    }
+
     // ------------------------------------------------------------------ parameters
 
     static Stream<Arguments> badParams() {

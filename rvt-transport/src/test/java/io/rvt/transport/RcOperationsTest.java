@@ -273,4 +273,90 @@ class RcOperationsTest {
         }
         assertThat(a.counter(PortCounter.RC_ACKS)).isPositive();
     }
+
+    @Test
+    void shouldAckAndRaiseCommEstWhenTheResponderIsStillInRtr() {
+        Fabric f = new Fabric();
+        Node x = f.node("x", 1, 4096);
+        Node y = f.node("y", 2, 4096);
+        QueuePair qx = x.createQp(QpType.RC, 8, 1);
+        QueuePair qy = y.createQp(QpType.RC, 8, 1);
+        java.util.List<io.rvt.api.AsyncEventType> events = new java.util.ArrayList<>();
+        y.dev.setAsyncEventHandler(e -> events.add(e.type()));
+        x.connect(qx, y, qy, y.sqPsn);
+        // y only to RTR: it receives and acknowledges, but cannot send requests
+        io.rvt.api.QpAttr attr = new io.rvt.api.QpAttr().qpState(io.rvt.api.QpState.INIT).pkeyIndex(0).portNum(1)
+                .qpAccessFlags(Node.ALL_ACCESS);
+        qy.modifyQp(attr, io.rvt.api.QpAttrMask.mask(io.rvt.api.QpAttrMask.STATE, io.rvt.api.QpAttrMask.PKEY_INDEX,
+                io.rvt.api.QpAttrMask.PORT, io.rvt.api.QpAttrMask.ACCESS_FLAGS));
+        attr = new io.rvt.api.QpAttr().qpState(io.rvt.api.QpState.RTR).pathMtu(io.rvt.api.PathMtu.MTU_256)
+                .destQpNum(qx.qpNum()).rqPsn(x.sqPsn).maxDestRdAtomic(4).minRnrTimer(1);
+        attr.ahAttr().dlid(x.lid()).portNum(1);
+        qy.modifyQp(attr, io.rvt.api.QpAttrMask.mask(io.rvt.api.QpAttrMask.STATE, io.rvt.api.QpAttrMask.AV,
+                io.rvt.api.QpAttrMask.PATH_MTU, io.rvt.api.QpAttrMask.DEST_QPN, io.rvt.api.QpAttrMask.RQ_PSN,
+                io.rvt.api.QpAttrMask.MAX_DEST_RD_ATOMIC, io.rvt.api.QpAttrMask.MIN_RNR_TIMER));
+        MemoryRegion src = x.reg(4096);
+        MemoryRegion dst = y.reg(4096);
+        y.postRecv(qy, 1, dst, 0, 4096);
+        qx.postSend(new SendWorkRequest(1).wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlag.SIGNALED.bit())
+                .sge(src, 0, 700));
+        f.settle();
+
+        assertThat(poll(x.scq)).extracting(WorkCompletion::status).containsExactly(WcStatus.SUCCESS);
+        assertThat(poll(y.rcq)).extracting(WorkCompletion::byteLen).containsExactly(700);
+        assertThat(qy.state()).isEqualTo(io.rvt.api.QpState.RTR);
+        assertThat(events).contains(io.rvt.api.AsyncEventType.COMM_EST);
+    }
+
+    @Test
+    void shouldDeliverWithoutInvalidateFlagWhenTheRkeyCannotBeInvalidated() {
+        b.postRecv(qb, 1, dstB, 0, 1024);
+        qa.postSend(new SendWorkRequest(1).wrId(2).opcode(WrOpcode.SEND_WITH_INV).invalidateRkey(0x7777_7700)
+                .sendFlags(SendFlag.SIGNALED.bit()).sge(srcA, 0, 10));
+        fabric.settle();
+        WorkCompletion wc = poll(b.rcq).get(0);
+        assertThat(wc.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(wc.wcFlags()).isZero();
+        assertThat(poll(a.scq)).extracting(WorkCompletion::status).containsExactly(WcStatus.SUCCESS);
+    }
+
+    @Test
+    void shouldRunADeferredLocalInvalidateInOrderWhenItIsFenced() {
+        MemoryRegion victim = a.pd.allocMr(4);
+        b.postRecv(qb, 1, dstB, 0, 1024);
+        qa.postSend(new SendWorkRequest(1).wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlag.SIGNALED.bit())
+                .sge(srcA, 0, 600));
+        qa.postSend(new SendWorkRequest(0).wrId(2).opcode(WrOpcode.LOCAL_INV).invalidateRkey(victim.rkey())
+                .sendFlags(SendFlag.mask(SendFlag.SIGNALED, SendFlag.FENCE)));
+        fabric.settle();
+        assertThat(poll(a.scq)).extracting(WorkCompletion::opcode).containsExactly(WcOpcode.SEND, WcOpcode.LOCAL_INV);
+    }
+
+    @Test
+    void shouldIgnoreCreditsWhenTheResponderUsesAnSrq() {
+        Fabric f = new Fabric();
+        Node x = f.node("x", 1, 4096);
+        Node y = f.node("y", 2, 4096);
+        io.rvt.api.SharedReceiveQueue srq = y.pd.createSrq(new io.rvt.api.SrqInitAttr().maxWr(64).maxSge(1));
+        QueuePair qx = x.createQp(QpType.RC, 64, 1);
+        io.rvt.api.QpInitAttr init = new io.rvt.api.QpInitAttr().qpType(QpType.RC).sendCq(y.scq).recvCq(y.rcq)
+                .srq(srq);
+        init.cap().maxSendWr(8).maxSendSge(1);
+        QueuePair qy = y.pd.createQp(init);
+        x.connect(qx, y, qy, y.sqPsn);
+        y.connect(qy, x, qx, x.sqPsn);
+        MemoryRegion src = x.reg(65536);
+        MemoryRegion dst = y.reg(65536);
+        for (int i = 0; i < 40; i++) {
+            srq.postSrqRecv(new io.rvt.api.RecvWorkRequest(1).wrId(i).sge(dst, i * 1024, 1024));
+        }
+        for (int i = 0; i < 40; i++) {
+            qx.postSend(new SendWorkRequest(1).wrId(i).opcode(WrOpcode.SEND).sendFlags(SendFlag.SIGNALED.bit())
+                    .sge(src, i * 1024, 1000));
+        }
+        f.settle();
+        assertThat(poll(x.scq)).hasSize(40).extracting(WorkCompletion::status).containsOnly(WcStatus.SUCCESS);
+        assertThat(poll(y.rcq)).hasSize(40);
+        assertThat(x.counter(PortCounter.RC_CRWAITS)).isLessThanOrEqualTo(1); // only before the first ACK
+    }
 }

@@ -48,6 +48,36 @@ public abstract class UdConformanceTest extends ConformanceTest {
         Verbs.assertPattern(b.buffer, 40, 200, seed);
     }
 
+    /** A datagram sent to a multicast group reaches every attached QP, and stops after they detach. */
+    @Test
+    void shouldDeliverToEveryAttachedQpWhenSentToMulticastGroup() {
+        Endpoint c = verbs.endpoint(dev[1], QpType.UD, 1 << 14);
+        verbs.activateUd(c, QKEY);
+        io.rvt.api.Gid mgid = io.rvt.api.Gid.of(0xFF12_401B_0000_0000L, 0x1234);
+        int mlid = 0xC017;
+        b.qp.attachMcast(mgid, mlid);
+        c.qp.attachMcast(mgid, mlid);
+        io.rvt.api.AhAttr to = new io.rvt.api.AhAttr().dlid(mlid).portNum(1).dgid(mgid).hopLimit(64);
+        AddressHandle ah = a.pd.createAh(to);
+        Verbs.fill(a.buffer, 0, 64, seed);
+        b.qp.postRecv(new RecvWorkRequest(1).wrId(1).sge(b.mr, 0, 1024));
+        c.qp.postRecv(new RecvWorkRequest(1).wrId(2).sge(c.mr, 0, 1024));
+        a.qp.postSend(new SendWorkRequest(1).wrId(3).opcode(WrOpcode.SEND).sge(a.mr, 0, 64).ah(ah)
+                .remoteQpn(0xFFFFFF).remoteQkey(QKEY));
+        Verbs.assertSuccess(verbs.await(a.sendCq, 1).get(0), 3);
+        Verbs.assertSuccess(verbs.await(b.recvCq, 1).get(0), 1);
+        Verbs.assertSuccess(verbs.await(c.recvCq, 1).get(0), 2);
+        Verbs.assertPattern(b.buffer, 40, 64, seed);
+        Verbs.assertPattern(c.buffer, 40, 64, seed);
+        b.qp.detachMcast(mgid, mlid);
+        c.qp.detachMcast(mgid, mlid);
+        b.qp.postRecv(new RecvWorkRequest(1).wrId(4).sge(b.mr, 0, 1024));
+        a.qp.postSend(new SendWorkRequest(1).wrId(5).opcode(WrOpcode.SEND).sge(a.mr, 0, 64).ah(ah)
+                .remoteQpn(0xFFFFFF).remoteQkey(QKEY));
+        Verbs.assertSuccess(verbs.await(a.sendCq, 1).get(0), 5);
+        verbs.assertQuiet(b.recvCq, 50);
+    }
+
     /** A datagram with the wrong Q_Key is dropped; the sender still completes. */
     @Test
     void shouldDropDatagramWhenQkeyDiffers() {

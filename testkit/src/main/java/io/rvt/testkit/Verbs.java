@@ -93,7 +93,8 @@ public final class Verbs {
         a = new QpAttr().qpState(QpState.RTS).sqPsn(0x10);
         mask = QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.SQ_PSN);
         if (rc) {
-            a.timeout(10).retryCnt(7).rnrRetry(rnrRetry).maxRdAtomic(4);
+            // 14: about 69 ms per try, robust against a busy machine in real time; free in virtual time
+            a.timeout(14).retryCnt(7).rnrRetry(rnrRetry).maxRdAtomic(4);
             mask |= QpAttrMask.mask(QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY,
                     QpAttrMask.MAX_QP_RD_ATOMIC);
         }

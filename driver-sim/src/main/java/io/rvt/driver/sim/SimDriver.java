@@ -20,6 +20,10 @@ import io.rvt.api.spi.OperationTable;
 import io.rvt.api.spi.RvtDriver;
 import io.rvt.api.spi.SendWqe;
 import io.rvt.api.spi.TimerService;
+import io.rvt.driver.sim.clock.AgentRunner;
+import io.rvt.driver.sim.clock.BackoffIdleStrategy;
+import io.rvt.driver.sim.clock.BusySpinIdleStrategy;
+import io.rvt.driver.sim.clock.IdleStrategy;
 import io.rvt.driver.sim.fabric.Fabric;
 import io.rvt.driver.sim.fabric.FabricMode;
 import io.rvt.driver.sim.fabric.FabricPort;
@@ -38,8 +42,6 @@ import io.rvt.transport.header.PacketParser;
 import io.rvt.transport.header.RejectReason;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -56,8 +58,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * }</pre>
  *
  * <p>Threads: the send engine of a QP runs on the poster's thread ({@code do_send}) or, when scheduled from a path
- * that holds QP locks, on the fabric's executor (deterministic) or the driver's send thread (real time); a per-QP
- * counter makes sure only one thread drains a QP at a time. Received frames are handled on the fabric's delivery
+ * that holds QP locks, on the fabric's executor (deterministic) or the driver's duty-cycle send agent (real time); a
+ * per-QP counter makes sure only one thread drains a QP at a time. Received frames are handled on the fabric's delivery
  * thread (or event loop).
  */
 public final class SimDriver implements RvtDriver {
@@ -73,7 +75,9 @@ public final class SimDriver implements RvtDriver {
     private final DriverParams params;
     private final FabricPort[] ports;
     private final boolean deterministic;
-    private final ExecutorService sendThread;
+    private final SimSendAgent sendAgent;
+    private final IdleStrategy idleStrategy;
+    private volatile AgentRunner sendRunner;
     private final PacketParser parser = new PacketParser(true);
     private final PacketHeaders rxHeaders = new PacketHeaders();
     private final RxInfo rxInfo = new RxInfo();
@@ -111,11 +115,8 @@ public final class SimDriver implements RvtDriver {
             ports[i] = fabric.newPort().name(name + ":" + portNum).guid(nodeGuid + portNum)
                     .handler(frame -> onFrame(portNum, frame)).attach();
         }
-        this.sendThread = deterministic ? null : Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "rvt-sim-" + name + "-send");
-            t.setDaemon(true);
-            return t;
-        });
+        this.idleStrategy = b.idleStrategy;
+        this.sendAgent = deterministic ? null : new SimSendAgent(this, b.maxQp, "rvt-sim-" + name + "-send");
     }
 
     /**
@@ -180,6 +181,10 @@ public final class SimDriver implements RvtDriver {
     public void registered(DriverDevice dev) {
         this.transport = new Transport(dev);
         this.device = dev;
+        if (sendAgent != null) {
+            sendRunner = AgentRunner.start(sendAgent, idleStrategy, e -> System.getLogger(SimDriver.class.getName())
+                    .log(System.Logger.Level.WARNING, "send engine of " + name + " failed", e));
+        }
         for (int i = 0; i < nports; i++) {
             DriverPort p = dev.port(i + 1);
             p.lid(ports[i].lid());
@@ -192,8 +197,9 @@ public final class SimDriver implements RvtDriver {
         for (FabricPort p : ports) {
             p.close();
         }
-        if (sendThread != null) {
-            sendThread.shutdown();
+        AgentRunner r = sendRunner;
+        if (r != null) {
+            r.close();
         }
     }
 
@@ -303,6 +309,16 @@ public final class SimDriver implements RvtDriver {
     }
 
     @Override
+    public void notifyMcastAttach(DriverDevice rdi, DriverPort port, Gid mgid, int mlid) {
+        ports[port.portNum() - 1].joinMulticast(mlid);
+    }
+
+    @Override
+    public void notifyMcastDetach(DriverDevice rdi, DriverPort port, Gid mgid, int mlid) {
+        ports[port.portNum() - 1].leaveMulticast(mlid);
+    }
+
+    @Override
     public void notifyNewAh(DriverDevice rdi, AhAttr attr, DriverAh ah) {
         // UD messages may be one path MTU long: the port's MTU, as hfi1/qib derive it from the SL's VL.
         ah.vl(0);
@@ -326,7 +342,7 @@ public final class SimDriver implements RvtDriver {
         // QP locks are held: queue the drain, never run it here.
         SimQp s = simQp(qp);
         if (s != null && s.pending.getAndIncrement() == 0) {
-            execute(s.drainTask);
+            execute(s);
         }
         return true;
     }
@@ -345,11 +361,12 @@ public final class SimDriver implements RvtDriver {
         }
     }
 
-    private void execute(Runnable task) {
+    private void execute(SimQp s) {
         if (deterministic) {
-            fabric.executor().execute(task);
-        } else {
-            sendThread.execute(task);
+            fabric.executor().execute(s.drainTask);
+        } else if (!sendAgent.offer(s)) {
+            // More QPs queued than the device has: cannot happen while each QP is queued at most once.
+            throw new IllegalStateException("send engine queue of " + name + " is full");
         }
     }
 
@@ -369,7 +386,7 @@ public final class SimDriver implements RvtDriver {
                 }
                 if (backpressure) {
                     // No frame: leave pending set and come back through the executor.
-                    execute(s.drainTask);
+                    execute(s);
                     return;
                 }
                 if (s.pending.compareAndSet(seen, 0)) {
@@ -475,6 +492,7 @@ public final class SimDriver implements RvtDriver {
         private PathMtu mtu = PathMtu.MTU_4096;
         private long nodeGuid;
         private int maxQp = 16384;
+        private IdleStrategy idleStrategy = new BackoffIdleStrategy();
 
         private Builder(Fabric fabric) {
             if (fabric == null) {
@@ -537,6 +555,19 @@ public final class SimDriver implements RvtDriver {
                 throw new IllegalArgumentException("maxQp must be at least 1, got " + v);
             }
             maxQp = v;
+            return this;
+        }
+
+        /**
+         * @param v what the real-time send engine's thread does when idle: {@link BusySpinIdleStrategy} for the lowest
+         *          latency (it takes a core), {@link BackoffIdleStrategy} (the default) to spin, yield, then park
+         * @return this
+         */
+        public Builder idleStrategy(IdleStrategy v) {
+            if (v == null) {
+                throw new IllegalArgumentException("idleStrategy must not be null");
+            }
+            idleStrategy = v;
             return this;
         }
 

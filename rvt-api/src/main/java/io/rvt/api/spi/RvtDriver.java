@@ -442,6 +442,33 @@ public interface RvtDriver {
     }
 
     /**
+     * An rvt extension, not in rdmavt: a UD QP of this device joined the multicast group {@code mgid}/{@code mlid}
+     * ({@code attachMcast}). On InfiniBand the subnet manager programs the switches; a driver whose network has no
+     * subnet manager (a simulated fabric, an IP network) joins the group here. Called after the core recorded the
+     * attachment, no lock held. Optional; default: nothing.
+     *
+     * @param rdi the device
+     * @param port the QP's port
+     * @param mgid the group's GID
+     * @param mlid the group's LID
+     */
+    default void notifyMcastAttach(DriverDevice rdi, DriverPort port, io.rvt.api.Gid mgid, int mlid) {
+    }
+
+    /**
+     * An rvt extension, not in rdmavt: the last QP of this device's port left the multicast group
+     * {@code mgid}/{@code mlid} ({@code detachMcast}). Called after the core removed the attachment, no lock held.
+     * Optional; default: nothing.
+     *
+     * @param rdi the device
+     * @param port the port
+     * @param mgid the group's GID
+     * @param mlid the group's LID
+     */
+    default void notifyMcastDetach(DriverDevice rdi, DriverPort port, io.rvt.api.Gid mgid, int mlid) {
+    }
+
+    /**
      * Mirrors {@code notify_create_mad_agent}: a port's SMI agent was created at registration. Optional.
      *
      * @param rdi the device

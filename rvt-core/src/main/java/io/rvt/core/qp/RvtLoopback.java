@@ -64,16 +64,20 @@ final class RvtLoopback {
                 sl.unlock();
             }
             boolean lastWqe = false;
+            boolean stopped = false;
             try {
                 int r;
                 do {
                     r = step(qp, port);
                 } while (r == COMP);
+                stopped = true; // every STOP/ERROR return cleared S_BUSY in the section that decided to stop
                 lastWqe = r == ERROR;
             } finally {
-                sl.lock();
-                sqp.sendFlags(sqp.sendFlags() & ~QpFlags.S_BUSY);
-                sl.unlock();
+                if (!stopped) {
+                    sl.lock();
+                    sqp.sendFlags(sqp.sendFlags() & ~QpFlags.S_BUSY);
+                    sl.unlock();
+                }
             }
             if (lastWqe) {
                 sqp.device().dispatch(io.rvt.api.AsyncEvent.ofQp(AsyncEventType.QP_LAST_WQE_REACHED, sqp),
@@ -100,12 +104,14 @@ final class RvtLoopback {
         try {
             int last = sqp.sendLast();
             if (last == sqp.sendHead()) {
+                clearBusy();
                 return STOP;
             }
             wqe = sqp.swqe(last);
             QpState st = sqp.state();
             if (!st.can(Ops.PROCESS_NEXT_SEND_OK)) {
                 if (!st.can(Ops.FLUSH_SEND)) {
+                    clearBusy();
                     return STOP;
                 }
                 flush = true;
@@ -148,6 +154,7 @@ final class RvtLoopback {
                     if (sqp.state().can(Ops.PROCESS_RECV_OK)) {
                         sqp.addRnrTimer(qp.minRnrTimer() << 24);
                     }
+                    clearBusy();
                 } finally {
                     sl.unlock();
                 }
@@ -155,6 +162,16 @@ final class RvtLoopback {
             default:
                 return sendError(wqe, status);
         }
+    }
+
+    /**
+     * Clears S_BUSY; {@code sendLock} held. Every stop decision clears it in the same section, as rdmavt's
+     * {@code clr_busy} does: a poster whose engine found the QP busy relies on this run to see its WQE, and the
+     * scheduled work of an error transition must not find the QP still busy. After this the run touches no shared
+     * state (another engine may start at once).
+     */
+    private void clearBusy() {
+        sqp.sendFlags(sqp.sendFlags() & ~QpFlags.S_BUSY);
     }
 
     /** The responder side, {@code qp.recvLock} held; sets {@link #status}. */
@@ -366,6 +383,7 @@ final class RvtLoopback {
             if (sqp.type() == QpType.RC) {
                 lastWqe = sqp.errorQp(WcStatus.WR_FLUSH_ERR);
             }
+            clearBusy();
         } finally {
             sl.unlock();
             rl.unlock();

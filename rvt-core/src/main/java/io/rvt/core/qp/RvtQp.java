@@ -1578,6 +1578,7 @@ public final class RvtQp implements DriverQp {
                     + ")");
         }
         port.mcastTable().attach(this, gid, lid);
+        driver.notifyMcastAttach(dev, port, gid, lid);
     }
 
     @Override
@@ -1588,6 +1589,12 @@ public final class RvtQp implements DriverQp {
             throw Errors.inval("detachMcast: QP 0x" + Integer.toHexString(qpNum) + " has no port");
         }
         port.mcastTable().detach(this, gid, lid);
+        io.rvt.api.spi.McastGroup left = port.mcastTable().find(gid, lid);
+        if (left == null) {
+            driver.notifyMcastDetach(dev, port, gid, lid);
+        } else {
+            left.release();
+        }
     }
 
     /**

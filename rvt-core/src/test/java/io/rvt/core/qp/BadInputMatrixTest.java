@@ -540,6 +540,22 @@ class BadInputMatrixTest {
     }
 
     @Test
+    void shouldNumberNetdevQpsFromTheAipBaseAndFreeTheirNumbers() {
+        TestDriver driver = new TestDriver().params(LoopbackTestDriver.loopbackParams(1).build());
+        QpEnv env = new QpEnv(driver);
+
+        RvtQp aip = env.create(env.init(QpType.UD, 4, 4, 1).createFlags(QpInitAttr.CREATE_NETDEV_USE));
+
+        assertThat(aip.qpNum() & 0xFF0000).isEqualTo(0x810000);
+        int low = aip.qpNum() & 0xFFFF;
+        assertThat(env.dev.qpnTable().isUsed(low)).isTrue();
+        env.toInit(aip);
+        assertThat(env.dev.lookupQpn(env.dev.port(1), aip.qpNum())).isSameAs(aip);
+        aip.destroyQp();
+        assertThat(env.dev.qpnTable().isUsed(low)).as("freed by its low 16 bits").isFalse();
+    }
+
+    @Test
     void shouldRefuseASecondGsiOnAPort() {
         TestDriver driver = new TestDriver().params(LoopbackTestDriver.loopbackParams(1).build());
         QpEnv env = new QpEnv(driver);

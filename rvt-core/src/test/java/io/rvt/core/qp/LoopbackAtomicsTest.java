@@ -56,8 +56,8 @@ class LoopbackAtomicsTest {
                 try {
                     RvtQp qp = senders[id];
                     RvtMr res = env.reg(8 * PER_THREAD);
-                    SendWorkRequest wr = new SendWorkRequest(1).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).rkey(target.rkey())
-                            .remoteAddr(addr).compareAdd(1);
+                    SendWorkRequest wr = new SendWorkRequest(1).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD)
+                            .rkey(target.rkey()).remoteAddr(addr).compareAdd(1);
                     WorkCompletion wc = new WorkCompletion();
                     start.await(10, TimeUnit.SECONDS);
                     for (int i = 0; i < PER_THREAD; i++) {

@@ -7,6 +7,7 @@ import io.rvt.api.RecvWorkRequest;
 import io.rvt.api.SendWorkRequest;
 import io.rvt.api.WrOpcode;
 import io.rvt.core.LoopbackTestDriver;
+import io.rvt.core.TestUtil;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.junit.jupiter.api.Test;
@@ -20,12 +21,8 @@ import org.junit.jupiter.api.Timeout;
  */
 class LoopbackLockOrderTest {
     private static void awaitQueued(ReentrantLock lock, Thread t) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!lock.hasQueuedThread(t)) {
-            assertThat(t.isAlive()).as("loopback thread ended without waiting for recvLock").isTrue();
-            assertThat(System.nanoTime()).as("loopback thread never waited for recvLock").isLessThan(deadline);
-            Thread.onSpinWait();
-        }
+        TestUtil.await(() -> lock.hasQueuedThread(t) || !t.isAlive(), "the loopback thread to wait for recvLock");
+        assertThat(t.isAlive()).as("loopback thread ended without waiting for recvLock").isTrue();
     }
 
     private void check(boolean flush) throws InterruptedException {

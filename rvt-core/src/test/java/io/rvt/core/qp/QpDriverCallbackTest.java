@@ -8,6 +8,7 @@ import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.Mockito.clearInvocations;
 import static org.mockito.Mockito.doAnswer;
 import static org.mockito.Mockito.doReturn;
+import static org.mockito.Mockito.doThrow;
 import static org.mockito.Mockito.inOrder;
 import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.spy;
@@ -129,6 +130,19 @@ class QpDriverCallbackTest {
         assertThat(qpnAtInit.get()).as("QPN when qp_priv_init runs").isEqualTo(qp.qpNum()).isGreaterThan(1);
         assertThat(qp.priv()).isSameAs(priv);
         verify(driver, never()).qpPrivFree(any(), any());
+    }
+
+    @Test
+    void shouldFailCreateWithTheDriverErrnoAndAllocateNothingWhenQpPrivAllocFails() {
+        doThrow(new VerbsException(Errno.ENOMEM, "no private state")).when(driver).qpPrivAlloc(any(), any());
+        long[] before = env.counters();
+
+        assertThatThrownBy(env::rc).isInstanceOfSatisfying(VerbsException.class,
+                e -> assertThat(e.errno()).isEqualTo(Errno.ENOMEM));
+
+        assertThat(env.counters()).isEqualTo(before);
+        verify(driver, never()).qpPrivFree(any(), any());
+        verify(driver, never()).allocQpn(any(), any(), anyInt());
     }
 
     @Test

@@ -23,6 +23,7 @@ import io.rvt.api.spi.Callback;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.QpIter;
 import io.rvt.core.LoopbackTestDriver;
+import io.rvt.core.TestUtil;
 import io.rvt.core.RvtIbport;
 import io.rvt.core.TestDriver;
 import io.rvt.core.srq.RvtSrq;
@@ -413,13 +414,9 @@ class QpStateMachineTest {
         }, "destroyer");
 
         t.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (t.getState() != Thread.State.WAITING) {
-            assertThat(destroyed.getCount()).as("destroy returned while a reference is held").isEqualTo(1);
-            assertThat(System.nanoTime()).as("destroyer never waited").isLessThan(deadline);
-            Thread.onSpinWait();
-        }
-        assertThat(destroyed.await(0, TimeUnit.MILLISECONDS)).isFalse();
+        TestUtil.await(() -> t.getState() == Thread.State.WAITING || destroyed.getCount() == 0,
+                "destroyQp to wait for the last reference");
+        assertThat(destroyed.getCount()).as("destroy returned while a reference is held").isEqualTo(1);
         assertThat(driver.calls(Callback.QP_PRIV_FREE)).as("qp_priv_free waits too").isZero();
         assertThat(qp.refCount()).as("only the lookup's reference is left").isEqualTo(1);
         assertThat(env.dev.lookupQpnAndRetain(env.dev.port(1), qp.qpNum())).as("gone from the table").isNull();

@@ -79,7 +79,8 @@ class QpnTableTest {
             int incr = inc << qos;
             int page = r.nextInt(8);
             int pageEnd = (page + 1) * PAGE;
-            int tail = incr + r.nextInt(2 * incr + 1); // reserved page tail, at least one step long: a candidate hits it
+            // The page's last QPNs are reserved, at least one step's worth: some candidate lands in them.
+            int tail = incr + r.nextInt(2 * incr + 1);
             int resStart = pageEnd - tail;
             int start = resStart - 1 - r.nextInt(3 * incr);
             QpnTable t = table(start, inc, qos, resStart, pageEnd - 1);

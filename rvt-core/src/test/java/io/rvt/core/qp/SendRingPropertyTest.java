@@ -234,6 +234,7 @@ class SendRingPropertyTest {
             }
             assertThat(qp.sendHead()).as("%s: drained", this).isEqualTo(qp.sendLast());
             assertThat(qp.sendReservedUsed()).as("%s: reserved count back to 0", this).isZero();
+            qp.destroyQp();
         }
     }
 

@@ -298,6 +298,8 @@ class SequencePropertyTest {
                         .isEqualTo(live.size());
                 assertThat(env.dev.busyTicks()).as("seed %d step %d: busy = %d RC QPs / 5", seed, i, rc)
                         .isEqualTo(rc / 5);
+                assertThat(live.stream().mapToInt(RvtQp::qpNum).distinct().count())
+                        .as("seed %d step %d: item 43, live QPNs are unique", seed, i).isEqualTo(live.size());
             }
         }
     }

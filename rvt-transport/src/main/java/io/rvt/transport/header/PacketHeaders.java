@@ -355,8 +355,12 @@ public final class PacketHeaders {
      * @return index of that header in the parsed buffer, or -1 if absent
      */
     public int extensionOffset(int header) {
+        // extensions is set only once the headers were found to fit, so a truncated packet reports none
+        if ((extensions & header) == 0) {
+            return -1;
+        }
         int relative = Opcode.extensionOffset(opcode, header);
-        return bthOffset < 0 || relative < 0 ? -1 : bthOffset + relative;
+        return relative < 0 ? -1 : bthOffset + relative;
     }
 
     /** @return RETH virtual address */

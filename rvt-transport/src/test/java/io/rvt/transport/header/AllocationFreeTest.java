@@ -12,12 +12,13 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * The per-packet path allocates nothing: bytes allocated by this thread (com.sun.management.ThreadMXBean) across
- * 10,000 rounds after warm-up must be exactly 0. A property, not a timing.
+ * The per-packet path allocates nothing: bytes allocated by this thread (com.sun.management.ThreadMXBean) across a
+ * window of 10,000 rounds after warm-up must be exactly 0. A property, not a timing.
  */
 class AllocationFreeTest {
     private static final int WARM_UP = 30_000;
     private static final int ROUNDS = 10_000;
+    private static final int WINDOWS = 5;
 
     /**
      * {@code ThreadMXBean.getCurrentThreadAllocatedBytes()} as a {@code ()long} handle. Reached reflectively because
@@ -96,12 +97,22 @@ class AllocationFreeTest {
             round(i);
         }
         allocatedBytes();
-        long before = allocatedBytes();
-        for (int i = 0; i < ROUNDS; i++) {
-            round(i);
+        // A rare one-off JVM event (seen: 72 or 120 bytes in one window out of dozens, only when other test classes
+        // ran first) can land in a window; a per-call allocation cannot hide, since it costs at least 16 bytes a
+        // round in every window. So: no window may allocate a byte per round, and one of them must allocate none.
+        long[] windows = new long[WINDOWS];
+        for (int w = 0; w < WINDOWS; w++) {
+            long before = allocatedBytes();
+            for (int i = 0; i < ROUNDS; i++) {
+                round(i);
+            }
+            windows[w] = allocatedBytes() - before;
+            assertThat(windows[w]).as("bytes allocated by %d rounds", ROUNDS).isLessThan(ROUNDS);
+            if (windows[w] == 0) {
+                break;
+            }
         }
-        long after = allocatedBytes();
-        assertThat(after - before).as("bytes allocated by %d rounds", ROUNDS).isZero();
+        assertThat(windows).as("bytes allocated per window of %d rounds", ROUNDS).contains(0L);
         assertThat(sink).isNotZero();
     }
 

@@ -131,6 +131,8 @@ class PacketParserTest {
         assertThat(parse(buf, 0, 12 + 4 + 8, Framing.ROCEV2)).isEqualTo(RejectReason.TRUNCATED);
         assertThat(headers.bthOffset()).isZero();
         assertThat(headers.payloadOffset()).isEqualTo(-1);
+        assertThat(headers.extensions()).isZero();
+        assertThat(headers.extensionOffset(ExtensionHeader.RETH)).isEqualTo(-1);
 
         // LRH says global, PktLen agrees with the length, but a GRH does not fit
         ByteBuffer ib = ByteBuffer.allocate(64);

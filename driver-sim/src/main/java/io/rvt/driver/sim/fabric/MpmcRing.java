@@ -37,11 +37,11 @@ abstract class MpmcRingRhsPad extends MpmcRingHead {
  * of {@code p + 1}; a consumer claims position {@code p} by CAS on {@code head} when the slot's sequence equals
  * {@code p + 1}, reads the element, then frees the slot with a release store of {@code p + capacity}.
  *
- * <p>Used for frame pools' free lists, for ports' ingress queues in real-time mode and for {@link FrameQueue}.
+ * <p>Used for frame pools' free lists, for the simulated HCA's send-engine queue, for ports' ingress queues in real-time mode and for {@link FrameQueue}.
  *
  * @param <E> the element type
  */
-final class MpmcRing<E> extends MpmcRingRhsPad {
+public final class MpmcRing<E> extends MpmcRingRhsPad {
     private static final VarHandle SEQUENCE = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle TAIL;
     private static final VarHandle HEAD;
@@ -64,7 +64,7 @@ final class MpmcRing<E> extends MpmcRingRhsPad {
      * @param minCapacity the least capacity; rounded up to a power of two, at least 2 (with one slot a freed slot's
      *        sequence would equal the next producer's position and the ring would look empty and full at once)
      */
-    MpmcRing(int minCapacity) {
+    public MpmcRing(int minCapacity) {
         if (minCapacity < 1 || minCapacity > (1 << 30)) {
             throw new IllegalArgumentException("ring capacity=" + minCapacity + " must be in [1, 2^30]");
         }
@@ -81,7 +81,8 @@ final class MpmcRing<E> extends MpmcRingRhsPad {
         VarHandle.releaseFence(); // publish the initial sequences to threads that get the ring through a race
     }
 
-    int capacity() {
+    /** @return the number of slots, a power of two */
+    public int capacity() {
         return mask + 1;
     }
 
@@ -89,7 +90,7 @@ final class MpmcRing<E> extends MpmcRingRhsPad {
      * @param e the element, not null
      * @return false if the ring is full
      */
-    boolean offer(E e) {
+    public boolean offer(E e) {
         long pos = (long) TAIL.getOpaque(this);
         while (true) {
             int i = (int) pos & mask;
@@ -112,7 +113,7 @@ final class MpmcRing<E> extends MpmcRingRhsPad {
 
     /** @return the oldest element, or null if the ring is empty */
     @SuppressWarnings("unchecked")
-    E poll() {
+    public E poll() {
         long pos = (long) HEAD.getOpaque(this);
         while (true) {
             int i = (int) pos & mask;
@@ -135,7 +136,7 @@ final class MpmcRing<E> extends MpmcRingRhsPad {
     }
 
     /** @return the number of elements; exact only when no other thread is using the ring */
-    int size() {
+    public int size() {
         long h = (long) HEAD.getVolatile(this);
         long t = (long) TAIL.getVolatile(this);
         long n = t - h;

@@ -1,0 +1,12 @@
+package io.rvt.driver.sim;
+
+import io.rvt.testkit.DriverFixture;
+import io.rvt.testkit.UdConformanceTest;
+
+/** The Ud conformance suite on driver-sim in real-time mode (fabric and send engines on their own threads). */
+class SimRealTimeUdConformanceTest extends UdConformanceTest {
+    @Override
+    protected DriverFixture createFixture(long seed) {
+        return new SimFixture(seed, false);
+    }
+}
