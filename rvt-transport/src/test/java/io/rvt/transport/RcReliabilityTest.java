@@ -21,7 +21,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * Property-style: random mixes of RC operations over a lossy, duplicating, reordering wire. Every message must arrive
  * exactly once, in order, byte-exact, and every send must complete successfully and in order. Each case draws from a
- * seeded {@link SplittableRandom} and prints its seed, so a failure can be replayed.
+ * seeded {@link SplittableRandom} and prints its seed, so a failure can be replayed ({@code -Drvt.test.seed=N} adds N to
+ * every seed to explore other cases).
  */
 class RcReliabilityTest {
     static final int MTU = 256;
@@ -48,8 +49,10 @@ class RcReliabilityTest {
         "1006, 0.10, 0.05, 0.10",
         "1007, 0.10, 0.10, 0.20",
     })
-    void shouldDeliverEveryMessageExactlyOnceInOrderWhenTheWireMisbehaves(long seed, double loss, double dup,
+    void shouldDeliverEveryMessageExactlyOnceInOrderWhenTheWireMisbehaves(long baseSeed, double loss, double dup,
             double reorder) {
+        // -Drvt.test.seed=N explores other cases; the printed seed replays one.
+        long seed = baseSeed + Long.getLong("rvt.test.seed", 0L);
         System.out.println("RcReliabilityTest seed=" + seed + " loss=" + loss + " dup=" + dup + " reorder=" + reorder);
         SplittableRandom r = new SplittableRandom(seed);
         Fabric fabric = new Fabric().faults(seed * 31, loss, dup, reorder);

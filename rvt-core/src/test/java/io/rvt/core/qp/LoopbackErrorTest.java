@@ -13,7 +13,6 @@ import io.rvt.api.SendWorkRequest;
 import io.rvt.api.SigType;
 import io.rvt.api.WcFlag;
 import io.rvt.api.WcOpcode;
-import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
 import io.rvt.api.spi.QpFlags;

@@ -2,7 +2,6 @@ package io.rvt.core.qp;
 
 import io.rvt.api.AccessFlag;
 import io.rvt.api.DeviceCounter;
-import io.rvt.api.MemoryRegion;
 import io.rvt.api.MigState;
 import io.rvt.api.PathMtu;
 import io.rvt.api.QpAttr;

@@ -355,11 +355,10 @@ public final class UcEngine {
     /** A gap or an out-of-place opcode: a SEND in progress keeps its receive WQE for reuse, a WRITE just ends. */
     private static void abandonMessage(DriverQp qp, UcState st) {
         int state = qp.recvState();
+        // The cursor's references go either way; a SEND's receive WQE lives on in the saved copy.
+        qp.recvSge().putSs();
         if (state == Opcode.UC_SEND_FIRST || state == Opcode.UC_SEND_MIDDLE) {
-            qp.recvSge().putSs();
             st.rewind = true;
-        } else {
-            qp.recvSge().putSs();
         }
         qp.recvState(Opcode.UC_SEND_LAST);
     }

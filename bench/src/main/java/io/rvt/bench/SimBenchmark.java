@@ -1,0 +1,219 @@
+package io.rvt.bench;
+
+import io.rvt.api.AccessFlag;
+import io.rvt.api.CompletionQueue;
+import io.rvt.api.Device;
+import io.rvt.api.MemoryRegion;
+import io.rvt.api.PathMtu;
+import io.rvt.api.PortAttr;
+import io.rvt.api.ProtectionDomain;
+import io.rvt.api.QpAttr;
+import io.rvt.api.QpAttrMask;
+import io.rvt.api.QpInitAttr;
+import io.rvt.api.QpState;
+import io.rvt.api.QpType;
+import io.rvt.api.QueuePair;
+import io.rvt.api.RecvWorkRequest;
+import io.rvt.api.SendWorkRequest;
+import io.rvt.api.WcStatus;
+import io.rvt.api.WorkCompletion;
+import io.rvt.api.WrOpcode;
+import io.rvt.core.RvtDevice;
+import io.rvt.driver.sim.SimDriver;
+import io.rvt.driver.sim.clock.BackoffIdleStrategy;
+import io.rvt.driver.sim.clock.BusySpinIdleStrategy;
+import io.rvt.driver.sim.clock.IdleStrategy;
+import io.rvt.driver.sim.fabric.Fabric;
+import io.rvt.driver.sim.fabric.LinkModel;
+import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Two simulated HCAs on a real-time fabric (delivery and send agents with the {@code idle} strategy; ideal links), one RC QP pair: SEND 64 B message rate, RDMA WRITE 64 KiB bandwidth beside a plain 64 KiB copy, and SEND
+ * 8 B ping-pong (half of it is the one-way latency). The benchmark thread posts and polls; the fabric's and the
+ * HCAs' agents take the machine's other cores (on 2 cores they compete, which the figures include).
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class SimBenchmark {
+    private static final AtomicInteger FABRICS = new AtomicInteger();
+    /** Messages per window of {@link #sendRate}. */
+    static final int WINDOW = 64;
+
+    /** What the fabric's and HCAs' agent threads do when idle: "spin" (busy) or "backoff" (spin, yield, park). */
+    @Param({"backoff"})
+    public String idle;
+
+    /** Bytes of the RDMA WRITE and of the plain copy. */
+    @Param({"65536"})
+    public int size;
+
+    private Fabric fabric;
+    private RvtDevice d0;
+    private RvtDevice d1;
+    private QueuePair a;
+    private QueuePair b;
+    private CompletionQueue cqA;
+    private CompletionQueue cqB;
+    private SendWorkRequest send64;
+    private SendWorkRequest send8a;
+    private SendWorkRequest send8b;
+    private SendWorkRequest write;
+    private RecvWorkRequest recvB;
+    private RecvWorkRequest recvA;
+    private final WorkCompletion wc = new WorkCompletion();
+    private ByteBuffer copySrc;
+    private ByteBuffer copyDst;
+
+    /** Two HCAs, a connected RC pair, regions and reusable work requests. */
+    @Setup(Level.Trial)
+    public void setUp() {
+        fabric = Fabric.builder("bench-" + FABRICS.incrementAndGet()).realTime().idleStrategy(idle())
+                .defaultLink(LinkModel.IDEAL).build();
+        d0 = RvtDevice.register(SimDriver.builder(fabric).name("b0").idleStrategy(idle()).build());
+        d1 = RvtDevice.register(SimDriver.builder(fabric).name("b1").idleStrategy(idle()).build());
+        ProtectionDomain pa = d0.allocPd();
+        ProtectionDomain pb = d1.allocPd();
+        cqA = d0.createCq(4096, 0, null, null);
+        cqB = d1.createCq(4096, 0, null, null);
+        a = qp(pa, cqA);
+        b = qp(pb, cqB);
+        connect(a, b, d1);
+        connect(b, a, d0);
+        int acc = AccessFlag.mask(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE);
+        MemoryRegion ma = pa.regMr(ByteBuffer.allocateDirect(size), acc);
+        MemoryRegion mb = pb.regMr(ByteBuffer.allocateDirect(size), acc);
+        send64 = new SendWorkRequest(1).opcode(WrOpcode.SEND).sge(ma, 0, 64);
+        send8a = new SendWorkRequest(1).opcode(WrOpcode.SEND).sge(ma, 0, 8);
+        send8b = new SendWorkRequest(1).opcode(WrOpcode.SEND).sge(mb, 0, 8);
+        write = new SendWorkRequest(1).opcode(WrOpcode.RDMA_WRITE).sge(ma, 0, size).remoteAddr(mb.addr())
+                .rkey(mb.rkey());
+        recvB = new RecvWorkRequest(1).sge(mb, 0, 64);
+        recvA = new RecvWorkRequest(1).sge(ma, 0, 64);
+        copySrc = ByteBuffer.allocateDirect(size);
+        copyDst = ByteBuffer.allocateDirect(size);
+    }
+
+    private IdleStrategy idle() {
+        return "spin".equals(idle) ? new BusySpinIdleStrategy() : new BackoffIdleStrategy();
+    }
+
+    private static QueuePair qp(ProtectionDomain pd, CompletionQueue cq) {
+        QpInitAttr init = new QpInitAttr().qpType(QpType.RC).sendCq(cq).recvCq(cq);
+        init.cap().maxSendWr(1024).maxRecvWr(1024).maxSendSge(1).maxRecvSge(1);
+        return pd.createQp(init);
+    }
+
+    private static void connect(QueuePair qp, QueuePair peer, Device peerDev) {
+        int all = AccessFlag.mask(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ);
+        qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(all),
+                QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
+        QpAttr r = new QpAttr().qpState(QpState.RTR).pathMtu(PathMtu.MTU_4096).destQpNum(peer.qpNum()).rqPsn(0)
+                .maxDestRdAtomic(4).minRnrTimer(1);
+        r.ahAttr().dlid(peerDev.queryPort(1, new PortAttr()).lid()).portNum(1);
+        qp.modifyQp(r, QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
+                QpAttrMask.RQ_PSN, QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER));
+        qp.modifyQp(new QpAttr().qpState(QpState.RTS).timeout(14).retryCnt(7).rnrRetry(7).sqPsn(0).maxRdAtomic(4),
+                QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY,
+                        QpAttrMask.SQ_PSN, QpAttrMask.MAX_QP_RD_ATOMIC));
+    }
+
+    /** Removes the devices and the fabric. */
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        d0.unregister();
+        d1.unregister();
+        fabric.close();
+    }
+
+    private void await(CompletionQueue cq, int n) {
+        for (int i = 0; i < n;) {
+            if (cq.pollCq(wc)) {
+                if (wc.status() != WcStatus.SUCCESS) {
+                    throw new IllegalStateException("completion failed: " + wc);
+                }
+                i++;
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    /**
+     * A window of 64-byte SENDs: time per message (the message rate is its inverse).
+     *
+     * @return a wr id
+     */
+    @Benchmark
+    @OperationsPerInvocation(WINDOW)
+    public long sendRate() {
+        for (int i = 0; i < WINDOW; i++) {
+            b.postRecv(recvB);
+        }
+        for (int i = 0; i < WINDOW; i++) {
+            a.postSend(send64);
+        }
+        await(cqA, WINDOW);
+        await(cqB, WINDOW);
+        return wc.wrId();
+    }
+
+    /**
+     * One 8-byte SEND there and one back: the round-trip time (half of it is the one-way latency).
+     *
+     * @return a wr id
+     */
+    @Benchmark
+    public long pingPong8() {
+        b.postRecv(recvB);
+        a.postRecv(recvA);
+        a.postSend(send8a);
+        await(cqB, 1); // b's receive (a's send completion may come before or after)
+        b.postSend(send8b);
+        await(cqA, 2); // a's send completion and a's receive
+        await(cqB, 1); // b's send completion
+        return wc.wrId();
+    }
+
+    /**
+     * One RDMA WRITE of {@code size} bytes.
+     *
+     * @return a wr id
+     */
+    @Benchmark
+    public long rdmaWrite() {
+        a.postSend(write);
+        await(cqA, 1);
+        return wc.wrId();
+    }
+
+    /**
+     * A plain copy of {@code size} bytes between direct buffers, for comparison.
+     *
+     * @return a byte of the destination
+     */
+    @Benchmark
+    public byte byteBufferCopy() {
+        copyDst.put(0, copySrc, 0, size);
+        return copyDst.get(size - 1);
+    }
+}
