@@ -82,6 +82,13 @@ public final class SimDriver implements RvtDriver {
     private final PacketHeaders rxHeaders = new PacketHeaders();
     private final RxInfo rxInfo = new RxInfo();
     private final ThreadLocal<TxScratch> txScratch = ThreadLocal.withInitial(TxScratch::new);
+    /**
+     * QPs scheduled while the delivery thread processed a frame (it holds QP locks then): drained by that thread right
+     * after the frame, with no lock held, instead of waking the send agent. Touched only by the delivery thread.
+     */
+    private final SimQp[] deferred = new SimQp[64];
+    private int deferredCount;
+    private volatile Thread deliveryThread;
     private volatile DriverDevice device;
     private volatile Transport transport;
 
@@ -342,7 +349,11 @@ public final class SimDriver implements RvtDriver {
         // QP locks are held: queue the drain, never run it here.
         SimQp s = simQp(qp);
         if (s != null && s.pending.getAndIncrement() == 0) {
-            execute(s);
+            if (Thread.currentThread() == deliveryThread && deferredCount < deferred.length) {
+                deferred[deferredCount++] = s; // an ACK or response: sent by this thread once the frame is done
+            } else {
+                execute(s);
+            }
         }
         return true;
     }
@@ -434,6 +445,19 @@ public final class SimDriver implements RvtDriver {
         return 1;
     }
 
+    /** Sends what frame processing scheduled, on this (the delivery) thread, now that no QP lock is held. */
+    private void drainDeferred() {
+        while (deferredCount > 0) {
+            SimQp s = deferred[--deferredCount];
+            deferred[deferredCount] = null;
+            if (deterministic) {
+                execute(s); // keep the event order of the deterministic loop
+            } else {
+                drain(s);
+            }
+        }
+    }
+
     private Gid gidOf(int lid) {
         FabricPort p = lid < Fabric.MULTICAST_FIRST ? fabric.port(lid) : null;
         return p != null ? p.gid() : Gid.ZERO;
@@ -469,12 +493,15 @@ public final class SimDriver implements RvtDriver {
                 return;
             }
             try {
+                deliveryThread = Thread.currentThread();
                 t.receive(qp, buf, h, rx);
             } finally {
+                deliveryThread = null;
                 qp.release();
             }
         } finally {
             frame.release();
+            drainDeferred();
         }
     }
 

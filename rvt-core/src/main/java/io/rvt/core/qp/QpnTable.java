@@ -57,6 +57,18 @@ public final class QpnTable {
                 offset = 0;
             }
         }
+        reserveSpecialNumbers();
+    }
+
+    /**
+     * QPN 0 and 1 are each port's SMI and GSI QPs, which live outside the bitmap. rdmavt's scan can hand out QPN 1
+     * to an ordinary QP when {@code qpn_start == 0} and the increment is 1, and that QP then takes the port's QP1
+     * slot ([quirk]); rvt marks both numbers used from the start so the scan never returns them.
+     */
+    private void reserveSpecialNumbers() {
+        AtomicLongArray first = page(0);
+        setBit(first, 0);
+        setBit(first, 1);
     }
 
     /** @return the allocation increment ({@code qpn_inc << qos_shift}) */

@@ -183,4 +183,15 @@ class QpnTableTest {
         assertThat(t.isUsed(KDETH_START - 1)).isFalse();
         assertThat(t.isUsed(KDETH_END + 1)).isFalse();
     }
+
+    @Test
+    void shouldNeverHandOutQpnZeroOrOneWhenStartIsZeroAndIncrementIsOne() {
+        QpnTable t = new QpnTable(TestDriver.defaultParams().qpnStart(0).qpnInc(1).qosShift(0).qpnResStart(0)
+                .qpnResEnd(0).build());
+        for (int i = 0; i < 40000; i++) {
+            int qpn = t.alloc(QpType.RC, 0, false);
+            assertThat(qpn).as("allocation %d", i).isGreaterThan(1);
+        }
+        assertThat(t.alloc(QpType.GSI, 1, false)).as("the port's QP1 is still available").isEqualTo(1);
+    }
 }
