@@ -12,11 +12,10 @@ import io.rvt.api.spi.QpFlags;
 import io.rvt.api.spi.SendWqe;
 import io.rvt.api.spi.Seq24;
 import io.rvt.transport.Packets;
+import io.rvt.transport.RequestBuilder;
 import io.rvt.transport.TxInfo;
 import io.rvt.transport.header.AtomicEthDescriptor;
 import io.rvt.transport.header.BthDescriptor;
-import io.rvt.transport.header.IethDescriptor;
-import io.rvt.transport.header.ImmDtDescriptor;
 import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.RethDescriptor;
 import java.nio.ByteBuffer;
@@ -63,10 +62,7 @@ final class RcRequester {
      */
     static int makeRequest(DriverQp qp, RcState st, ByteBuffer buf, int off, TxInfo tx) {
         QpState state = qp.state();
-        if (!state.can(Ops.PROCESS_SEND_OK)) {
-            if (state.can(Ops.FLUSH_SEND)) {
-                flush(qp);
-            }
+        if (!RequestBuilder.canSendOrFlush(qp, state, Ops.PROCESS_SEND_OK)) {
             return 0;
         }
         while (true) {
@@ -84,53 +80,23 @@ final class RcRequester {
             boolean se = false;
             switch (qp.sendState()) {
                 case RESTART_SEND:
+                case RESTART_WRITE:
                     st.sendLen = qp.sendSge().restart(wqe, Seq24.delta(qp.sendPsn(), wqe.psn()) * pmtu);
                     // fall through
                 case Opcode.RC_SEND_FIRST:
                 case Opcode.RC_SEND_MIDDLE:
-                    psn = qp.sendPsn();
-                    qp.sendPsn(psn + 1);
-                    len = st.sendLen;
-                    if (len > pmtu) {
-                        len = pmtu;
-                        op = Opcode.RC_SEND_MIDDLE;
-                        break;
-                    }
-                    if (wqe.opcode() == WrOpcode.SEND_WITH_IMM) {
-                        op = Opcode.RC_SEND_LAST_WITH_IMMEDIATE;
-                        hdr = ImmDtDescriptor.write(buf, hdr, wqe.immData());
-                    } else if (wqe.opcode() == WrOpcode.SEND_WITH_INV) {
-                        op = Opcode.RC_SEND_LAST_WITH_INVALIDATE;
-                        hdr = IethDescriptor.write(buf, hdr, wqe.invalidateRkey());
-                    } else {
-                        op = Opcode.RC_SEND_LAST;
-                    }
-                    se = SendFlag.SOLICITED.in(wqe.sendFlags());
-                    ackReq = true;
-                    qp.sendCur(qp.swqeIncr(cur));
-                    break;
-                case RESTART_WRITE:
-                    st.sendLen = qp.sendSge().restart(wqe, Seq24.delta(qp.sendPsn(), wqe.psn()) * pmtu);
-                    // fall through
                 case Opcode.RC_RDMA_WRITE_FIRST:
                 case Opcode.RC_RDMA_WRITE_MIDDLE:
                     psn = qp.sendPsn();
                     qp.sendPsn(psn + 1);
-                    len = st.sendLen;
-                    if (len > pmtu) {
-                        len = pmtu;
-                        op = Opcode.RC_RDMA_WRITE_MIDDLE;
-                        break;
+                    op = RequestBuilder.opcode(Opcode.RC, wqe.opcode(), false, st.sendLen, pmtu);
+                    len = Math.min(st.sendLen, pmtu);
+                    hdr = RequestBuilder.writeHeaders(buf, hdr, op, wqe);
+                    se = RequestBuilder.solicited(op, wqe);
+                    if (RequestBuilder.endsMessage(op)) {
+                        ackReq = true;
+                        qp.sendCur(qp.swqeIncr(cur));
                     }
-                    if (wqe.opcode() == WrOpcode.RDMA_WRITE_WITH_IMM) {
-                        op = Opcode.RC_RDMA_WRITE_LAST_WITH_IMMEDIATE;
-                        hdr = ImmDtDescriptor.write(buf, hdr, wqe.immData());
-                        se = SendFlag.SOLICITED.in(wqe.sendFlags());
-                    } else {
-                        op = Opcode.RC_RDMA_WRITE_LAST;
-                    }
-                    ackReq = true;
-                    qp.sendCur(qp.swqeIncr(cur));
                     break;
                 case RESTART_READ: {
                     int done = Seq24.delta(qp.sendPsn(), wqe.psn()) * pmtu;
@@ -174,48 +140,20 @@ final class RcRequester {
                         case SEND:
                         case SEND_WITH_IMM:
                         case SEND_WITH_INV:
-                            if (!qp.rcCreditAvail(wqe)) {
-                                return 0;
-                            }
-                            if (len > pmtu) {
-                                len = pmtu;
-                                op = Opcode.RC_SEND_FIRST;
-                                break;
-                            }
-                            if (wqe.opcode() == WrOpcode.SEND_WITH_IMM) {
-                                op = Opcode.RC_SEND_ONLY_WITH_IMMEDIATE;
-                                hdr = ImmDtDescriptor.write(buf, hdr, wqe.immData());
-                            } else if (wqe.opcode() == WrOpcode.SEND_WITH_INV) {
-                                op = Opcode.RC_SEND_ONLY_WITH_INVALIDATE;
-                                hdr = IethDescriptor.write(buf, hdr, wqe.invalidateRkey());
-                            } else {
-                                op = Opcode.RC_SEND_ONLY;
-                            }
-                            se = SendFlag.SOLICITED.in(wqe.sendFlags());
-                            ackReq = true;
-                            qp.sendCur(qp.swqeIncr(cur));
-                            break;
                         case RDMA_WRITE_WITH_IMM:
                             if (!qp.rcCreditAvail(wqe)) {
                                 return 0;
                             }
                             // fall through
                         case RDMA_WRITE:
-                            hdr = RethDescriptor.write(buf, hdr, wqe.remoteAddr(), wqe.rkey(), len);
-                            if (len > pmtu) {
-                                len = pmtu;
-                                op = Opcode.RC_RDMA_WRITE_FIRST;
-                                break;
+                            op = RequestBuilder.opcode(Opcode.RC, wqe.opcode(), true, len, pmtu);
+                            len = Math.min(len, pmtu);
+                            hdr = RequestBuilder.writeHeaders(buf, hdr, op, wqe);
+                            se = RequestBuilder.solicited(op, wqe);
+                            if (RequestBuilder.endsMessage(op)) {
+                                ackReq = true;
+                                qp.sendCur(qp.swqeIncr(cur));
                             }
-                            if (wqe.opcode() == WrOpcode.RDMA_WRITE_WITH_IMM) {
-                                op = Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE;
-                                hdr = ImmDtDescriptor.write(buf, hdr, wqe.immData());
-                                se = SendFlag.SOLICITED.in(wqe.sendFlags());
-                            } else {
-                                op = Opcode.RC_RDMA_WRITE_ONLY;
-                            }
-                            ackReq = true;
-                            qp.sendCur(qp.swqeIncr(cur));
                             break;
                         case RDMA_READ:
                             if (newReq && !takeReadAtomicSlot(qp)) {
@@ -296,14 +234,6 @@ final class RcRequester {
         }
     }
 
-    /** Completes every posted WQE with {@code WR_FLUSH_ERR}, in order (SQE/ERR). */
-    static void flush(DriverQp qp) {
-        int last;
-        while ((last = qp.sendLast()) != qp.sendHead()) {
-            qp.sendComplete(qp.swqe(last), WcStatus.WR_FLUSH_ERR);
-        }
-    }
-
     /** Counts a new RDMA READ/atomic against {@code max_rd_atomic}; false (and WAIT_RDMAR) if none is left. */
     private static boolean takeReadAtomicSlot(DriverQp qp) {
         if (qp.sendNumRdAtomic() >= qp.maxRdAtomic()) {
@@ -318,16 +248,7 @@ final class RcRequester {
     private static void completeLocalOp(DriverQp qp, SendWqe wqe, int cur) {
         qp.sendCur(qp.swqeIncr(cur));
         qp.sendTail(qp.swqeIncr(qp.sendTail()));
-        WcStatus status = WcStatus.SUCCESS;
-        boolean deferred = wqe.opcode() == WrOpcode.LOCAL_INV
-                && (wqe.sendFlags() & QpFlags.SEND_COMPLETION_ONLY) == 0;
-        if (deferred && qp.invalidateRkey(wqe.invalidateRkey()) != 0) {
-            status = WcStatus.LOC_PROT_ERR;
-        }
-        qp.sendComplete(wqe, status);
-        if (deferred) {
-            qp.localOpDone();
-        }
+        RequestBuilder.completeLocalOp(qp, wqe);
     }
 
     /**

@@ -5,7 +5,6 @@ import io.rvt.api.MigState;
 import io.rvt.api.PortCounter;
 import io.rvt.api.QpState;
 import io.rvt.api.QpState.Ops;
-import io.rvt.api.SendFlag;
 import io.rvt.api.WcFlag;
 import io.rvt.api.WcOpcode;
 import io.rvt.api.WcStatus;
@@ -16,12 +15,11 @@ import io.rvt.api.spi.QpFlags;
 import io.rvt.api.spi.SendWqe;
 import io.rvt.api.spi.Seq24;
 import io.rvt.transport.Packets;
+import io.rvt.transport.RequestBuilder;
 import io.rvt.transport.TxInfo;
 import io.rvt.transport.header.BthDescriptor;
-import io.rvt.transport.header.ImmDtDescriptor;
 import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.PacketHeaders;
-import io.rvt.transport.header.RethDescriptor;
 import java.nio.ByteBuffer;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -52,55 +50,20 @@ public final class UcEngine {
         sl.lock();
         try {
             QpState state = qp.state();
-            if (!state.can(Ops.PROCESS_SEND_OK)) {
-                if (state.can(Ops.FLUSH_SEND)) {
-                    flush(qp);
-                }
+            if (!RequestBuilder.canSendOrFlush(qp, state, Ops.PROCESS_SEND_OK)) {
                 return 0;
             }
             while (true) {
                 int cur = qp.sendCur();
                 SendWqe wqe = qp.swqe(cur);
                 int pmtu = qp.pmtu();
-                int hdr = off + BthDescriptor.LENGTH;
                 int op;
-                int len;
-                boolean last = false;
-                boolean se = false;
                 switch (qp.sendState()) {
                     case Opcode.UC_SEND_FIRST:
                     case Opcode.UC_SEND_MIDDLE:
-                        len = st.sendLen;
-                        if (len > pmtu) {
-                            len = pmtu;
-                            op = Opcode.UC_SEND_MIDDLE;
-                            break;
-                        }
-                        if (wqe.opcode() == WrOpcode.SEND_WITH_IMM) {
-                            op = Opcode.UC_SEND_LAST_WITH_IMMEDIATE;
-                            hdr = ImmDtDescriptor.write(buf, hdr, wqe.immData());
-                        } else {
-                            op = Opcode.UC_SEND_LAST;
-                        }
-                        se = SendFlag.SOLICITED.in(wqe.sendFlags());
-                        last = true;
-                        break;
                     case Opcode.UC_RDMA_WRITE_FIRST:
                     case Opcode.UC_RDMA_WRITE_MIDDLE:
-                        len = st.sendLen;
-                        if (len > pmtu) {
-                            len = pmtu;
-                            op = Opcode.UC_RDMA_WRITE_MIDDLE;
-                            break;
-                        }
-                        if (wqe.opcode() == WrOpcode.RDMA_WRITE_WITH_IMM) {
-                            op = Opcode.UC_RDMA_WRITE_LAST_WITH_IMMEDIATE;
-                            hdr = ImmDtDescriptor.write(buf, hdr, wqe.immData());
-                            se = SendFlag.SOLICITED.in(wqe.sendFlags());
-                        } else {
-                            op = Opcode.UC_RDMA_WRITE_LAST;
-                        }
-                        last = true;
+                        op = RequestBuilder.opcode(Opcode.UC, wqe.opcode(), false, st.sendLen, pmtu);
                         break;
                     default: {
                         if (!state.can(Ops.PROCESS_NEXT_SEND_OK) || cur == qp.sendHead()) {
@@ -108,50 +71,25 @@ public final class UcEngine {
                         }
                         WrOpcode w = wqe.opcode();
                         if (w == WrOpcode.REG_MR || w == WrOpcode.LOCAL_INV) {
-                            completeLocalOp(qp, wqe);
+                            RequestBuilder.completeLocalOp(qp, wqe);
                             continue;
                         }
                         qp.sendPsn(wqe.psn());
                         qp.sendSge().init(wqe.sgList(), 0, wqe.numSge(), wqe.length());
                         st.sendLen = wqe.length();
-                        len = wqe.length();
-                        if (w == WrOpcode.SEND || w == WrOpcode.SEND_WITH_IMM) {
-                            if (len > pmtu) {
-                                len = pmtu;
-                                op = Opcode.UC_SEND_FIRST;
-                                break;
-                            }
-                            if (w == WrOpcode.SEND_WITH_IMM) {
-                                op = Opcode.UC_SEND_ONLY_WITH_IMMEDIATE;
-                                hdr = ImmDtDescriptor.write(buf, hdr, wqe.immData());
-                            } else {
-                                op = Opcode.UC_SEND_ONLY;
-                            }
-                            se = SendFlag.SOLICITED.in(wqe.sendFlags());
-                            last = true;
-                        } else if (w == WrOpcode.RDMA_WRITE || w == WrOpcode.RDMA_WRITE_WITH_IMM) {
-                            hdr = RethDescriptor.write(buf, hdr, wqe.remoteAddr(), wqe.rkey(), len);
-                            if (len > pmtu) {
-                                len = pmtu;
-                                op = Opcode.UC_RDMA_WRITE_FIRST;
-                                break;
-                            }
-                            if (w == WrOpcode.RDMA_WRITE_WITH_IMM) {
-                                op = Opcode.UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE;
-                                hdr = ImmDtDescriptor.write(buf, hdr, wqe.immData());
-                                se = SendFlag.SOLICITED.in(wqe.sendFlags());
-                            } else {
-                                op = Opcode.UC_RDMA_WRITE_ONLY;
-                            }
-                            last = true;
-                        } else {
+                        if (w != WrOpcode.SEND && w != WrOpcode.SEND_WITH_IMM && w != WrOpcode.RDMA_WRITE
+                                && w != WrOpcode.RDMA_WRITE_WITH_IMM) {
                             // Not a UC operation (a driver-reserved one the driver did not handle).
                             qp.sendComplete(wqe, WcStatus.LOC_QP_OP_ERR);
                             continue;
                         }
+                        op = RequestBuilder.opcode(Opcode.UC, w, true, st.sendLen, pmtu);
                         break;
                     }
                 }
+                int len = Math.min(st.sendLen, pmtu);
+                int hdr = RequestBuilder.writeHeaders(buf, off + BthDescriptor.LENGTH, op, wqe);
+                boolean se = RequestBuilder.solicited(op, wqe);
                 int psn = qp.sendPsn();
                 qp.sendPsn(psn + 1);
                 st.sendLen -= len;
@@ -163,7 +101,7 @@ public final class UcEngine {
                         pkey, qp.remoteQpn(), false, maskedPsn);
                 tx.ah().copyFrom(qp.remoteAhAttr());
                 tx.set(qp.qpNum(), qp.remoteQpn(), pkey, op, maskedPsn, end - off, len, qp.portNum(), false, false);
-                if (last) {
+                if (RequestBuilder.endsMessage(op)) {
                     // No ACK will come: the WQE is done once its last packet is built (this moves sendCur on).
                     qp.sendComplete(wqe, WcStatus.SUCCESS);
                 }
@@ -171,26 +109,6 @@ public final class UcEngine {
             }
         } finally {
             sl.unlock();
-        }
-    }
-
-    private static void flush(DriverQp qp) {
-        int last;
-        while ((last = qp.sendLast()) != qp.sendHead()) {
-            qp.sendComplete(qp.swqe(last), WcStatus.WR_FLUSH_ERR);
-        }
-    }
-
-    private static void completeLocalOp(DriverQp qp, SendWqe wqe) {
-        WcStatus status = WcStatus.SUCCESS;
-        boolean deferred = wqe.opcode() == WrOpcode.LOCAL_INV
-                && (wqe.sendFlags() & QpFlags.SEND_COMPLETION_ONLY) == 0;
-        if (deferred && qp.invalidateRkey(wqe.invalidateRkey()) != 0) {
-            status = WcStatus.LOC_PROT_ERR;
-        }
-        qp.sendComplete(wqe, status);
-        if (deferred) {
-            qp.localOpDone();
         }
     }
 

@@ -18,6 +18,7 @@ import io.rvt.api.spi.QpFlags;
 import io.rvt.api.spi.SendWqe;
 import io.rvt.api.spi.SgeState;
 import io.rvt.transport.Packets;
+import io.rvt.transport.RequestBuilder;
 import io.rvt.transport.RxInfo;
 import io.rvt.transport.TxInfo;
 import io.rvt.transport.header.BthDescriptor;
@@ -57,13 +58,7 @@ public final class UdEngine {
         sl.lock();
         try {
             QpState state = qp.state();
-            if (!state.can(Ops.PROCESS_NEXT_SEND_OK)) {
-                if (state.can(Ops.FLUSH_SEND)) {
-                    int last;
-                    while ((last = qp.sendLast()) != qp.sendHead()) {
-                        qp.sendComplete(qp.swqe(last), WcStatus.WR_FLUSH_ERR);
-                    }
-                }
+            if (!RequestBuilder.canSendOrFlush(qp, state, Ops.PROCESS_NEXT_SEND_OK)) {
                 return 0; // SQD (nothing is ever half sent) or not yet RTS
             }
             while (true) {
