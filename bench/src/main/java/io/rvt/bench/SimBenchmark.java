@@ -20,12 +20,16 @@ import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
 import io.rvt.core.RvtDevice;
 import io.rvt.driver.sim.SimDriver;
+import io.rvt.driver.sim.clock.AgentRunner;
 import io.rvt.driver.sim.clock.BackoffIdleStrategy;
+import io.rvt.driver.sim.clock.CompositeAgent;
 import io.rvt.driver.sim.clock.BusySpinIdleStrategy;
 import io.rvt.driver.sim.clock.IdleStrategy;
 import io.rvt.driver.sim.fabric.Fabric;
 import io.rvt.driver.sim.fabric.LinkModel;
+import io.rvt.driver.sim.fabric.ThreadingMode;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -63,11 +67,19 @@ public class SimBenchmark {
     @Param({"backoff"})
     public String idle;
 
+    /**
+     * "dedicated": the fabric and each HCA's send engine have their own thread; "shared": one thread runs them all
+     * (with the {@code idle} strategy), leaving the other core to the benchmark thread.
+     */
+    @Param({"dedicated", "shared"})
+    public String threading;
+
     /** Bytes of the RDMA WRITE and of the plain copy. */
     @Param({"65536"})
     public int size;
 
     private Fabric fabric;
+    private AgentRunner runner;
     private RvtDevice d0;
     private RvtDevice d1;
     private QueuePair a;
@@ -87,10 +99,18 @@ public class SimBenchmark {
     /** Two HCAs, a connected RC pair, regions and reusable work requests. */
     @Setup(Level.Trial)
     public void setUp() {
-        fabric = Fabric.builder("bench-" + FABRICS.incrementAndGet()).realTime().idleStrategy(idle())
+        boolean shared = "shared".equals(threading);
+        ThreadingMode mode = shared ? ThreadingMode.INVOKER : ThreadingMode.DEDICATED;
+        fabric = Fabric.builder("bench-" + FABRICS.incrementAndGet()).realTime().threading(mode).idleStrategy(idle())
                 .defaultLink(LinkModel.IDEAL).build();
-        d0 = RvtDevice.register(SimDriver.builder(fabric).name("b0").idleStrategy(idle()).build());
-        d1 = RvtDevice.register(SimDriver.builder(fabric).name("b1").idleStrategy(idle()).build());
+        SimDriver s0 = SimDriver.builder(fabric).name("b0").threading(mode).idleStrategy(idle()).build();
+        SimDriver s1 = SimDriver.builder(fabric).name("b1").threading(mode).idleStrategy(idle()).build();
+        d0 = RvtDevice.register(s0);
+        d1 = RvtDevice.register(s1);
+        if (shared) {
+            runner = AgentRunner.start(new CompositeAgent("bench-network",
+                    List.of(fabric.agent(), s0.sendAgent(), s1.sendAgent())), idle(), Throwable::printStackTrace);
+        }
         ProtectionDomain pa = d0.allocPd();
         ProtectionDomain pb = d1.allocPd();
         cqA = d0.createCq(4096, 0, null, null);
@@ -140,6 +160,9 @@ public class SimBenchmark {
     /** Removes the devices and the fabric. */
     @TearDown(Level.Trial)
     public void tearDown() {
+        if (runner != null) {
+            runner.close();
+        }
         d0.unregister();
         d1.unregister();
         fabric.close();

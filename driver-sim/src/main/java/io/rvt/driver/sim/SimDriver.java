@@ -20,6 +20,7 @@ import io.rvt.api.spi.OperationTable;
 import io.rvt.api.spi.RvtDriver;
 import io.rvt.api.spi.SendWqe;
 import io.rvt.api.spi.TimerService;
+import io.rvt.driver.sim.clock.Agent;
 import io.rvt.driver.sim.clock.AgentRunner;
 import io.rvt.driver.sim.clock.BackoffIdleStrategy;
 import io.rvt.driver.sim.clock.BusySpinIdleStrategy;
@@ -28,6 +29,7 @@ import io.rvt.driver.sim.fabric.Fabric;
 import io.rvt.driver.sim.fabric.FabricMode;
 import io.rvt.driver.sim.fabric.FabricPort;
 import io.rvt.driver.sim.fabric.Frame;
+import io.rvt.driver.sim.fabric.ThreadingMode;
 import io.rvt.transport.QpProtocolState;
 import io.rvt.transport.RxInfo;
 import io.rvt.transport.Transport;
@@ -77,6 +79,7 @@ public final class SimDriver implements RvtDriver {
     private final boolean deterministic;
     private final SimSendAgent sendAgent;
     private final IdleStrategy idleStrategy;
+    private final boolean ownThread;
     private volatile AgentRunner sendRunner;
     private final PacketParser parser = new PacketParser(true);
     private final PacketHeaders rxHeaders = new PacketHeaders();
@@ -123,6 +126,7 @@ public final class SimDriver implements RvtDriver {
                     .handler(frame -> onFrame(portNum, frame)).attach();
         }
         this.idleStrategy = b.idleStrategy;
+        this.ownThread = b.threading == ThreadingMode.DEDICATED;
         this.sendAgent = deterministic ? null : new SimSendAgent(this, b.maxQp, "rvt-sim-" + name + "-send");
     }
 
@@ -145,6 +149,16 @@ public final class SimDriver implements RvtDriver {
      */
     public FabricPort fabricPort(int portNum) {
         return ports[portNum - 1];
+    }
+
+    /**
+     * The real-time send engine, for a caller that runs it itself ({@link ThreadingMode#INVOKER}), e.g. with the
+     * fabric's agent in one {@link io.rvt.driver.sim.clock.CompositeAgent}.
+     *
+     * @return the agent, or null in a deterministic fabric (there the fabric's event loop runs the engine)
+     */
+    public Agent sendAgent() {
+        return sendAgent;
     }
 
     /** @return the device once registered, else null */
@@ -188,7 +202,7 @@ public final class SimDriver implements RvtDriver {
     public void registered(DriverDevice dev) {
         this.transport = new Transport(dev);
         this.device = dev;
-        if (sendAgent != null) {
+        if (sendAgent != null && ownThread) {
             sendRunner = AgentRunner.start(sendAgent, idleStrategy, e -> System.getLogger(SimDriver.class.getName())
                     .log(System.Logger.Level.WARNING, "send engine of " + name + " failed", e));
         }
@@ -520,6 +534,7 @@ public final class SimDriver implements RvtDriver {
         private long nodeGuid;
         private int maxQp = 16384;
         private IdleStrategy idleStrategy = new BackoffIdleStrategy();
+        private ThreadingMode threading = ThreadingMode.DEDICATED;
 
         private Builder(Fabric fabric) {
             if (fabric == null) {
@@ -595,6 +610,19 @@ public final class SimDriver implements RvtDriver {
                 throw new IllegalArgumentException("idleStrategy must not be null");
             }
             idleStrategy = v;
+            return this;
+        }
+
+        /**
+         * @param v who runs the real-time send engine: {@link ThreadingMode#DEDICATED} (the default), a thread of the
+         *          driver's own; {@link ThreadingMode#INVOKER}, the caller through {@link SimDriver#sendAgent()}
+         * @return this
+         */
+        public Builder threading(ThreadingMode v) {
+            if (v == null) {
+                throw new IllegalArgumentException("threading must not be null");
+            }
+            threading = v;
             return this;
         }
 

@@ -353,6 +353,16 @@ public final class RvtCq implements DriverCq {
     }
 
     /**
+     * The lock-free emptiness check of a poller: a spinning poller must not take the lock that {@link #enter} needs,
+     * or every completion would wait for the poller to wake it. A stale answer is harmless: "empty" only means "try
+     * again", and a non-empty ring is re-read under the lock.
+     */
+    private boolean looksEmpty() {
+        // acquire: pairs with the setRelease of head in enter(); tail is written only by pollers
+        return (int) TAIL.getOpaque(this) == (int) HEAD.getAcquire(this);
+    }
+
+    /**
      * Mirrors {@code rvt_poll_cq}. Works after the device was removed, so applications can drain flushed
      * completions; allocation-free.
      *
@@ -363,6 +373,9 @@ public final class RvtCq implements DriverCq {
         checkLive("pollCq");
         if (max < 0 || max > out.length) {
             throw Errors.inval("pollCq: max " + max + " is outside 0..out.length " + out.length);
+        }
+        if (looksEmpty()) {
+            return 0;
         }
         lock.lock();
         try {
@@ -388,6 +401,9 @@ public final class RvtCq implements DriverCq {
     @Override
     public boolean pollCq(WorkCompletion out) {
         checkLive("pollCq");
+        if (looksEmpty()) {
+            return false;
+        }
         lock.lock();
         try {
             int c = cqe;
