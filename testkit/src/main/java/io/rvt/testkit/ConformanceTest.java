@@ -11,7 +11,7 @@ import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
  * Base of every conformance test: opens a fresh fixture with two devices per test, closes it afterwards, and prints
- * the fixture's seed when a test fails. Set {@code -Drvt.test.seed=N} to replay a seed.
+ * the fixture's seed when a test fails. Set {@code -Drvt.test.seed=N} to replay a seed, {@code random} to explore.
  */
 public abstract class ConformanceTest {
     /** The fixture of the running test. */
@@ -39,10 +39,18 @@ public abstract class ConformanceTest {
      */
     protected abstract DriverFixture createFixture(long seed);
 
-    /** @return the seed for this test: {@code rvt.test.seed} if set, else a fresh one */
+    /**
+     * The seed for this test: {@code -Drvt.test.seed=N} replays N; {@code -Drvt.test.seed=random} draws a fresh one
+     * per test (to explore); by default a fixed seed per test class, so that a build is reproducible.
+     *
+     * @return the seed
+     */
     protected long chooseSeed() {
         String s = System.getProperty("rvt.test.seed");
-        return s != null ? Long.parseLong(s) : System.nanoTime() ^ 0x5DEECE66DL;
+        if ("random".equals(s)) {
+            return System.nanoTime() ^ 0x5DEECE66DL;
+        }
+        return s != null ? Long.parseLong(s) : 0x5EED_0000L + getClass().getSimpleName().hashCode();
     }
 
     /** Opens the fixture and two devices. */

@@ -89,11 +89,14 @@ public abstract class FaultConformanceTest extends ConformanceTest {
     }
 
     /**
-     * @param percent probability of each fault kind in percent
+     * All four kinds at once, each at half the rate: 10 % of each together loses about a third of the packets, which
+     * can legitimately exhaust an RC QP's seven retries.
+     *
+     * @param percent the rate in percent; each kind gets half of it
      */
     @ParameterizedTest
     @ValueSource(ints = {1, 10})
     void shouldDeliverExactlyOnceInOrderWhenAllFaultsMix(int percent) {
-        exchange(Faults.all(percent / 100.0));
+        exchange(Faults.all(percent / 200.0));
     }
 }
