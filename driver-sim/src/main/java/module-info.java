@@ -13,4 +13,6 @@ module io.rvt.driver.sim {
     exports io.rvt.driver.sim;
     exports io.rvt.driver.sim.clock;
     exports io.rvt.driver.sim.fabric;
+
+    provides io.rvt.api.spi.RvtDriver with io.rvt.driver.sim.SimDriver;
 }

@@ -4,4 +4,6 @@ module io.rvt.api {
 
     exports io.rvt.api;
     exports io.rvt.api.spi;
+
+    uses io.rvt.api.DeviceRegistry;
 }

@@ -8,4 +8,6 @@ module io.rvt.core {
     requires static org.osgi.annotation.versioning;
 
     uses io.rvt.api.spi.RvtDriver;
+
+    provides io.rvt.api.DeviceRegistry with io.rvt.core.RvtDeviceRegistry;
 }

@@ -101,6 +101,23 @@ public final class SimDriver implements RvtDriver {
         final Icrc icrc = new Icrc();
     }
 
+    /** System property naming the fabric a {@link #SimDriver() ServiceLoader-made} HCA joins. */
+    public static final String FABRIC_PROP_NAME = "rvt.sim.fabric";
+    /** The fabric a ServiceLoader-made HCA joins unless {@value #FABRIC_PROP_NAME} says otherwise. */
+    public static final String FABRIC_DEFAULT = "rvt";
+    private static final AtomicLong DISCOVERED = new AtomicLong();
+
+    /**
+     * The HCA {@link java.util.ServiceLoader} makes (module path: {@code provides}; class path:
+     * {@code META-INF/services}): one port, MTU 4096, named {@code simN}, on the real-time fabric named by
+     * {@value #FABRIC_PROP_NAME} (default {@value #FABRIC_DEFAULT}), created on first use. Use {@link #builder} for
+     * anything else.
+     */
+    public SimDriver() {
+        this(builder(Fabric.named(System.getProperty(FABRIC_PROP_NAME, FABRIC_DEFAULT)))
+                .name("sim" + DISCOVERED.getAndIncrement()));
+    }
+
     private SimDriver(Builder b) {
         this.fabric = b.fabric;
         this.name = b.name;
