@@ -1,18 +1,49 @@
 package io.rvt.api;
 
+import io.rvt.api.spi.RvtDriver;
 import java.util.List;
 import java.util.Optional;
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
- * The devices of the drivers found without OSGi: rvt-core provides it through {@link java.util.ServiceLoader}, finds
- * every {@code io.rvt.api.spi.RvtDriver} the same way (module path: {@code provides}; class path:
- * {@code META-INF/services}), registers each and keeps the devices until {@link #close()}. Under OSGi, devices are
- * services instead. Thread-safe.
+ * The devices of rvt outside OSGi (under OSGi, devices are services instead). rvt-core provides it through
+ * {@link java.util.ServiceLoader}; {@link Rvt#open()} returns one that has already {@link #discover() discovered}
+ * every driver on the module or class path, {@link Rvt#create()} an empty one to which the caller
+ * {@link #register registers} drivers it built itself (a simulated HCA on a fabric with faults, say). Devices live
+ * until they are {@link #remove removed} or the registry is {@link #close() closed}. Thread-safe.
  */
 @ProviderType
 public interface DeviceRegistry extends AutoCloseable {
-    /** @return the registered devices, in discovery order */
+    /**
+     * Finds every {@link RvtDriver} with {@link java.util.ServiceLoader} (module path: {@code provides}; class path:
+     * {@code META-INF/services}) and registers each. A driver that cannot be made or fails validation is skipped and
+     * listed in {@link #refused()}, so one broken driver does not hide the others.
+     *
+     * @return the devices this call added, in discovery order
+     */
+    List<Device> discover();
+
+    /**
+     * Registers a driver the caller made and returns its device. Mirrors {@code rvt_register_device}.
+     *
+     * @param driver the driver
+     * @return the new device
+     * @throws io.rvt.api.spi.DriverValidationException (a {@link VerbsException}, EINVAL) if the driver breaks the
+     *         SPI (a missing callback, bad parameters; the message names the problem); the registry is left as it was
+     */
+    Device register(RvtDriver driver);
+
+    /**
+     * Removes a device: its QPs move to the error state, posted work is flushed with {@code WR_FLUSH_ERR}, the
+     * application's event handler sees {@link AsyncEventType#DEVICE_REMOVAL}, and the driver is told to stop. Mirrors
+     * {@code rvt_unregister_device}.
+     *
+     * @param device a device of this registry
+     * @return true if it was registered here and is now removed, false if it was not registered here
+     */
+    boolean remove(Device device);
+
+    /** @return the registered devices, in registration order */
     List<Device> devices();
 
     /**

@@ -10,13 +10,26 @@ public final class Rvt {
     }
 
     /**
-     * Opens the device registry: loads rvt-core's {@link DeviceRegistry} with {@link ServiceLoader}, which registers a
-     * device for every driver it finds the same way.
+     * Opens a device registry that has {@link DeviceRegistry#discover() discovered} every driver on the module or class
+     * path (found with {@link ServiceLoader}).
      *
      * @return a new registry (close it to remove its devices)
      * @throws VerbsException ENODEV if rvt-core is not on the module or class path
      */
     public static DeviceRegistry open() {
+        DeviceRegistry registry = create();
+        registry.discover();
+        return registry;
+    }
+
+    /**
+     * Creates an empty device registry, for drivers the caller builds and {@link DeviceRegistry#register registers}
+     * itself.
+     *
+     * @return a new registry (close it to remove its devices)
+     * @throws VerbsException ENODEV if rvt-core is not on the module or class path
+     */
+    public static DeviceRegistry create() {
         return ServiceLoader.load(DeviceRegistry.class, Rvt.class.getClassLoader()).findFirst()
                 .orElseThrow(() -> new VerbsException(Errno.ENODEV,
                         "no io.rvt.api.DeviceRegistry found: put rvt-core (io.rvt.core) on the module or class path"));

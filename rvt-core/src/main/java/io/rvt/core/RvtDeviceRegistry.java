@@ -12,27 +12,34 @@ import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 
 /**
- * The {@link DeviceRegistry} outside OSGi: finds every {@link RvtDriver} with {@link ServiceLoader} (module path:
- * {@code provides}; class path: {@code META-INF/services}), registers each ({@link RvtDevice#register}) and keeps the
- * devices. A driver that cannot be instantiated or fails validation is skipped and reported in {@link #refused()},
- * so one broken driver does not hide the others.
+ * The {@link DeviceRegistry} outside OSGi. {@link #discover()} finds every {@link RvtDriver} with {@link ServiceLoader}
+ * (module path: {@code provides}; class path: {@code META-INF/services}); {@link #register} takes drivers the caller
+ * made. A driver that cannot be instantiated or fails validation during discovery is skipped and reported in
+ * {@link #refused()}, so one broken driver does not hide the others.
  */
 public final class RvtDeviceRegistry implements DeviceRegistry {
     private static final System.Logger LOG = System.getLogger(RvtDeviceRegistry.class.getName());
 
+    private final Iterable<RvtDriver> discoverable;
     private final List<RvtDevice> devices = new ArrayList<>();
     private final List<String> refused = new ArrayList<>();
 
-    /** Discovers and registers the drivers visible to rvt-core's class loader. */
+    /** An empty registry whose {@link #discover()} sees the drivers visible to rvt-core's class loader. */
     public RvtDeviceRegistry() {
         this(ServiceLoader.load(RvtDriver.class, RvtDeviceRegistry.class.getClassLoader()));
     }
 
     /**
-     * @param drivers the drivers to register
+     * @param discoverable what {@link #discover()} registers
      */
-    RvtDeviceRegistry(Iterable<RvtDriver> drivers) {
-        var it = drivers.iterator();
+    RvtDeviceRegistry(Iterable<RvtDriver> discoverable) {
+        this.discoverable = discoverable;
+    }
+
+    @Override
+    public synchronized List<Device> discover() {
+        List<Device> added = new ArrayList<>();
+        var it = discoverable.iterator();
         while (true) {
             RvtDriver driver;
             try {
@@ -45,16 +52,36 @@ public final class RvtDeviceRegistry implements DeviceRegistry {
                 continue;
             }
             try {
-                devices.add(RvtDevice.register(driver));
+                added.add(register(driver));
             } catch (VerbsException | IllegalArgumentException e) {
                 refuse(e.getMessage());
             }
         }
+        return added;
     }
 
     private void refuse(String why) {
         refused.add(why);
         LOG.log(System.Logger.Level.WARNING, "rvt: {0}", why);
+    }
+
+    @Override
+    public synchronized Device register(RvtDriver driver) {
+        RvtDevice dev = RvtDevice.register(driver);
+        devices.add(dev);
+        return dev;
+    }
+
+    @Override
+    public boolean remove(Device device) {
+        synchronized (this) {
+            if (!devices.remove(device)) {
+                return false;
+            }
+        }
+        // Outside the lock: unregistering waits for the driver's threads.
+        ((RvtDevice) device).unregister();
+        return true;
     }
 
     @Override
@@ -78,10 +105,14 @@ public final class RvtDeviceRegistry implements DeviceRegistry {
     }
 
     @Override
-    public synchronized void close() {
-        for (RvtDevice d : devices) {
+    public void close() {
+        List<RvtDevice> all;
+        synchronized (this) {
+            all = new ArrayList<>(devices);
+            devices.clear();
+        }
+        for (RvtDevice d : all) {
             d.unregister();
         }
-        devices.clear();
     }
 }

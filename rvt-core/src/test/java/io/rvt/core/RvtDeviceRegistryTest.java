@@ -1,8 +1,11 @@
 package io.rvt.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rvt.api.Device;
+import io.rvt.api.Errno;
+import io.rvt.api.VerbsException;
 import io.rvt.api.spi.Callback;
 import io.rvt.api.spi.RvtDriver;
 import java.util.List;
@@ -14,7 +17,10 @@ class RvtDeviceRegistryTest {
         RvtDriver good = new TestDriver();
         RvtDriver broken = new TestDriver().without(Callback.QP_PRIV_FREE);
         try (RvtDeviceRegistry registry = new RvtDeviceRegistry(List.of(good, broken))) {
-            assertThat(registry.devices()).hasSize(1);
+            assertThat(registry.devices()).as("nothing before discover()").isEmpty();
+            List<Device> added = registry.discover();
+            assertThat(added).hasSize(1);
+            assertThat(registry.devices()).isEqualTo(added);
             Device d = registry.devices().get(0);
             assertThat(registry.device(d.name())).contains(d);
             assertThat(registry.device("no-such-device")).isEmpty();
@@ -30,8 +36,32 @@ class RvtDeviceRegistryTest {
     void shouldFindNoDriverWhenNoneIsOnThePath() {
         try (RvtDeviceRegistry registry = new RvtDeviceRegistry()) {
             // rvt-core's own tests have no META-INF/services entry for a driver
-            assertThat(registry.devices()).isEmpty();
+            assertThat(registry.discover()).isEmpty();
             assertThat(registry.refused()).isEmpty();
+        }
+    }
+
+    @Test
+    void shouldRegisterAndRemoveADriverTheCallerMade() {
+        try (RvtDeviceRegistry registry = new RvtDeviceRegistry(List.of())) {
+            Device d = registry.register(new TestDriver());
+            assertThat(registry.devices()).containsExactly(d);
+            assertThat(registry.remove(d)).isTrue();
+            assertThat(d.isAlive()).isFalse();
+            assertThat(registry.devices()).isEmpty();
+            assertThat(registry.remove(d)).as("second remove").isFalse();
+        }
+    }
+
+    @Test
+    void shouldRefuseABrokenDriverWithEinvalAndLeaveTheRegistryAsItWas() {
+        try (RvtDeviceRegistry registry = new RvtDeviceRegistry(List.of())) {
+            Device kept = registry.register(new TestDriver());
+            assertThatThrownBy(() -> registry.register(new TestDriver().without(Callback.QP_PRIV_FREE)))
+                    .isInstanceOf(VerbsException.class).hasMessageContaining("qpPrivFree")
+                    .extracting(e -> ((VerbsException) e).errno()).isEqualTo(Errno.EINVAL);
+            assertThat(registry.devices()).containsExactly(kept);
+            assertThat(registry.refused()).as("only discovery records refusals").isEmpty();
         }
     }
 }
