@@ -6,6 +6,8 @@ module io.rvt.core {
     requires transitive io.rvt.api;
     requires static org.osgi.annotation.bundle;
     requires static org.osgi.annotation.versioning;
+    requires static osgi.core;                              // only the OSGi DriverTracker needs it
+    requires static org.osgi.service.component.annotations; // CLASS retention
 
     uses io.rvt.api.spi.RvtDriver;
 

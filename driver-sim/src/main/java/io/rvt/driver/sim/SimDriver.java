@@ -28,6 +28,8 @@ import io.rvt.driver.sim.clock.IdleStrategy;
 import io.rvt.driver.sim.fabric.Fabric;
 import io.rvt.driver.sim.fabric.FabricMode;
 import io.rvt.driver.sim.fabric.FabricPort;
+import io.rvt.driver.sim.fabric.FaultConfig;
+import io.rvt.driver.sim.fabric.LinkModel;
 import io.rvt.driver.sim.fabric.Frame;
 import io.rvt.driver.sim.fabric.ThreadingMode;
 import io.rvt.transport.QpProtocolState;
@@ -139,8 +141,15 @@ public final class SimDriver implements RvtDriver {
         this.ports = new FabricPort[nports];
         for (int i = 0; i < nports; i++) {
             int portNum = i + 1;
-            ports[i] = fabric.newPort().name(name + ":" + portNum).guid(nodeGuid + portNum)
-                    .handler(frame -> onFrame(portNum, frame)).attach();
+            FabricPort.Builder pb = fabric.newPort().name(name + ":" + portNum).guid(nodeGuid + portNum)
+                    .handler(frame -> onFrame(portNum, frame));
+            if (b.link != null) {
+                pb.link(b.link);
+            }
+            if (b.faults != null) {
+                pb.faults(b.faults);
+            }
+            ports[i] = pb.attach();
         }
         this.idleStrategy = b.idleStrategy;
         this.ownThread = b.threading == ThreadingMode.DEDICATED;
@@ -232,6 +241,14 @@ public final class SimDriver implements RvtDriver {
 
     @Override
     public void unregistering(DriverDevice dev) {
+        close();
+    }
+
+    /**
+     * Detaches the HCA's ports from the fabric and stops its send thread, if it has one. rvt-core's unregistering does
+     * this; call it for a driver that was never registered (refused) or whose owner goes away. Idempotent.
+     */
+    public void close() {
         for (FabricPort p : ports) {
             p.close();
         }
@@ -552,6 +569,8 @@ public final class SimDriver implements RvtDriver {
         private int maxQp = 16384;
         private IdleStrategy idleStrategy = new BackoffIdleStrategy();
         private ThreadingMode threading = ThreadingMode.DEDICATED;
+        private LinkModel link;
+        private FaultConfig faults;
 
         private Builder(Fabric fabric) {
             if (fabric == null) {
@@ -640,6 +659,31 @@ public final class SimDriver implements RvtDriver {
                 throw new IllegalArgumentException("threading must not be null");
             }
             threading = v;
+            return this;
+        }
+
+        /**
+         * @param v the timing of every port's link to the fabric's switch, instead of the fabric's default
+         * @return this
+         */
+        public Builder link(LinkModel v) {
+            if (v == null) {
+                throw new IllegalArgumentException("link must not be null");
+            }
+            link = v;
+            return this;
+        }
+
+        /**
+         * @param v the faults of every port's link (loss, duplication, reordering, corruption), instead of the
+         *          fabric's default
+         * @return this
+         */
+        public Builder faults(FaultConfig v) {
+            if (v == null) {
+                throw new IllegalArgumentException("faults must not be null");
+            }
+            faults = v;
             return this;
         }
 
