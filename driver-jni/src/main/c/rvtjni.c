@@ -1,0 +1,352 @@
+/*
+ * librvtjni: the UDP socket layer of rvt's driver-jni. Everything here is called from
+ * io.rvt.driver.jni.NativeUdp through natives registered in JNI_OnLoad. Only primitives and the addresses of
+ * direct buffers cross; every function returns a value >= 0 or -errno and never throws.
+ *
+ * Descriptor layouts (shared with NativeUdp/TxBatch/RxBatch; checked at load through rvt_abi_size):
+ *   tx (48 bytes): u64 addr1, u32 len1, u32 len2, u64 addr2, u16 port (host order), u8 family (4 or 6),
+ *                  u8 pad, s32 result (0 or -errno, written here), u8 ip[16] (IPv4 in the first 4 bytes)
+ *   rx (32 bytes): u32 len, u32 flags (1: truncated), u16 port (host order), u8 family, u8 pad, u8 ip[16],
+ *                  u32 pad
+ */
+#define _GNU_SOURCE
+#include <jni.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define RVT_ABI_VERSION 1
+#define RVT_MAX_BATCH 64
+
+struct rvt_tx_desc {
+    uint64_t addr1;
+    uint32_t len1;
+    uint32_t len2;
+    uint64_t addr2;
+    uint16_t port;
+    uint8_t family;
+    uint8_t pad;
+    int32_t result;
+    uint8_t ip[16];
+};
+
+struct rvt_rx_desc {
+    uint32_t len;
+    uint32_t flags;
+    uint16_t port;
+    uint8_t family;
+    uint8_t pad;
+    uint8_t ip[16];
+    uint32_t pad2;
+};
+
+_Static_assert(sizeof(struct rvt_tx_desc) == 48, "tx descriptor layout");
+_Static_assert(offsetof(struct rvt_tx_desc, ip) == 32, "tx descriptor layout");
+_Static_assert(sizeof(struct rvt_rx_desc) == 32, "rx descriptor layout");
+_Static_assert(offsetof(struct rvt_rx_desc, ip) == 12, "rx descriptor layout");
+
+#define RX_TRUNCATED 1u
+
+static jint JNICALL rvt_abi_version(JNIEnv *env, jclass cls)
+{
+    (void) env;
+    (void) cls;
+    return RVT_ABI_VERSION;
+}
+
+/* 0: tx descriptor, 1: rx descriptor, 2: largest batch, 3: sockaddr_in6 (what an address costs here). */
+static jint JNICALL rvt_abi_size(JNIEnv *env, jclass cls, jint what)
+{
+    (void) env;
+    (void) cls;
+    switch (what) {
+    case 0: return (jint) sizeof(struct rvt_tx_desc);
+    case 1: return (jint) sizeof(struct rvt_rx_desc);
+    case 2: return RVT_MAX_BATCH;
+    case 3: return (jint) sizeof(struct sockaddr_in6);
+    default: return -EINVAL;
+    }
+}
+
+static jlong JNICALL rvt_address(JNIEnv *env, jclass cls, jobject buffer)
+{
+    (void) cls;
+    void *p = (*env)->GetDirectBufferAddress(env, buffer);
+    return p == NULL ? -EINVAL : (jlong) (uintptr_t) p;
+}
+
+static void put_be64(uint8_t *out, jlong v)
+{
+    for (int i = 7; i >= 0; i--) {
+        out[i] = (uint8_t) (v & 0xFF);
+        v >>= 8;
+    }
+}
+
+/*
+ * Opens a non-blocking UDP socket bound to the address (IPv4: v4 as a big-endian int; IPv6: hi/lo 64-bit halves)
+ * and port (0: ephemeral). IPv4 sockets get IP_MTU_DISCOVER = IP_PMTUDISC_DO: DF set, so the kernel writes IP ID 0
+ * for unconnected sockets, which the RoCEv2 ICRC covers. IPv6 sockets are IPV6_V6ONLY.
+ */
+static jint JNICALL rvt_open(JNIEnv *env, jclass cls, jboolean ipv6, jint v4, jlong hi, jlong lo, jint port,
+                             jint buf_bytes)
+{
+    (void) env;
+    (void) cls;
+    if (port < 0 || port > 65535) {
+        return -EINVAL;
+    }
+    int fd = socket(ipv6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        return -errno;
+    }
+    int one = 1;
+    int r = 0;
+    if (ipv6) {
+        r = setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+    } else {
+        int pmtu = IP_PMTUDISC_DO;
+        r = setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof pmtu);
+    }
+    if (r == 0 && buf_bytes > 0) {
+        /* Best effort: capped by net.core.[rw]mem_max; the kernel's answer is not an error. */
+        (void) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf_bytes, sizeof buf_bytes);
+        (void) setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf_bytes, sizeof buf_bytes);
+    }
+    if (r == 0) {
+        if (ipv6) {
+            struct sockaddr_in6 a;
+            memset(&a, 0, sizeof a);
+            a.sin6_family = AF_INET6;
+            a.sin6_port = htons((uint16_t) port);
+            put_be64(a.sin6_addr.s6_addr, hi);
+            put_be64(a.sin6_addr.s6_addr + 8, lo);
+            r = bind(fd, (struct sockaddr *) &a, sizeof a);
+        } else {
+            struct sockaddr_in a;
+            memset(&a, 0, sizeof a);
+            a.sin_family = AF_INET;
+            a.sin_port = htons((uint16_t) port);
+            a.sin_addr.s_addr = htonl((uint32_t) v4);
+            r = bind(fd, (struct sockaddr *) &a, sizeof a);
+        }
+    }
+    if (r != 0) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    return fd;
+}
+
+static jint JNICALL rvt_local_port(JNIEnv *env, jclass cls, jint fd)
+{
+    (void) env;
+    (void) cls;
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    if (getsockname(fd, (struct sockaddr *) &ss, &len) != 0) {
+        return -errno;
+    }
+    if (ss.ss_family == AF_INET) {
+        return ntohs(((struct sockaddr_in *) &ss)->sin_port);
+    }
+    return ntohs(((struct sockaddr_in6 *) &ss)->sin6_port);
+}
+
+static jint JNICALL rvt_close(JNIEnv *env, jclass cls, jint fd)
+{
+    (void) env;
+    (void) cls;
+    return close(fd) == 0 ? 0 : -errno;
+}
+
+static socklen_t to_sockaddr(const struct rvt_tx_desc *d, struct sockaddr_storage *ss)
+{
+    memset(ss, 0, sizeof(struct sockaddr_in6));
+    if (d->family == 4) {
+        struct sockaddr_in *a = (struct sockaddr_in *) ss;
+        a->sin_family = AF_INET;
+        a->sin_port = htons(d->port);
+        memcpy(&a->sin_addr, d->ip, 4);
+        return sizeof *a;
+    }
+    struct sockaddr_in6 *a = (struct sockaddr_in6 *) ss;
+    a->sin6_family = AF_INET6;
+    a->sin6_port = htons(d->port);
+    memcpy(&a->sin6_addr, d->ip, 16);
+    return sizeof *a;
+}
+
+/*
+ * Sends descriptors [first, first + count) of the array at desc with sendmmsg, each datagram gathered from one or
+ * two segments (header and payload). Returns how many were sent from first on (the kernel stops at the first one
+ * that fails: its descriptor's result holds -errno and the caller decides), or -errno if it was the very first.
+ */
+static jint JNICALL rvt_send_batch(JNIEnv *env, jclass cls, jint fd, jlong desc, jint first, jint count)
+{
+    (void) env;
+    (void) cls;
+    if (count <= 0) {
+        return 0;
+    }
+    if (count > RVT_MAX_BATCH) {
+        count = RVT_MAX_BATCH;
+    }
+    struct rvt_tx_desc *d = (struct rvt_tx_desc *) (uintptr_t) desc + first;
+    struct mmsghdr msgs[RVT_MAX_BATCH];
+    struct iovec iov[RVT_MAX_BATCH][2];
+    struct sockaddr_storage addrs[RVT_MAX_BATCH];
+    for (int i = 0; i < count; i++) {
+        iov[i][0].iov_base = (void *) (uintptr_t) d[i].addr1;
+        iov[i][0].iov_len = d[i].len1;
+        iov[i][1].iov_base = (void *) (uintptr_t) d[i].addr2;
+        iov[i][1].iov_len = d[i].len2;
+        memset(&msgs[i], 0, sizeof msgs[i]);
+        msgs[i].msg_hdr.msg_name = &addrs[i];
+        msgs[i].msg_hdr.msg_namelen = to_sockaddr(&d[i], &addrs[i]);
+        msgs[i].msg_hdr.msg_iov = iov[i];
+        msgs[i].msg_hdr.msg_iovlen = d[i].len2 > 0 ? 2 : 1;
+        d[i].result = 0;
+    }
+    int r;
+    do {
+        r = sendmmsg(fd, msgs, (unsigned) count, 0);
+    } while (r < 0 && errno == EINTR);
+    if (r < 0) {
+        d[0].result = -errno;
+        return -errno;
+    }
+    return r;
+}
+
+/*
+ * Receives up to count datagrams without blocking (recvmmsg, MSG_DONTWAIT) into slots of slot_size bytes at data,
+ * filling one rx descriptor each. Returns how many arrived (0 if none was waiting) or -errno.
+ */
+static jint JNICALL rvt_recv_batch(JNIEnv *env, jclass cls, jint fd, jlong desc, jlong data, jint slot_size,
+                                   jint count)
+{
+    (void) env;
+    (void) cls;
+    if (count <= 0 || slot_size <= 0) {
+        return -EINVAL;
+    }
+    if (count > RVT_MAX_BATCH) {
+        count = RVT_MAX_BATCH;
+    }
+    struct rvt_rx_desc *d = (struct rvt_rx_desc *) (uintptr_t) desc;
+    uint8_t *base = (uint8_t *) (uintptr_t) data;
+    struct mmsghdr msgs[RVT_MAX_BATCH];
+    struct iovec iov[RVT_MAX_BATCH];
+    struct sockaddr_storage addrs[RVT_MAX_BATCH];
+    for (int i = 0; i < count; i++) {
+        iov[i].iov_base = base + (size_t) i * (size_t) slot_size;
+        iov[i].iov_len = (size_t) slot_size;
+        memset(&msgs[i], 0, sizeof msgs[i]);
+        msgs[i].msg_hdr.msg_name = &addrs[i];
+        msgs[i].msg_hdr.msg_namelen = sizeof addrs[i];
+        msgs[i].msg_hdr.msg_iov = &iov[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+    }
+    int r;
+    do {
+        r = recvmmsg(fd, msgs, (unsigned) count, MSG_DONTWAIT, NULL);
+    } while (r < 0 && errno == EINTR);
+    if (r < 0) {
+        return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+    }
+    for (int i = 0; i < r; i++) {
+        struct rvt_rx_desc *o = &d[i];
+        o->len = msgs[i].msg_len;
+        o->flags = (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) ? RX_TRUNCATED : 0;
+        memset(o->ip, 0, sizeof o->ip);
+        if (addrs[i].ss_family == AF_INET) {
+            struct sockaddr_in *a = (struct sockaddr_in *) &addrs[i];
+            o->family = 4;
+            o->port = ntohs(a->sin_port);
+            memcpy(o->ip, &a->sin_addr, 4);
+        } else {
+            struct sockaddr_in6 *a = (struct sockaddr_in6 *) &addrs[i];
+            o->family = 6;
+            o->port = ntohs(a->sin6_port);
+            memcpy(o->ip, &a->sin6_addr, 16);
+        }
+    }
+    return r;
+}
+
+static jint JNICALL rvt_eventfd(JNIEnv *env, jclass cls)
+{
+    (void) env;
+    (void) cls;
+    int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+static jint JNICALL rvt_signal(JNIEnv *env, jclass cls, jint efd)
+{
+    (void) env;
+    (void) cls;
+    uint64_t one = 1;
+    ssize_t n = write(efd, &one, sizeof one);
+    return n == (ssize_t) sizeof one || errno == EAGAIN ? 0 : -errno;
+}
+
+/*
+ * Blocks until the socket is readable, the eventfd was signalled (then resets it) or timeout_ms passed.
+ * Returns 1 if woken by either, 0 on timeout, -errno on error.
+ */
+static jint JNICALL rvt_await(JNIEnv *env, jclass cls, jint fd, jint efd, jint timeout_ms)
+{
+    (void) env;
+    (void) cls;
+    struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = efd, .events = POLLIN}};
+    int r = poll(p, efd >= 0 ? 2 : 1, timeout_ms);
+    if (r < 0) {
+        return errno == EINTR ? 1 : -errno;
+    }
+    if (r > 0 && efd >= 0 && (p[1].revents & POLLIN)) {
+        uint64_t v;
+        (void) !read(efd, &v, sizeof v);
+    }
+    return r > 0 ? 1 : 0;
+}
+
+static const JNINativeMethod METHODS[] = {
+    {"abiVersion", "()I", (void *) rvt_abi_version},
+    {"abiSize", "(I)I", (void *) rvt_abi_size},
+    {"address", "(Ljava/nio/ByteBuffer;)J", (void *) rvt_address},
+    {"open", "(ZIJJII)I", (void *) rvt_open},
+    {"localPort", "(I)I", (void *) rvt_local_port},
+    {"close", "(I)I", (void *) rvt_close},
+    {"sendBatch", "(IJII)I", (void *) rvt_send_batch},
+    {"recvBatch", "(IJJII)I", (void *) rvt_recv_batch},
+    {"eventfd", "()I", (void *) rvt_eventfd},
+    {"signal", "(I)I", (void *) rvt_signal},
+    {"await", "(III)I", (void *) rvt_await},
+};
+
+__attribute__((visibility("default"))) JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved)
+{
+    (void) reserved;
+    JNIEnv *env;
+    if ((*vm)->GetEnv(vm, (void **) &env, JNI_VERSION_1_8) != JNI_OK) {
+        return JNI_ERR;
+    }
+    jclass cls = (*env)->FindClass(env, "io/rvt/driver/jni/NativeUdp");
+    if (cls == NULL) {
+        return JNI_ERR;
+    }
+    if ((*env)->RegisterNatives(env, cls, METHODS, (jint) (sizeof METHODS / sizeof METHODS[0])) != 0) {
+        return JNI_ERR;
+    }
+    return JNI_VERSION_1_8;
+}

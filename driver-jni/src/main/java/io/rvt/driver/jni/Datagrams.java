@@ -1,0 +1,64 @@
+package io.rvt.driver.jni;
+
+import java.net.InetAddress;
+
+/**
+ * One bound UDP socket of a port, as the driver uses it: batched send and non-blocking batched receive, and a way to
+ * wait for traffic or a wake-up when idle. Implemented over {@link Wire#NATIVE} ({@link NativeDatagrams}) and
+ * {@link Wire#JDK} ({@link JdkDatagrams}); tests decorate it to inject faults.
+ */
+interface Datagrams extends AutoCloseable {
+    /** @return the address the socket is bound to */
+    InetAddress localAddress();
+
+    /** @return the UDP port the socket is bound to */
+    int localPort();
+
+    /**
+     * Sends every datagram of {@code batch} and clears it. A datagram the kernel refuses is dropped (UDP may drop).
+     *
+     * @param batch the datagrams
+     * @return how many were dropped because the kernel refused them
+     */
+    int send(TxBatch batch);
+
+    /**
+     * Receives what is waiting, without blocking.
+     *
+     * @param batch filled from slot 0; its {@code count} is set
+     * @return how many datagrams arrived
+     */
+    int receive(RxBatch batch);
+
+    /**
+     * Blocks until a datagram waits, {@link #wakeup()} is called, or the timeout passes.
+     *
+     * @param timeoutMillis the longest wait
+     */
+    void await(int timeoutMillis);
+
+    /** Ends an {@link #await} in progress, or the next one. */
+    void wakeup();
+
+    /** @return the errno of the last failed system call, 0 if none failed */
+    int lastErrno();
+
+    /** Closes the socket; idempotent. */
+    @Override
+    void close();
+
+    /**
+     * Opens a socket of the given layer.
+     *
+     * @param wire the layer
+     * @param address the local address
+     * @param port the local port, 0 for an ephemeral one
+     * @param bufferBytes SO_SNDBUF/SO_RCVBUF to ask for
+     * @return the socket
+     * @throws UdpException if the kernel refuses (address in use, address not local, ...)
+     */
+    static Datagrams open(Wire wire, InetAddress address, int port, int bufferBytes) {
+        return wire == Wire.NATIVE ? new NativeDatagrams(address, port, bufferBytes)
+                : new JdkDatagrams(address, port, bufferBytes);
+    }
+}

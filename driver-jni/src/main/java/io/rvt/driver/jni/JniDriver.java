@@ -1,0 +1,972 @@
+package io.rvt.driver.jni;
+
+import io.rvt.api.AhAttr;
+import io.rvt.api.DeviceAttributes;
+import io.rvt.api.Errno;
+import io.rvt.api.Gid;
+import io.rvt.api.PathMtu;
+import io.rvt.api.PortAttr;
+import io.rvt.api.PortCounter;
+import io.rvt.api.PortState;
+import io.rvt.api.QpAttr;
+import io.rvt.api.VerbsException;
+import io.rvt.api.spi.CallSend;
+import io.rvt.api.spi.DriverAh;
+import io.rvt.api.spi.DriverDevice;
+import io.rvt.api.spi.DriverParams;
+import io.rvt.api.spi.DriverPort;
+import io.rvt.api.spi.DriverQp;
+import io.rvt.api.spi.OperationTable;
+import io.rvt.api.spi.RvtDriver;
+import io.rvt.api.spi.SendWqe;
+import io.rvt.transport.Packets;
+import io.rvt.transport.QpProtocolState;
+import io.rvt.transport.RxInfo;
+import io.rvt.transport.Transport;
+import io.rvt.transport.TxInfo;
+import io.rvt.transport.header.BthDescriptor;
+import io.rvt.transport.header.Framing;
+import io.rvt.transport.header.GrhDescriptor;
+import io.rvt.transport.header.Icrc;
+import io.rvt.transport.header.PacketHeaders;
+import io.rvt.transport.header.RejectReason;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
+
+/**
+ * An rvt driver ({@code struct rvt_driver_provided}) whose wire is RoCEv2 (IBTA Annex A17) over UDP: every packet is
+ * one UDP datagram holding BTH, extension headers, payload, pad and ICRC; IP and UDP headers are the kernel's. It runs
+ * {@link Transport}'s RC/UC/UD engines exactly as driver-sim does, over sockets of {@code librvtjni.so}
+ * ({@link Wire#NATIVE}, batched with {@code sendmmsg}/{@code recvmmsg}) or of the JDK ({@link Wire#JDK}).
+ *
+ * <pre>{@code
+ * JniDriver hca = JniDriver.builder().name("roce0").address("192.168.1.10")   // one port per address
+ *         .peer("192.168.1.11", 4791)                                         // optional: a peer's UDP port
+ *         .build();                                                           // binds 192.168.1.10:4791
+ * Device dev = RvtDevice.register(hca);                                       // or Rvt/OSGi: rvt-core registers it
+ * }</pre>
+ *
+ * <h2>Addresses</h2>
+ * Each configured IP address is a port with one GID: the address itself as an IPv6 address, IPv4 as the IPv4-mapped
+ * {@code ::ffff:a.b.c.d} (what Linux RoCE drivers put in their GID tables for RoCEv2). RoCE has no LIDs: ports report
+ * LID 0 and address handles must be global (a GRH with the peer's GID); a packet for a non-global address is dropped
+ * and counted. The destination of a packet is its DGID as an IP address, and the UDP port from the peer table
+ * ({@link Builder#peer}, {@link #addPeer}) or else the default peer port (4791, the RoCEv2 port). A peer table is
+ * what lets two devices on one host (one IP address, two UDP ports) talk: each device maps the other's GID to the
+ * other's port.
+ *
+ * <h2>UDP source port</h2>
+ * RoCEv2 senders pick the source port from a flow hash so that ECMP spreads QPs over paths. With an ordinary socket
+ * the source port is the socket's bound port, so every packet of a port leaves from that one port (4791 by default);
+ * the ICRC covers the real value. Spreading flows would need a socket per hash bucket.
+ *
+ * <h2>ICRC</h2>
+ * Written on every packet as hardware expects it: over IPv6 with the real addresses and ports; over IPv4 with
+ * Identification 0 and DF set, which is what the kernel sends for an unconnected socket with
+ * {@code IP_MTU_DISCOVER = IP_PMTUDISC_DO} (the native layer sets it). Checked on receive over IPv6 always, and over
+ * IPv4 under the same ID-0 convention unless {@link Builder#checkIpv4Icrc(boolean)} turns it off (a UDP socket does
+ * not show the sender's IP header). A packet that fails is dropped and counted ({@link #icrcErrors},
+ * {@code RX_MALFORMED}).
+ *
+ * <h2>Multicast</h2>
+ * Without a subnet manager or IP multicast routing, a UD packet to a multicast GID is sent as one unicast copy to
+ * every peer in the peer table, each with the ICRC the real multicast packet would carry (destination address: the
+ * MGID; IPv4: the group address of an IPv4-mapped MGID, else {@code 239.x.y.z} from the MGID's low 24 bits). The
+ * receiver finds the group by that ICRC among the groups its port joined.
+ *
+ * <h2>Threads</h2>
+ * A QP's send engine runs on the poster's thread ({@code do_send}) and otherwise on its port's engine thread, which
+ * also receives (see {@link PortEngine}); a per-QP counter lets only one thread drain a QP at a time. Registered
+ * memory reaches the socket through the transport's packet buffers (the transport copies the payload in, and the
+ * ICRC reads every byte anyway); the native layer itself can gather a second segment from any direct buffer.
+ *
+ * <p>{@link #unregistering} (or {@link #close()}) stops the engine threads and closes the sockets.
+ */
+public class JniDriver implements RvtDriver, AutoCloseable {
+    /** The RoCEv2 UDP port, {@value}. */
+    public static final int ROCEV2_PORT = Framing.ROCEV2_UDP_PORT;
+    private static final AtomicLong GUIDS = new AtomicLong(1);
+    private static final long GUID_BASE = 0x0052_5654_4A4E_0000L; // "RVTJN"
+
+    private final String name;
+    private final PathMtu mtu;
+    private final Wire wire;
+    private final long nodeGuid;
+    private final DriverParams params;
+    private final PortEngine[] ports;
+    private final boolean checkIpv4Icrc;
+    private final int defaultPeerPort;
+    /** Configured peers: GID → destination (multicast copies go to each). */
+    private final ConcurrentHashMap<Gid, Peer> peers = new ConcurrentHashMap<>();
+    /** Every destination resolved so far (configured or default port), so that the send path allocates nothing. */
+    private final ConcurrentHashMap<Gid, Peer> resolved = new ConcurrentHashMap<>();
+    private final ThreadLocal<TxScratch> txScratch;
+    private volatile McastJoin[][] joins;
+    private volatile DriverDevice device;
+    private volatile Transport transport;
+    private volatile boolean closed;
+
+    /** A multicast group a port joined, with the group address its ICRC is computed over. */
+    private static final class McastJoin {
+        final Gid mgid;
+        final int mlid;
+        final int v4;
+
+        McastJoin(Gid mgid, int mlid) {
+            this.mgid = mgid;
+            this.mlid = mlid;
+            this.v4 = groupV4(mgid);
+        }
+    }
+
+    JniDriver(Builder b) {
+        if (b.wire == Wire.NATIVE) {
+            NativeUdp.ensureAvailable();
+        }
+        this.name = b.name;
+        this.mtu = b.mtu;
+        this.wire = b.wire;
+        this.checkIpv4Icrc = b.checkIpv4Icrc;
+        this.defaultPeerPort = b.defaultPeerPort;
+        this.nodeGuid = GUID_BASE + GUIDS.getAndIncrement() * 16;
+        int nports = b.addresses.size();
+        this.params = DriverParams.builder()
+                .props(DeviceAttributes.builder().nodeGuid(nodeGuid).sysImageGuid(nodeGuid).vendorId(0x5253)
+                        .vendorPartId(0x4A4E).hwVer(1).fwVer(1).maxMrSize(1L << 40).pageSizeCap(4096)
+                        .maxQp(b.maxQp).maxQpWr(16384).maxSendSge(16).maxRecvSge(16).maxSgeRd(16).maxCq(b.maxQp)
+                        .maxCqe(1 << 20).maxPd(1024).maxQpRdAtom(16).maxResRdAtom(16 * b.maxQp)
+                        .maxQpInitRdAtom(16).atomicCap(1).maxMcastGrp(64).maxMcastQpAttach(64)
+                        .maxTotalMcastQpAttach(4096).maxAh(4096).maxSrq(256).maxSrqWr(16384).maxSrqSge(16)
+                        .maxPkeys(1).build())
+                .lkeyTableSize(16).qpTableSize(256).qpnStart(1).qpnInc(1).nports(nports).npkeys(1)
+                .psnMask(0xFFFFFF).psnShift(8).psnModifyMask(0xFFFFFF).maxRdmaAtomic(16).numCompVectors(1)
+                .build();
+        int slotSize = slotSize(mtu);
+        this.txScratch = ThreadLocal.withInitial(() -> new TxScratch(b.batch, slotSize));
+        this.ports = new PortEngine[nports];
+        this.joins = new McastJoin[nports][0];
+        try {
+            for (int i = 0; i < nports; i++) {
+                Datagrams io = Datagrams.open(wire, b.addresses.get(i), b.udpPort, b.socketBufferBytes);
+                if (b.decorator != null) {
+                    io = b.decorator.apply(io);
+                }
+                ports[i] = new PortEngine(this, i + 1, io, b.maxQp, b.batch, slotSize, b.busyPoll);
+            }
+        } catch (RuntimeException e) {
+            closeSockets();
+            throw e;
+        }
+        b.peers.forEach(this::addPeer);
+    }
+
+    /** A slot holds the largest packet: transport headers, one path MTU of payload, pad and ICRC. */
+    private static int slotSize(PathMtu mtu) {
+        int n = Packets.MAX_TRANSPORT_HEADER + mtu.bytes() + 4 + Icrc.LENGTH;
+        return (n + 63) & ~63;
+    }
+
+    /** @return a builder with the defaults (port 4791, MTU 4096, native wire; an address is required) */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return true if {@code librvtjni.so} loaded and its ABI matches ({@link Wire#NATIVE} can be used) */
+    public static boolean isAvailable() {
+        return NativeUdp.isAvailable();
+    }
+
+    /** @return why {@link Wire#NATIVE} cannot be used, or null if it can */
+    public static Throwable unavailabilityCause() {
+        return NativeUdp.unavailabilityCause();
+    }
+
+    /**
+     * @param portNum a port, 1-based
+     * @return the UDP port its socket is bound to (the ephemeral one if configured as 0)
+     */
+    public int localPort(int portNum) {
+        return port(portNum).io.localPort();
+    }
+
+    /**
+     * @param portNum a port, 1-based
+     * @return its GID (index 0): the port's IP address as an IPv6 address, IPv4-mapped for IPv4
+     */
+    public Gid gid(int portNum) {
+        return port(portNum).localGid;
+    }
+
+    /** @return the socket layer */
+    public Wire wire() {
+        return wire;
+    }
+
+    /**
+     * Adds or replaces a peer: packets whose DGID is {@code gid} go to that GID's IP address at {@code udpPort}, and
+     * multicast copies go to it too.
+     *
+     * @param gid the peer's GID
+     * @param udpPort its UDP port
+     */
+    public void addPeer(Gid gid, int udpPort) {
+        if (gid == null || gid.isMulticast() || Gid.ZERO.equals(gid)) {
+            throw new IllegalArgumentException("peer GID must be a unicast GID, got " + gid);
+        }
+        checkPort("peer UDP port", udpPort, false);
+        Peer p = new Peer(gid, udpPort);
+        peers.put(gid, p);
+        resolved.put(gid, p);
+    }
+
+    /**
+     * @param portNum a port, 1-based
+     * @return packets dropped on it because their ICRC did not match
+     */
+    public long icrcErrors(int portNum) {
+        return port(portNum).icrcErrors;
+    }
+
+    /**
+     * @param portNum a port, 1-based
+     * @return datagrams dropped on it as malformed: truncated, unparsable, bad ICRC, unknown QP, wrong family
+     */
+    public long malformed(int portNum) {
+        return port(portNum).malformed;
+    }
+
+    /**
+     * @param portNum a port, 1-based
+     * @return datagrams the kernel refused to send (dropped)
+     */
+    public long sendErrors(int portNum) {
+        return port(portNum).sendErrors;
+    }
+
+    private PortEngine port(int portNum) {
+        if (portNum < 1 || portNum > ports.length) {
+            throw new IllegalArgumentException("port " + portNum + " does not exist on " + name + " (1.."
+                    + ports.length + ")");
+        }
+        return ports[portNum - 1];
+    }
+
+    // ------------------------------------------------------------------ identity
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public DriverParams params() {
+        return params;
+    }
+
+    @Override
+    public OperationTable postParms() {
+        return OperationTable.standard();
+    }
+
+    @Override
+    public String getPciDev() {
+        StringBuilder s = new StringBuilder("roce:");
+        for (PortEngine p : ports) {
+            s.append(p == ports[0] ? "" : ",").append(Peer.format(p.io.localAddress(), p.io.localPort()));
+        }
+        return s.toString();
+    }
+
+    @Override
+    public void registered(DriverDevice dev) {
+        if (closed) {
+            throw new IllegalStateException(name + " is closed: build a new JniDriver");
+        }
+        this.transport = new Transport(dev);
+        this.device = dev;
+        for (PortEngine p : ports) {
+            dev.port(p.portNum).gidPrefix(p.localGid.subnetPrefix());
+            dev.port(p.portNum).lid(0);
+        }
+        for (PortEngine p : ports) {
+            p.start("rvt-jni-" + name + "-port" + p.portNum);
+        }
+    }
+
+    @Override
+    public void unregistering(DriverDevice dev) {
+        close();
+    }
+
+    /** Stops the port engines and closes the sockets; idempotent. Called by {@link #unregistering}. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        for (PortEngine p : ports) {
+            if (p != null) {
+                p.stop();
+            }
+        }
+        closeSockets();
+    }
+
+    private void closeSockets() {
+        for (PortEngine p : ports) {
+            if (p != null) {
+                p.io.close();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ QP lifecycle
+
+    @Override
+    public Object qpPrivAlloc(DriverDevice rdi, DriverQp qp) {
+        QpProtocolState st = transport.newQpState(qp);
+        st.driverData(new JniQp(qp));
+        return st;
+    }
+
+    @Override
+    public void qpPrivFree(DriverDevice rdi, DriverQp qp) {
+        JniQp s = jniQp(qp);
+        if (s != null) {
+            s.stopped = true;
+        }
+    }
+
+    @Override
+    public void notifyQpReset(DriverQp qp) {
+        transport.resetQp(qp);
+    }
+
+    @Override
+    public void notifyErrorQp(DriverQp qp) {
+        transport.errorQp(qp);
+    }
+
+    @Override
+    public void notifyRestartRc(DriverQp qp, int psn, int wait) {
+        transport.restartRc(qp, psn, wait);
+    }
+
+    @Override
+    public int freeAllQps(DriverDevice rdi) {
+        return 0;
+    }
+
+    @Override
+    public void flushQpWaiters(DriverQp qp) {
+        // No I/O wait lists: the send path never waits for a resource.
+    }
+
+    @Override
+    public void stopSendQueue(DriverQp qp) {
+        JniQp s = jniQp(qp);
+        if (s == null) {
+            return;
+        }
+        while (s.drainer != null && s.drainer != Thread.currentThread()) {
+            Thread.onSpinWait();
+        }
+    }
+
+    @Override
+    public void quiesceQp(DriverQp qp) {
+        // Datagrams handed to the kernel are the kernel's: nothing in flight belongs to the QP.
+    }
+
+    @Override
+    public int getPmtuFromAttr(DriverDevice rdi, DriverQp qp, QpAttr attr) {
+        return Math.min(attr.pathMtu().value(), mtu.value());
+    }
+
+    @Override
+    public int mtuFromQp(DriverDevice rdi, DriverQp qp, int pmtu) {
+        return PathMtu.of(pmtu).bytes();
+    }
+
+    @Override
+    public int mtuToPathMtu(int mtuBytes) {
+        return PathMtu.ofBytes(mtuBytes).value();
+    }
+
+    @Override
+    public int setupWqe(DriverQp qp, SendWqe wqe, CallSend callSend) {
+        return Transport.setupWqe(qp, wqe, callSend);
+    }
+
+    // ------------------------------------------------------------------ ports
+
+    @Override
+    public long getGuidBe(DriverDevice rdi, DriverPort port, int guidIndex) {
+        if (guidIndex != 0) {
+            throw new VerbsException(Errno.EINVAL, "gid index " + guidIndex + " does not exist on " + name
+                    + " port " + port.portNum() + " (its GID table has 1 entry: its IP address)");
+        }
+        return ports[port.portNum() - 1].localGid.interfaceId();
+    }
+
+    @Override
+    public int queryPortState(DriverDevice rdi, int portNum, PortAttr props) {
+        boolean up = !closed;
+        props.state(up ? PortState.ACTIVE : PortState.DOWN).physState(up ? 5 : 3).maxMtu(mtu).activeMtu(mtu)
+                .lid(0).gidTblLen(1).maxVlNum(1).activeWidth(2).activeSpeed(1);
+        return 0;
+    }
+
+    @Override
+    public int shutDownPort(DriverDevice rdi, int portNum) {
+        return 0;
+    }
+
+    @Override
+    public void notifyMcastAttach(DriverDevice rdi, DriverPort port, Gid mgid, int mlid) {
+        synchronized (this) {
+            McastJoin[][] all = joins.clone();
+            McastJoin[] cur = all[port.portNum() - 1];
+            for (McastJoin j : cur) {
+                if (j.mgid.equals(mgid) && j.mlid == mlid) {
+                    return;
+                }
+            }
+            McastJoin[] next = Arrays.copyOf(cur, cur.length + 1);
+            next[cur.length] = new McastJoin(mgid, mlid);
+            all[port.portNum() - 1] = next;
+            joins = all;
+        }
+    }
+
+    @Override
+    public void notifyMcastDetach(DriverDevice rdi, DriverPort port, Gid mgid, int mlid) {
+        synchronized (this) {
+            McastJoin[][] all = joins.clone();
+            McastJoin[] cur = all[port.portNum() - 1];
+            List<McastJoin> keep = new ArrayList<>();
+            for (McastJoin j : cur) {
+                if (!(j.mgid.equals(mgid) && j.mlid == mlid)) {
+                    keep.add(j);
+                }
+            }
+            all[port.portNum() - 1] = keep.toArray(new McastJoin[0]);
+            joins = all;
+        }
+    }
+
+    @Override
+    public void notifyNewAh(DriverDevice rdi, AhAttr attr, DriverAh ah) {
+        // UD messages may be one path MTU long: the port's MTU.
+        ah.vl(0);
+        ah.logPmtu(31 - Integer.numberOfLeadingZeros(mtu.bytes()));
+    }
+
+    @Override
+    public void capMaskChg(DriverDevice rdi, int portNum) {
+        // No subnet manager.
+    }
+
+    // ------------------------------------------------------------------ send engine
+
+    private static JniQp jniQp(DriverQp qp) {
+        Object st = qp.priv();
+        return st instanceof QpProtocolState ? (JniQp) ((QpProtocolState) st).driverData() : null;
+    }
+
+    private PortEngine portOf(DriverQp qp) {
+        int n = qp.portNum();
+        return ports[(n >= 1 && n <= ports.length ? n : 1) - 1];
+    }
+
+    @Override
+    public boolean scheduleSend(DriverQp qp) {
+        // QP locks are held: hand the drain to the port's engine, never run it here.
+        JniQp s = jniQp(qp);
+        if (s != null && !closed && s.pending.getAndIncrement() == 0) {
+            portOf(qp).schedule(s);
+        }
+        return true;
+    }
+
+    @Override
+    public boolean scheduleSendNoLock(DriverQp qp) {
+        doSend(qp);
+        return true;
+    }
+
+    @Override
+    public void doSend(DriverQp qp) {
+        JniQp s = jniQp(qp);
+        if (s == null || closed) {
+            return;
+        }
+        PortEngine p = portOf(qp);
+        if (p.isEngineThread()) {
+            if (s.pending.getAndIncrement() == 0) {
+                p.schedule(s); // drained later in this same engine cycle
+            }
+            return;
+        }
+        if (s.pending.getAndIncrement() == 0) {
+            TxScratch sc = txScratch.get();
+            drain(s, sc, p);
+            flush(sc);
+        }
+    }
+
+    /** Runs the QP's send engine until it has nothing to send and no request came in meanwhile. */
+    void drain(JniQp s, TxScratch sc, PortEngine p) {
+        if (sc.port != p) {
+            flush(sc);
+            sc.port = p;
+        }
+        s.drainer = Thread.currentThread();
+        try {
+            int seen = s.pending.get();
+            while (true) {
+                while (!s.stopped && sendOne(s.qp, sc, p)) {
+                    // one packet per call
+                }
+                if (s.pending.compareAndSet(seen, 0)) {
+                    return;
+                }
+                seen = s.pending.get();
+            }
+        } finally {
+            s.drainer = null;
+        }
+    }
+
+    /** Sends what {@code sc}'s batch holds through its port. */
+    void flush(TxScratch sc) {
+        TxBatch b = sc.batch;
+        PortEngine p = sc.port;
+        if (b.count == 0 || p == null) {
+            return;
+        }
+        int dropped = p.io.send(b);
+        if (dropped > 0) {
+            p.sendErrors += dropped;
+            DriverDevice dev = device;
+            if (dev != null) {
+                dev.port(p.portNum).addCounter(PortCounter.PKT_DROPS, dropped);
+            }
+        }
+    }
+
+    /** @return true if a packet was made (sent, queued or dropped), false if the QP has nothing to send now */
+    private boolean sendOne(DriverQp qp, TxScratch sc, PortEngine p) {
+        TxBatch b = sc.batch;
+        if (b.isFull()) {
+            flush(sc);
+        }
+        TxInfo tx = sc.info;
+        int off = b.nextOffset();
+        int n = transport.makePacket(qp, b.data, off, tx);
+        if (n <= 0) {
+            return false;
+        }
+        int total = n + Icrc.LENGTH;
+        AhAttr ah = tx.ah();
+        DriverPort dp = device.port(p.portNum);
+        if (!ah.isGlobal()) {
+            dp.addCounter(PortCounter.PKT_DROPS, 1); // RoCE needs a GRH: no GID, no IP address
+            return true;
+        }
+        Gid dgid = ah.dgid();
+        if (dgid.isMulticast()) {
+            sendMulticast(sc, p, dgid, off, total, dp);
+            return true;
+        }
+        Peer to = resolve(dgid);
+        if (to.ipv6 != p.ipv6) {
+            dp.addCounter(PortCounter.PKT_DROPS, 1); // an IPv4 port cannot reach an IPv6 peer and vice versa
+            return true;
+        }
+        writeIcrc(sc.icrc, p, to.gid, to.v4, to.port, b.data, off, total);
+        b.add(to, total);
+        dp.addCounter(PortCounter.TX_PACKETS, 1);
+        dp.addCounter(PortCounter.TX_BYTES, total);
+        return true;
+    }
+
+    private Peer resolve(Gid dgid) {
+        Peer p = resolved.get(dgid);
+        return p != null ? p : resolved.computeIfAbsent(dgid, g -> new Peer(g, defaultPeerPort));
+    }
+
+    private void writeIcrc(Icrc icrc, PortEngine p, Gid dst, int dstV4, int dstPort, ByteBuffer buf, int off,
+            int total) {
+        if (p.ipv6) {
+            icrc.writeRoceV6(p.localGid, dst, p.io.localPort(), dstPort, buf, off, total);
+        } else {
+            icrc.writeRoceV4(p.localV4, dstV4, 0, true, p.io.localPort(), dstPort, buf, off, total);
+        }
+    }
+
+    /** One unicast copy per configured peer of the port's family, each with the group's ICRC. */
+    private void sendMulticast(TxScratch sc, PortEngine p, Gid mgid, int off, int total, DriverPort dp) {
+        TxBatch b = sc.batch;
+        int v4 = groupV4(mgid);
+        int copies = 0;
+        for (Peer to : peers.values()) {
+            if (to.ipv6 != p.ipv6) {
+                continue;
+            }
+            if (b.isFull()) {
+                // The packet sits in the next free slot: move it to slot 0 after the flush.
+                ByteBuffer tmp = sc.batch.data;
+                flush(sc);
+                tmp.put(0, tmp, off, total);
+                off = 0;
+            }
+            int at = b.nextOffset();
+            if (at != off) {
+                b.data.put(at, b.data, off, total);
+            }
+            writeIcrc(sc.icrc, p, mgid, v4, to.port, b.data, at, total);
+            b.add(to, total);
+            copies++;
+            dp.addCounter(PortCounter.TX_PACKETS, 1);
+            dp.addCounter(PortCounter.TX_BYTES, total);
+        }
+        if (copies == 0) {
+            dp.addCounter(PortCounter.PKT_DROPS, 1);
+        }
+    }
+
+    /** The IPv4 group address of an MGID: the address of an IPv4-mapped one, else 239.x.y.z from its low 24 bits. */
+    static int groupV4(Gid mgid) {
+        return Peer.isIpv4Mapped(mgid) ? (int) mgid.interfaceId()
+                : 0xEF00_0000 | (int) (mgid.interfaceId() & 0xFF_FFFF);
+    }
+
+    // ------------------------------------------------------------------ receive path
+
+    /** Datagram {@code i} of the port's receive batch: check, parse, find the QP, run the transport. Never throws. */
+    void onDatagram(PortEngine p, int i) {
+        DriverDevice dev = device;
+        Transport t = transport;
+        if (dev == null || t == null) {
+            return;
+        }
+        RxBatch rx = p.rx;
+        ByteBuffer buf = rx.data;
+        int off = rx.offset(i);
+        int len = rx.length(i);
+        DriverPort port = dev.port(p.portNum);
+        port.addCounter(PortCounter.RX_PACKETS, 1);
+        port.addCounter(PortCounter.RX_BYTES, len);
+        boolean v6 = rx.sourceIsIpv6(i);
+        if (rx.truncated(i) || len < BthDescriptor.LENGTH + Icrc.LENGTH || v6 != p.ipv6) {
+            dropMalformed(p, port);
+            return;
+        }
+        PacketHeaders h = p.headers;
+        if (p.parser.parse(buf, off, len, Framing.ROCEV2, h) != RejectReason.OK) {
+            dropMalformed(p, port);
+            return;
+        }
+        int srcPort = rx.sourcePort(i);
+        int srcV4 = v6 ? 0 : rx.sourceV4(i);
+        Gid src = v6 ? p.sourceGid(rx.sourceHi(i), rx.sourceLo(i))
+                : p.sourceGid(0, 0x0000_FFFF_0000_0000L | (srcV4 & 0xFFFF_FFFFL));
+        boolean check = v6 || checkIpv4Icrc;
+        if (h.destQp() == BthDescriptor.MULTICAST_QPN) {
+            receiveMulticast(p, port, t, src, srcV4, srcPort, off, len, check);
+            return;
+        }
+        if (check && !icrcMatches(p, src, srcV4, srcPort, p.localGid, p.localV4, off, len)) {
+            p.icrcErrors++;
+            dropMalformed(p, port);
+            return;
+        }
+        synthesizeGrh(p, src, p.localGid, len);
+        RxInfo info = p.info.set(p.portNum, 0, 0, 0, p.grh, 0);
+        DriverQp qp = dev.lookupQpnAndRetain(port, h.destQp());
+        if (qp == null) {
+            dropMalformed(p, port);
+            return;
+        }
+        try {
+            t.receive(qp, buf, h, info);
+        } finally {
+            qp.release();
+        }
+    }
+
+    private void receiveMulticast(PortEngine p, DriverPort port, Transport t, Gid src, int srcV4, int srcPort,
+            int off, int len, boolean check) {
+        McastJoin[] js = joins[p.portNum - 1];
+        int delivered = 0;
+        for (McastJoin j : js) {
+            if (check && !icrcMatches(p, src, srcV4, srcPort, j.mgid, j.v4, off, len)) {
+                continue;
+            }
+            synthesizeGrh(p, src, j.mgid, len);
+            t.receiveMulticast(port, j.mgid, j.mlid, p.rx.data, p.headers, p.info.set(p.portNum, 0, 0, 0, p.grh, 0));
+            delivered++;
+            if (check) {
+                break; // the ICRC names exactly one group
+            }
+        }
+        if (delivered == 0) {
+            if (check) {
+                p.icrcErrors++;
+            }
+            dropMalformed(p, port);
+        }
+    }
+
+    private boolean icrcMatches(PortEngine p, Gid src, int srcV4, int srcPort, Gid dst, int dstV4, int off,
+            int len) {
+        ByteBuffer buf = p.rx.data;
+        if (p.ipv6) {
+            return p.icrc.checkRoceV6(src, dst, srcPort, p.io.localPort(), buf, off, len);
+        }
+        return p.icrc.checkRoceV4(srcV4, dstV4, 0, true, srcPort, p.io.localPort(), buf, off, len);
+    }
+
+    /** The GRH a UD receive gets: IP version 6, payload length, next header UDP, hop limit 64, SGID and DGID. */
+    private static void synthesizeGrh(PortEngine p, Gid src, Gid dst, int len) {
+        GrhDescriptor.write(p.grh, 0, 0, 0, len, 64, src, dst);
+    }
+
+    private static void dropMalformed(PortEngine p, DriverPort port) {
+        p.malformed++;
+        port.addCounter(PortCounter.RX_MALFORMED, 1);
+    }
+
+    @Override
+    public String toString() {
+        return "JniDriver{" + name + ", " + getPciDev() + ", wire=" + wire + ", mtu=" + mtu.bytes() + '}';
+    }
+
+    private static void checkPort(String what, int v, boolean zeroOk) {
+        if (v < (zeroOk ? 0 : 1) || v > 0xFFFF) {
+            throw new IllegalArgumentException(what + " must be in " + (zeroOk ? 0 : 1) + "..65535, got " + v);
+        }
+    }
+
+    /** Configures a {@link JniDriver}. */
+    public static final class Builder {
+        private final List<InetAddress> addresses = new ArrayList<>();
+        private final Map<Gid, Integer> peers = new LinkedHashMap<>();
+        private String name = "roce0";
+        private int udpPort = ROCEV2_PORT;
+        private int defaultPeerPort = ROCEV2_PORT;
+        private PathMtu mtu = PathMtu.MTU_4096;
+        private int maxQp = 4096;
+        private Wire wire = Wire.NATIVE;
+        private boolean busyPoll;
+        private boolean checkIpv4Icrc = true;
+        private int batch = 32;
+        private int socketBufferBytes = 4 << 20;
+        private UnaryOperator<Datagrams> decorator;
+
+        Builder() {
+        }
+
+        /**
+         * @param v the driver (and device) name
+         * @return this
+         */
+        public Builder name(String v) {
+            if (v == null || v.isBlank()) {
+                throw new IllegalArgumentException("name must be a non-empty string, got '" + v + "'");
+            }
+            name = v;
+            return this;
+        }
+
+        /**
+         * Adds a port bound to this address (IPv4 or IPv6, a literal or a host name); its GID is the address.
+         *
+         * @param v the address
+         * @return this
+         */
+        public Builder address(String v) {
+            if (v == null || v.isBlank()) {
+                throw new IllegalArgumentException("address must be an IP address, got '" + v + "'");
+            }
+            try {
+                return address(InetAddress.getByName(v.trim()));
+            } catch (UnknownHostException e) {
+                throw new IllegalArgumentException("address '" + v + "' is not an IP address or known host", e);
+            }
+        }
+
+        /**
+         * Adds a port bound to this address.
+         *
+         * @param v the address
+         * @return this
+         */
+        public Builder address(InetAddress v) {
+            if (v == null || v.isAnyLocalAddress() || v.isMulticastAddress()) {
+                throw new IllegalArgumentException("address must be a unicast IP address of this host (its GID), got "
+                        + v);
+            }
+            addresses.add(v);
+            return this;
+        }
+
+        /**
+         * @param v the UDP port every port binds (default 4791; 0: an ephemeral port each, see
+         *          {@link JniDriver#localPort})
+         * @return this
+         */
+        public Builder udpPort(int v) {
+            checkPort("udpPort", v, true);
+            udpPort = v;
+            return this;
+        }
+
+        /**
+         * @param v the UDP port of peers missing from the peer table (default 4791)
+         * @return this
+         */
+        public Builder defaultPeerPort(int v) {
+            checkPort("defaultPeerPort", v, false);
+            defaultPeerPort = v;
+            return this;
+        }
+
+        /**
+         * Adds a peer table entry: packets to this GID or IP address go to {@code udpPort}.
+         *
+         * @param gidOrIp the peer's GID ({@code fe80::...} or {@code ::ffff:10.0.0.2}) or IP address
+         * @param udpPort its UDP port
+         * @return this
+         */
+        public Builder peer(String gidOrIp, int udpPort) {
+            checkPort("peer UDP port", udpPort, false);
+            InetAddress a;
+            try {
+                a = InetAddress.getByName(gidOrIp == null ? "" : gidOrIp.trim());
+            } catch (UnknownHostException e) {
+                throw new IllegalArgumentException("peer '" + gidOrIp + "' is not a GID or IP address", e);
+            }
+            if (gidOrIp == null || gidOrIp.isBlank()) {
+                throw new IllegalArgumentException("peer must be a GID or IP address, got '" + gidOrIp + "'");
+            }
+            peers.put(Peer.gidOf(a), udpPort);
+            return this;
+        }
+
+        /**
+         * @param v the ports' MTU (the largest path MTU QPs may use)
+         * @return this
+         */
+        public Builder mtu(PathMtu v) {
+            if (v == null) {
+                throw new IllegalArgumentException("mtu must not be null");
+            }
+            mtu = v;
+            return this;
+        }
+
+        /**
+         * @param v most QPs (and CQs)
+         * @return this
+         */
+        public Builder maxQp(int v) {
+            if (v < 1) {
+                throw new IllegalArgumentException("maxQp must be at least 1, got " + v);
+            }
+            maxQp = v;
+            return this;
+        }
+
+        /**
+         * @param v the socket layer (default {@link Wire#NATIVE})
+         * @return this
+         */
+        public Builder wire(Wire v) {
+            if (v == null) {
+                throw new IllegalArgumentException("wire must not be null");
+            }
+            wire = v;
+            return this;
+        }
+
+        /**
+         * @param v true: the port engines spin on the socket when idle (lowest latency, a core each); false (the
+         *          default): spin briefly, then wait in {@code poll}
+         * @return this
+         */
+        public Builder busyPoll(boolean v) {
+            busyPoll = v;
+            return this;
+        }
+
+        /**
+         * @param v whether IPv4 packets are checked under the ID-0 convention (default true; turn off for peers that
+         *          do not send IPv4 Identification 0, e.g. {@link Wire#JDK} senders)
+         * @return this
+         */
+        public Builder checkIpv4Icrc(boolean v) {
+            checkIpv4Icrc = v;
+            return this;
+        }
+
+        /**
+         * @param v datagrams per {@code sendmmsg}/{@code recvmmsg}, 1..64 (default 32)
+         * @return this
+         */
+        public Builder batch(int v) {
+            if (v < 1 || v > NativeUdp.MAX_BATCH) {
+                throw new IllegalArgumentException("batch must be in 1.." + NativeUdp.MAX_BATCH + ", got " + v);
+            }
+            batch = v;
+            return this;
+        }
+
+        /**
+         * @param v SO_SNDBUF/SO_RCVBUF to ask for, bytes (default 4 MiB; the kernel caps it at
+         *          {@code net.core.[rw]mem_max})
+         * @return this
+         */
+        public Builder socketBufferBytes(int v) {
+            if (v < 0) {
+                throw new IllegalArgumentException("socketBufferBytes must be >= 0, got " + v);
+            }
+            socketBufferBytes = v;
+            return this;
+        }
+
+        /** Tests: wraps each port's socket (fault injection). */
+        Builder decorate(UnaryOperator<Datagrams> v) {
+            decorator = v;
+            return this;
+        }
+
+        /**
+         * Binds the sockets; the engine threads start when the driver is registered.
+         *
+         * @return the driver
+         * @throws IllegalArgumentException if no address was given
+         * @throws IllegalStateException if {@link Wire#NATIVE} is chosen and the library is not available
+         * @throws UdpException if a socket cannot be bound (e.g. {@code EADDRINUSE}, {@code EADDRNOTAVAIL})
+         */
+        public JniDriver build() {
+            if (addresses.isEmpty()) {
+                throw new IllegalArgumentException("at least one address is required (one port per address)");
+            }
+            return new JniDriver(this);
+        }
+    }
+}

@@ -1,0 +1,129 @@
+package io.rvt.driver.jni;
+
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+
+/** {@link Wire#NATIVE}: a socket of {@code librvtjni.so}, with an eventfd to wake its waiting engine. */
+final class NativeDatagrams implements Datagrams {
+    private final InetAddress address;
+    private final int port;
+    private final int fd;
+    private final int efd;
+    private volatile boolean closed;
+    private volatile int lastErrno;
+
+    NativeDatagrams(InetAddress address, int port, int bufferBytes) {
+        NativeUdp.ensureAvailable();
+        if (port < 0 || port > 0xFFFF) {
+            throw new IllegalArgumentException("UDP port must be in 0..65535, got " + port);
+        }
+        byte[] raw = address.getAddress();
+        boolean v6 = address instanceof Inet6Address;
+        int v4 = 0;
+        long hi = 0;
+        long lo = 0;
+        if (v6) {
+            ByteBuffer b = ByteBuffer.wrap(raw);
+            hi = b.getLong();
+            lo = b.getLong();
+        } else {
+            v4 = ByteBuffer.wrap(raw).getInt();
+        }
+        int r = NativeUdp.open(v6, v4, hi, lo, port, bufferBytes);
+        if (r < 0) {
+            throw new UdpException("bind", Peer.format(address, port), -r);
+        }
+        this.fd = r;
+        int e = NativeUdp.eventfd();
+        if (e < 0) {
+            NativeUdp.close(fd);
+            throw new UdpException("eventfd for", Peer.format(address, port), -e);
+        }
+        this.efd = e;
+        this.address = address;
+        int p = NativeUdp.localPort(fd);
+        if (p < 0) {
+            close();
+            throw new UdpException("getsockname", Peer.format(address, port), -p);
+        }
+        this.port = p;
+    }
+
+    @Override
+    public InetAddress localAddress() {
+        return address;
+    }
+
+    @Override
+    public int localPort() {
+        return port;
+    }
+
+    @Override
+    public int send(TxBatch batch) {
+        int dropped = 0;
+        int at = 0;
+        int n = batch.count;
+        while (at < n) {
+            int r = NativeUdp.sendBatch(fd, batch.descAddress, at, Math.min(n - at, NativeUdp.MAX_BATCH));
+            if (r < 0) {
+                // The datagram at 'at' was refused (e.g. EMSGSIZE, ENETUNREACH, EPERM from a firewall): drop it.
+                lastErrno = -r;
+                dropped++;
+                at++;
+            } else {
+                at += r;
+            }
+        }
+        batch.clear();
+        return dropped;
+    }
+
+    @Override
+    public int receive(RxBatch batch) {
+        int r = NativeUdp.recvBatch(fd, batch.descAddress, batch.dataAddress, batch.slotSize, batch.slots);
+        if (r < 0) {
+            lastErrno = -r;
+            r = 0;
+        }
+        batch.count = r;
+        return r;
+    }
+
+    @Override
+    public void await(int timeoutMillis) {
+        if (!closed) {
+            int r = NativeUdp.await(fd, efd, timeoutMillis);
+            if (r < 0) {
+                lastErrno = -r;
+            }
+        }
+    }
+
+    @Override
+    public void wakeup() {
+        if (!closed) {
+            NativeUdp.signal(efd);
+        }
+    }
+
+    @Override
+    public int lastErrno() {
+        return lastErrno;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            NativeUdp.close(fd);
+            NativeUdp.close(efd);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "native UDP socket " + Peer.format(address, port);
+    }
+}

@@ -1,0 +1,213 @@
+package io.rvt.driver.jni;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+
+/**
+ * The natives of {@code librvtjni.so} (registered by its {@code JNI_OnLoad} from a table) and the loader.
+ *
+ * <p>Loading: {@link System#loadLibrary} first (under OSGi the framework finds the library through
+ * {@code Bundle-NativeCode}; on a plain JVM through {@code -Djava.library.path}); if that fails, the library is copied
+ * from this class's own jar ({@code META-INF/native/linux-x86_64/librvtjni.so}) to a fresh temporary file, loaded
+ * with {@link System#load} and the file deleted. Each class loader gets its own copy, so a bundle update or refresh
+ * never meets "already loaded in another classloader". Then the ABI is checked: the library's version and its
+ * descriptor sizes must be the ones this class was written for, else the library is refused with a message that
+ * says which value differs.
+ *
+ * <p>Every native returns a value {@code >= 0} or {@code -errno}; none throws. Only primitives and the addresses of
+ * direct buffers cross ({@link #address} is called once per buffer, at setup).
+ */
+final class NativeUdp {
+    /** The ABI version this class expects ({@code RVT_ABI_VERSION}). */
+    static final int ABI_VERSION = 1;
+    /** Size of a send descriptor ({@code struct rvt_tx_desc}). */
+    static final int TX_DESC_SIZE = 48;
+    /** Size of a receive descriptor ({@code struct rvt_rx_desc}). */
+    static final int RX_DESC_SIZE = 32;
+    /** The largest batch one call handles ({@code RVT_MAX_BATCH}). */
+    static final int MAX_BATCH = 64;
+
+    static final String LIBRARY = "rvtjni";
+    static final String PLATFORM = "linux-x86_64";
+
+    private static final Throwable UNAVAILABLE;
+    private static final String HOW;
+
+    static {
+        Throwable cause = null;
+        String how = null;
+        try {
+            how = load();
+            checkAbi();
+        } catch (Throwable t) {
+            cause = t;
+        }
+        UNAVAILABLE = cause;
+        HOW = how;
+    }
+
+    private NativeUdp() {
+    }
+
+    /** @return true if the library loaded and its ABI matches */
+    static boolean isAvailable() {
+        return UNAVAILABLE == null;
+    }
+
+    /** @return why the library cannot be used, or null */
+    static Throwable unavailabilityCause() {
+        return UNAVAILABLE;
+    }
+
+    /** @return how the library was loaded ({@code System.loadLibrary} or {@code extracted to ...}), or null */
+    static String loadedVia() {
+        return HOW;
+    }
+
+    /** @throws IllegalStateException with the cause if the library cannot be used */
+    static void ensureAvailable() {
+        if (UNAVAILABLE != null) {
+            throw new IllegalStateException("driver-jni's native library librvtjni.so is not available: "
+                    + UNAVAILABLE.getMessage(), UNAVAILABLE);
+        }
+    }
+
+    private static String load() throws IOException {
+        try {
+            System.loadLibrary(LIBRARY);
+            return "System.loadLibrary";
+        } catch (UnsatisfiedLinkError e) {
+            String os = System.getProperty("os.name", "");
+            String arch = System.getProperty("os.arch", "");
+            if (!os.startsWith("Linux") || !(arch.equals("amd64") || arch.equals("x86_64"))) {
+                throw new UnsatisfiedLinkError("librvtjni is built for " + PLATFORM + " only; this JVM runs on "
+                        + os + "/" + arch);
+            }
+            String resource = "/META-INF/native/" + PLATFORM + "/" + System.mapLibraryName(LIBRARY);
+            try (InputStream in = NativeUdp.class.getResourceAsStream(resource)) {
+                if (in == null) {
+                    UnsatisfiedLinkError err = new UnsatisfiedLinkError("no " + resource + " in driver-jni's jar and "
+                            + "System.loadLibrary(\"" + LIBRARY + "\") failed: " + e.getMessage());
+                    err.addSuppressed(e);
+                    throw err;
+                }
+                Path dir = Files.createTempDirectory("rvtjni");
+                Path file = dir.resolve(System.mapLibraryName(LIBRARY));
+                try {
+                    Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+                    System.load(file.toAbsolutePath().toString());
+                } finally {
+                    // Linux keeps the mapping; the file is not needed once loaded.
+                    Files.deleteIfExists(file);
+                    Files.deleteIfExists(dir);
+                }
+                return "extracted from " + resource;
+            }
+        }
+    }
+
+    private static void checkAbi() {
+        int v = abiVersion();
+        if (v != ABI_VERSION) {
+            throw new UnsatisfiedLinkError("librvtjni ABI mismatch: library version " + v + ", driver-jni expects "
+                    + ABI_VERSION + " (a librvtjni.so from another build is on java.library.path?)");
+        }
+        checkSize("tx descriptor", 0, TX_DESC_SIZE);
+        checkSize("rx descriptor", 1, RX_DESC_SIZE);
+        checkSize("largest batch", 2, MAX_BATCH);
+    }
+
+    private static void checkSize(String what, int which, int expected) {
+        int got = abiSize(which);
+        if (got != expected) {
+            throw new UnsatisfiedLinkError("librvtjni ABI mismatch: " + what + " is " + got
+                    + " in the library, driver-jni expects " + expected);
+        }
+    }
+
+    /** @return {@code RVT_ABI_VERSION} of the library */
+    static native int abiVersion();
+
+    /**
+     * @param what 0: tx descriptor size, 1: rx descriptor size, 2: largest batch, 3: {@code sizeof(sockaddr_in6)}
+     * @return the size or -EINVAL
+     */
+    static native int abiSize(int what);
+
+    /**
+     * @param directBuffer a direct buffer
+     * @return its address, or -EINVAL if it is not direct
+     */
+    static native long address(ByteBuffer directBuffer);
+
+    /**
+     * Opens a non-blocking UDP socket ({@code socket}, {@code setsockopt}, {@code bind}).
+     *
+     * @param ipv6 IPv6 (IPV6_V6ONLY) or IPv4 (IP_MTU_DISCOVER = IP_PMTUDISC_DO)
+     * @param v4 the IPv4 address, big-endian int
+     * @param hi the IPv6 address's first 8 bytes, big-endian
+     * @param lo its last 8 bytes
+     * @param port the UDP port, 0 for an ephemeral one
+     * @param bufBytes SO_RCVBUF and SO_SNDBUF to ask for, 0 to keep the defaults
+     * @return the file descriptor, or -errno
+     */
+    static native int open(boolean ipv6, int v4, long hi, long lo, int port, int bufBytes);
+
+    /**
+     * @param fd a socket
+     * @return its bound port ({@code getsockname}), or -errno
+     */
+    static native int localPort(int fd);
+
+    /**
+     * @param fd a file descriptor
+     * @return 0 or -errno
+     */
+    static native int close(int fd);
+
+    /**
+     * {@code sendmmsg} of tx descriptors {@code [first, first + count)} (at most {@link #MAX_BATCH}).
+     *
+     * @param fd the socket
+     * @param desc address of the descriptor array
+     * @param first the first descriptor
+     * @param count how many
+     * @return how many were sent, or -errno if the first one failed
+     */
+    static native int sendBatch(int fd, long desc, int first, int count);
+
+    /**
+     * Non-blocking {@code recvmmsg} into {@code count} slots (at most {@link #MAX_BATCH}).
+     *
+     * @param fd the socket
+     * @param desc address of the rx descriptor array
+     * @param data address of the first slot
+     * @param slotSize bytes per slot
+     * @param count how many slots
+     * @return how many datagrams arrived (0 if none waited), or -errno
+     */
+    static native int recvBatch(int fd, long desc, long data, int slotSize, int count);
+
+    /** @return a non-blocking eventfd, or -errno */
+    static native int eventfd();
+
+    /**
+     * @param efd an eventfd
+     * @return 0 or -errno
+     */
+    static native int signal(int efd);
+
+    /**
+     * {@code poll} on a socket and an eventfd.
+     *
+     * @param fd the socket
+     * @param efd the eventfd (reset when it fired), or -1
+     * @param timeoutMillis the longest wait
+     * @return 1 if woken, 0 on timeout, -errno on error
+     */
+    static native int await(int fd, int efd, int timeoutMillis);
+}

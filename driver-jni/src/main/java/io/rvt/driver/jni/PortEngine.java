@@ -1,0 +1,177 @@
+package io.rvt.driver.jni;
+
+import io.rvt.api.Gid;
+import io.rvt.transport.RxInfo;
+import io.rvt.transport.header.Icrc;
+import io.rvt.transport.header.PacketHeaders;
+import io.rvt.transport.header.PacketParser;
+import java.net.Inet6Address;
+import java.nio.ByteBuffer;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One port of a {@link JniDriver}: its socket, and the thread that serves it. The thread is both the port's receive
+ * engine (a {@code recvmmsg} batch, each datagram parsed, checked and handed to the transport) and its send engine
+ * for QPs scheduled from paths that hold QP locks (ACKs, responses, retries, RNR restarts), so that the ACKs a batch of
+ * requests causes leave in one {@code sendmmsg} batch. Idle, it spins, then yields, then (unless busy-polling) waits
+ * in {@code poll} on the socket and an eventfd that {@link #schedule} signals.
+ */
+final class PortEngine implements Runnable {
+    private static final int SPINS = 200;
+    private static final int YIELDS = 50;
+    private static final int WAIT_MILLIS = 10;
+
+    final JniDriver driver;
+    final int portNum;
+    final Datagrams io;
+    final Gid localGid;
+    final boolean ipv6;
+    /** IPv4 address, big-endian int (IPv4 ports). */
+    final int localV4;
+    final QpQueue queue;
+    final RxBatch rx;
+    final TxScratch tx;
+    /** The GRH the receive path synthesises for UD receives (SGID from the sender's address, DGID ours). */
+    final ByteBuffer grh = ByteBuffer.allocate(40);
+    /** Receive-path scratch, touched only by the engine thread. */
+    final PacketParser parser = new PacketParser(false);
+    final PacketHeaders headers = new PacketHeaders();
+    final RxInfo info = new RxInfo();
+    final Icrc icrc = new Icrc();
+    private final boolean busyPoll;
+    private volatile boolean running;
+    private volatile boolean sleeping;
+    private volatile Thread thread;
+    /** The last sender's GID, kept while the sender stays the same (no allocation per packet). */
+    private long lastSrcHi;
+    private long lastSrcLo;
+    private Gid lastSrc;
+
+    // Single-writer counters (the engine thread); volatile so that any thread may read them.
+    volatile long icrcErrors;
+    volatile long malformed;
+    volatile long sendErrors;
+
+    PortEngine(JniDriver driver, int portNum, Datagrams io, int maxQp, int batch, int slotSize, boolean busyPoll) {
+        this.driver = driver;
+        this.portNum = portNum;
+        this.io = io;
+        this.localGid = Peer.gidOf(io.localAddress());
+        this.ipv6 = io.localAddress() instanceof Inet6Address;
+        this.localV4 = (int) localGid.interfaceId();
+        this.queue = new QpQueue(maxQp);
+        this.rx = new RxBatch(batch, slotSize);
+        this.tx = new TxScratch(batch, slotSize);
+        this.busyPoll = busyPoll;
+    }
+
+    /** Starts the thread. */
+    void start(String name) {
+        running = true;
+        Thread t = new Thread(this, name);
+        t.setDaemon(true);
+        thread = t;
+        t.start();
+    }
+
+    /** Stops the thread and waits for it. */
+    void stop() {
+        running = false;
+        Thread t = thread;
+        if (t != null) {
+            io.wakeup();
+            LockSupport.unpark(t);
+            boolean interrupted = false;
+            while (t.isAlive()) {
+                try {
+                    t.join(100);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+                io.wakeup();
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** @return true if the calling thread is this port's engine */
+    boolean isEngineThread() {
+        return Thread.currentThread() == thread;
+    }
+
+    /** @return the engine thread, or null before start */
+    Thread thread() {
+        return thread;
+    }
+
+    /**
+     * Queues a QP whose pending counter the caller raised from 0 and wakes the engine if it waits.
+     *
+     * @param q the QP
+     */
+    void schedule(JniQp q) {
+        if (!queue.offer(q)) {
+            // Each QP is queued at most once at a time and the queue holds max_qp entries: cannot happen.
+            throw new IllegalStateException("send queue of port " + portNum + " of " + driver.name() + " is full");
+        }
+        if (sleeping && !isEngineThread()) {
+            io.wakeup();
+        }
+    }
+
+    @Override
+    public void run() {
+        int idle = 0;
+        while (running) {
+            int work = 0;
+            try {
+                int n = io.receive(rx);
+                for (int i = 0; i < n; i++) {
+                    driver.onDatagram(this, i);
+                }
+                work += n;
+                JniQp q;
+                while ((q = queue.poll()) != null) {
+                    driver.drain(q, tx, this);
+                    work++;
+                }
+                driver.flush(tx);
+            } catch (RuntimeException | Error e) {
+                // The receive path never throws for bad packets; anything else is a bug: report, keep serving.
+                System.getLogger(JniDriver.class.getName()).log(System.Logger.Level.WARNING,
+                        "port " + portNum + " engine of " + driver.name() + " failed", e);
+            }
+            if (work > 0) {
+                idle = 0;
+            } else if (busyPoll || ++idle < SPINS) {
+                Thread.onSpinWait();
+            } else if (idle < SPINS + YIELDS) {
+                Thread.yield();
+            } else {
+                sleeping = true;
+                if (queue.isEmpty() && running) {
+                    io.await(WAIT_MILLIS);
+                }
+                sleeping = false;
+            }
+        }
+    }
+
+    /**
+     * @param hi first half of the sender's IPv6 address (or the IPv4-mapped form)
+     * @param lo second half
+     * @return its GID, cached while the sender repeats
+     */
+    Gid sourceGid(long hi, long lo) {
+        Gid g = lastSrc;
+        if (g == null || hi != lastSrcHi || lo != lastSrcLo) {
+            g = Gid.of(hi, lo);
+            lastSrc = g;
+            lastSrcHi = hi;
+            lastSrcLo = lo;
+        }
+        return g;
+    }
+}

@@ -1,0 +1,121 @@
+package io.rvt.driver.jni;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Datagrams waiting to go out together: slots in one direct buffer (a packet is written straight into its slot) and,
+ * beside it, the {@code struct rvt_tx_desc} array the C library's {@code sendmmsg} reads (address and length of one
+ * or two segments, destination). One per sending thread and port; reused, so sending allocates nothing.
+ */
+final class TxBatch {
+    final int slots;
+    final int slotSize;
+    /** The packets, slot {@code i} at {@code i * slotSize}; big-endian, as the header codec writes. */
+    final ByteBuffer data;
+    /** The descriptors, native byte order. */
+    final ByteBuffer desc;
+    final long dataAddress;
+    final long descAddress;
+    /** Per slot: the destination and the length (for the JDK layer, which sends slot by slot). */
+    final Peer[] peers;
+    final int[] lengths;
+    /** Per slot: a view of the slot (for the JDK layer). */
+    final ByteBuffer[] views;
+    int count;
+
+    /**
+     * @param slots how many datagrams, at most {@link NativeUdp#MAX_BATCH}
+     * @param slotSize bytes per datagram
+     */
+    TxBatch(int slots, int slotSize) {
+        if (slots < 1 || slots > NativeUdp.MAX_BATCH) {
+            throw new IllegalArgumentException("batch must be 1.." + NativeUdp.MAX_BATCH + " datagrams, got " + slots);
+        }
+        this.slots = slots;
+        this.slotSize = slotSize;
+        this.data = ByteBuffer.allocateDirect(slots * slotSize);
+        this.desc = ByteBuffer.allocateDirect(slots * NativeUdp.TX_DESC_SIZE).order(ByteOrder.nativeOrder());
+        boolean nat = NativeUdp.isAvailable();
+        this.dataAddress = nat ? NativeUdp.address(data) : 0;
+        this.descAddress = nat ? NativeUdp.address(desc) : 0;
+        this.peers = new Peer[slots];
+        this.lengths = new int[slots];
+        this.views = new ByteBuffer[slots];
+        for (int i = 0; i < slots; i++) {
+            views[i] = data.slice(i * slotSize, slotSize);
+        }
+    }
+
+    /** @return true if no slot is left */
+    boolean isFull() {
+        return count == slots;
+    }
+
+    /** @return the offset of the next free slot in {@link #data} */
+    int nextOffset() {
+        return count * slotSize;
+    }
+
+    /**
+     * Queues the packet written into the next free slot.
+     *
+     * @param to the destination
+     * @param length its length
+     */
+    void add(Peer to, int length) {
+        addGather(to, length, 0, 0);
+    }
+
+    /**
+     * Queues the packet in the next free slot followed by a second segment gathered from elsewhere (registered
+     * memory in a direct buffer): the C library sends both as one datagram without copying the second.
+     *
+     * @param to the destination
+     * @param length bytes of the slot
+     * @param address2 address of the second segment (0: none)
+     * @param length2 its length
+     */
+    void addGather(Peer to, int length, long address2, int length2) {
+        int i = count++;
+        peers[i] = to;
+        lengths[i] = length;
+        int d = i * NativeUdp.TX_DESC_SIZE;
+        ByteBuffer b = desc;
+        b.putLong(d, dataAddress + (long) i * slotSize);
+        b.putInt(d + 8, length);
+        b.putInt(d + 12, length2);
+        b.putLong(d + 16, address2);
+        b.putShort(d + 24, (short) to.port);
+        b.put(d + 26, (byte) (to.ipv6 ? 6 : 4));
+        b.putInt(d + 28, 0);
+        if (to.ipv6) {
+            b.putLong(d + 32, toNetwork(b, to.hi));
+            b.putLong(d + 40, toNetwork(b, to.lo));
+        } else {
+            b.putInt(d + 32, b.order() == ByteOrder.BIG_ENDIAN ? to.v4 : Integer.reverseBytes(to.v4));
+            b.putInt(d + 36, 0);
+            b.putLong(d + 40, 0);
+        }
+    }
+
+    /**
+     * @param i a slot
+     * @return the result the C library wrote for it: 0 or -errno
+     */
+    int result(int i) {
+        return desc.getInt(i * NativeUdp.TX_DESC_SIZE + 28);
+    }
+
+    private static long toNetwork(ByteBuffer b, long v) {
+        return b.order() == ByteOrder.BIG_ENDIAN ? v : Long.reverseBytes(v);
+    }
+
+    /** Forgets every queued datagram. */
+    void clear() {
+        for (int i = 0; i < count; i++) {
+            peers[i] = null;
+        }
+        count = 0;
+    }
+}

@@ -1,0 +1,19 @@
+package io.rvt.driver.jni;
+
+import io.rvt.transport.TxInfo;
+import io.rvt.transport.header.Icrc;
+
+/**
+ * What one sending thread needs: its batch of datagrams, the {@link TxInfo} the transport fills, and an ICRC
+ * calculator; and the port the batch is for (a batch goes out through one socket).
+ */
+final class TxScratch {
+    final TxBatch batch;
+    final TxInfo info = new TxInfo();
+    final Icrc icrc = new Icrc();
+    PortEngine port;
+
+    TxScratch(int slots, int slotSize) {
+        this.batch = new TxBatch(slots, slotSize);
+    }
+}

@@ -1,0 +1,104 @@
+package io.rvt.driver.jni;
+
+import io.rvt.api.Device;
+import io.rvt.core.RvtDevice;
+import io.rvt.testkit.DriverFixture;
+import io.rvt.testkit.Faults;
+import io.rvt.testkit.Feature;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * driver-jni's conformance fixture: HCAs on one loopback address ({@code 127.0.0.1} or {@code ::1}), each on an
+ * ephemeral UDP port, each with the others in its peer table; faults are injected by decorating the sockets.
+ */
+final class JniFixture implements DriverFixture {
+    private final long seed;
+    private final String address;
+    private final Wire wire;
+    private final List<RvtDevice> devices = new ArrayList<>();
+    private final List<JniDriver> drivers = new ArrayList<>();
+    private final List<FaultyDatagrams> sockets = new ArrayList<>();
+
+    JniFixture(long seed, String address) {
+        this(seed, address, Wire.NATIVE);
+    }
+
+    JniFixture(long seed, String address, Wire wire) {
+        this.seed = seed;
+        this.address = address;
+        this.wire = wire;
+    }
+
+    List<JniDriver> drivers() {
+        return drivers;
+    }
+
+    @Override
+    public Device[] open(int count) {
+        Device[] out = new Device[count];
+        int first = drivers.size();
+        for (int i = 0; i < count; i++) {
+            long s = seed + drivers.size();
+            JniDriver d = JniDriver.builder().name("roce" + drivers.size()).address(address).udpPort(0).wire(wire)
+                    .decorate(io -> {
+                        FaultyDatagrams f = new FaultyDatagrams(io, s, 4096 + 128);
+                        sockets.add(f);
+                        return f;
+                    }).build();
+            drivers.add(d);
+        }
+        for (int i = first; i < drivers.size(); i++) {
+            for (int j = first; j < drivers.size(); j++) {
+                if (i != j) {
+                    drivers.get(i).addPeer(drivers.get(j).gid(1), drivers.get(j).localPort(1));
+                }
+            }
+        }
+        for (int i = 0; i < count; i++) {
+            RvtDevice dev = RvtDevice.register(drivers.get(first + i));
+            devices.add(dev);
+            out[i] = dev;
+        }
+        return out;
+    }
+
+    @Override
+    public boolean progress() {
+        return false;
+    }
+
+    @Override
+    public boolean supports(Feature feature) {
+        return feature != Feature.DETERMINISTIC;
+    }
+
+    @Override
+    public void faults(Faults f) {
+        for (FaultyDatagrams s : sockets) {
+            s.faults(f);
+        }
+    }
+
+    @Override
+    public void partition(boolean cut) {
+        for (FaultyDatagrams s : sockets) {
+            s.partition(cut);
+        }
+    }
+
+    @Override
+    public long seed() {
+        return seed;
+    }
+
+    @Override
+    public void close() {
+        for (RvtDevice d : devices) {
+            d.unregister();
+        }
+        for (JniDriver d : drivers) {
+            d.close();
+        }
+    }
+}
