@@ -1,9 +1,10 @@
 /**
- * The rvt command: lists devices and runs a ping-pong between two simulated HCAs, through the plain-Java device
- * registry ({@code Rvt.open()}).
+ * The rvt command ({@code ./rvt}): devices, ping-pong, perftest-style measurements and counters on simulated HCAs,
+ * hosted in a plain-Java device registry ({@code --no-osgi}) or an embedded OSGi framework.
  */
 module io.rvt.launcher {
     requires io.rvt.api;
+    requires io.rvt.driver.sim;
 
     uses io.rvt.api.DeviceRegistry;
 }

@@ -1,0 +1,61 @@
+package io.rvt.launcher;
+
+import io.rvt.api.CompletionQueue;
+import io.rvt.api.WcStatus;
+import io.rvt.api.WorkCompletion;
+
+/**
+ * Busy-polling for completions with a safety deadline: a lost message on an unreliable transport, or a stuck fabric,
+ * ends the command with a clear error instead of a hang. Allocates nothing unless it fails.
+ */
+final class Completions {
+    /** How long a command waits for one expected completion before giving up (wall time). */
+    static final long DEADLINE_NANOS = 10_000_000_000L;
+
+    private Completions() {
+    }
+
+    /**
+     * Polls {@code cq} until it yields a completion, and checks its status.
+     *
+     * @param cq the CQ
+     * @param wc filled with the completion
+     * @param what names the wait in an error, e.g. "the receive on rvt_sim1"
+     * @param hint appended to a timeout error (why it may have happened), or ""
+     * @throws IllegalStateException on a failed completion or when {@link #DEADLINE_NANOS} pass
+     */
+    static void await(CompletionQueue cq, WorkCompletion wc, String what, String hint) {
+        if (!cq.pollCq(wc)) {
+            long deadline = System.nanoTime() + DEADLINE_NANOS;
+            while (!cq.pollCq(wc)) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("no completion for " + what + " within "
+                            + DEADLINE_NANOS / 1_000_000_000L + " s" + hint);
+                }
+                Thread.onSpinWait();
+            }
+        }
+        check(wc, what);
+    }
+
+    /**
+     * @param wc a completion
+     * @param what names the work request in an error
+     * @throws IllegalStateException unless it succeeded
+     */
+    static void check(WorkCompletion wc, String what) {
+        if (wc.status() != WcStatus.SUCCESS) {
+            throw new IllegalStateException(what + " failed: " + wc.status() + " (wr_id " + wc.wrId() + ")");
+        }
+    }
+
+    /**
+     * @param transport the transport a wait is on
+     * @return why a completion may never come on it, for a timeout error
+     */
+    static String lossHint(Transport transport) {
+        return transport == Transport.RC ? " (the RC retry limit should have ended it first: is the fabric stuck?)"
+                : " (" + transport.option().toUpperCase(java.util.Locale.ROOT)
+                        + " does not retransmit: with --loss a lost message ends the run)";
+    }
+}

@@ -1,0 +1,79 @@
+package io.rvt.launcher;
+
+import io.rvt.api.Device;
+import io.rvt.api.DeviceAttributes;
+import io.rvt.api.PortAttr;
+import java.io.PrintStream;
+import java.util.Locale;
+
+/** {@code rvt devices [-v]}: every device and port, laid out like ibv_devinfo ({@code -v}: the limits too). */
+final class DevicesCommand {
+    private final PrintStream out;
+    private final boolean verbose;
+
+    /**
+     * @param out where the listing goes
+     * @param verbose whether to list the device limits
+     */
+    DevicesCommand(PrintStream out, boolean verbose) {
+        this.out = out;
+        this.verbose = verbose;
+    }
+
+    /**
+     * Lists the host's devices.
+     *
+     * @param host the devices' host
+     */
+    void run(Host host) {
+        for (Device d : Main.requireDevices(host, 1, "devices")) {
+            print(d);
+        }
+    }
+
+    private void print(Device d) {
+        DeviceAttributes a = d.queryDevice();
+        out.printf("hca_id:\t%s%n", d.name());
+        out.printf("\ttransport:\t\t\tInfiniBand (simulated by %s)%n", d.driverName());
+        out.printf("\tnode_guid:\t\t\t%s%n", guid(a.nodeGuid()));
+        out.printf("\tsys_image_guid:\t\t\t%s%n", guid(a.sysImageGuid()));
+        out.printf("\tvendor_id:\t\t\t0x%04x%n", a.vendorId());
+        out.printf("\tvendor_part_id:\t\t\t%d%n", a.vendorPartId());
+        out.printf("\thw_ver:\t\t\t\t0x%X%n", a.hwVer());
+        out.printf("\tphys_port_cnt:\t\t\t%d%n", d.portCount());
+        if (verbose) {
+            out.printf("\tmax_mr_size:\t\t\t0x%x%n", a.maxMrSize());
+            out.printf("\tmax_qp:\t\t\t\t%d%n", a.maxQp());
+            out.printf("\tmax_qp_wr:\t\t\t%d%n", a.maxQpWr());
+            out.printf("\tmax_sge:\t\t\t%d%n", a.maxSendSge());
+            out.printf("\tmax_cq:\t\t\t\t%d%n", a.maxCq());
+            out.printf("\tmax_cqe:\t\t\t%d%n", a.maxCqe());
+            out.printf("\tmax_mr:\t\t\t\t%d%n", a.maxMr());
+            out.printf("\tmax_pd:\t\t\t\t%d%n", a.maxPd());
+            out.printf("\tmax_qp_rd_atom:\t\t\t%d%n", a.maxQpRdAtom());
+            out.printf("\tmax_srq:\t\t\t%d%n", a.maxSrq());
+            out.printf("\tmax_mcast_grp:\t\t\t%d%n", a.maxMcastGrp());
+        }
+        for (int p = 1; p <= d.portCount(); p++) {
+            PortAttr pa = d.queryPort(p, new PortAttr());
+            out.printf("\t\tport:\t%d%n", p);
+            out.printf("\t\t\tstate:\t\t\tPORT_%s (%d)%n", pa.state(), pa.state().value());
+            out.printf("\t\t\tmax_mtu:\t\t%d (%d)%n", pa.maxMtu().bytes(), pa.maxMtu().value());
+            out.printf("\t\t\tactive_mtu:\t\t%d (%d)%n", pa.activeMtu().bytes(), pa.activeMtu().value());
+            out.printf("\t\t\tsm_lid:\t\t\t%d%n", pa.smLid());
+            out.printf("\t\t\tport_lid:\t\t%d%n", pa.lid());
+            out.printf("\t\t\tGID[0]:\t\t\t%s%n", d.queryGid(p, 0));
+            out.printf("\t\t\tlink_layer:\t\tInfiniBand%n");
+        }
+        out.println();
+    }
+
+    /**
+     * @param g a GUID
+     * @return it as ibv_devinfo writes it, {@code 0052:5654:0010:0010}
+     */
+    static String guid(long g) {
+        return String.format(Locale.ROOT, "%04x:%04x:%04x:%04x", (g >>> 48) & 0xFFFF, (g >>> 32) & 0xFFFF,
+                (g >>> 16) & 0xFFFF, g & 0xFFFF);
+    }
+}

@@ -1,0 +1,151 @@
+package io.rvt.launcher;
+
+import io.rvt.api.AccessFlag;
+import io.rvt.api.AddressHandle;
+import io.rvt.api.AhAttr;
+import io.rvt.api.CompletionQueue;
+import io.rvt.api.Device;
+import io.rvt.api.MemoryRegion;
+import io.rvt.api.PortAttr;
+import io.rvt.api.ProtectionDomain;
+import io.rvt.api.QpAttr;
+import io.rvt.api.QpAttrMask;
+import io.rvt.api.QpInitAttr;
+import io.rvt.api.QpState;
+import io.rvt.api.QpType;
+import io.rvt.api.QueuePair;
+import io.rvt.api.SigType;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One device's side of a test: a protection domain, a send and a receive completion queue, one registered buffer
+ * with every access right, and the queue pairs created on them. {@link #connect} brings a QP to RTS talking to a
+ * peer the way ibv_rc_pingpong and perftest do (RC and UC: INIT, RTR with the peer's LID and QPN, RTS; UD: INIT with a
+ * Q_Key, RTR, RTS, plus an address handle to the peer).
+ */
+final class Endpoint implements AutoCloseable {
+    /** Access rights of the buffer and of the QPs: everything a test may do to it. */
+    static final int ALL_ACCESS = AccessFlag.mask(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
+            AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
+    /** The Q_Key of the launcher's UD QPs. */
+    static final int QKEY = 0x11111111;
+    /** Bytes a UD receive buffer needs before the payload: the GRH area. */
+    static final int GRH_BYTES = 40;
+    /**
+     * RC local ACK timeout code: 4.096 µs × 2^12 ≈ 17 ms per try, 8 tries: short enough that a lost packet costs
+     * little, long enough that a busy 2-core machine does not exhaust the retries.
+     */
+    private static final int RC_TIMEOUT = 12;
+    /** RDMA READs and atomics in flight per QP (the simulated HCA's limit). */
+    private static final int RD_ATOMIC = 16;
+
+    final Device device;
+    final ProtectionDomain pd;
+    final CompletionQueue sendCq;
+    final CompletionQueue recvCq;
+    final ByteBuffer buffer;
+    final MemoryRegion mr;
+    final List<QueuePair> qps = new ArrayList<>();
+    private final List<AddressHandle> ahs = new ArrayList<>();
+
+    /**
+     * @param device the device
+     * @param bufferBytes size of the registered buffer (direct)
+     * @param cqDepth entries of each completion queue
+     */
+    Endpoint(Device device, int bufferBytes, int cqDepth) {
+        this.device = device;
+        this.pd = device.allocPd();
+        this.sendCq = device.createCq(cqDepth, 0, null, null);
+        this.recvCq = device.createCq(cqDepth, 0, null, null);
+        this.buffer = ByteBuffer.allocateDirect(bufferBytes);
+        this.mr = pd.regMr(buffer, ALL_ACCESS);
+    }
+
+    /**
+     * Creates a QP in RESET on this endpoint's CQs.
+     *
+     * @param type RC, UC or UD
+     * @param sendDepth send queue entries
+     * @param recvDepth receive queue entries
+     * @param sigType whether every send completes or only signaled ones
+     * @return the QP (also in {@link #qps})
+     */
+    QueuePair createQp(QpType type, int sendDepth, int recvDepth, SigType sigType) {
+        QpInitAttr init = new QpInitAttr().qpType(type).sendCq(sendCq).recvCq(recvCq).sigType(sigType);
+        init.cap().maxSendWr(sendDepth).maxRecvWr(recvDepth).maxSendSge(1).maxRecvSge(1);
+        QueuePair qp = pd.createQp(init);
+        qps.add(qp);
+        return qp;
+    }
+
+    /** @return the LID of port 1 */
+    int lid() {
+        return device.queryPort(1, new PortAttr()).lid();
+    }
+
+    /**
+     * Brings {@code qp} (of this endpoint) to RTS talking to {@code peerQp} of {@code peer}.
+     *
+     * @param qp a QP of this endpoint in RESET
+     * @param peer the other endpoint
+     * @param peerQp the QP there
+     * @return for UD, an address handle to the peer's port; null otherwise
+     */
+    AddressHandle connect(QueuePair qp, Endpoint peer, QueuePair peerQp) {
+        if (qp.type() == QpType.UD) {
+            qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qkey(QKEY),
+                    QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.QKEY));
+            qp.modifyQp(new QpAttr().qpState(QpState.RTR), QpAttrMask.STATE.bit());
+            qp.modifyQp(new QpAttr().qpState(QpState.RTS).sqPsn(0),
+                    QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.SQ_PSN));
+            AddressHandle ah = pd.createAh(new AhAttr().dlid(peer.lid()).portNum(1));
+            ahs.add(ah);
+            return ah;
+        }
+        boolean rc = qp.type() == QpType.RC;
+        qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(ALL_ACCESS),
+                QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
+        QpAttr rtr = new QpAttr().qpState(QpState.RTR).pathMtu(device.queryPort(1, new PortAttr()).activeMtu())
+                .destQpNum(peerQp.qpNum()).rqPsn(0);
+        rtr.ahAttr().dlid(peer.lid()).portNum(1);
+        int mask = QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
+                QpAttrMask.RQ_PSN);
+        if (rc) {
+            rtr.maxDestRdAtomic(RD_ATOMIC).minRnrTimer(1);
+            mask |= QpAttrMask.mask(QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER);
+        }
+        qp.modifyQp(rtr, mask);
+        QpAttr rts = new QpAttr().qpState(QpState.RTS).sqPsn(0);
+        mask = QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.SQ_PSN);
+        if (rc) {
+            rts.timeout(RC_TIMEOUT).retryCnt(7).rnrRetry(7).maxRdAtomic(RD_ATOMIC);
+            mask |= QpAttrMask.mask(QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY,
+                    QpAttrMask.MAX_QP_RD_ATOMIC);
+        }
+        qp.modifyQp(rts, mask);
+        return null;
+    }
+
+    /** Destroys the QPs, address handles, CQs, region and PD (best effort: the device may be gone). */
+    @Override
+    public void close() {
+        if (!device.isAlive()) {
+            return;
+        }
+        for (QueuePair qp : qps) {
+            qp.destroyQp();
+        }
+        qps.clear();
+        for (AddressHandle ah : ahs) {
+            ah.destroyAh();
+        }
+        ahs.clear();
+        sendCq.destroyCq();
+        recvCq.destroyCq();
+        mr.deregMr();
+        pd.deallocPd();
+    }
+}

@@ -1,0 +1,34 @@
+package io.rvt.launcher;
+
+import io.rvt.api.Device;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where the launcher's devices come from: a plain-Java device registry with simulated HCAs ({@link PlainHost}), or
+ * an OSGi framework whose device services they are. A host owns its devices; {@link #close()} removes them.
+ */
+public interface Host extends AutoCloseable {
+    /** @return the devices, in a stable order (the first two are the pair the commands connect) */
+    List<Device> devices();
+
+    /**
+     * @return one line saying what the devices are, for headers and the "measured on" note, e.g.
+     *         {@code driver-sim, real-time fabric 'rvt' (loss 0.05)}
+     */
+    String description();
+
+    /**
+     * Counters of the network between the devices, if the host can see them (a simulated fabric's frames, drops by
+     * cause, duplicates, reorderings), in a stable order.
+     *
+     * @return counter name to value; empty if the host has none
+     */
+    default Map<String, Long> fabricCounters() {
+        return Map.of();
+    }
+
+    /** Removes the devices and stops whatever the host started. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,272 @@
+package io.rvt.launcher;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The parsed command line: the command, the fabric options, and each command's own options. Every option belongs to
+ * some commands; an option given to a command it does not belong to is a usage error, so that nothing is silently
+ * ignored. Values are checked here when they are impossible whatever the device ({@code --size 0}); limits of a
+ * device are checked by the command.
+ */
+public final class Options {
+    /** The largest message size: 8 MiB, perftest's {@code -a} ceiling. */
+    public static final int MAX_SIZE = 8 << 20;
+
+    /** The commands, in the order help lists them. */
+    static final List<String> COMMANDS = List.of("devices", "pingpong", "perf", "stat", "shell");
+
+    private static final String FABRIC = "devices pingpong perf stat shell default";
+    /** Option (long form) to the commands it belongs to. */
+    private static final Map<String, String> APPLIES = Map.ofEntries(
+            Map.entry("--debug", FABRIC), Map.entry("--no-osgi", FABRIC), Map.entry("--driver", FABRIC),
+            Map.entry("--loss", FABRIC), Map.entry("--dup", FABRIC), Map.entry("--reorder", FABRIC),
+            Map.entry("--seed", FABRIC), Map.entry("--deterministic", FABRIC), Map.entry("--help", FABRIC),
+            Map.entry("--verbose", "devices default"),
+            Map.entry("--transport", "pingpong perf"),
+            Map.entry("--size", "pingpong perf default"),
+            Map.entry("--iters", "pingpong perf stat default"),
+            Map.entry("--test", "perf"), Map.entry("--bw", "perf"), Map.entry("--lat", "perf"),
+            Map.entry("--all", "perf"), Map.entry("--qps", "perf"), Map.entry("--duration", "perf"),
+            Map.entry("--json", "perf"), Map.entry("--tx-depth", "perf"),
+            Map.entry("--no-traffic", "stat"));
+    /** Short option to its long form. */
+    private static final Map<String, String> SHORT = Map.of("-v", "--verbose", "-s", "--size", "-n", "--iters",
+            "-a", "--all", "-q", "--qps", "-D", "--duration", "-t", "--tx-depth", "-h", "--help");
+    /** Options that take no value. */
+    private static final Set<String> FLAGS = Set.of("--debug", "--no-osgi", "--deterministic", "--help",
+            "--verbose", "--bw", "--lat", "--all", "--no-traffic");
+
+    String command = "default";
+    final Set<String> given = new HashSet<>();
+    boolean debug;
+    boolean noOsgi;
+    boolean help;
+    String driver = "sim";
+    double loss;
+    double duplication;
+    double reorder;
+    long seed = 0x5EED_0F_FAB_21CL; // driver-sim's default fabric seed
+    boolean deterministic;
+    boolean verbose;
+    Transport transport = Transport.RC;
+    int size = -1;
+    int iters = -1;
+    PerfTest test = PerfTest.SEND;
+    boolean latency;
+    boolean all;
+    int qps = 1;
+    double durationSeconds;
+    String json;
+    int txDepth = 128;
+    boolean noTraffic;
+
+    private Options() {
+    }
+
+    /**
+     * Parses a command line.
+     *
+     * @param args the arguments after {@code rvt}
+     * @return the options
+     * @throws UsageException naming the first problem
+     */
+    public static Options parse(String... args) {
+        Options o = new Options();
+        // --debug counts even if a later argument is bad, so that the failure can be traced
+        o.debug = List.of(args).contains("--debug");
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            if (!arg.startsWith("-")) {
+                if (!o.command.equals("default")) {
+                    throw new UsageException("unexpected argument '" + arg + "' after command '" + o.command + "'");
+                }
+                if (!COMMANDS.contains(arg)) {
+                    throw new UsageException("unknown command '" + arg + "' (commands: "
+                            + String.join(", ", COMMANDS) + ")");
+                }
+                o.command = arg;
+                continue;
+            }
+            String name = arg;
+            String value = null;
+            int eq = arg.indexOf('=');
+            if (arg.startsWith("--") && eq > 0) {
+                name = arg.substring(0, eq);
+                value = arg.substring(eq + 1);
+            }
+            name = SHORT.getOrDefault(name, name);
+            if (!APPLIES.containsKey(name)) {
+                throw new UsageException("unknown option '" + arg + "' (rvt --help lists them)");
+            }
+            if (FLAGS.contains(name)) {
+                if (value != null) {
+                    throw new UsageException("option " + name + " takes no value, got '" + value + "'");
+                }
+            } else if (value == null) {
+                if (i + 1 >= args.length) {
+                    throw new UsageException("option " + name + " needs a value");
+                }
+                value = args[++i];
+            }
+            o.given.add(name);
+            o.set(name, value);
+        }
+        for (String name : o.given) {
+            if (!List.of(APPLIES.get(name).split(" ")).contains(o.command)) {
+                throw new UsageException("option " + name + " does not apply to " + (o.command.equals("default")
+                        ? "the default run" : "'" + o.command + "'"));
+            }
+        }
+        o.check();
+        return o;
+    }
+
+    private void set(String name, String v) {
+        switch (name) {
+            case "--debug" -> debug = true;
+            case "--no-osgi" -> noOsgi = true;
+            case "--help" -> help = true;
+            case "--driver" -> driver = v;
+            case "--loss" -> loss = probability(name, v);
+            case "--dup" -> duplication = probability(name, v);
+            case "--reorder" -> reorder = probability(name, v);
+            case "--seed" -> seed = longValue(name, v);
+            case "--deterministic" -> deterministic = true;
+            case "--verbose" -> verbose = true;
+            case "--transport" -> transport = Transport.parse(v);
+            case "--size" -> size = size(name, v);
+            case "--iters" -> iters = positive(name, v);
+            case "--test" -> test = PerfTest.parse(v);
+            case "--bw" -> latency = false;
+            case "--lat" -> latency = true;
+            case "--all" -> all = true;
+            case "--qps" -> qps = positive(name, v);
+            case "--duration" -> durationSeconds = duration(name, v);
+            case "--json" -> json = v;
+            case "--tx-depth" -> txDepth = positive(name, v);
+            case "--no-traffic" -> noTraffic = true;
+            default -> throw new IllegalStateException("option table and parser disagree on " + name);
+        }
+    }
+
+    private void check() {
+        if (given.contains("--bw") && given.contains("--lat")) {
+            throw new UsageException("options --bw and --lat exclude each other");
+        }
+        if (all && given.contains("--size")) {
+            throw new UsageException("options --all and --size exclude each other");
+        }
+        if (given.contains("--iters") && given.contains("--duration")) {
+            throw new UsageException("options --iters and --duration exclude each other");
+        }
+        if (!driver.equals("sim") && !driver.equals("jni")) {
+            throw new UsageException("option --driver: unknown driver '" + driver + "' (sim, or jni once it exists)");
+        }
+        if (driver.equals("jni")) {
+            throw new UsageException("option --driver: the jni driver is not available yet; use --driver sim");
+        }
+        if (qps > 64) {
+            throw new UsageException("option --qps: " + qps + " is more than 64 queue pairs");
+        }
+        if (txDepth > 4096) {
+            throw new UsageException("option --tx-depth: " + txDepth + " is more than 4096 work requests");
+        }
+    }
+
+    /** @return the fabric options */
+    public FabricOptions fabric() {
+        return new FabricOptions(loss, duplication, reorder, seed, deterministic);
+    }
+
+    /**
+     * @param option a long option name
+     * @return true if it was on the command line
+     */
+    public boolean has(String option) {
+        return given.contains(option);
+    }
+
+    private static double probability(String option, String v) {
+        double p;
+        try {
+            p = Double.parseDouble(v);
+        } catch (NumberFormatException e) {
+            throw new UsageException("option " + option + " needs a probability, got '" + v + "'");
+        }
+        if (!(p >= 0 && p <= 1)) {
+            throw new UsageException("option " + option + ": " + v + " is not a probability in [0, 1]");
+        }
+        return p;
+    }
+
+    private static long longValue(String option, String v) {
+        try {
+            return Long.decode(v);
+        } catch (NumberFormatException e) {
+            throw new UsageException("option " + option + " needs a whole number, got '" + v + "'");
+        }
+    }
+
+    private static int positive(String option, String v) {
+        long n = longValue(option, v);
+        if (n <= 0 || n > Integer.MAX_VALUE) {
+            throw new UsageException("option " + option + " must be a positive number, got " + v);
+        }
+        return (int) n;
+    }
+
+    private static int size(String option, String v) {
+        long n = longValue(option, v);
+        if (n <= 0 || n > MAX_SIZE) {
+            throw new UsageException("option " + option + ": " + v + " is not a message size (1 to " + MAX_SIZE
+                    + " bytes)");
+        }
+        return (int) n;
+    }
+
+    private static double duration(String option, String v) {
+        double d;
+        try {
+            d = Double.parseDouble(v);
+        } catch (NumberFormatException e) {
+            throw new UsageException("option " + option + " needs seconds, got '" + v + "'");
+        }
+        if (!(d > 0 && d <= 3600)) {
+            throw new UsageException("option " + option + ": " + v + " is not a duration (above 0, at most 3600 s)");
+        }
+        return d;
+    }
+
+    /** @return the usage text of {@code rvt --help} */
+    static String usage() {
+        return String.join(System.lineSeparator(),
+                "usage: rvt [COMMAND] [OPTIONS]",
+                "",
+                "commands:",
+                "  (none)      devices, then an RC ping-pong between the two simulated HCAs",
+                "  devices     list the devices, like ibv_devinfo (-v: limits too)",
+                "  pingpong    ping-pong between the two HCAs, like ibv_rc_pingpong; data checked every iteration",
+                "  perf        perftest-style bandwidth and latency tables (no options: a short sweep)",
+                "  stat        port counters, QP state and fabric counters after a short traffic run",
+                "  shell       the Gogo shell with the rvt:* commands (OSGi)",
+                "",
+                "pingpong:  --transport rc|uc|ud  -s|--size BYTES (4096)  -n|--iters N (1000)",
+                "perf:      --test send|write|read|atomic  --bw (default) | --lat  -s|--size BYTES | -a|--all",
+                "           -n|--iters N | -D|--duration SECONDS  -q|--qps N  --transport rc|uc|ud",
+                "           -t|--tx-depth N (128)  --json FILE",
+                "stat:      -n|--iters N (traffic run)  --no-traffic",
+                "fabric:    --loss P  --dup P  --reorder P  --seed N  --deterministic  --driver sim",
+                "other:     --no-osgi (plain class path, no Felix)  --debug (stack traces)  -h|--help",
+                "",
+                "exit codes: 0 success, 1 failure, 2 bad command line");
+    }
+
+    @Override
+    public String toString() {
+        return String.format(Locale.ROOT, "Options{%s %s}", command, given);
+    }
+}
