@@ -1,0 +1,147 @@
+package io.rvt.driver.jni;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rvt.api.Device;
+import io.rvt.api.PortCounter;
+import io.rvt.api.QpType;
+import io.rvt.api.RecvWorkRequest;
+import io.rvt.api.SendWorkRequest;
+import io.rvt.api.WrOpcode;
+import io.rvt.testkit.Endpoint;
+import io.rvt.testkit.Verbs;
+import io.rvt.transport.header.BthDescriptor;
+import io.rvt.transport.header.DethDescriptor;
+import io.rvt.transport.header.Icrc;
+import io.rvt.transport.header.Opcode;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Garbage sent at a driver's UDP port with a plain {@link DatagramSocket} (random bytes, truncated packets, packets
+ * with a bad ICRC) is dropped and counted, never thrown, and the driver keeps serving RC traffic afterwards. A
+ * well-formed packet from the same socket is accepted, so the drops are the checks' doing.
+ */
+class JniMalformedPacketTest {
+    private static final long SEED = 0xBADF00DL;
+    private static final int QKEY = 0x77;
+    private JniFixture fixture;
+    private Device[] dev;
+    private Verbs verbs;
+    private Endpoint ud;
+    private InetAddress local;
+    private DatagramSocket raw;
+
+    /** Per parameter: two HCAs on {@code host}, a UD QP on the second, and a plain socket to send garbage from. */
+    private void setUp(String host) throws Exception {
+        local = InetAddress.getByName(host);
+        fixture = new JniFixture(SEED, host);
+        dev = fixture.open(2);
+        verbs = new Verbs(fixture);
+        ud = verbs.endpoint(dev[1], QpType.UD, 4096);
+        verbs.activateUd(ud, QKEY);
+        raw = new DatagramSocket(0, local);
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (raw != null) {
+            raw.close();
+        }
+        if (fixture != null) {
+            fixture.close();
+        }
+    }
+
+    private JniDriver target() {
+        return fixture.drivers().get(1);
+    }
+
+    /** A UD SEND_ONLY to the UD QP with 8 bytes of payload and the ICRC this socket's datagram needs. */
+    private byte[] udPacket(int payload) {
+        ByteBuffer b = ByteBuffer.allocate(BthDescriptor.LENGTH + DethDescriptor.LENGTH + payload + Icrc.LENGTH);
+        int at = BthDescriptor.write(b, 0, Opcode.UD_SEND_ONLY, false, false, 0, 0xFFFF, ud.qp.qpNum(), false, 0);
+        at = DethDescriptor.write(b, at, QKEY, 5);
+        b.putLong(at, 42);
+        int len = b.capacity();
+        int port = target().localPort(1);
+        Icrc icrc = new Icrc();
+        if (local.getAddress().length == 4) {
+            int ip = ByteBuffer.wrap(local.getAddress()).getInt();
+            icrc.writeRoceV4(ip, ip, 0, true, raw.getLocalPort(), port, b, 0, len);
+        } else {
+            icrc.writeRoceV6(Peer.gidOf(local), Peer.gidOf(local), raw.getLocalPort(), port, b, 0, len);
+        }
+        return b.array();
+    }
+
+    private void inject(byte[] bytes, int len) throws Exception {
+        raw.send(new DatagramPacket(bytes, len, local, target().localPort(1)));
+    }
+
+    private void awaitMalformed(long expected) {
+        verbs.awaitTrue("malformed count " + expected, () -> target().malformed(1) >= expected);
+        assertThat(target().malformed(1)).isEqualTo(expected);
+        assertThat(dev[1].portCounter(1, PortCounter.RX_MALFORMED)).isEqualTo(expected);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"127.0.0.1", "::1"})
+    void shouldDropAndCountGarbageAndKeepServing(String host) throws Exception {
+        setUp(host);
+        // A good one first: accepted, so the socket's datagrams pass the checks (IPv4: ID 0 convention).
+        ud.qp.postRecv(new RecvWorkRequest(1).wrId(1).sge(ud.mr, 0, 1024));
+        byte[] good = udPacket(8);
+        inject(good, good.length);
+        Verbs.assertSuccess(verbs.await(ud.recvCq, 1).get(0), 1);
+        assertThat(target().malformed(1)).isZero();
+
+        SplittableRandom r = new SplittableRandom(SEED);
+        long expected = 0;
+        // Bad ICRC: one bit of the ICRC field itself, then one bit anywhere the ICRC covers.
+        byte[] bad = good.clone();
+        bad[bad.length - 1] ^= 0x10;
+        inject(bad, bad.length);
+        expected++;
+        for (int i = 0; i < 200; i++) {
+            bad = good.clone();
+            int at;
+            do {
+                at = r.nextInt(bad.length);
+            } while (at == 4); // BTH resv8a is not covered
+            bad[at] ^= (byte) (1 << r.nextInt(8));
+            inject(bad, bad.length);
+            expected++;
+        }
+        // Truncated: every length shorter than the packet, including empty datagrams.
+        for (int len = 0; len < good.length; len++) {
+            inject(good, len);
+            expected++;
+        }
+        // Random bytes of random lengths up to a full slot and beyond.
+        for (int i = 0; i < 300; i++) {
+            byte[] junk = new byte[1 + r.nextInt(i % 10 == 0 ? 9000 : 200)];
+            r.nextBytes(junk);
+            inject(junk, junk.length);
+            expected++;
+        }
+        awaitMalformed(expected);
+        assertThat(target().icrcErrors(1)).isPositive();
+
+        // Still serving: an RC message goes through both ways.
+        Endpoint[] p = verbs.connected(dev[0], dev[1], QpType.RC, 1 << 14, 7, 1);
+        Verbs.fill(p[0].buffer, 0, 5000, SEED);
+        p[1].qp.postRecv(new RecvWorkRequest(1).wrId(7).sge(p[1].mr, 0, 1 << 14));
+        p[0].qp.postSend(new SendWorkRequest(1).wrId(8).opcode(WrOpcode.SEND).sge(p[0].mr, 0, 5000));
+        Verbs.assertSuccess(verbs.await(p[0].sendCq, 1).get(0), 8);
+        Verbs.assertSuccess(verbs.await(p[1].recvCq, 1).get(0), 7);
+        Verbs.assertPattern(p[1].buffer, 0, 5000, SEED);
+        assertThat(target().malformed(1)).isEqualTo(expected);
+    }
+}

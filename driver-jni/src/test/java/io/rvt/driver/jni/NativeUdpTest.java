@@ -1,0 +1,181 @@
+package io.rvt.driver.jni;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rvt.api.Gid;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The socket layer: the library loads, batches go out and come in intact, and failures are clear exceptions. */
+class NativeUdpTest {
+    private static final long DEADLINE_NANOS = 20_000_000_000L;
+
+    @Test
+    void shouldLoadLibraryWithMatchingAbi() {
+        assertThat(JniDriver.unavailabilityCause()).isNull();
+        assertThat(JniDriver.isAvailable()).isTrue();
+        assertThat(NativeUdp.loadedVia()).isNotNull();
+        assertThat(NativeUdp.abiVersion()).isEqualTo(NativeUdp.ABI_VERSION);
+        assertThat(NativeUdp.abiSize(0)).isEqualTo(NativeUdp.TX_DESC_SIZE);
+        assertThat(NativeUdp.abiSize(1)).isEqualTo(NativeUdp.RX_DESC_SIZE);
+        assertThat(NativeUdp.abiSize(99)).isEqualTo(-Errnos.EINVAL);
+        assertThat(NativeUdp.address(ByteBuffer.allocate(8))).as("a heap buffer has no address").isNegative();
+    }
+
+    /** 150 datagrams in batches, some gathered from two segments, arrive whole, in order, from the sender's port. */
+    @ParameterizedTest
+    @ValueSource(strings = {"127.0.0.1", "::1"})
+    void shouldSendAndReceiveBatchesWhenSegmentsAreGathered(String host) throws Exception {
+        InetAddress local = InetAddress.getByName(host);
+        try (Datagrams a = new NativeDatagrams(local, 0, 1 << 20);
+                Datagrams b = new NativeDatagrams(local, 0, 1 << 20)) {
+            exchange(a, b, local);
+        }
+    }
+
+    /** The JDK layer passes the same exchange, so the driver above it sees no difference. */
+    @Test
+    void shouldSendAndReceiveBatchesOverJdkLayer() throws Exception {
+        InetAddress local = InetAddress.getByName("127.0.0.1");
+        try (Datagrams a = new JdkDatagrams(local, 0, 1 << 20); Datagrams b = new JdkDatagrams(local, 0, 1 << 20)) {
+            exchange(a, b, local);
+        }
+    }
+
+    private static void exchange(Datagrams a, Datagrams b, InetAddress local) {
+        boolean gather = a instanceof NativeDatagrams;
+        int total = 150;
+        Peer toB = new Peer(Peer.gidOf(local), b.localPort());
+        TxBatch tx = new TxBatch(32, 2048);
+        ByteBuffer second = ByteBuffer.allocateDirect(1024);
+        for (int i = 0; i < second.capacity(); i++) {
+            second.put(i, (byte) (0xA0 ^ i));
+        }
+        long secondAddress = NativeUdp.address(second);
+        SplittableRandom r = new SplittableRandom(7);
+        int[] lens = new int[total];
+        int[] extra = new int[total];
+        for (int i = 0; i < total; i++) {
+            if (tx.isFull()) {
+                assertThat(a.send(tx)).isZero();
+            }
+            lens[i] = 4 + r.nextInt(1500);
+            extra[i] = gather && i % 3 == 0 ? 1 + r.nextInt(1000) : 0;
+            int off = tx.nextOffset();
+            tx.data.putInt(off, i);
+            for (int k = 4; k < lens[i]; k++) {
+                tx.data.put(off + k, (byte) (i + k));
+            }
+            tx.addGather(toB, lens[i], extra[i] > 0 ? secondAddress : 0, extra[i]);
+        }
+        assertThat(a.send(tx)).isZero();
+        assertThat(tx.count).isZero();
+
+        RxBatch rx = new RxBatch(16, 4096);
+        int got = 0;
+        long deadline = System.nanoTime() + DEADLINE_NANOS;
+        while (got < total) {
+            int n = b.receive(rx);
+            if (n == 0) {
+                assertThat(System.nanoTime()).as("received %d of %d", got, total).isLessThan(deadline);
+                b.await(10);
+                continue;
+            }
+            for (int i = 0; i < n; i++, got++) {
+                int off = rx.offset(i);
+                assertThat(rx.data.getInt(off)).as("sequence").isEqualTo(got);
+                assertThat(rx.length(i)).isEqualTo(lens[got] + extra[got]);
+                assertThat(rx.truncated(i)).isFalse();
+                assertThat(rx.sourcePort(i)).isEqualTo(a.localPort());
+                for (int k = 4; k < lens[got]; k++) {
+                    assertThat(rx.data.get(off + k)).isEqualTo((byte) (got + k));
+                }
+                for (int k = 0; k < extra[got]; k++) {
+                    assertThat(rx.data.get(off + lens[got] + k)).isEqualTo((byte) (0xA0 ^ k));
+                }
+                Gid src = rx.sourceIsIpv6(i) ? Gid.of(rx.sourceHi(i), rx.sourceLo(i))
+                        : Gid.ipv4Mapped(rx.sourceV4(i));
+                assertThat(src).isEqualTo(Peer.gidOf(local));
+            }
+        }
+        assertThat(b.receive(rx)).as("nothing more").isZero();
+    }
+
+    @Test
+    void shouldFlagDatagramWhenLongerThanSlot() throws Exception {
+        InetAddress local = InetAddress.getByName("127.0.0.1");
+        try (Datagrams a = new NativeDatagrams(local, 0, 0); Datagrams b = new NativeDatagrams(local, 0, 0)) {
+            TxBatch tx = new TxBatch(1, 2048);
+            tx.add(new Peer(Peer.gidOf(local), b.localPort()), 1000);
+            a.send(tx);
+            RxBatch rx = new RxBatch(1, 256);
+            long deadline = System.nanoTime() + DEADLINE_NANOS;
+            while (b.receive(rx) == 0) {
+                assertThat(System.nanoTime()).isLessThan(deadline);
+                b.await(10);
+            }
+            assertThat(rx.truncated(0)).isTrue();
+            assertThat(rx.length(0)).isEqualTo(256);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Wire.class)
+    void shouldNameErrnoAndAddressWhenPortIsInUse(Wire wire) throws Exception {
+        InetAddress local = InetAddress.getByName("127.0.0.1");
+        try (Datagrams first = Datagrams.open(wire, local, 0, 0)) {
+            int port = first.localPort();
+            assertThatThrownBy(() -> Datagrams.open(wire, local, port, 0))
+                    .isInstanceOfSatisfying(UdpException.class, e -> {
+                        assertThat(e.errno()).isEqualTo(Errnos.EADDRINUSE);
+                        assertThat(e.errnoName()).isEqualTo("EADDRINUSE");
+                        assertThat(e.address()).isEqualTo("127.0.0.1:" + port);
+                        assertThat(e.operation()).isEqualTo("bind");
+                    })
+                    .hasMessageContaining("bind 127.0.0.1:" + port + " failed: EADDRINUSE (98");
+        }
+    }
+
+    @Test
+    void shouldNameErrnoAndAddressWhenAddressIsNotLocal() {
+        // 192.0.2.1 (TEST-NET-1) belongs to no interface here.
+        assertThatThrownBy(() -> JniDriver.builder().address("192.0.2.1").udpPort(0).build())
+                .isInstanceOfSatisfying(UdpException.class,
+                        e -> assertThat(e.errno()).isEqualTo(Errnos.EADDRNOTAVAIL))
+                .hasMessageContaining("192.0.2.1:0").hasMessageContaining("EADDRNOTAVAIL");
+    }
+
+    @Test
+    void shouldRefuseBadConfigurationWithNamedValue() {
+        assertThatThrownBy(() -> JniDriver.builder().address("not an address!"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not an address!");
+        assertThatThrownBy(() -> JniDriver.builder().udpPort(70000))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("70000");
+        assertThatThrownBy(() -> JniDriver.builder().address("0.0.0.0"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("0.0.0.0");
+        assertThatThrownBy(() -> JniDriver.builder().build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("address");
+        assertThatThrownBy(() -> JniDriver.builder().batch(65))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("65");
+        assertThatThrownBy(() -> JniDriver.builder().peer("::ffff:10.0.0.1", 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("peer UDP port");
+    }
+
+    @Test
+    void shouldCloseSocketAndStopThreadsWhenClosed() throws Exception {
+        JniDriver d = JniDriver.builder().address("127.0.0.1").udpPort(0).name("closing").build();
+        int port = d.localPort(1);
+        d.close();
+        d.close();
+        // The port is free again: a new socket can take it.
+        try (Datagrams again = new NativeDatagrams(InetAddress.getByName("127.0.0.1"), port, 0)) {
+            assertThat(again.localPort()).isEqualTo(port);
+        }
+    }
+}
