@@ -1,0 +1,169 @@
+package io.rvt.driver.jni;
+
+import io.rvt.api.Device;
+import io.rvt.api.QpAttr;
+import io.rvt.api.QpAttrMask;
+import io.rvt.api.QpState;
+import io.rvt.api.QpType;
+import io.rvt.api.RecvWorkRequest;
+import io.rvt.api.SendWorkRequest;
+import io.rvt.api.WcStatus;
+import io.rvt.api.WorkCompletion;
+import io.rvt.api.WrOpcode;
+import io.rvt.core.RvtDevice;
+import io.rvt.testkit.DriverFixture;
+import io.rvt.testkit.Endpoint;
+import io.rvt.testkit.Feature;
+import io.rvt.testkit.Verbs;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.zip.CRC32;
+
+/**
+ * The child JVM of {@link NetnsRcIT}: one HCA on a namespace's veth address, UDP port 4791, one RC QP. It prints
+ * {@code QPN <n>}, reads the peer's QPN from stdin, connects, then as {@code server} receives {@code count} messages
+ * and checks each (sequence number in order, pattern) and prints {@code RECEIVED <count> <crc32>}, or as
+ * {@code client} sends them in windows and prints {@code SENT <count> <crc32>}.
+ *
+ * <p>Arguments: {@code server|client <local-ip> <peer-ip> <count>}.
+ */
+public final class NetnsPeer {
+    static final int SLOT = 8192;
+    static final int WINDOW = 32;
+
+    private NetnsPeer() {
+    }
+
+    /**
+     * @param args role, local address, peer address, message count
+     * @throws Exception on any failure (the parent reads the exit status and stderr)
+     */
+    public static void main(String[] args) throws Exception {
+        boolean server = args[0].equals("server");
+        String local = args[1];
+        int count = Integer.parseInt(args[3]);
+        JniDriver driver = JniDriver.builder().name(args[0]).address(local).build();
+        RvtDevice dev = RvtDevice.register(driver);
+        try {
+            run(server, dev, count, args[2]);
+        } finally {
+            dev.unregister();
+        }
+    }
+
+    private static void run(boolean server, Device dev, int count, String peerIp) throws Exception {
+        Verbs verbs = new Verbs(new DriverFixture() {
+            @Override
+            public Device[] open(int n) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public boolean progress() {
+                return false;
+            }
+
+            @Override
+            public boolean supports(Feature feature) {
+                return false;
+            }
+
+            @Override
+            public void close() {
+            }
+        });
+        Endpoint self = verbs.endpoint(dev, QpType.RC, WINDOW * SLOT);
+        System.out.println("QPN " + self.qp.qpNum());
+        System.out.flush();
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line = in.readLine();
+        int peerQpn = Integer.parseInt(line.trim().split(" ")[1]);
+        connect(self, peerQpn, peerIp);
+        CRC32 crc = new CRC32();
+        WorkCompletion wc = new WorkCompletion();
+        if (server) {
+            for (int i = 0; i < WINDOW && i < count; i++) {
+                self.qp.postRecv(new RecvWorkRequest(1).wrId(i).sge(self.mr, (i % WINDOW) * SLOT, SLOT));
+            }
+            for (int i = 0; i < count; i++) {
+                WorkCompletion r = verbs.await(self.recvCq, 1).get(0);
+                if (r.status() != WcStatus.SUCCESS || r.wrId() != i) {
+                    throw new AssertionError("receive " + i + ": " + r);
+                }
+                int off = (i % WINDOW) * SLOT;
+                int seq = self.buffer.getInt(off);
+                if (seq != i || r.byteLen() != length(i)) {
+                    throw new AssertionError("message " + i + " out of order or resized: seq " + seq + ", "
+                            + r.byteLen() + " bytes");
+                }
+                Verbs.assertPattern(self.buffer, off + 4, length(i) - 4, i);
+                update(crc, self.buffer, off, length(i));
+                if (i + WINDOW < count) {
+                    self.qp.postRecv(new RecvWorkRequest(1).wrId(i + WINDOW).sge(self.mr, off, SLOT));
+                }
+            }
+            verbs.assertQuiet(self.recvCq, 1000);
+            System.out.println("RECEIVED " + count + " " + crc.getValue());
+        } else {
+            int posted = 0;
+            int done = 0;
+            SendWorkRequest wr = new SendWorkRequest(1);
+            while (done < count) {
+                while (posted < count && posted - done < WINDOW) {
+                    int off = (posted % WINDOW) * SLOT;
+                    self.buffer.putInt(off, posted);
+                    Verbs.fill(self.buffer, off + 4, length(posted) - 4, posted);
+                    update(crc, self.buffer, off, length(posted));
+                    self.qp.postSend(wr.wrId(posted).opcode(WrOpcode.SEND).sge(self.mr, off, length(posted)));
+                    posted++;
+                }
+                if (self.sendCq.pollCq(wc)) {
+                    if (wc.status() != WcStatus.SUCCESS || wc.wrId() != done) {
+                        throw new AssertionError("send " + done + ": " + wc);
+                    }
+                    done++;
+                } else {
+                    Thread.onSpinWait();
+                }
+            }
+            System.out.println("SENT " + count + " " + crc.getValue());
+        }
+        System.out.flush();
+        // Wait for the parent's go-ahead so that the last ACKs are not lost with a vanishing peer.
+        in.readLine();
+    }
+
+    static int length(int i) {
+        return 4 + (int) Math.floorMod(i * 2654435761L, (long) SLOT - 4);
+    }
+
+    private static void update(CRC32 crc, ByteBuffer buf, int off, int len) {
+        for (int k = 0; k < len; k++) {
+            crc.update(buf.get(off + k));
+        }
+    }
+
+    private static void connect(Endpoint self, int peerQpn, String peerIp) {
+        self.qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(Endpoint.ALL_ACCESS),
+                QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
+        QpAttr a = new QpAttr().qpState(QpState.RTR).pathMtu(io.rvt.api.PathMtu.MTU_1024).destQpNum(peerQpn)
+                .rqPsn(0x10).maxDestRdAtomic(4).minRnrTimer(1);
+        a.ahAttr().clear().portNum(1).dgid(Peer.gidOf(parse(peerIp))).sgidIndex(0).hopLimit(64);
+        self.qp.modifyQp(a, QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU,
+                QpAttrMask.DEST_QPN, QpAttrMask.RQ_PSN, QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER));
+        // timeout 12: about 17 ms per try; retries 7, RNR retries forever
+        self.qp.modifyQp(new QpAttr().qpState(QpState.RTS).sqPsn(0x10).timeout(12).retryCnt(7).rnrRetry(7)
+                .maxRdAtomic(4), QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.SQ_PSN, QpAttrMask.TIMEOUT,
+                        QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY, QpAttrMask.MAX_QP_RD_ATOMIC));
+    }
+
+    private static java.net.InetAddress parse(String ip) {
+        try {
+            return java.net.InetAddress.getByName(ip);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalArgumentException("peer address '" + ip + "'", e);
+        }
+    }
+}

@@ -1,0 +1,191 @@
+package io.rvt.driver.jni;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Two hosts in one machine: two network namespaces joined by a veth pair (10.213.x.1 and 10.213.x.2), a child JVM in
+ * each ({@link NetnsPeer}) with a driver-jni HCA on UDP 4791, and RC traffic between them, checked message by message
+ * and by a CRC-32 of everything; then again with 5 % random loss injected by nftables in the server's namespace, in
+ * both directions. Needs root, {@code ip} and (for the loss run) {@code nft}; otherwise it skips and says why.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class NetnsRcIT {
+    private static final int MESSAGES = 2000;
+    private static final long CHILD_DEADLINE_SECONDS = 300;
+
+    private final String tag = Long.toString(ProcessHandle.current().pid() % 100_000);
+    private final String nsA = "rvtA" + tag;
+    private final String nsB = "rvtB" + tag;
+    private final String ipA = "10.213." + (ProcessHandle.current().pid() % 250) + ".1";
+    private final String ipB = "10.213." + (ProcessHandle.current().pid() % 250) + ".2";
+    private final java.util.Map<Process, File> errors = new java.util.concurrent.ConcurrentHashMap<>();
+    private boolean created;
+
+    @BeforeAll
+    void createNamespaces() throws Exception {
+        assumeTrue(onPath("ip"), "skipped: the 'ip' command (iproute2) is not installed");
+        assumeTrue(isRoot(), "skipped: creating network namespaces needs root (uid 0); CI runs as root");
+        created = true;
+        sh("ip", "netns", "add", nsA);
+        sh("ip", "netns", "add", nsB);
+        sh("ip", "link", "add", "va" + tag, "type", "veth", "peer", "name", "vb" + tag);
+        sh("ip", "link", "set", "va" + tag, "netns", nsA);
+        sh("ip", "link", "set", "vb" + tag, "netns", nsB);
+        sh("ip", "-n", nsA, "addr", "add", ipA + "/24", "dev", "va" + tag);
+        sh("ip", "-n", nsB, "addr", "add", ipB + "/24", "dev", "vb" + tag);
+        for (String[] nd : new String[][] {{nsA, "va" + tag}, {nsB, "vb" + tag}}) {
+            sh("ip", "-n", nd[0], "link", "set", "lo", "up");
+            sh("ip", "-n", nd[0], "link", "set", nd[1], "up");
+        }
+    }
+
+    @AfterAll
+    void deleteNamespaces() throws Exception {
+        if (created) {
+            // Deleting a namespace deletes its end of the veth pair, and with it the other end.
+            shQuiet("ip", "netns", "del", nsA);
+            shQuiet("ip", "netns", "del", nsB);
+        }
+    }
+
+    @Test
+    void shouldDeliverEveryMessageOnceInOrderBetweenNamespaces() throws Exception {
+        exchange();
+    }
+
+    @Test
+    void shouldDeliverEveryMessageOnceInOrderWhenKernelDropsPackets() throws Exception {
+        assumeTrue(onPath("nft"), "skipped: the 'nft' command (nftables) is not installed");
+        sh("ip", "netns", "exec", nsB, "nft", "add", "table", "inet", "rvt");
+        try {
+            for (String hook : new String[] {"input", "output"}) {
+                sh("ip", "netns", "exec", nsB, "nft", "add", "chain", "inet", "rvt", hook,
+                        "{ type filter hook " + hook + " priority 0 ; }");
+                sh("ip", "netns", "exec", nsB, "nft", "add", "rule", "inet", "rvt", hook, "udp", "dport", "4791",
+                        "numgen", "random", "mod", "100", "<", "5", "counter", "drop");
+            }
+            exchange();
+            String rules = sh("ip", "netns", "exec", nsB, "nft", "list", "table", "inet", "rvt");
+            assertThat(rules).as("the rule dropped packets").containsPattern("counter packets [1-9]");
+        } finally {
+            shQuiet("ip", "netns", "exec", nsB, "nft", "delete", "table", "inet", "rvt");
+        }
+    }
+
+    private void exchange() throws Exception {
+        Process server = child(nsB, "server", ipB, ipA);
+        Process client = child(nsA, "client", ipA, ipB);
+        try {
+            BufferedReader so = reader(server);
+            BufferedReader co = reader(client);
+            String sq = expectLine(so, "QPN ", server);
+            String cq = expectLine(co, "QPN ", client);
+            Writer si = new OutputStreamWriter(server.getOutputStream(), StandardCharsets.UTF_8);
+            Writer ci = new OutputStreamWriter(client.getOutputStream(), StandardCharsets.UTF_8);
+            si.write(cq + "\n");
+            si.flush();
+            ci.write(sq + "\n");
+            ci.flush();
+            String sent = expectLine(co, "SENT ", client);
+            String received = expectLine(so, "RECEIVED ", server);
+            assertThat(sent).startsWith("SENT " + MESSAGES + " ");
+            assertThat(received.substring("RECEIVED ".length())).isEqualTo(sent.substring("SENT ".length()));
+            si.write("done\n");
+            si.flush();
+            ci.write("done\n");
+            ci.flush();
+            assertThat(server.waitFor(CHILD_DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+            assertThat(client.waitFor(CHILD_DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+            assertThat(server.exitValue()).as(stderr(server)).isZero();
+            assertThat(client.exitValue()).as(stderr(client)).isZero();
+        } finally {
+            server.destroyForcibly();
+            client.destroyForcibly();
+        }
+    }
+
+    private Process child(String ns, String role, String local, String peer) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns, java, "-cp",
+                System.getProperty("java.class.path"), NetnsPeer.class.getName(), role, local, peer,
+                Integer.toString(MESSAGES)));
+        File err = Files.createTempFile("rvt-netns-" + role, ".err").toFile();
+        err.deleteOnExit();
+        Process p = new ProcessBuilder(cmd).redirectError(err).start();
+        errors.put(p, err);
+        return p;
+    }
+
+    private static BufferedReader reader(Process p) {
+        return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+    }
+
+    /** Reads lines until one starts with {@code prefix}; fails with the child's stderr if it ends first. */
+    private String expectLine(BufferedReader r, String prefix, Process p) throws Exception {
+        String line;
+        while ((line = r.readLine()) != null) {
+            if (line.startsWith(prefix)) {
+                return line;
+            }
+        }
+        p.waitFor(CHILD_DEADLINE_SECONDS, TimeUnit.SECONDS);
+        throw new AssertionError("child ended before printing '" + prefix + "': " + stderr(p));
+    }
+
+    private String stderr(Process p) {
+        try {
+            return "exit " + (p.isAlive() ? "(running)" : p.exitValue()) + ", stderr:\n"
+                    + Files.readString(errors.get(p).toPath());
+        } catch (IOException | RuntimeException e) {
+            return String.valueOf(e);
+        }
+    }
+
+    private static boolean onPath(String command) {
+        for (String dir : System.getenv().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin").split(":")) {
+            if (Files.isExecutable(Path.of(dir, command))) {
+                return true;
+            }
+        }
+        return Files.isExecutable(Path.of("/usr/sbin", command)) || Files.isExecutable(Path.of("/sbin", command));
+    }
+
+    private static boolean isRoot() throws Exception {
+        return sh("id", "-u").trim().equals("0");
+    }
+
+    private static String sh(String... cmd) throws Exception {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IllegalStateException(String.join(" ", cmd) + " failed: " + out);
+        }
+        return out;
+    }
+
+    private static void shQuiet(String... cmd) {
+        try {
+            sh(cmd);
+        } catch (Exception e) {
+            System.err.println("clean-up: " + e.getMessage());
+        }
+    }
+}
