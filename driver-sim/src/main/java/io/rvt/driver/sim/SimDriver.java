@@ -31,6 +31,7 @@ import io.rvt.driver.sim.fabric.FabricPort;
 import io.rvt.driver.sim.fabric.FaultConfig;
 import io.rvt.driver.sim.fabric.LinkModel;
 import io.rvt.driver.sim.fabric.Frame;
+import io.rvt.driver.sim.fabric.FrameHandler;
 import io.rvt.driver.sim.fabric.ThreadingMode;
 import io.rvt.transport.QpProtocolState;
 import io.rvt.transport.RxInfo;
@@ -88,8 +89,10 @@ public final class SimDriver implements RvtDriver {
     private final RxInfo rxInfo = new RxInfo();
     private final ThreadLocal<TxScratch> txScratch = ThreadLocal.withInitial(TxScratch::new);
     /**
-     * QPs scheduled while the delivery thread processed a frame (it holds QP locks then): drained by that thread right
-     * after the frame, with no lock held, instead of waking the send agent. Touched only by the delivery thread.
+     * QPs scheduled while the delivery thread processed frames (it holds QP locks then): drained by that thread at the
+     * end of the delivery batch, with no lock held, instead of waking the send agent. A QP is queued once however many
+     * of its frames the batch held, so its ACKs coalesce into one (hfi1 defers ACKs to the end of a receive interrupt
+     * the same way). Touched only by the delivery thread.
      */
     private final SimQp[] deferred = new SimQp[64];
     private int deferredCount;
@@ -142,7 +145,7 @@ public final class SimDriver implements RvtDriver {
         for (int i = 0; i < nports; i++) {
             int portNum = i + 1;
             FabricPort.Builder pb = fabric.newPort().name(name + ":" + portNum).guid(nodeGuid + portNum)
-                    .handler(frame -> onFrame(portNum, frame));
+                    .handler(new PortReceiver(portNum));
             if (b.link != null) {
                 pb.link(b.link);
             }
@@ -549,6 +552,28 @@ public final class SimDriver implements RvtDriver {
             }
         } finally {
             frame.release();
+            if (deferredCount == deferred.length) {
+                drainDeferred(); // full: cannot wait for the end of the batch
+            }
+        }
+    }
+
+    /** A port's receive path: frames one by one, then, at the end of each delivery batch, the deferred sends. */
+    private final class PortReceiver implements FrameHandler {
+        private final int portNum;
+
+        PortReceiver(int portNum) {
+            this.portNum = portNum;
+        }
+
+        @Override
+        public void onFrame(Frame frame) {
+            SimDriver.this.onFrame(portNum, frame);
+        }
+
+        @Override
+        public void onBatchEnd() {
+            // ACKs coalesced over the batch (one per QP, for its newest PSN), responses, resumed requesters.
             drainDeferred();
         }
     }

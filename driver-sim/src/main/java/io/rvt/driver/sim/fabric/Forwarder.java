@@ -50,9 +50,30 @@ final class Forwarder {
             case Frame.STAGE_SWITCH:
                 onSwitch(f, now);
                 break;
-            default:
+            default: {
+                FabricPort dst = f.target;
                 onDeliver(f, now);
+                endBatch(dst); // one frame per event: every delivery is a batch of one
                 break;
+            }
+        }
+    }
+
+    /**
+     * Tells {@code dst}'s handler that the frames delivered to it in a row have all been handed over
+     * ({@link FrameHandler#onBatchEnd()}); delivery thread.
+     */
+    void endBatch(FabricPort dst) {
+        FrameHandler h = dst.handler();
+        if (h == null) {
+            return;
+        }
+        try {
+            h.onBatchEnd();
+        } catch (Throwable t) {
+            dst.counters.increment(Counters.HANDLER_ERRORS);
+            counters.increment(Counters.HANDLER_ERRORS);
+            errorHandler.accept(t);
         }
     }
 

@@ -18,4 +18,13 @@ public interface FrameHandler {
      * @param frame the frame
      */
     void onFrame(Frame frame);
+
+    /**
+     * The frames delivered to this port in a row (one duty cycle of the real-time delivery agent; a single frame in
+     * deterministic mode) have all been passed to {@link #onFrame}: the moment to send what the receive path
+     * deferred, as hfi1 sends the ACKs it coalesced at the end of a receive interrupt. Same thread as
+     * {@link #onFrame}. Does nothing by default.
+     */
+    default void onBatchEnd() {
+    }
 }

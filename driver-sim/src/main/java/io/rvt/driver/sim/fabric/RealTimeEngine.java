@@ -135,9 +135,14 @@ final class RealTimeEngine extends Engine {
         long now = clock.nanoTime();
         for (FabricPort p : ps) {
             FrameHeap heap = p.inFlight;
+            int delivered = 0;
             while (!heap.isEmpty() && heap.peekDue() <= now) {
                 forwarder.onDeliver(heap.poll(), now);
-                work++;
+                delivered++;
+            }
+            if (delivered > 0) {
+                forwarder.endBatch(p); // e.g. the HCA sends the ACKs it coalesced over these frames
+                work += delivered;
             }
         }
         return work;
