@@ -1,0 +1,193 @@
+package io.rvt.it.loopback;
+
+import io.rvt.api.DeviceAttributes;
+import io.rvt.api.PathMtu;
+import io.rvt.api.PortAttr;
+import io.rvt.api.PortState;
+import io.rvt.api.QpAttr;
+import io.rvt.api.spi.DriverDevice;
+import io.rvt.api.spi.DriverParams;
+import io.rvt.api.spi.DriverPort;
+import io.rvt.api.spi.DriverQp;
+import io.rvt.api.spi.OperationTable;
+import io.rvt.api.spi.RvtDriver;
+import io.rvt.api.spi.Verb;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.osgi.service.component.annotations.Component;
+
+/**
+ * A minimal rvt driver with no wire: every RC and UC QP talks to another QP of the same device through rvt-core's
+ * software loopback ({@link DriverQp#rucLoopback()}, rdmavt's {@code rvt_ruc_loopback}), as hfi1 and qib do for a
+ * destination on the local port. It shows what a driver must provide and nothing more:
+ * <ul>
+ * <li>the unconditional callbacks (the abstract methods of {@link RvtDriver});</li>
+ * <li>the callbacks of the verbs it supports (QP create/modify/destroy, post send, query port and GID); it declines
+ * {@link Verb#MODIFY_PORT} instead of providing {@code shut_down_port} and {@code cap_mask_chg};</li>
+ * <li>a send engine: {@link #doSend} runs the loopback in the poster's thread; {@link #scheduleSend}, called with QP
+ * locks held, only queues the QP on the driver's one engine thread, which {@link #unregistering} stops.</li>
+ * </ul>
+ * Under OSGi the class is a Declarative Services component providing the {@link RvtDriver} service (rvt-core makes
+ * it a device); on the module path it is a {@code ServiceLoader} provider (module-info {@code provides}).
+ */
+@Component(service = RvtDriver.class)
+public final class LoopbackDriver implements RvtDriver {
+    /** The LID of the device's one port. */
+    static final int LID = 1;
+
+    private volatile ExecutorService engine;
+
+    /** Public and without arguments: DS and ServiceLoader both create it so. */
+    public LoopbackDriver() {
+    }
+
+    @Override
+    public String name() {
+        return "loopback";
+    }
+
+    @Override
+    public DriverParams params() {
+        DeviceAttributes props = DeviceAttributes.builder().maxQp(256).maxQpWr(1024).maxSendSge(4).maxRecvSge(4)
+                .maxSgeRd(4).maxCq(256).maxCqe(4096).maxPd(64).maxAh(64).maxSrq(16).maxSrqWr(1024).maxSrqSge(4)
+                .maxMcastGrp(0).maxMcastQpAttach(0).maxTotalMcastQpAttach(0).maxPkeys(1).maxQpRdAtom(16)
+                .maxQpInitRdAtom(16).maxResRdAtom(16).maxMrSize(1L << 32).pageSizeCap(4096).build();
+        // qpn_start 1: with rdmavt's allocator the first ordinary QP then gets QPN 2, past QP0/QP1.
+        return DriverParams.builder().props(props).lkeyTableSize(10).qpTableSize(64).nports(1).npkeys(1)
+                .numCompVectors(1).qpnStart(1).build();
+    }
+
+    @Override
+    public OperationTable postParms() {
+        return OperationTable.standard();
+    }
+
+    @Override
+    public Set<Verb> unsupportedVerbs() {
+        return Set.of(Verb.MODIFY_PORT);
+    }
+
+    @Override
+    public String getPciDev() {
+        return "loopback0";
+    }
+
+    // ------------------------------------------------------------------ lifecycle
+
+    @Override
+    public void registered(DriverDevice device) {
+        device.port(1).lid(LID);
+        engine = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "rvt-loopback-engine");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    @Override
+    public void unregistering(DriverDevice device) {
+        // Every QP is in ERR now: let queued runs flush, then the thread ends.
+        engine.shutdown();
+        try {
+            engine.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // ------------------------------------------------------------------ send engine
+
+    @Override
+    public void doSend(DriverQp qp) {
+        qp.rucLoopback();
+    }
+
+    @Override
+    public boolean scheduleSend(DriverQp qp) {
+        qp.retain(); // the queued run keeps the QP alive; destroy waits for the release
+        try {
+            engine.execute(() -> {
+                try {
+                    qp.rucLoopback();
+                } finally {
+                    qp.release();
+                }
+            });
+            return true;
+        } catch (RejectedExecutionException stopped) {
+            qp.release();
+            return false;
+        }
+    }
+
+    // ------------------------------------------------------------------ QPs: no wire, so no per-QP protocol state
+
+    @Override
+    public Object qpPrivAlloc(DriverDevice rdi, DriverQp qp) {
+        return null;
+    }
+
+    @Override
+    public void qpPrivFree(DriverDevice rdi, DriverQp qp) {
+    }
+
+    @Override
+    public void notifyQpReset(DriverQp qp) {
+    }
+
+    @Override
+    public void notifyRestartRc(DriverQp qp, int psn, int wait) {
+    }
+
+    @Override
+    public int freeAllQps(DriverDevice rdi) {
+        return 0;
+    }
+
+    @Override
+    public void flushQpWaiters(DriverQp qp) {
+    }
+
+    @Override
+    public void stopSendQueue(DriverQp qp) {
+    }
+
+    @Override
+    public void quiesceQp(DriverQp qp) {
+    }
+
+    @Override
+    public void notifyErrorQp(DriverQp qp) {
+    }
+
+    @Override
+    public int getPmtuFromAttr(DriverDevice rdi, DriverQp qp, QpAttr attr) {
+        return Math.min(attr.pathMtu().value(), PathMtu.MTU_4096.value());
+    }
+
+    @Override
+    public int mtuFromQp(DriverDevice rdi, DriverQp qp, int pmtu) {
+        return PathMtu.of(pmtu).bytes();
+    }
+
+    @Override
+    public int mtuToPathMtu(int mtu) {
+        return PathMtu.ofBytes(mtu).value();
+    }
+
+    // ------------------------------------------------------------------ port
+
+    @Override
+    public long getGuidBe(DriverDevice rdi, DriverPort port, int guidIndex) {
+        return 0x0002_c903_0000_0000L | port.portNum();
+    }
+
+    @Override
+    public int queryPortState(DriverDevice rdi, int portNum, PortAttr props) {
+        props.state(PortState.ACTIVE).gidTblLen(1).maxMtu(PathMtu.MTU_4096).activeMtu(PathMtu.MTU_4096);
+        return 0;
+    }
+}

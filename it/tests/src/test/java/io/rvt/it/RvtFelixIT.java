@@ -1,0 +1,339 @@
+package io.rvt.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.lang.management.ManagementFactory;
+import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.Dictionary;
+import java.util.Hashtable;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import java.util.logging.SimpleFormatter;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleException;
+import org.osgi.framework.ServiceReference;
+import org.osgi.framework.wiring.BundleWiring;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.metatype.MetaTypeInformation;
+import org.osgi.service.metatype.MetaTypeService;
+import org.osgi.service.metatype.ObjectClassDefinition;
+
+/**
+ * rvt in a real Apache Felix 7 with Felix SCR and Config Admin: bundles, device services made from simulated-HCA
+ * configurations, RC traffic from an application bundle, driver departure in the middle of traffic, leaks over many
+ * cycles, a third party's driver, and what must be refused. Each test launches its own framework and stops it.
+ */
+class RvtFelixIT {
+    private static final String SIM_FACTORY_PID = "io.rvt.driver.sim";
+    private static final String FABRIC = "it";
+
+    private Felix felix;
+
+    @BeforeEach
+    void launch() throws Exception {
+        felix = new Felix();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        felix.close();
+        Poll.until("no driver-sim thread after the framework stopped", () -> Threads.driverSim().isEmpty(),
+                Threads::driverSim);
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    /** Creates a simulated HCA: a factory configuration of driver-sim, bound to whichever bundle uses it. */
+    private Configuration hca(String name) throws Exception {
+        Configuration c = felix.configurationAdmin().createFactoryConfiguration(SIM_FACTORY_PID, "?");
+        Dictionary<String, Object> props = new Hashtable<>();
+        props.put("name", name);
+        props.put("fabric", FABRIC);
+        c.update(props);
+        return c;
+    }
+
+    @SuppressWarnings("unchecked")
+    private Function<String, String> appFunction(String name) throws Exception {
+        return felix.service(Function.class, "(rvt.it.function=" + name + ")");
+    }
+
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> backgroundReport() throws Exception {
+        return (Map<String, Object>) felix.service(Callable.class, "(rvt.it.function=background-report)").call();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static long count(Map<String, Object> report, String status) {
+        return ((Map<String, Long>) report.getOrDefault("statuses", Map.of())).getOrDefault(status, 0L);
+    }
+
+    private String rcTraffic(String from, String to, int messages) throws Exception {
+        return appFunction("rc-traffic").apply(from + " " + to + " " + messages);
+    }
+
+    // ------------------------------------------------------------------ bundles and devices
+
+    @Test
+    void everyRvtBundleResolvesAndIsActive() {
+        for (String bsn : Felix.RVT_BUNDLES) {
+            assertThat(felix.bundle(bsn).getState()).as(bsn).isEqualTo(Bundle.ACTIVE);
+        }
+        for (Bundle b : felix.bundles()) {
+            assertThat(b.getState()).as(b.getSymbolicName()).isEqualTo(Bundle.ACTIVE);
+        }
+    }
+
+    @Test
+    void aDeviceServiceFollowsItsSimulatedHcaConfiguration() throws Exception {
+        assertThat(felix.deviceDrivers()).isEmpty();
+
+        Configuration config = hca("hca-x");
+        felix.awaitDevices("hca-x");
+        ServiceReference<?> device = felix.references(Felix.DEVICE, "(rvt.driver=hca-x)").get(0);
+        assertThat(device.getBundle().getSymbolicName()).as("registered by rvt-core").isEqualTo("io.rvt.core");
+        assertThat((String) device.getProperty("rvt.device.name")).startsWith("rvt_hca-x");
+        assertThat((String) device.getProperty("rvt.node.guid")).matches("0x[0-9a-f]{16}");
+        assertThat(device.getProperty("rvt.ports")).isEqualTo(1);
+
+        config.delete();
+        felix.awaitDevices();
+        Poll.until("the HCA's threads stopped", () -> Threads.driverSim().isEmpty(), Threads::driverSim);
+    }
+
+    @Test
+    void theMetatypeOfSimulatedHcasIsReadable() throws Exception {
+        MetaTypeService metatype = felix.service(MetaTypeService.class, null);
+        MetaTypeInformation info = metatype.getMetaTypeInformation(felix.bundle(Felix.DRIVER_SIM));
+        assertThat(info.getFactoryPids()).contains(SIM_FACTORY_PID);
+        ObjectClassDefinition ocd = info.getObjectClassDefinition(SIM_FACTORY_PID, null);
+        List<String> ids = new ArrayList<>();
+        for (var ad : ocd.getAttributeDefinitions(ObjectClassDefinition.ALL)) {
+            ids.add(ad.getID());
+        }
+        assertThat(ids).contains("name", "fabric", "ports", "mtu", "max_qp", "threading", "idle", "deterministic",
+                "seed", "loss", "duplication", "reorder", "corruption", "latency_ns", "bandwidth_gbps");
+    }
+
+    @Test
+    void theAppBundleRunsRcTrafficBetweenTwoSimulatedHcas() throws Exception {
+        hca("hca-a");
+        hca("hca-b");
+        felix.awaitDevices("hca-a", "hca-b");
+
+        assertThat(rcTraffic("hca-a", "hca-b", 200)).startsWith("passed: 200 RC messages").contains("data checked");
+    }
+
+    @Test
+    void theGogoDevicesCommandNamesTheDevices() throws Exception {
+        hca("hca-a");
+        hca("hca-b");
+        felix.awaitDevices("hca-a", "hca-b");
+
+        ServiceReference<?> ref = felix.references(Object.class.getName(), "(osgi.command.scope=rvt)").get(0);
+        assertThat((String[]) ref.getProperty("osgi.command.function")).contains("devices", "ports", "qps", "stat");
+        Object commands = felix.context().getService(ref);
+        String devices = (String) commands.getClass().getMethod("devices").invoke(commands);
+
+        for (ServiceReference<?> d : felix.references(Felix.DEVICE, null)) {
+            assertThat(devices).contains((String) d.getProperty("rvt.device.name"));
+        }
+        assertThat(devices).contains("hca-a", "hca-b");
+    }
+
+    // ------------------------------------------------------------------ the driver goes away mid-traffic
+
+    /**
+     * Starts background traffic between two HCAs, lets {@code disrupt} take driver-sim away, and checks what the
+     * application saw.
+     *
+     * @return a weak reference to the class loader of the driver-sim revision that served the traffic
+     */
+    @SuppressWarnings("unchecked")
+    private WeakReference<ClassLoader> assertTheAppSeesRemovalMidTraffic(DriverSimDisruption disrupt) throws Exception {
+        hca("hca-a");
+        hca("hca-b");
+        felix.awaitDevices("hca-a", "hca-b");
+        Bundle sim = felix.bundle(Felix.DRIVER_SIM);
+        WeakReference<ClassLoader> loader = new WeakReference<>(sim.adapt(BundleWiring.class).getClassLoader());
+
+        assertThat(appFunction("start-background").apply("hca-a hca-b")).startsWith("started");
+        Poll.until("traffic flowing", () -> count(backgroundReport(), "SUCCESS") >= 200, this::backgroundReport);
+
+        disrupt.apply(sim);
+
+        Poll.until("the application saw the end of its traffic",
+                () -> backgroundReport().get("running") == Boolean.FALSE, this::backgroundReport);
+        Map<String, Object> report = backgroundReport();
+        assertThat(report).as("report").doesNotContainKey("failure");
+        assertThat((List<?>) report.get("events")).as("async events")
+                .anyMatch(e -> e.toString().startsWith("DEVICE_REMOVAL rvt_hca-a"))
+                .anyMatch(e -> e.toString().startsWith("DEVICE_REMOVAL rvt_hca-b"));
+        assertThat(count(report, "WR_FLUSH_ERR")).as("flushed completions").isPositive();
+        assertThat(((Map<String, ?>) report.get("statuses")).keySet()).as("completion statuses")
+                .isSubsetOf("SUCCESS", "WR_FLUSH_ERR");
+        return loader;
+    }
+
+    /** Takes driver-sim away (and perhaps brings it back). */
+    @FunctionalInterface
+    private interface DriverSimDisruption {
+        void apply(Bundle sim) throws Exception;
+    }
+
+    private void assertDevicesWorkAgain() throws Exception {
+        felix.awaitDevices("hca-a", "hca-b");
+        assertThat(rcTraffic("hca-a", "hca-b", 50)).startsWith("passed");
+    }
+
+    @Test
+    void stoppingDriverSimMidTrafficFlushesAndRemovesItsDevicesAndARestartBringsThemBack() throws Exception {
+        assertTheAppSeesRemovalMidTraffic(Bundle::stop);
+        assertThat(felix.deviceDrivers()).as("devices once driver-sim stopped").isEmpty();
+        assertThat(Threads.driverSim()).as("driver-sim threads once it stopped").isEmpty();
+
+        felix.bundle(Felix.DRIVER_SIM).start(); // the configurations persist in Config Admin
+        assertDevicesWorkAgain();
+    }
+
+    @Test
+    void updatingAndRefreshingDriverSimMidTrafficBehavesTheSameAndDropsTheOldRevision() throws Exception {
+        List<String> driverThreads = new ArrayList<>();
+        WeakReference<ClassLoader> oldRevision = assertTheAppSeesRemovalMidTraffic(sim -> {
+            driverThreads.addAll(Threads.driverSim());
+            felix.updateAndRefresh(sim);
+        });
+        assertDevicesWorkAgain();
+        assertThat(Threads.driverSim()).as("driver-sim threads: the new revision's only").isEqualTo(driverThreads);
+
+        Poll.until("the old revision's class loader was collected", () -> {
+            System.gc();
+            return oldRevision.get() == null;
+        });
+    }
+
+    @Test
+    void twentyStopStartCyclesGrowNeitherThreadsNorRetainedHeap() throws Exception {
+        hca("hca-a");
+        hca("hca-b");
+        Bundle sim = felix.bundle(Felix.DRIVER_SIM);
+        List<WeakReference<Object>> earlierDrivers = new ArrayList<>();
+        Map<String, Integer> threadsAfterFirstCycle = null;
+        long heapAfterFirstCycle = 0;
+        for (int cycle = 1; cycle <= 20; cycle++) {
+            felix.awaitDevices("hca-a", "hca-b");
+            assertThat(rcTraffic("hca-a", "hca-b", 10)).as("cycle " + cycle).startsWith("passed");
+            for (ServiceReference<?> ref : felix.references(Felix.DRIVER, "(rvt.sim.fabric=" + FABRIC + ")")) {
+                earlierDrivers.add(new WeakReference<>(felix.context().getService(ref)));
+                felix.context().ungetService(ref);
+            }
+            if (cycle == 1) {
+                threadsAfterFirstCycle = Threads.profile();
+                heapAfterFirstCycle = usedHeapAfterGc();
+            }
+            sim.stop();
+            assertThat(felix.deviceDrivers()).as("devices after stop " + cycle).isEmpty();
+            Poll.until("no driver-sim thread after stop " + cycle, () -> Threads.driverSim().isEmpty(),
+                    Threads::driverSim);
+            sim.start();
+        }
+        felix.awaitDevices("hca-a", "hca-b");
+        assertThat(rcTraffic("hca-a", "hca-b", 10)).startsWith("passed");
+
+        assertThat(Threads.profile()).as("threads by kind, after 20 cycles vs after the first")
+                .isEqualTo(threadsAfterFirstCycle);
+        Poll.until("the drivers of every stopped cycle were collected", () -> {
+            System.gc();
+            return earlierDrivers.stream().limit(earlierDrivers.size() - 2).allMatch(r -> r.get() == null);
+        });
+        // A leak of one cycle's HCAs (fabric, frame pools, QP tables) would show 19 times over.
+        assertThat(usedHeapAfterGc() - heapAfterFirstCycle).as("used heap growth after GC, bytes")
+                .isLessThan(32L << 20);
+    }
+
+    private static long usedHeapAfterGc() {
+        System.gc();
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+
+    // ------------------------------------------------------------------ third parties
+
+    @Test
+    void aThirdPartyLoopbackDriverInstalledAtRunTimeGetsADeviceAndPassesTraffic() throws Exception {
+        Bundle loopback = felix.install("rvt-it-loopback-driver");
+        loopback.start();
+        felix.awaitDevices("loopback");
+        ServiceReference<?> device = felix.references(Felix.DEVICE, "(rvt.driver=loopback)").get(0);
+        assertThat(device.getProperty("rvt.ports")).isEqualTo(1);
+
+        assertThat(rcTraffic("loopback", "loopback", 200)).startsWith("passed: 200 RC messages");
+
+        loopback.uninstall();
+        felix.awaitDevices();
+        Poll.until("the loopback engine thread ended", () -> Threads.named(n -> n.startsWith("rvt-loopback")).isEmpty());
+    }
+
+    @Test
+    void aDriverThatBreaksTheSpiIsRefusedWithOneLogLineAndGetsNoDevice() throws Exception {
+        List<String> errors = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            private final SimpleFormatter formatter = new SimpleFormatter();
+
+            @Override
+            public void publish(LogRecord r) {
+                if (r.getLevel().intValue() >= Level.SEVERE.intValue()) {
+                    errors.add(formatter.formatMessage(r)); // text only: keep no object of a bundle alive
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger root = Logger.getLogger("");
+        root.addHandler(capture);
+        try {
+            hca("hca-a");
+            felix.awaitDevices("hca-a");
+            Bundle broken = felix.install("rvt-it-broken-driver");
+            broken.start();
+            Poll.until("a log line refusing the driver", () -> errors.stream().anyMatch(l -> l.contains("broken")),
+                    () -> errors);
+
+            assertThat(errors).as("error log lines").hasSize(1);
+            assertThat(errors.get(0)).startsWith("rvt: refused driver service")
+                    .contains("io.rvt.it.broken.BrokenDriver").contains("broken");
+            assertThat(broken.getState()).as("the bundle itself is fine").isEqualTo(Bundle.ACTIVE);
+            assertThat(felix.deviceDrivers()).as("devices").containsExactly("hca-a");
+        } finally {
+            root.removeHandler(capture);
+        }
+    }
+
+    @Test
+    void aConsumerBuiltAgainstAnIncompatibleApiVersionDoesNotWire() throws Exception {
+        Bundle old = felix.install("rvt-it-old-consumer");
+
+        assertThat(felix.resolve(old)).isFalse();
+        assertThatThrownBy(old::start).isInstanceOf(BundleException.class)
+                .hasMessageContaining("osgi.wiring.package=io.rvt.api")
+                .hasMessageContaining("version>=2.0.0");
+        assertThat(old.getState()).isEqualTo(Bundle.INSTALLED);
+    }
+}

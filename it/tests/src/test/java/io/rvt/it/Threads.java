@@ -1,0 +1,37 @@
+package io.rvt.it;
+
+import java.util.List;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+/** The live threads of this JVM, by name. */
+final class Threads {
+    /** driver-sim names every thread it starts so (fabric, send engines, shared agents). */
+    static final String DRIVER_SIM_PREFIX = "rvt-sim-";
+
+    private Threads() {
+    }
+
+    /** @return the names of live threads that match */
+    static List<String> named(Predicate<String> which) {
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .filter(which).sorted().toList();
+    }
+
+    /** @return live driver-sim threads */
+    static List<String> driverSim() {
+        return named(n -> n.startsWith(DRIVER_SIM_PREFIX));
+    }
+
+    /**
+     * @return how many live threads there are of each kind: the name with its digits dropped (device and bundle
+     *         numbers grow from run to run), leaving out the JDK's common pool, which sizes itself
+     */
+    static TreeMap<String, Integer> profile() {
+        TreeMap<String, Integer> out = new TreeMap<>();
+        for (String n : named(n -> !n.startsWith("ForkJoinPool.commonPool"))) {
+            out.merge(n.replaceAll("[0-9]+", "#"), 1, Integer::sum);
+        }
+        return out;
+    }
+}
