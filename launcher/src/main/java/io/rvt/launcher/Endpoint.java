@@ -34,10 +34,11 @@ final class Endpoint implements AutoCloseable {
     /** Bytes a UD receive buffer needs before the payload: the GRH area. */
     static final int GRH_BYTES = 40;
     /**
-     * RC local ACK timeout code: 4.096 µs × 2^12 ≈ 17 ms per try, 8 tries: short enough that a lost packet costs
-     * little, long enough that a busy 2-core machine does not exhaust the retries.
+     * RC local ACK timeout code: 4.096 µs × 2^14 ≈ 67 ms per try, 8 tries: a 2-core machine busy with other work can
+     * starve the network thread for tens of milliseconds, which a shorter timeout turns into spurious
+     * retransmissions (and, eight in a row, into a failed QP).
      */
-    private static final int RC_TIMEOUT = 12;
+    private static final int RC_TIMEOUT = 14;
     /** RDMA READs and atomics in flight per QP (the simulated HCA's limit). */
     private static final int RD_ATOMIC = 16;
 

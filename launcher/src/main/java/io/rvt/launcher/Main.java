@@ -108,6 +108,9 @@ public final class Main {
         switch (o.command) {
             case "devices" -> new DevicesCommand(out, o.verbose).run(host);
             case "pingpong" -> new PingPongCommand(out, o.transport, size, iters).run(host);
+            case "perf" -> new PerfCommand(out, err, o).run(host);
+            case "stat" -> new StatCommand(out, o.iters > 0 ? o.iters : StatCommand.DEFAULT_ITERS, !o.noTraffic,
+                    o.fabric().hasFaults()).run(host);
             default -> {
                 new DevicesCommand(out, o.verbose).run(host);
                 new PingPongCommand(out, Transport.RC, size, iters).run(host);

@@ -1,0 +1,31 @@
+package io.rvt.launcher;
+
+/**
+ * One row of a bandwidth table, in perftest's units: MiB/s (2^20 bytes per second) and millions of messages per
+ * second.
+ *
+ * @param size bytes per message ({@code #bytes}, JSON {@code MsgSize})
+ * @param iterations messages completed ({@code #iterations}, JSON {@code n_iterations})
+ * @param peakMiBps the best rate over one completion interval ({@code BW peak}, JSON {@code BW_peak})
+ * @param averageMiBps bytes over the whole run ({@code BW average}, JSON {@code BW_average})
+ * @param messageRateMpps messages over the whole run ({@code MsgRate}, JSON {@code MsgRate})
+ */
+public record BandwidthResult(int size, long iterations, double peakMiBps, double averageMiBps,
+        double messageRateMpps) {
+    /** Bytes in a MiB, perftest's {@code MBS} format factor. */
+    public static final double MIB = 0x100000;
+
+    /**
+     * @param size bytes per message
+     * @param iterations messages completed
+     * @param elapsedNanos from the first post to the last completion
+     * @param bestNanosPerMessage the shortest time per message over one completion interval
+     * @return the row
+     */
+    static BandwidthResult of(int size, long iterations, long elapsedNanos, double bestNanosPerMessage) {
+        double secs = Math.max(elapsedNanos, 1) / 1e9;
+        double average = size * (double) iterations / secs / MIB;
+        double peak = bestNanosPerMessage > 0 ? size / (bestNanosPerMessage / 1e9) / MIB : average;
+        return new BandwidthResult(size, iterations, Math.max(peak, average), average, iterations / secs / 1e6);
+    }
+}

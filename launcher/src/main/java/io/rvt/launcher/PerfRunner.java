@@ -1,0 +1,376 @@
+package io.rvt.launcher;
+
+import io.rvt.api.AddressHandle;
+import io.rvt.api.CompletionQueue;
+import io.rvt.api.Device;
+import io.rvt.api.QueuePair;
+import io.rvt.api.RecvWorkRequest;
+import io.rvt.api.SendFlag;
+import io.rvt.api.SendWorkRequest;
+import io.rvt.api.SigType;
+import io.rvt.api.WorkCompletion;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+
+/**
+ * Runs the rows of one {@link PerfSpec} between two devices: the requester (first device) posts, the responder
+ * (second) receives or is the target of RDMA and atomics. Both sides are driven by the calling thread, as perftest's
+ * client and server would be by their own processes; the simulated network runs on its own thread.
+ *
+ * <p>Everything is set up once per table: endpoints, QPs, work requests, completion arrays and the latency sample
+ * array. The measurement loops then only patch fields of the reused work requests, post and busy-poll: they
+ * allocate nothing. Bandwidth keeps up to {@code txDepth} work requests in flight per QP and asks for a completion
+ * every {@link PerfSpec#cqModeration()} of them; latency runs one operation at a time with busy polling (SEND: a
+ * ping-pong of messages; WRITE: a ping-pong of RDMA WRITEs, each side polling the last byte of its memory, as
+ * perftest's write_lat; READ and atomics: one operation and its completion).
+ */
+final class PerfRunner implements AutoCloseable {
+    /** Receives kept posted per responder QP in a SEND bandwidth test. */
+    private static final int RX_DEPTH = 512;
+    /** The most latency samples one row keeps (a timed row stops when they are full). */
+    private static final int MAX_SAMPLES = 1 << 20;
+    /** Warm-up iterations before each row (the JIT compiles the loops; not measured). */
+    private static final int WARMUP = 200;
+
+    private final PerfSpec spec;
+    private final Progress progress;
+    private final Endpoint requester;
+    private final Endpoint responder;
+    private final QueuePair[] sendQps;
+    private final QueuePair[] recvQps;
+    private final int[] sendQpns;
+    private final int[] recvQpns;
+    private final SendWorkRequest[] wrs;
+    private final SendWorkRequest[] replies;
+    private final RecvWorkRequest[] recvs;
+    private final RecvWorkRequest[] replyRecvs;
+    private final WorkCompletion[] wcs = new WorkCompletion[16];
+    private final WorkCompletion wc = new WorkCompletion();
+    private final long[] posted;
+    private final long[] completed;
+    private final long[] lastSignaled;
+    private final long[] samples;
+    private final int dataOff;
+    private final String hint;
+    /** What each wait is for, in errors; built once so that the loops allocate nothing. */
+    private final String atRequester;
+    private final String atResponder;
+    private int stamp;
+
+    /**
+     * Sets up both sides for every row of {@code spec}.
+     *
+     * @param a the requester's device
+     * @param b the responder's device
+     * @param spec the table
+     * @param largest the largest size of its rows
+     * @param progress where rows report their iterations
+     */
+    PerfRunner(Device a, Device b, PerfSpec spec, int largest, Progress progress) {
+        this.spec = spec;
+        this.progress = progress;
+        this.hint = Completions.lossHint(spec.transport());
+        this.atRequester = "a work request on " + a.name();
+        this.atResponder = "a receive on " + b.name();
+        int qps = spec.latency() ? 1 : spec.qps();
+        dataOff = spec.transport() == Transport.UD ? Endpoint.GRH_BYTES : 0;
+        // write latency keeps the source in the first half and receives the peer's write in the second
+        int bufferBytes = spec.latency() && spec.test() == PerfTest.WRITE ? 2 * largest : dataOff + largest;
+        // latency: one operation at a time, but ACKs may trail the replies, so leave the send queue room
+        int depth = spec.latency() ? 64 : spec.txDepth();
+        int cqDepth = qps * Math.max(depth, RX_DEPTH) + 16;
+        requester = new Endpoint(a, Math.max(bufferBytes, PerfTest.ATOMIC_SIZE), cqDepth);
+        responder = new Endpoint(b, Math.max(bufferBytes, PerfTest.ATOMIC_SIZE), cqDepth);
+        SigType sig = spec.latency() ? SigType.SIGNAL_ALL_WR : SigType.SIGNAL_REQ_WR;
+        sendQps = new QueuePair[qps];
+        recvQps = new QueuePair[qps];
+        sendQpns = new int[qps];
+        recvQpns = new int[qps];
+        wrs = new SendWorkRequest[qps];
+        replies = new SendWorkRequest[qps];
+        recvs = new RecvWorkRequest[qps];
+        replyRecvs = new RecvWorkRequest[qps];
+        int recvDepth = spec.test().needsReceives() ? (spec.latency() ? 4 : RX_DEPTH) : 1;
+        for (int q = 0; q < qps; q++) {
+            QueuePair sq = requester.createQp(spec.transport().qpType(), depth, recvDepth, sig);
+            QueuePair rq = responder.createQp(spec.transport().qpType(), depth, recvDepth, sig);
+            AddressHandle toB = requester.connect(sq, responder, rq);
+            AddressHandle toA = responder.connect(rq, requester, sq);
+            sendQps[q] = sq;
+            recvQps[q] = rq;
+            sendQpns[q] = sq.qpNum();
+            recvQpns[q] = rq.qpNum();
+            wrs[q] = request(requester, responder, toB, rq);
+            replies[q] = request(responder, requester, toA, sq);
+            recvs[q] = new RecvWorkRequest(1).sge(responder.mr, 0, dataOff + largest);
+            replyRecvs[q] = new RecvWorkRequest(1).sge(requester.mr, 0, dataOff + largest);
+        }
+        for (int i = 0; i < wcs.length; i++) {
+            wcs[i] = new WorkCompletion();
+        }
+        posted = new long[qps];
+        completed = new long[qps];
+        lastSignaled = new long[qps];
+        samples = spec.latency() ? new long[spec.iters() > 0 ? Math.max(spec.iters(), WARMUP) : MAX_SAMPLES] : null;
+        if (spec.test().needsReceives()) {
+            // posted once; every receive completion is reposted, so each row starts with the queues full
+            for (int q = 0; q < qps; q++) {
+                for (int r = 0; r < (spec.latency() ? 1 : RX_DEPTH); r++) {
+                    recvQps[q].postRecv(recvs[q]);
+                }
+                if (spec.latency()) {
+                    sendQps[q].postRecv(replyRecvs[q]);
+                }
+            }
+        }
+    }
+
+    private SendWorkRequest request(Endpoint from, Endpoint to, AddressHandle ah, QueuePair peer) {
+        SendWorkRequest wr = new SendWorkRequest(1).opcode(spec.test().opcode()).sge(from.mr, dataOff, 1)
+                .remoteAddr(to.mr.addr()).rkey(to.mr.rkey());
+        if (spec.test() == PerfTest.ATOMIC) {
+            wr.compareAdd(1);
+        }
+        if (ah != null) {
+            wr.ah(ah).remoteQpn(peer.qpNum()).remoteQkey(Endpoint.QKEY);
+        }
+        return wr;
+    }
+
+    /** Sets every work request to {@code size} bytes (and write latency's target to the second half). */
+    private void resize(int size) {
+        boolean writeLat = spec.latency() && spec.test() == PerfTest.WRITE;
+        for (int q = 0; q < wrs.length; q++) {
+            wrs[q].sge(0).length(size);
+            replies[q].sge(0).length(size);
+            if (writeLat) {
+                wrs[q].remoteAddr(responder.mr.addr() + size);
+                replies[q].remoteAddr(requester.mr.addr() + size);
+            }
+        }
+    }
+
+    /**
+     * Measures one bandwidth row.
+     *
+     * @param size bytes per message
+     * @return the row
+     */
+    BandwidthResult bandwidth(int size) {
+        resize(size);
+        windowed(Math.min(WARMUP, Math.max(spec.iters(), 1)), 0, false);
+        progress.row(spec.label() + " " + size + " B", (long) spec.iters() * wrs.length);
+        return windowed(spec.iters(), spec.durationNanos(), true).withSize(size);
+    }
+
+    /** The result of a windowed run before its size is known to the caller. */
+    private record Window(long iterations, long elapsedNanos, double bestNanosPerMessage) {
+        BandwidthResult withSize(int size) {
+            return BandwidthResult.of(size, iterations, elapsedNanos, bestNanosPerMessage);
+        }
+    }
+
+    private Window windowed(int itersPerQp, long durationNanos, boolean report) {
+        int qps = wrs.length;
+        int cqMod = spec.cqModeration();
+        long target = itersPerQp > 0 ? itersPerQp : Long.MAX_VALUE;
+        boolean receives = spec.test().needsReceives();
+        for (int q = 0; q < qps; q++) {
+            posted[q] = 0;
+            completed[q] = 0;
+            lastSignaled[q] = 0;
+        }
+        long start = System.nanoTime();
+        long end = durationNanos > 0 ? start + durationNanos : Long.MAX_VALUE;
+        long last = start;
+        long done = 0;
+        double best = Double.MAX_VALUE;
+        boolean posting = true;
+        while (true) {
+            if (posting) {
+                for (int q = 0; q < qps; q++) {
+                    SendWorkRequest wr = wrs[q];
+                    while (posted[q] < target && posted[q] - completed[q] < spec.txDepth()) {
+                        long n = ++posted[q];
+                        boolean signal = n % cqMod == 0 || n == target;
+                        wr.wrId(n).sendFlags(signal ? SendFlag.SIGNALED.bit() : 0);
+                        sendQps[q].postSend(wr);
+                        if (signal) {
+                            lastSignaled[q] = n;
+                        }
+                    }
+                }
+                if (durationNanos > 0 && System.nanoTime() - end >= 0) {
+                    posting = false;
+                }
+            }
+            int n = requester.sendCq.pollCq(wcs, wcs.length);
+            if (n > 0) {
+                long now = System.nanoTime();
+                long before = done;
+                for (int i = 0; i < n; i++) {
+                    Completions.check(wcs[i], atRequester);
+                    int q = indexOf(sendQpns, wcs[i].qpNum());
+                    done += wcs[i].wrId() - completed[q];
+                    completed[q] = wcs[i].wrId();
+                }
+                double perMessage = (now - last) / (double) (done - before);
+                if (perMessage < best) {
+                    best = perMessage;
+                }
+                last = now;
+                if (report) {
+                    progress.update(done);
+                }
+            } else if (last - start > 0 && System.nanoTime() - last > Completions.DEADLINE_NANOS) {
+                throw new IllegalStateException("no completion on " + requester.device.name() + " within "
+                        + Completions.DEADLINE_NANOS / 1_000_000_000L + " s" + hint);
+            }
+            if (receives) {
+                repostReceives();
+            }
+            if (finished(posting, target)) {
+                break;
+            }
+        }
+        if (receives) {
+            // the last receive completions may trail the last send completion: repost them for the next row
+            while (repostReceives() > 0) {
+                Thread.onSpinWait();
+            }
+        }
+        return new Window(done, last - start, best);
+    }
+
+    private boolean finished(boolean posting, long target) {
+        for (int q = 0; q < completed.length; q++) {
+            long goal = posting ? target : lastSignaled[q];
+            if (completed[q] < goal) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** @return how many receive completions were polled and their receives posted again */
+    private int repostReceives() {
+        int n = responder.recvCq.pollCq(wcs, wcs.length);
+        for (int i = 0; i < n; i++) {
+            Completions.check(wcs[i], atResponder);
+            int q = indexOf(recvQpns, wcs[i].qpNum());
+            recvQps[q].postRecv(recvs[q]);
+        }
+        return n;
+    }
+
+    private static int indexOf(int[] qpns, int qpn) {
+        for (int i = 0; i < qpns.length; i++) {
+            if (qpns[i] == qpn) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("completion for unknown QP 0x" + Integer.toHexString(qpn));
+    }
+
+    /**
+     * Measures one latency row.
+     *
+     * @param size bytes per message
+     * @return the row
+     */
+    LatencyResult latency(int size) {
+        resize(size);
+        sampleLatency(size, Math.min(WARMUP, samples.length), 0);
+        progress.row(spec.label() + " " + size + " B", spec.iters());
+        int n = sampleLatency(size, spec.iters() > 0 ? spec.iters() : samples.length, spec.durationNanos());
+        int rttFactor = spec.test() == PerfTest.READ || spec.test() == PerfTest.ATOMIC ? 1 : 2;
+        return LatencyResult.of(size, samples, n, rttFactor);
+    }
+
+    private int sampleLatency(int size, int iters, long durationNanos) {
+        QueuePair a = sendQps[0];
+        QueuePair b = recvQps[0];
+        SendWorkRequest ping = wrs[0];
+        SendWorkRequest pong = replies[0];
+        PerfTest test = spec.test();
+        long end = durationNanos > 0 ? System.nanoTime() + durationNanos : Long.MAX_VALUE;
+        int pollIndex = 2 * size - 1; // write latency: the last byte of the second half
+        int i = 0;
+        for (; i < iters; i++) {
+            long t0 = System.nanoTime();
+            switch (test) {
+                case SEND -> {
+                    a.postSend(ping);
+                    Completions.await(responder.recvCq, wc, atResponder, hint);
+                    b.postRecv(recvs[0]);
+                    b.postSend(pong);
+                    Completions.await(requester.recvCq, wc, atRequester, hint);
+                    a.postRecv(replyRecvs[0]);
+                    drain(requester.sendCq);
+                    drain(responder.sendCq);
+                }
+                case WRITE -> {
+                    byte s = nextStamp();
+                    requester.buffer.put(size - 1, s);
+                    a.postSend(ping);
+                    awaitByte(responder.buffer, pollIndex, s, responder);
+                    responder.buffer.put(size - 1, s);
+                    b.postSend(pong);
+                    awaitByte(requester.buffer, pollIndex, s, requester);
+                    drain(requester.sendCq);
+                    drain(responder.sendCq);
+                }
+                default -> { // READ, ATOMIC: one operation, its completion is its end
+                    a.postSend(ping);
+                    Completions.await(requester.sendCq, wc, atRequester, hint);
+                }
+            }
+            long t = System.nanoTime();
+            samples[i] = t - t0;
+            if ((i & 63) == 0) {
+                progress.update(i);
+            }
+            if (t - end >= 0) {
+                i++;
+                break;
+            }
+        }
+        return i;
+    }
+
+    private byte nextStamp() {
+        stamp = stamp % 255 + 1; // 1..255: never the buffer's initial 0, never the previous stamp
+        return (byte) stamp;
+    }
+
+    private void awaitByte(ByteBuffer buf, int index, byte value, Endpoint at) {
+        long deadline = 0;
+        int spins = 0;
+        while (buf.get(index) != value) {
+            VarHandle.acquireFence(); // re-read memory the network thread writes, every time round
+            Thread.onSpinWait();
+            if ((++spins & 0xFFF) == 0) {
+                long now = System.nanoTime();
+                if (deadline == 0) {
+                    deadline = now + Completions.DEADLINE_NANOS;
+                } else if (now - deadline > 0) {
+                    throw new IllegalStateException("no RDMA WRITE arrived at " + at.device.name() + " within "
+                            + Completions.DEADLINE_NANOS / 1_000_000_000L + " s" + hint);
+                }
+            }
+        }
+    }
+
+    /** Consumes the send completions of a ping-pong (their ACKs may trail the replies). */
+    private void drain(CompletionQueue cq) {
+        while (cq.pollCq(wc)) {
+            Completions.check(wc, atRequester);
+        }
+    }
+
+    @Override
+    public void close() {
+        requester.close();
+        responder.close();
+    }
+}

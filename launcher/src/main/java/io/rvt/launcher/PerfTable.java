@@ -1,0 +1,113 @@
+package io.rvt.launcher;
+
+import io.rvt.api.Device;
+import io.rvt.api.PortAttr;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Prints perftest's report: the test-info block between dashed lines, the column header, and one row per size.
+ * Columns and their units are perftest's ({@code BW peak[MiB/sec]}: perftest computes with 2^20 bytes and prints
+ * MiB/sec since 2023; {@code MsgRate[Mpps]}; latencies in usec).
+ */
+final class PerfTable {
+    /** perftest's {@code RESULT_LINE}. */
+    static final String LINE = "---------------------------------------------------------------------------------------";
+    /** The bandwidth columns, perftest's {@code RESULT_FMT}. */
+    static final List<String> BW_COLUMNS = List.of("#bytes", "#iterations", "BW peak[MiB/sec]",
+            "BW average[MiB/sec]", "MsgRate[Mpps]");
+    /** The latency columns, perftest's {@code RESULT_FMT_LAT}. */
+    static final List<String> LAT_COLUMNS = List.of("#bytes", "#iterations", "t_min[usec]", "t_max[usec]",
+            "t_typical[usec]", "t_avg[usec]", "t_stdev[usec]", "99% percentile[usec]", "99.9% percentile[usec]");
+    private static final int GAP = 3;
+
+    private final PrintStream out;
+    private final List<String> columns;
+
+    /**
+     * @param out where the table goes
+     * @param latency a latency table, else bandwidth
+     */
+    PerfTable(PrintStream out, boolean latency) {
+        this.out = out;
+        this.columns = latency ? LAT_COLUMNS : BW_COLUMNS;
+    }
+
+    /**
+     * Prints the test-info block and the column header.
+     *
+     * @param spec the table
+     * @param a the requester's device
+     * @param b the responder's device
+     * @param host the host, named as what the results were measured on
+     */
+    void header(PerfSpec spec, Device a, Device b, Host host) {
+        out.println(LINE);
+        out.println("                    " + spec.title());
+        out.printf(" Device          : %s -> %s%n", a.name(), b.name());
+        out.printf(" Number of qps   : %d\t\tTransport type : IB%n", spec.latency() ? 1 : spec.qps());
+        out.printf(" Connection type : %s\t\tUsing SRQ      : OFF%n", spec.transport().name());
+        if (!spec.latency()) {
+            out.printf(" TX depth        : %d%n", spec.txDepth());
+            out.printf(" CQ Moderation   : %d%n", spec.cqModeration());
+        }
+        out.printf(" Mtu             : %d[B]%n", a.queryPort(1, new PortAttr()).activeMtu().bytes());
+        out.println(" Link type       : IB (simulated)");
+        out.println(" Data ex. method : in process");
+        out.println(" Measured on     : a simulated device: " + host.description() + " -- not a hardware figure");
+        out.println(LINE);
+        StringBuilder sb = new StringBuilder();
+        for (String c : columns) {
+            sb.append(' ').append(pad(c));
+        }
+        out.println(sb.toString().stripTrailing());
+    }
+
+    /**
+     * @param r a bandwidth row
+     */
+    void row(BandwidthResult r) {
+        cells(Integer.toString(r.size()), Long.toString(r.iterations()), fixed(r.peakMiBps(), 2),
+                fixed(r.averageMiBps(), 2), fixed(r.messageRateMpps(), 6));
+    }
+
+    /**
+     * @param r a latency row
+     */
+    void row(LatencyResult r) {
+        cells(Integer.toString(r.size()), Long.toString(r.iterations()), fixed(r.min(), 2), fixed(r.max(), 2),
+                fixed(r.typical(), 2), fixed(r.average(), 2), fixed(r.stdev(), 2), fixed(r.p99(), 2),
+                fixed(r.p999(), 2));
+    }
+
+    /** Closes the table with perftest's dashed line. */
+    void footer() {
+        out.println(LINE);
+    }
+
+    private void cells(String... values) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < values.length; i++) {
+            sb.append(' ').append(i < values.length - 1 ? padTo(values[i], columns.get(i).length()) : values[i]);
+        }
+        out.println(sb);
+    }
+
+    private static String pad(String s) {
+        return padTo(s, s.length());
+    }
+
+    private static String padTo(String s, int width) {
+        return s + " ".repeat(Math.max(0, width + GAP - s.length()));
+    }
+
+    /**
+     * @param v a value
+     * @param decimals digits after the point
+     * @return it with a point whatever the locale
+     */
+    static String fixed(double v, int decimals) {
+        return String.format(Locale.ROOT, "%." + decimals + "f", v);
+    }
+}
