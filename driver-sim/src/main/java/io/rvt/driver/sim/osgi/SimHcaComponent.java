@@ -74,12 +74,11 @@ public final class SimHcaComponent {
     }
 
     static PathMtu mtu(int bytes) {
-        for (PathMtu m : PathMtu.values()) {
-            if (m.bytes() == bytes) {
-                return m;
-            }
+        try {
+            return PathMtu.ofBytes(bytes);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("mtu must be 256, 512, 1024, 2048 or 4096 bytes, got " + bytes, e);
         }
-        throw new IllegalArgumentException("mtu must be 256, 512, 1024, 2048 or 4096 bytes, got " + bytes);
     }
 
     /** @return the HCA */
