@@ -19,7 +19,12 @@ public final class RvtIbport implements DriverPort {
     private final RvtDevice device;
     private final int portNum;
     private final AtomicIntegerArray pkeys;
-    private final AtomicLongArray counters = new AtomicLongArray(PortCounter.values().length);
+    /**
+     * One counter per 64-byte cache line ({@link #COUNTER_STRIDE} longs apart): senders bump the TX counters while the
+     * receive path bumps the RX ones, and neighbours on one line would bounce it between their cores on every packet.
+     */
+    private final AtomicLongArray counters = new AtomicLongArray(PortCounter.values().length * COUNTER_STRIDE);
+    private static final int COUNTER_STRIDE = 8;
     /** QP0 and QP1 of this port ({@code qp[2]}); written under the QP table's lock. */
     private final AtomicReferenceArray<RvtQp> specialQps = new AtomicReferenceArray<>(2);
     private final McastTable mcast;
@@ -78,7 +83,7 @@ public final class RvtIbport implements DriverPort {
     }
 
     void resetCounter(PortCounter c) {
-        counters.set(c.ordinal(), 0);
+        counters.set(c.ordinal() * COUNTER_STRIDE, 0);
     }
 
     @Override
@@ -176,12 +181,12 @@ public final class RvtIbport implements DriverPort {
 
     @Override
     public long counter(PortCounter c) {
-        return counters.get(c.ordinal());
+        return counters.get(c.ordinal() * COUNTER_STRIDE);
     }
 
     @Override
     public void addCounter(PortCounter c, long delta) {
-        counters.addAndGet(c.ordinal(), delta);
+        counters.getAndAdd(c.ordinal() * COUNTER_STRIDE, delta);
     }
 
     @Override

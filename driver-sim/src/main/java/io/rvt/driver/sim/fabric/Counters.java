@@ -30,16 +30,27 @@ public final class Counters {
     Counters() {
     }
 
+    /*
+     * Every counter but BACKPRESSURE has one writer at a time, the fabric's delivery thread (or its event loop; or the
+     * closing thread once those have stopped), so it is bumped with a plain read and a release store: no locked
+     * instruction per frame. Readers on other threads see a recent value.
+     */
+
     void add(int counter, long delta) {
-        values.getAndAdd(counter, delta);
+        values.setRelease(counter, values.getPlain(counter) + delta);
     }
 
     void increment(int counter) {
-        values.getAndIncrement(counter);
+        add(counter, 1);
     }
 
     void drop(DropCause cause) {
-        values.getAndIncrement(DROPS + cause.ordinal());
+        add(DROPS + cause.ordinal(), 1);
+    }
+
+    /** Backpressure is counted by senders, any number of threads at once. */
+    void incrementShared(int counter) {
+        values.getAndIncrement(counter);
     }
 
     /** @return frames sent */

@@ -99,7 +99,7 @@ public final class FabricPort implements AutoCloseable {
     public Frame acquire() {
         Frame f = pool.acquire();
         if (f == null) {
-            counters.increment(Counters.BACKPRESSURE);
+            counters.incrementShared(Counters.BACKPRESSURE);
         }
         return f;
     }
@@ -124,7 +124,7 @@ public final class FabricPort implements AutoCloseable {
         frame.state = Frame.IN_FABRIC;
         if (!fabric.engine().submit(frame)) {
             frame.state = Frame.OWNED;
-            counters.increment(Counters.BACKPRESSURE);
+            counters.incrementShared(Counters.BACKPRESSURE);
             return false;
         }
         return true;
