@@ -24,12 +24,12 @@ final class Threads {
     }
 
     /**
-     * @return how many live threads there are of each kind: the name with its digits dropped (device and bundle
-     *         numbers grow from run to run), leaving out the JDK's common pool, which sizes itself
+     * @return how many live threads there are of each kind: the name with its digits dropped (device numbers grow
+     *         from run to run), leaving out the pools that size themselves (the JDK's common pool, Felix's resolver)
      */
     static TreeMap<String, Integer> profile() {
         TreeMap<String, Integer> out = new TreeMap<>();
-        for (String n : named(n -> !n.startsWith("ForkJoinPool.commonPool"))) {
+        for (String n : named(n -> !n.startsWith("ForkJoinPool.commonPool") && !n.startsWith("FelixResolver-"))) {
             out.merge(n.replaceAll("[0-9]+", "#"), 1, Integer::sum);
         }
         return out;
