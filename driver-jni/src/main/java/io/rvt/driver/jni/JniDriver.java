@@ -540,6 +540,8 @@ public class JniDriver implements RvtDriver, AutoCloseable {
                 while (!s.stopped && sendOne(s.qp, sc, p)) {
                     // one packet per call
                 }
+                // Out before another thread may take the QP over: its later packets must not overtake these.
+                flush(sc);
                 if (s.pending.compareAndSet(seen, 0)) {
                     return;
                 }

@@ -13,12 +13,16 @@ import java.util.concurrent.locks.LockSupport;
  * One port of a {@link JniDriver}: its socket, and the thread that serves it. The thread is both the port's receive
  * engine (a {@code recvmmsg} batch, each datagram parsed, checked and handed to the transport) and its send engine
  * for QPs scheduled from paths that hold QP locks (ACKs, responses, retries, RNR restarts), so that the ACKs a batch of
- * requests causes leave in one {@code sendmmsg} batch. Idle, it spins, then yields, then (unless busy-polling) waits
+ * requests causes leave in one {@code sendmmsg} batch. Idle, it spins, then (unless busy-polling) waits
  * in {@code poll} on the socket and an eventfd that {@link #schedule} signals.
  */
 final class PortEngine implements Runnable {
-    private static final int SPINS = 200;
-    private static final int YIELDS = 50;
+    /**
+     * Empty cycles (each a non-blocking {@code recvmmsg}, about a microsecond) before waiting in {@code poll}. No
+     * {@code Thread.yield} phase: on a busy machine a yield gives the core away for a whole time slice, while a thread
+     * waiting in {@code poll} is woken by the packet itself.
+     */
+    private static final int SPINS = 100;
     private static final int WAIT_MILLIS = 10;
 
     final JniDriver driver;
@@ -147,8 +151,6 @@ final class PortEngine implements Runnable {
                 idle = 0;
             } else if (busyPoll || ++idle < SPINS) {
                 Thread.onSpinWait();
-            } else if (idle < SPINS + YIELDS) {
-                Thread.yield();
             } else {
                 sleeping = true;
                 if (queue.isEmpty() && running) {
