@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -24,10 +25,16 @@ class ModulePathIT {
         String modulePath = MODULE_PATH.stream().map(a -> Felix.jar(a).toString())
                 .collect(Collectors.joining(File.pathSeparator));
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Path log = Path.of("target", "module-path-app.log"); // failsafe runs in the module's directory
         Process p = new ProcessBuilder(java.toString(), "--module-path", modulePath, "-m",
-                "io.rvt.it.app/io.rvt.it.app.Main", "100").redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(Poll.DEADLINE.toSeconds(), TimeUnit.SECONDS)).as("exited").isTrue();
+                "io.rvt.it.app/io.rvt.it.app.Main", "100").redirectErrorStream(true).redirectOutput(log.toFile())
+                .start();
+        boolean exited = p.waitFor(Poll.DEADLINE.toSeconds(), TimeUnit.SECONDS);
+        if (!exited) {
+            p.destroyForcibly().waitFor();
+        }
+        String out = Files.readString(log, StandardCharsets.UTF_8);
+        assertThat(exited).as("the child JVM exited; output:%n%s", out).isTrue();
 
         assertThat(out).as("output").contains("(driver loopback, module io.rvt.core)")
                 .contains("(driver sim0, module io.rvt.core)").doesNotContain("refused").doesNotContain("failed");
