@@ -13,6 +13,7 @@ import io.rvt.api.spi.Callback;
 import io.rvt.api.spi.DriverCq;
 import io.rvt.core.Errors;
 import io.rvt.core.RvtDevice;
+import io.rvt.core.SpinningLock;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.Executor;
@@ -67,7 +68,7 @@ public final class RvtCq implements DriverCq {
     private final int compVectorCpu;
     private final Executor executor;
     /** {@code cq->lock}: the ring, its indices, {@code notify}, {@code cq_full}, resize. */
-    private final ReentrantLock lock = new ReentrantLock();
+    private final ReentrantLock lock = new SpinningLock();
     /** The ring; replaced by resize under {@link #lock}. */
     private WorkCompletion[] ring;
     /** {@code ibcq.cqe}: written under {@link #lock} with setRelease; read lock-free by {@link #capacity()}. */

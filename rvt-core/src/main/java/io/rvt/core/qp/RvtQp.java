@@ -50,6 +50,7 @@ import io.rvt.core.Errnos;
 import io.rvt.core.Errors;
 import io.rvt.core.RvtDevice;
 import io.rvt.core.RvtIbport;
+import io.rvt.core.SpinningLock;
 import io.rvt.core.ah.RvtAh;
 import io.rvt.core.cq.RvtCq;
 import io.rvt.core.mr.RvtMr;
@@ -114,9 +115,9 @@ public final class RvtQp implements DriverQp {
     private Object priv;
 
     // ------------------------------------------------------------------ locks and references
-    private final ReentrantLock recvLock = new ReentrantLock();
-    private final ReentrantLock postLock = new ReentrantLock();
-    private final ReentrantLock sendLock = new ReentrantLock();
+    private final ReentrantLock recvLock = new SpinningLock();
+    private final ReentrantLock postLock = new SpinningLock();
+    private final ReentrantLock sendLock = new SpinningLock();
     private final AtomicInteger refs = new AtomicInteger();
     private final ReentrantLock refLock = new ReentrantLock();
     private final Condition refsZero = refLock.newCondition();

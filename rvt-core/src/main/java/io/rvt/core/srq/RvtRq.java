@@ -2,6 +2,7 @@ package io.rvt.core.srq;
 
 import io.rvt.api.RecvWorkRequest;
 import io.rvt.core.Errnos;
+import io.rvt.core.SpinningLock;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.ReentrantLock;
@@ -361,7 +362,7 @@ public final class RvtRq {
             }
         }
 
-        final ReentrantLock lock = new ReentrantLock();
+        final ReentrantLock lock = new SpinningLock();
         /** {@code kwq->head}: next slot to fill; written only under {@link #lock}, published with setRelease. */
         int head;
         long p11, p12, p13, p14, p15, p16, p17, p18;
@@ -383,7 +384,7 @@ public final class RvtRq {
             }
         }
 
-        final ReentrantLock lock = new ReentrantLock();
+        final ReentrantLock lock = new SpinningLock();
         /** {@code kwq->tail}: oldest posted slot; written only under {@link #lock}, published with setRelease. */
         int tail;
         /** {@code kwq->count}: approximate entries; written only under {@link #lock} (opaque, read racily). */

@@ -1,0 +1,70 @@
+package io.rvt.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+class SpinningLockTest {
+    @Test
+    void shouldBeReentrant() {
+        SpinningLock lock = new SpinningLock();
+        lock.lock();
+        lock.lock();
+        assertThat(lock.getHoldCount()).isEqualTo(2);
+        lock.unlock();
+        lock.unlock();
+        assertThat(lock.isLocked()).isFalse();
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldExcludeAndParkWhenHeldLongerThanTheSpin() throws Exception {
+        SpinningLock lock = new SpinningLock();
+        long[] plain = new long[1]; // guarded by the lock only: a lost update shows a broken exclusion
+        int threads = 4;
+        int perThread = 200_000;
+        CountDownLatch start = new CountDownLatch(1);
+        Thread[] ts = new Thread[threads];
+        for (int t = 0; t < threads; t++) {
+            ts[t] = new Thread(() -> {
+                try {
+                    start.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int i = 0; i < perThread; i++) {
+                    lock.lock();
+                    try {
+                        plain[0]++;
+                    } finally {
+                        lock.unlock();
+                    }
+                }
+            });
+            ts[t].start();
+        }
+        start.countDown();
+        for (Thread t : ts) {
+            t.join();
+        }
+        assertThat(plain[0]).isEqualTo((long) threads * perThread);
+
+        // A holder that keeps the lock past the spin: the waiter falls back to parking and still gets it.
+        AtomicLong got = new AtomicLong();
+        lock.lock();
+        Thread waiter = new Thread(() -> {
+            lock.lock();
+            got.incrementAndGet();
+            lock.unlock();
+        });
+        waiter.start();
+        TestUtil.await(() -> lock.hasQueuedThread(waiter), "waiter parked in the queue");
+        assertThat(got.get()).isZero();
+        lock.unlock();
+        waiter.join();
+        assertThat(got.get()).isEqualTo(1);
+    }
+}
