@@ -1,0 +1,89 @@
+package io.rvt.driver.sim.clock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+class DynamicCompositeAgentTest {
+    /** Counts its duty cycles; while {@code slow} is set, each cycle lasts until it is cleared. */
+    static final class Counting implements Agent {
+        final AtomicLong calls = new AtomicLong();
+        final AtomicBoolean inside = new AtomicBoolean();
+        volatile boolean slow;
+
+        @Override
+        public int doWork() {
+            inside.set(true);
+            calls.incrementAndGet();
+            while (slow) {
+                Thread.onSpinWait();
+            }
+            inside.set(false);
+            return 1;
+        }
+
+        @Override
+        public String roleName() {
+            return "counting";
+        }
+    }
+
+    private static void await(java.util.function.BooleanSupplier c, String what) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!c.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            LockSupport.parkNanos(100_000);
+        }
+    }
+
+    @Test
+    void shouldRunMembersInOrderWhenInvokedDirectly() throws Exception {
+        DynamicCompositeAgent c = new DynamicCompositeAgent("direct");
+        Counting a = new Counting();
+        Counting b = new Counting();
+        c.add(a);
+        c.add(b);
+        assertThat(c.doWork()).isEqualTo(2);
+        assertThat(c.remove(a)).isTrue();
+        assertThat(c.remove(a)).as("not a member any more").isFalse();
+        assertThat(c.doWork()).isEqualTo(1);
+        assertThat(a.calls.get()).isEqualTo(1);
+        assertThat(b.calls.get()).isEqualTo(2);
+        assertThat(c.size()).isEqualTo(1);
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldReturnFromRemoveOnlyOnceTheRemovedAgentIsNoLongerRunning() throws Exception {
+        DynamicCompositeAgent c = new DynamicCompositeAgent("rt-dynamic");
+        try (AgentRunner runner = AgentRunner.start(c, new BusySpinIdleStrategy(), Throwable::printStackTrace)) {
+            Counting a = new Counting();
+            c.add(a);
+            await(() -> a.calls.get() > 10, "the runner to pick up the new member");
+
+            a.slow = true;
+            await(a.inside::get, "a cycle in progress");
+            Thread releaser = new Thread(() -> {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+                a.slow = false;
+            });
+            releaser.start();
+            assertThat(c.remove(a)).isTrue();
+            // remove() waited for the cycle that was running a: it is outside doWork and is never called again.
+            assertThat(a.inside.get()).isFalse();
+            long calls = a.calls.get();
+            Counting b = new Counting();
+            c.add(b);
+            await(() -> b.calls.get() > 100, "more cycles");
+            assertThat(a.calls.get()).isEqualTo(calls);
+            releaser.join();
+        }
+    }
+}
