@@ -260,7 +260,7 @@ class RvtFelixIT {
         });
         // A leak of one cycle's HCAs (fabric, frame pools, QP tables) would show 19 times over.
         assertThat(usedHeapAfterGc() - heapAfterFirstCycle).as("used heap growth after GC, bytes")
-                .isLessThan(32L << 20);
+                .isLessThan(16L << 20);
     }
 
     private static long usedHeapAfterGc() {
