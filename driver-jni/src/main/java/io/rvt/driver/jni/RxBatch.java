@@ -1,45 +1,21 @@
 package io.rvt.driver.jni;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
  * Datagrams received together: slots in one direct buffer and the {@code struct rvt_rx_desc} array the C library's
  * {@code recvmmsg} fills (length, truncation, source address and port). One per port engine; reused.
  */
-final class RxBatch {
+final class RxBatch extends Slots {
     /** The datagram did not fit its slot ({@code MSG_TRUNC}). */
     static final int TRUNCATED = 1;
-
-    final int slots;
-    final int slotSize;
-    final ByteBuffer data;
-    final ByteBuffer desc;
-    final long dataAddress;
-    final long descAddress;
-    /** Per slot: a view of the slot (for the JDK layer). */
-    final ByteBuffer[] views;
-    int count;
 
     /**
      * @param slots how many datagrams, at most {@link NativeUdp#MAX_BATCH}
      * @param slotSize bytes per datagram
      */
     RxBatch(int slots, int slotSize) {
-        if (slots < 1 || slots > NativeUdp.MAX_BATCH) {
-            throw new IllegalArgumentException("batch must be 1.." + NativeUdp.MAX_BATCH + " datagrams, got " + slots);
-        }
-        this.slots = slots;
-        this.slotSize = slotSize;
-        this.data = ByteBuffer.allocateDirect(slots * slotSize);
-        this.desc = ByteBuffer.allocateDirect(slots * NativeUdp.RX_DESC_SIZE).order(ByteOrder.nativeOrder());
-        boolean nat = NativeUdp.isAvailable();
-        this.dataAddress = nat ? NativeUdp.address(data) : 0;
-        this.descAddress = nat ? NativeUdp.address(desc) : 0;
-        this.views = new ByteBuffer[slots];
-        for (int i = 0; i < slots; i++) {
-            views[i] = data.slice(i * slotSize, slotSize);
-        }
+        super(slots, slotSize, NativeUdp.RX_DESC_SIZE);
     }
 
     int offset(int i) {
@@ -65,19 +41,19 @@ final class RxBatch {
     /** @return the IPv4 source address, big-endian int */
     int sourceV4(int i) {
         int v = desc.getInt(i * NativeUdp.RX_DESC_SIZE + 12);
-        return desc.order() == ByteOrder.BIG_ENDIAN ? v : Integer.reverseBytes(v);
+        return network(v);
     }
 
     /** @return the first 8 bytes of the IPv6 source address */
     long sourceHi(int i) {
         long v = desc.getLong(i * NativeUdp.RX_DESC_SIZE + 12);
-        return desc.order() == ByteOrder.BIG_ENDIAN ? v : Long.reverseBytes(v);
+        return network(v);
     }
 
     /** @return the last 8 bytes of the IPv6 source address */
     long sourceLo(int i) {
         long v = desc.getLong(i * NativeUdp.RX_DESC_SIZE + 20);
-        return desc.order() == ByteOrder.BIG_ENDIAN ? v : Long.reverseBytes(v);
+        return network(v);
     }
 
     /**
@@ -94,17 +70,16 @@ final class RxBatch {
     void set(int i, int length, boolean truncated, int port, boolean ipv6, long hiOrV4, long lo) {
         int d = i * NativeUdp.RX_DESC_SIZE;
         ByteBuffer b = desc;
-        boolean be = b.order() == ByteOrder.BIG_ENDIAN;
         b.putInt(d, length);
         b.putInt(d + 4, truncated ? TRUNCATED : 0);
         b.putShort(d + 8, (short) port);
         b.put(d + 10, (byte) (ipv6 ? 6 : 4));
         if (ipv6) {
-            b.putLong(d + 12, be ? hiOrV4 : Long.reverseBytes(hiOrV4));
-            b.putLong(d + 20, be ? lo : Long.reverseBytes(lo));
+            b.putLong(d + 12, network(hiOrV4));
+            b.putLong(d + 20, network(lo));
         } else {
             int v4 = (int) hiOrV4;
-            b.putInt(d + 12, be ? v4 : Integer.reverseBytes(v4));
+            b.putInt(d + 12, network(v4));
         }
     }
 }

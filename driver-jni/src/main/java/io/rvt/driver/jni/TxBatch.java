@@ -1,50 +1,25 @@
 package io.rvt.driver.jni;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
  * Datagrams waiting to go out together: slots in one direct buffer (a packet is written straight into its slot) and,
  * beside it, the {@code struct rvt_tx_desc} array the C library's {@code sendmmsg} reads (address and length of one
  * or two segments, destination). One per sending thread and port; reused, so sending allocates nothing.
  */
-final class TxBatch {
-    final int slots;
-    final int slotSize;
-    /** The packets, slot {@code i} at {@code i * slotSize}; big-endian, as the header codec writes. */
-    final ByteBuffer data;
-    /** The descriptors, native byte order. */
-    final ByteBuffer desc;
-    final long dataAddress;
-    final long descAddress;
+final class TxBatch extends Slots {
     /** Per slot: the destination and the length (for the JDK layer, which sends slot by slot). */
     final Peer[] peers;
     final int[] lengths;
-    /** Per slot: a view of the slot (for the JDK layer). */
-    final ByteBuffer[] views;
-    int count;
 
     /**
      * @param slots how many datagrams, at most {@link NativeUdp#MAX_BATCH}
      * @param slotSize bytes per datagram
      */
     TxBatch(int slots, int slotSize) {
-        if (slots < 1 || slots > NativeUdp.MAX_BATCH) {
-            throw new IllegalArgumentException("batch must be 1.." + NativeUdp.MAX_BATCH + " datagrams, got " + slots);
-        }
-        this.slots = slots;
-        this.slotSize = slotSize;
-        this.data = ByteBuffer.allocateDirect(slots * slotSize);
-        this.desc = ByteBuffer.allocateDirect(slots * NativeUdp.TX_DESC_SIZE).order(ByteOrder.nativeOrder());
-        boolean nat = NativeUdp.isAvailable();
-        this.dataAddress = nat ? NativeUdp.address(data) : 0;
-        this.descAddress = nat ? NativeUdp.address(desc) : 0;
+        super(slots, slotSize, NativeUdp.TX_DESC_SIZE);
         this.peers = new Peer[slots];
         this.lengths = new int[slots];
-        this.views = new ByteBuffer[slots];
-        for (int i = 0; i < slots; i++) {
-            views[i] = data.slice(i * slotSize, slotSize);
-        }
     }
 
     /** @return true if no slot is left */
@@ -90,10 +65,10 @@ final class TxBatch {
         b.put(d + 26, (byte) (to.ipv6 ? 6 : 4));
         b.putInt(d + 28, 0);
         if (to.ipv6) {
-            b.putLong(d + 32, toNetwork(b, to.hi));
-            b.putLong(d + 40, toNetwork(b, to.lo));
+            b.putLong(d + 32, network(to.hi));
+            b.putLong(d + 40, network(to.lo));
         } else {
-            b.putInt(d + 32, b.order() == ByteOrder.BIG_ENDIAN ? to.v4 : Integer.reverseBytes(to.v4));
+            b.putInt(d + 32, network(to.v4));
             b.putInt(d + 36, 0);
             b.putLong(d + 40, 0);
         }
@@ -105,10 +80,6 @@ final class TxBatch {
      */
     int result(int i) {
         return desc.getInt(i * NativeUdp.TX_DESC_SIZE + 28);
-    }
-
-    private static long toNetwork(ByteBuffer b, long v) {
-        return b.order() == ByteOrder.BIG_ENDIAN ? v : Long.reverseBytes(v);
     }
 
     /** Forgets every queued datagram. */

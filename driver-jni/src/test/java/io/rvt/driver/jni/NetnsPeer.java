@@ -11,9 +11,7 @@ import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
 import io.rvt.core.RvtDevice;
-import io.rvt.testkit.DriverFixture;
 import io.rvt.testkit.Endpoint;
-import io.rvt.testkit.Feature;
 import io.rvt.testkit.Verbs;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -23,7 +21,8 @@ import java.util.zip.CRC32;
 
 /**
  * The child JVM of {@link NetnsRcIT}: one HCA on a namespace's veth address, UDP port 4791, one RC QP. It prints
- * {@code QPN <n>}, reads the peer's QPN from stdin, connects, then as {@code server} receives {@code count} messages
+ * {@code QPN <n>}, reads the peer's QPN from stdin, connects, then as {@code server} prints {@code READY} once its
+ * receives are posted, receives {@code count} messages
  * and checks each (sequence number in order, pattern) and prints {@code RECEIVED <count> <crc32>}, or as
  * {@code client} sends them in windows and prints {@code SENT <count> <crc32>}.
  *
@@ -54,26 +53,8 @@ public final class NetnsPeer {
     }
 
     private static void run(boolean server, Device dev, int count, String peerIp) throws Exception {
-        Verbs verbs = new Verbs(new DriverFixture() {
-            @Override
-            public Device[] open(int n) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public boolean progress() {
-                return false;
-            }
-
-            @Override
-            public boolean supports(Feature feature) {
-                return false;
-            }
-
-            @Override
-            public void close() {
-            }
-        });
+        // Only the waiting helpers are used: a fixture with no devices of its own serves them.
+        Verbs verbs = new Verbs(new JniFixture(0, "127.0.0.1"));
         Endpoint self = verbs.endpoint(dev, QpType.RC, WINDOW * SLOT);
         System.out.println("QPN " + self.qp.qpNum());
         System.out.flush();
@@ -87,6 +68,9 @@ public final class NetnsPeer {
             for (int i = 0; i < WINDOW && i < count; i++) {
                 self.qp.postRecv(new RecvWorkRequest(1).wrId(i).sge(self.mr, (i % WINDOW) * SLOT, SLOT));
             }
+            // Connected with receives posted: the client may start (else its first tries hit a QP in RESET).
+            System.out.println("READY");
+            System.out.flush();
             for (int i = 0; i < count; i++) {
                 WorkCompletion r = verbs.await(self.recvCq, 1).get(0);
                 if (r.status() != WcStatus.SUCCESS || r.wrId() != i) {
@@ -153,8 +137,8 @@ public final class NetnsPeer {
         a.ahAttr().clear().portNum(1).dgid(Peer.gidOf(parse(peerIp))).sgidIndex(0).hopLimit(64);
         self.qp.modifyQp(a, QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU,
                 QpAttrMask.DEST_QPN, QpAttrMask.RQ_PSN, QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER));
-        // timeout 12: about 17 ms per try; retries 7, RNR retries forever
-        self.qp.modifyQp(new QpAttr().qpState(QpState.RTS).sqPsn(0x10).timeout(12).retryCnt(7).rnrRetry(7)
+        // timeout 14: about 67 ms per try (robust on a busy machine); retries 7, RNR retries forever
+        self.qp.modifyQp(new QpAttr().qpState(QpState.RTS).sqPsn(0x10).timeout(14).retryCnt(7).rnrRetry(7)
                 .maxRdAtomic(4), QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.SQ_PSN, QpAttrMask.TIMEOUT,
                         QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY, QpAttrMask.MAX_QP_RD_ATOMIC));
     }

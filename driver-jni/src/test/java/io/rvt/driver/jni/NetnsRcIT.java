@@ -102,6 +102,7 @@ class NetnsRcIT {
             Writer ci = new OutputStreamWriter(client.getOutputStream(), StandardCharsets.UTF_8);
             si.write(cq + "\n");
             si.flush();
+            expectLine(so, "READY", server);
             ci.write(sq + "\n");
             ci.flush();
             String sent = expectLine(co, "SENT ", client);

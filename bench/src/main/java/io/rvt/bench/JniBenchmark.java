@@ -1,0 +1,171 @@
+package io.rvt.bench;
+
+import io.rvt.api.AccessFlag;
+import io.rvt.api.CompletionQueue;
+import io.rvt.api.MemoryRegion;
+import io.rvt.api.PathMtu;
+import io.rvt.api.ProtectionDomain;
+import io.rvt.api.QpAttr;
+import io.rvt.api.QpAttrMask;
+import io.rvt.api.QpInitAttr;
+import io.rvt.api.QpState;
+import io.rvt.api.QpType;
+import io.rvt.api.QueuePair;
+import io.rvt.api.RecvWorkRequest;
+import io.rvt.api.SendWorkRequest;
+import io.rvt.api.WcStatus;
+import io.rvt.api.WorkCompletion;
+import io.rvt.api.WrOpcode;
+import io.rvt.core.RvtDevice;
+import io.rvt.driver.jni.JniDriver;
+import io.rvt.driver.jni.Wire;
+import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Two driver-jni HCAs on UDP loopback (127.0.0.1, two ephemeral ports, each the other's peer), one RC QP pair: SEND
+ * 64 B message rate and RDMA WRITE 64 KiB bandwidth, over the native socket layer ({@code sendmmsg}/{@code recvmmsg})
+ * and over the JDK's {@code DatagramChannel} ({@code wire}). Each HCA has one port engine thread (receive and
+ * scheduled sends); the benchmark thread posts and polls. Compare with {@code bench/iperf3.sh}.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class JniBenchmark {
+    /** Messages per window of {@link #sendRate}. */
+    static final int WINDOW = 64;
+
+    /** The socket layer: NATIVE or JDK. */
+    @Param({"NATIVE", "JDK"})
+    public String wire;
+
+    /** Bytes of the RDMA WRITE. */
+    @Param({"65536"})
+    public int size;
+
+    private RvtDevice d0;
+    private RvtDevice d1;
+    private QueuePair a;
+    private QueuePair b;
+    private CompletionQueue cqA;
+    private CompletionQueue cqB;
+    private SendWorkRequest send64;
+    private SendWorkRequest write;
+    private RecvWorkRequest recvB;
+    private final WorkCompletion wc = new WorkCompletion();
+
+    /** Two HCAs, a connected RC pair, regions and reusable work requests. */
+    @Setup(Level.Trial)
+    public void setUp() {
+        Wire w = Wire.valueOf(wire);
+        JniDriver j0 = JniDriver.builder().name("j0").address("127.0.0.1").udpPort(0).wire(w).build();
+        JniDriver j1 = JniDriver.builder().name("j1").address("127.0.0.1").udpPort(0).wire(w).build();
+        j0.addPeer(j1.gid(1), j1.localPort(1));
+        j1.addPeer(j0.gid(1), j0.localPort(1));
+        d0 = RvtDevice.register(j0);
+        d1 = RvtDevice.register(j1);
+        ProtectionDomain pa = d0.allocPd();
+        ProtectionDomain pb = d1.allocPd();
+        cqA = d0.createCq(4096, 0, null, null);
+        cqB = d1.createCq(4096, 0, null, null);
+        a = qp(pa, cqA);
+        b = qp(pb, cqB);
+        connect(a, b, j1);
+        connect(b, a, j0);
+        int acc = AccessFlag.mask(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE);
+        MemoryRegion ma = pa.regMr(ByteBuffer.allocateDirect(size), acc);
+        MemoryRegion mb = pb.regMr(ByteBuffer.allocateDirect(size), acc);
+        send64 = new SendWorkRequest(1).opcode(WrOpcode.SEND).sge(ma, 0, 64);
+        write = new SendWorkRequest(1).opcode(WrOpcode.RDMA_WRITE).sge(ma, 0, size).remoteAddr(mb.addr())
+                .rkey(mb.rkey());
+        recvB = new RecvWorkRequest(1).sge(mb, 0, 64);
+    }
+
+    private static QueuePair qp(ProtectionDomain pd, CompletionQueue cq) {
+        QpInitAttr init = new QpInitAttr().qpType(QpType.RC).sendCq(cq).recvCq(cq);
+        init.cap().maxSendWr(1024).maxRecvWr(1024).maxSendSge(1).maxRecvSge(1);
+        return pd.createQp(init);
+    }
+
+    private static void connect(QueuePair qp, QueuePair peer, JniDriver peerDriver) {
+        int all = AccessFlag.mask(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ);
+        qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(all),
+                QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
+        QpAttr r = new QpAttr().qpState(QpState.RTR).pathMtu(PathMtu.MTU_4096).destQpNum(peer.qpNum()).rqPsn(0)
+                .maxDestRdAtomic(4).minRnrTimer(1);
+        r.ahAttr().portNum(1).dgid(peerDriver.gid(1)).sgidIndex(0).hopLimit(64);
+        qp.modifyQp(r, QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
+                QpAttrMask.RQ_PSN, QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER));
+        qp.modifyQp(new QpAttr().qpState(QpState.RTS).timeout(14).retryCnt(7).rnrRetry(7).sqPsn(0).maxRdAtomic(4),
+                QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY,
+                        QpAttrMask.SQ_PSN, QpAttrMask.MAX_QP_RD_ATOMIC));
+    }
+
+    /** Removes the devices (threads stopped, sockets closed). */
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        d0.unregister();
+        d1.unregister();
+    }
+
+    private void await(CompletionQueue cq, int n) {
+        for (int i = 0; i < n;) {
+            if (cq.pollCq(wc)) {
+                if (wc.status() != WcStatus.SUCCESS) {
+                    throw new IllegalStateException("completion failed: " + wc);
+                }
+                i++;
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    /**
+     * A window of 64-byte SENDs: time per message (the message rate is its inverse).
+     *
+     * @return a wr id
+     */
+    @Benchmark
+    @OperationsPerInvocation(WINDOW)
+    public long sendRate() {
+        for (int i = 0; i < WINDOW; i++) {
+            b.postRecv(recvB);
+        }
+        for (int i = 0; i < WINDOW; i++) {
+            a.postSend(send64);
+        }
+        await(cqA, WINDOW);
+        await(cqB, WINDOW);
+        return wc.wrId();
+    }
+
+    /**
+     * One RDMA WRITE of {@code size} bytes (16 packets of 4 KiB).
+     *
+     * @return a wr id
+     */
+    @Benchmark
+    public long rdmaWrite() {
+        a.postSend(write);
+        await(cqA, 1);
+        return wc.wrId();
+    }
+}
