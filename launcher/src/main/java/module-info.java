@@ -1,10 +1,14 @@
 /**
  * The rvt command ({@code ./rvt}): devices, ping-pong, perftest-style measurements and counters on simulated HCAs,
- * hosted in a plain-Java device registry ({@code --no-osgi}) or an embedded OSGi framework.
+ * hosted in an embedded OSGi framework (Felix, Config Admin, Declarative Services) or, with {@code --no-osgi}, in a
+ * plain-Java device registry.
  */
 module io.rvt.launcher {
     requires io.rvt.api;
     requires io.rvt.driver.sim;
+    requires org.apache.felix.framework;
+    requires org.osgi.service.cm;
 
     uses io.rvt.api.DeviceRegistry;
+    uses org.osgi.framework.launch.FrameworkFactory;
 }

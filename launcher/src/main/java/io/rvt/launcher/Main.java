@@ -2,6 +2,8 @@ package io.rvt.launcher;
 
 import io.rvt.api.Device;
 import java.io.PrintStream;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Function;
 
@@ -60,13 +62,38 @@ public final class Main {
     }
 
     /**
-     * The host a command line asks for.
+     * The host a command line asks for: the embedded OSGi framework, or with {@code --no-osgi} the plain class path.
      *
      * @param options the command line
      * @return the started host
      */
     static Host startHost(Options options) {
-        return PlainHost.start(options.fabric());
+        if (options.noOsgi) {
+            if (options.command.equals("shell")) {
+                throw new UsageException("rvt shell needs OSGi: leave out --no-osgi");
+            }
+            return PlainHost.start(options.fabric());
+        }
+        return FelixHost.start(options.fabric(), bundleDir(), options.command.equals("shell"));
+    }
+
+    /**
+     * Where the bundles are: {@code -Drvt.bundles=DIR}, else {@code bundles} beside the launcher's jar or classes
+     * directory (both in {@code launcher/target}).
+     *
+     * @return the directory
+     */
+    static Path bundleDir() {
+        String prop = System.getProperty("rvt.bundles");
+        if (prop != null) {
+            return Path.of(prop);
+        }
+        try {
+            Path code = Path.of(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return code.getParent().resolve("bundles");
+        } catch (URISyntaxException | RuntimeException e) {
+            return Path.of("launcher", "target", "bundles");
+        }
     }
 
     /**
@@ -109,6 +136,7 @@ public final class Main {
             case "devices" -> new DevicesCommand(out, o.verbose).run(host);
             case "pingpong" -> new PingPongCommand(out, o.transport, size, iters).run(host);
             case "perf" -> new PerfCommand(out, err, o).run(host);
+            case "shell" -> new ShellCommand(out).run(host);
             case "stat" -> new StatCommand(out, o.iters > 0 ? o.iters : StatCommand.DEFAULT_ITERS, !o.noTraffic,
                     o.fabric().hasFaults()).run(host);
             default -> {

@@ -106,10 +106,11 @@ final class StatCommand {
             }
         }
         Map<String, Long> fabric = host.fabricCounters();
-        if (!fabric.isEmpty()) {
-            out.println();
-            out.println("fabric: " + host.description());
-            fabric.forEach((name, value) -> out.printf(Locale.ROOT, "  %-26s %14d%n", name, value));
+        out.println();
+        out.println("fabric: " + host.description());
+        if (fabric.isEmpty()) {
+            out.println("  (its counters are not visible from this host; rvt --no-osgi stat shows them)");
         }
+        fabric.forEach((name, value) -> out.printf(Locale.ROOT, "  %-26s %14d%n", name, value));
     }
 }

@@ -1,0 +1,250 @@
+package io.rvt.launcher;
+
+import io.rvt.api.Device;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Hashtable;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.ServiceLoader;
+import java.util.stream.Stream;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.BundleException;
+import org.osgi.framework.Constants;
+import org.osgi.framework.ServiceReference;
+import org.osgi.framework.launch.Framework;
+import org.osgi.framework.launch.FrameworkFactory;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.util.tracker.ServiceTracker;
+
+/**
+ * Devices as an OSGi user gets them: an embedded Apache Felix boots Felix SCR, Config Admin and the rvt bundles
+ * (rvt-core, rvt-transport, driver-sim) from {@code target/bundles}; two factory configurations of driver-sim's PID
+ * {@value #SIM_FACTORY_PID} make two simulated HCAs on one fabric with the fabric options; rvt-core's Declarative
+ * Services component registers one {@link Device} service per driver, which this host waits for and hands out.
+ *
+ * <p>The system bundle exports the API packages from the launcher's class path ({@value #SYSTEM_PACKAGES}), so the
+ * device services are the launcher's own {@link Device} type, and rvt-api is never installed as a bundle. The
+ * framework's storage is a temporary directory, cleaned on first init and deleted on {@link #close()}.
+ */
+public final class FelixHost implements Host {
+    /** driver-sim's Config Admin factory PID: one HCA per configuration. */
+    public static final String SIM_FACTORY_PID = "io.rvt.driver.sim";
+    /** The packages the system bundle exports from the class path. */
+    public static final String SYSTEM_PACKAGES = "io.rvt.api;version=1.0.0,io.rvt.api.spi;version=1.0.0,"
+            + "org.osgi.service.cm;version=1.6.1";
+    /** The bundles every host installs, in start order (jar names in the bundle directory, without ".jar"). */
+    static final List<String> BUNDLES = List.of("org.osgi.util.function", "org.osgi.util.promise",
+            "org.osgi.service.component", "org.apache.felix.scr", "org.apache.felix.configadmin", "rvt-core",
+            "rvt-transport", "driver-sim");
+    /** The Gogo shell's bundles, installed for {@code rvt shell}. */
+    static final List<String> SHELL_BUNDLES = List.of("org.apache.felix.gogo.runtime", "jline",
+            "org.apache.felix.gogo.jline", "org.apache.felix.gogo.command");
+    /** How long to wait for Config Admin and for the device services. */
+    static final long DEADLINE_MILLIS = 20_000;
+    private static final String FABRIC = "rvt";
+
+    private final FabricOptions options;
+    private final Path storage;
+    private final Framework framework;
+    private final ServiceTracker<Device, Device> devices;
+    private final List<Device> deviceList;
+    /** Device services as they arrive, by device name (sorted); guarded by itself. */
+    private final Map<String, Device> arrived = new TreeMap<>();
+
+    private FelixHost(FabricOptions options, Path bundleDir, boolean shell) throws Exception {
+        this.options = options;
+        this.storage = Files.createTempDirectory("rvt-felix-");
+        Map<String, String> config = new HashMap<>();
+        config.put(Constants.FRAMEWORK_STORAGE, storage.toString());
+        config.put(Constants.FRAMEWORK_STORAGE_CLEAN, Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT);
+        config.put(Constants.FRAMEWORK_SYSTEMPACKAGES_EXTRA, SYSTEM_PACKAGES);
+        config.put("felix.log.level", "1"); // errors only: the commands' output stays readable
+        if (!shell) {
+            config.put("gosh.args", "--nointeractive");
+        }
+        FrameworkFactory factory = ServiceLoader.load(FrameworkFactory.class, FelixHost.class.getClassLoader())
+                .findFirst().orElseThrow(() -> new IllegalStateException("no OSGi framework on the class path"));
+        framework = factory.newFramework(config);
+        ServiceTracker<Device, Device> tracker = null;
+        try {
+            framework.start();
+            BundleContext ctx = framework.getBundleContext();
+            List<Bundle> installed = new ArrayList<>();
+            List<String> names = new ArrayList<>(BUNDLES);
+            if (shell) {
+                names.addAll(SHELL_BUNDLES);
+            }
+            for (String name : names) {
+                Path jar = bundleDir.resolve(name + ".jar");
+                if (!Files.isRegularFile(jar)) {
+                    throw new IllegalStateException("bundle " + jar + " is missing (build the launcher: "
+                            + "mvn -pl launcher -am package)");
+                }
+                installed.add(ctx.installBundle(jar.toUri().toString()));
+            }
+            for (Bundle b : installed) {
+                b.start();
+            }
+            tracker = new ServiceTracker<>(ctx, Device.class, null) {
+                @Override
+                public Device addingService(ServiceReference<Device> ref) {
+                    Device d = super.addingService(ref);
+                    synchronized (arrived) {
+                        arrived.put(String.valueOf(ref.getProperty("rvt.device.name")), d);
+                        arrived.notifyAll();
+                    }
+                    return d;
+                }
+            };
+            tracker.open();
+            configure(ctx);
+            this.devices = tracker;
+            this.deviceList = awaitDevices(2);
+        } catch (Exception | Error e) {
+            if (tracker != null) {
+                tracker.close();
+            }
+            stop();
+            throw e;
+        }
+    }
+
+    /**
+     * Boots the framework, configures two simulated HCAs and waits for their device services.
+     *
+     * @param options the fabric the HCAs share
+     * @param bundleDir where the bundle jars are
+     * @param shell whether to also start the Gogo shell on the terminal
+     * @return the running host
+     * @throws IllegalStateException if the framework, a bundle or the devices do not come up (the message says which)
+     */
+    public static FelixHost start(FabricOptions options, Path bundleDir, boolean shell) {
+        try {
+            return new FelixHost(options, bundleDir, shell);
+        } catch (BundleException e) {
+            throw new IllegalStateException("OSGi: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("OSGi: " + e, e);
+        }
+    }
+
+    /** Two factory configurations of driver-sim: the HCAs {@code sim0} and {@code sim1} on one fabric. */
+    private void configure(BundleContext ctx) throws Exception {
+        ServiceTracker<ConfigurationAdmin, ConfigurationAdmin> cm = new ServiceTracker<>(ctx,
+                ConfigurationAdmin.class, null);
+        cm.open();
+        try {
+            ConfigurationAdmin admin = cm.waitForService(DEADLINE_MILLIS);
+            if (admin == null) {
+                throw new IllegalStateException("OSGi: Config Admin did not start within " + DEADLINE_MILLIS
+                        + " ms");
+            }
+            for (int i = 0; i < 2; i++) {
+                Configuration c = admin.createFactoryConfiguration(SIM_FACTORY_PID, "?");
+                c.update(new Hashtable<>(properties(options, "sim" + i)));
+            }
+        } finally {
+            cm.close();
+        }
+    }
+
+    /**
+     * @param options the fabric options
+     * @param name the HCA's name
+     * @return the configuration of one HCA of driver-sim's factory PID with the fabric options
+     */
+    static Map<String, Object> properties(FabricOptions options, String name) {
+        Map<String, Object> p = new HashMap<>();
+        p.put("name", name);
+        p.put("fabric", FABRIC);
+        p.put("ports", 1);
+        p.put("mtu", 4096);
+        // a deterministic fabric runs everything on its own event loop thread; real time shares one thread
+        p.put("threading", options.deterministic() ? "dedicated" : "shared");
+        p.put("idle", "backoff");
+        p.put("deterministic", options.deterministic());
+        p.put("seed", options.seed());
+        p.put("loss", options.loss());
+        p.put("duplication", options.duplication());
+        p.put("reorder", options.reorder());
+        return p;
+    }
+
+    private List<Device> awaitDevices(int n) throws InterruptedException {
+        long deadline = System.nanoTime() + DEADLINE_MILLIS * 1_000_000;
+        synchronized (arrived) {
+            while (arrived.size() < n) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new IllegalStateException("OSGi: " + arrived.size() + " of " + n + " device services "
+                            + "registered within " + DEADLINE_MILLIS + " ms (did driver-sim refuse its "
+                            + SIM_FACTORY_PID + " configuration? see the log above)");
+                }
+                arrived.wait(left / 1_000_000 + 1);
+            }
+            return List.copyOf(arrived.values());
+        }
+    }
+
+    @Override
+    public List<Device> devices() {
+        return deviceList;
+    }
+
+    /** @return the framework's temporary storage directory (gone after {@link #close()}) */
+    Path storage() {
+        return storage;
+    }
+
+    @Override
+    public String description() {
+        return "driver-sim in OSGi (Felix, Config Admin " + SIM_FACTORY_PID + ") on fabric '" + FABRIC + "' ("
+                + options.describe() + ")";
+    }
+
+    /**
+     * Waits until the framework stops (the shell's {@code exit}, or {@code stop 0}).
+     *
+     * @throws InterruptedException if interrupted
+     */
+    void awaitStop() throws InterruptedException {
+        framework.waitForStop(0);
+    }
+
+    @Override
+    public void close() {
+        devices.close();
+        stop();
+    }
+
+    private void stop() {
+        try {
+            framework.stop();
+            framework.waitForStop(DEADLINE_MILLIS);
+        } catch (BundleException | InterruptedException e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+        } finally {
+            delete(storage);
+        }
+    }
+
+    private static void delete(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // a leftover temporary directory is harmless
+        }
+    }
+}
