@@ -105,7 +105,7 @@ public final class FelixHost implements Host {
                 }
             };
             tracker.open();
-            configure(ctx);
+            configure(ctx, shell);
             this.devices = tracker;
             this.deviceList = awaitDevices(2);
         } catch (Exception | Error e) {
@@ -139,7 +139,7 @@ public final class FelixHost implements Host {
     }
 
     /** Two factory configurations of driver-sim: the HCAs {@code sim0} and {@code sim1} on one fabric. */
-    private void configure(BundleContext ctx) throws Exception {
+    private void configure(BundleContext ctx, boolean shell) throws Exception {
         ServiceTracker<ConfigurationAdmin, ConfigurationAdmin> cm = new ServiceTracker<>(ctx,
                 ConfigurationAdmin.class, null);
         cm.open();
@@ -151,7 +151,7 @@ public final class FelixHost implements Host {
             }
             for (int i = 0; i < 2; i++) {
                 Configuration c = admin.createFactoryConfiguration(SIM_FACTORY_PID, "?");
-                c.update(new Hashtable<>(properties(options, "sim" + i)));
+                c.update(new Hashtable<>(properties(options, "sim" + i, !shell)));
             }
         } finally {
             cm.close();
@@ -161,9 +161,11 @@ public final class FelixHost implements Host {
     /**
      * @param options the fabric options
      * @param name the HCA's name
+     * @param spin whether the network thread busy-spins when idle (a measuring command: every message waits for
+     *             that thread, and a parked thread wakes up to a millisecond late) or backs off (an idle shell)
      * @return the configuration of one HCA of driver-sim's factory PID with the fabric options
      */
-    static Map<String, Object> properties(FabricOptions options, String name) {
+    static Map<String, Object> properties(FabricOptions options, String name, boolean spin) {
         Map<String, Object> p = new HashMap<>();
         p.put("name", name);
         p.put("fabric", FABRIC);
@@ -171,7 +173,7 @@ public final class FelixHost implements Host {
         p.put("mtu", 4096);
         // a deterministic fabric runs everything on its own event loop thread; real time shares one thread
         p.put("threading", options.deterministic() ? "dedicated" : "shared");
-        p.put("idle", "backoff");
+        p.put("idle", spin ? "spin" : "backoff");
         p.put("deterministic", options.deterministic());
         p.put("seed", options.seed());
         p.put("loss", options.loss());

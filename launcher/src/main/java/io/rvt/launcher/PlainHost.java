@@ -5,8 +5,9 @@ import io.rvt.api.DeviceRegistry;
 import io.rvt.api.Rvt;
 import io.rvt.driver.sim.SimDriver;
 import io.rvt.driver.sim.clock.AgentRunner;
-import io.rvt.driver.sim.clock.BackoffIdleStrategy;
+import io.rvt.driver.sim.clock.BusySpinIdleStrategy;
 import io.rvt.driver.sim.clock.CompositeAgent;
+import io.rvt.driver.sim.clock.IdleStrategy;
 import io.rvt.driver.sim.fabric.Counters;
 import io.rvt.driver.sim.fabric.DropCause;
 import io.rvt.driver.sim.fabric.Fabric;
@@ -30,14 +31,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class PlainHost implements Host {
     /** Fabric names are registered per JVM: a second host in one JVM (tests) takes the next free name. */
     private static final AtomicInteger HOSTS = new AtomicInteger();
-
-    /**
-     * Spin long before yielding and parking, and never park long: a command's thread waits on the network thread
-     * for every message, so a deep sleep there would be measured as latency.
-     */
-    private static final long SPINS = 20_000;
-    private static final long YIELDS = 100;
-    private static final long MAX_PARK_NANOS = 50_000;
 
     private final FabricOptions options;
     private final Fabric fabric;
@@ -70,8 +63,13 @@ public final class PlainHost implements Host {
                                 .log(System.Logger.Level.WARNING, "simulated network failed", e));
     }
 
-    private static BackoffIdleStrategy idle() {
-        return new BackoffIdleStrategy(SPINS, YIELDS, 1_000, MAX_PARK_NANOS);
+    /**
+     * The network thread busy-spins while idle, as a perftest process polls: a command's thread waits on it for
+     * every message, and a parked thread wakes up to a millisecond late, which would be measured as latency. It
+     * lives only as long as the command.
+     */
+    private static IdleStrategy idle() {
+        return new BusySpinIdleStrategy();
     }
 
     private SimDriver driver(String name) {

@@ -51,12 +51,14 @@ class FelixHostTest {
 
     @Test
     void shouldPutFabricOptionsIntoEachHcaConfiguration() {
-        assertThat(FelixHost.properties(new FabricOptions(0.05, 0.01, 0.02, 42, true), "sim0"))
+        assertThat(FelixHost.properties(new FabricOptions(0.05, 0.01, 0.02, 42, true), "sim0", true))
                 .containsEntry("name", "sim0").containsEntry("fabric", "rvt").containsEntry("deterministic", true)
                 .containsEntry("seed", 42L).containsEntry("loss", 0.05).containsEntry("duplication", 0.01)
-                .containsEntry("reorder", 0.02).containsEntry("threading", "dedicated").containsEntry("mtu", 4096);
-        assertThat(FelixHost.properties(new FabricOptions(0, 0, 0, 1, false), "sim1"))
-                .containsEntry("threading", "shared").containsEntry("deterministic", false);
+                .containsEntry("reorder", 0.02).containsEntry("threading", "dedicated").containsEntry("mtu", 4096)
+                .containsEntry("idle", "spin");
+        assertThat(FelixHost.properties(new FabricOptions(0, 0, 0, 1, false), "sim1", false))
+                .containsEntry("threading", "shared").containsEntry("deterministic", false)
+                .containsEntry("idle", "backoff");
     }
 
     @Test
