@@ -39,8 +39,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Two driver-jni HCAs on UDP loopback (127.0.0.1, two ephemeral ports, each the other's peer), one RC QP pair: SEND
  * 64 B message rate and RDMA WRITE 64 KiB bandwidth, over the native socket layer ({@code sendmmsg}/{@code recvmmsg})
- * and over the JDK's {@code DatagramChannel} ({@code wire}). Each HCA has one port engine thread (receive and
- * scheduled sends); the benchmark thread posts and polls. Compare with {@code bench/iperf3.sh}.
+ * and over the JDK's {@code DatagramChannel} ({@code wire}), with an engine thread per HCA or one for both
+ * ({@code threading}); the benchmark thread posts and polls. Compare with {@code bench/iperf3.sh}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -56,10 +56,20 @@ public class JniBenchmark {
     @Param({"NATIVE", "JDK"})
     public String wire;
 
+    /**
+     * "dedicated": each HCA has its port engine thread (waiting in {@code poll} when idle); "shared": the HCAs start
+     * no thread and one thread runs both drivers' {@code doWork()} (spinning, yielding when idle), leaving the other
+     * core to the benchmark thread, as driver-sim's shared mode does.
+     */
+    @Param({"dedicated", "shared"})
+    public String threading;
+
     /** Bytes of the RDMA WRITE. */
     @Param({"65536"})
     public int size;
 
+    private Thread network;
+    private volatile boolean running;
     private RvtDevice d0;
     private RvtDevice d1;
     private QueuePair a;
@@ -75,12 +85,27 @@ public class JniBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         Wire w = Wire.valueOf(wire);
-        JniDriver j0 = JniDriver.builder().name("j0").address("127.0.0.1").udpPort(0).wire(w).build();
-        JniDriver j1 = JniDriver.builder().name("j1").address("127.0.0.1").udpPort(0).wire(w).build();
+        boolean shared = "shared".equals(threading);
+        JniDriver j0 = JniDriver.builder().name("j0").address("127.0.0.1").udpPort(0).wire(w).ownThreads(!shared)
+                .build();
+        JniDriver j1 = JniDriver.builder().name("j1").address("127.0.0.1").udpPort(0).wire(w).ownThreads(!shared)
+                .build();
         j0.addPeer(j1.gid(1), j1.localPort(1));
         j1.addPeer(j0.gid(1), j0.localPort(1));
         d0 = RvtDevice.register(j0);
         d1 = RvtDevice.register(j1);
+        if (shared) {
+            running = true;
+            network = new Thread(() -> {
+                while (running) {
+                    if (j0.doWork() + j1.doWork() == 0) {
+                        Thread.yield();
+                    }
+                }
+            }, "bench-network");
+            network.setDaemon(true);
+            network.start();
+        }
         ProtectionDomain pa = d0.allocPd();
         ProtectionDomain pb = d1.allocPd();
         cqA = d0.createCq(4096, 0, null, null);
@@ -120,7 +145,11 @@ public class JniBenchmark {
 
     /** Removes the devices (threads stopped, sockets closed). */
     @TearDown(Level.Trial)
-    public void tearDown() {
+    public void tearDown() throws InterruptedException {
+        running = false;
+        if (network != null) {
+            network.join();
+        }
         d0.unregister();
         d1.unregister();
     }

@@ -85,7 +85,10 @@ import java.util.function.UnaryOperator;
  *
  * <h2>Threads</h2>
  * A QP's send engine runs on the poster's thread ({@code do_send}) and otherwise on its port's engine thread, which
- * also receives (see {@link PortEngine}); a per-QP counter lets only one thread drain a QP at a time. Registered
+ * also receives (see {@link PortEngine}); a per-QP counter lets only one thread drain a QP at a time, and a drainer
+ * hands its packets to the kernel before it lets go of the QP, so no later packet overtakes them. With
+ * {@link Builder#ownThreads(boolean) ownThreads(false)} the caller runs the engines ({@link #doWork()}), e.g. one
+ * thread for every HCA of a JVM, which suits a 2-core machine. Registered
  * memory reaches the socket through the transport's packet buffers (the transport copies the payload in, and the
  * ICRC reads every byte anyway); the native layer itself can gather a second segment from any direct buffer.
  *
@@ -104,6 +107,7 @@ public class JniDriver implements RvtDriver, AutoCloseable {
     private final DriverParams params;
     private final PortEngine[] ports;
     private final boolean checkIpv4Icrc;
+    private final boolean ownThreads;
     private final int defaultPeerPort;
     /** Configured peers: GID → destination (multicast copies go to each). */
     private final ConcurrentHashMap<Gid, Peer> peers = new ConcurrentHashMap<>();
@@ -136,6 +140,7 @@ public class JniDriver implements RvtDriver, AutoCloseable {
         this.mtu = b.mtu;
         this.wire = b.wire;
         this.checkIpv4Icrc = b.checkIpv4Icrc;
+        this.ownThreads = b.ownThreads;
         this.defaultPeerPort = b.defaultPeerPort;
         this.nodeGuid = GUID_BASE + GUIDS.getAndIncrement() * 16;
         int nports = b.addresses.size();
@@ -297,9 +302,33 @@ public class JniDriver implements RvtDriver, AutoCloseable {
             dev.port(p.portNum).gidPrefix(p.localGid.subnetPrefix());
             dev.port(p.portNum).lid(0);
         }
-        for (PortEngine p : ports) {
-            p.start("rvt-jni-" + name + "-port" + p.portNum);
+        if (ownThreads) {
+            for (PortEngine p : ports) {
+                p.start("rvt-jni-" + name + "-port" + p.portNum);
+            }
         }
+    }
+
+    /**
+     * Runs one duty cycle of every port (receive a batch, process it, send what was scheduled) on the calling thread,
+     * for a driver built with {@link Builder#ownThreads(boolean) ownThreads(false)}: the caller then is the engine,
+     * e.g. one thread serving several HCAs of one JVM. Call it from one thread only, after registration.
+     *
+     * @return the work done (datagrams received plus QPs drained); 0 means idle
+     * @throws IllegalStateException if the driver runs its own threads
+     */
+    public int doWork() {
+        if (ownThreads) {
+            throw new IllegalStateException(name + " runs its own engine threads; doWork is for ownThreads(false)");
+        }
+        int work = 0;
+        for (PortEngine p : ports) {
+            if (!p.isEngineThread()) {
+                p.adopt();
+            }
+            work += p.cycle();
+        }
+        return work;
     }
 
     @Override
@@ -775,6 +804,7 @@ public class JniDriver implements RvtDriver, AutoCloseable {
         private Wire wire = Wire.NATIVE;
         private boolean busyPoll;
         private boolean checkIpv4Icrc = true;
+        private boolean ownThreads = true;
         private int batch = 32;
         private int socketBufferBytes = 4 << 20;
         private UnaryOperator<Datagrams> decorator;
@@ -912,6 +942,16 @@ public class JniDriver implements RvtDriver, AutoCloseable {
          */
         public Builder busyPoll(boolean v) {
             busyPoll = v;
+            return this;
+        }
+
+        /**
+         * @param v true (the default): each port has an engine thread of its own; false: the driver starts no thread
+         *          and the caller runs {@link JniDriver#doWork()} (one thread may serve several drivers)
+         * @return this
+         */
+        public Builder ownThreads(boolean v) {
+            ownThreads = v;
             return this;
         }
 

@@ -46,6 +46,8 @@ final class PortEngine implements Runnable {
     private volatile boolean running;
     private volatile boolean sleeping;
     private volatile Thread thread;
+    /** The thread {@link #start} made (null when a caller runs {@link #cycle()}). */
+    private volatile Thread ownThread;
     /** The last sender's GID, kept while the sender stays the same (no allocation per packet). */
     private long lastSrcHi;
     private long lastSrcLo;
@@ -75,13 +77,14 @@ final class PortEngine implements Runnable {
         Thread t = new Thread(this, name);
         t.setDaemon(true);
         thread = t;
+        ownThread = t;
         t.start();
     }
 
     /** Stops the thread and waits for it. */
     void stop() {
         running = false;
-        Thread t = thread;
+        Thread t = ownThread;
         if (t != null) {
             io.wakeup();
             LockSupport.unpark(t);
@@ -129,25 +132,7 @@ final class PortEngine implements Runnable {
     public void run() {
         int idle = 0;
         while (running) {
-            int work = 0;
-            try {
-                int n = io.receive(rx);
-                for (int i = 0; i < n; i++) {
-                    driver.onDatagram(this, i);
-                }
-                work += n;
-                JniQp q;
-                while ((q = queue.poll()) != null) {
-                    driver.drain(q, tx, this);
-                    work++;
-                }
-                driver.flush(tx);
-            } catch (RuntimeException | Error e) {
-                // The receive path never throws for bad packets; anything else is a bug: report, keep serving.
-                System.getLogger(JniDriver.class.getName()).log(System.Logger.Level.WARNING,
-                        "port " + portNum + " engine of " + driver.name() + " failed", e);
-            }
-            if (work > 0) {
+            if (cycle() > 0) {
                 idle = 0;
             } else if (busyPoll || ++idle < SPINS) {
                 Thread.onSpinWait();
@@ -159,6 +144,42 @@ final class PortEngine implements Runnable {
                 sleeping = false;
             }
         }
+    }
+
+    /**
+     * One duty cycle: a receive batch, then the QPs scheduled meanwhile, then what they sent goes out. Runs on the
+     * engine thread, or on the caller's thread when the driver has no threads of its own ({@link JniDriver#doWork}).
+     *
+     * @return the datagrams received plus the QPs drained (0: idle)
+     */
+    int cycle() {
+        int work = 0;
+        try {
+            int n = io.receive(rx);
+            for (int i = 0; i < n; i++) {
+                driver.onDatagram(this, i);
+            }
+            work += n;
+            JniQp q;
+            while ((q = queue.poll()) != null) {
+                driver.drain(q, tx, this);
+                work++;
+            }
+            driver.flush(tx);
+        } catch (RuntimeException | Error e) {
+            // The receive path never throws for bad packets; anything else is a bug: report, keep serving.
+            System.getLogger(JniDriver.class.getName()).log(System.Logger.Level.WARNING,
+                    "port " + portNum + " engine of " + driver.name() + " failed", e);
+        }
+        return work;
+    }
+
+    /**
+     * Makes the calling thread this port's engine, for a driver without threads of its own: it alone may call
+     * {@link #cycle()} from now on.
+     */
+    void adopt() {
+        thread = Thread.currentThread();
     }
 
     /**

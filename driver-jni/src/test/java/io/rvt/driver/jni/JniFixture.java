@@ -19,15 +19,26 @@ final class JniFixture implements DriverFixture {
     private final List<RvtDevice> devices = new ArrayList<>();
     private final List<JniDriver> drivers = new ArrayList<>();
     private final List<FaultyDatagrams> sockets = new ArrayList<>();
+    private final boolean shared;
+    private volatile boolean running;
+    private Thread engine;
 
     JniFixture(long seed, String address) {
-        this(seed, address, Wire.NATIVE);
+        this(seed, address, false, Wire.NATIVE);
     }
 
-    JniFixture(long seed, String address, Wire wire) {
+    /**
+     * @param seed the fault injection seed
+     * @param address the loopback address
+     * @param shared true: the drivers start no threads; one thread of the fixture runs every driver's
+     *               {@link JniDriver#doWork()}
+     * @param wire the socket layer
+     */
+    JniFixture(long seed, String address, boolean shared, Wire wire) {
         this.seed = seed;
         this.address = address;
         this.wire = wire;
+        this.shared = shared;
     }
 
     List<JniDriver> drivers() {
@@ -41,6 +52,7 @@ final class JniFixture implements DriverFixture {
         for (int i = 0; i < count; i++) {
             long s = seed + drivers.size();
             JniDriver d = JniDriver.builder().name("roce" + drivers.size()).address(address).udpPort(0).wire(wire)
+                    .ownThreads(!shared)
                     .decorate(io -> {
                         FaultyDatagrams f = new FaultyDatagrams(io, s, 4096 + 128);
                         sockets.add(f);
@@ -60,7 +72,27 @@ final class JniFixture implements DriverFixture {
             devices.add(dev);
             out[i] = dev;
         }
+        if (shared && engine == null) {
+            running = true;
+            engine = new Thread(this::serve, "rvt-jni-fixture-engine");
+            engine.setDaemon(true);
+            engine.start();
+        }
         return out;
+    }
+
+    /** The shared engine: every driver's duty cycle in turn, yielding when all are idle. */
+    private void serve() {
+        List<JniDriver> all = List.copyOf(drivers);
+        while (running) {
+            int work = 0;
+            for (JniDriver d : all) {
+                work += d.doWork();
+            }
+            if (work == 0) {
+                Thread.yield();
+            }
+        }
     }
 
     @Override
@@ -94,6 +126,14 @@ final class JniFixture implements DriverFixture {
 
     @Override
     public void close() {
+        running = false;
+        if (engine != null) {
+            try {
+                engine.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         for (RvtDevice d : devices) {
             d.unregister();
         }
