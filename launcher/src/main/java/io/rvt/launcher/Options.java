@@ -190,13 +190,16 @@ public final class Options {
         return given.contains(option);
     }
 
-    private static double probability(String option, String v) {
-        double p;
+    private static double decimal(String option, String v, String what) {
         try {
-            p = Double.parseDouble(v);
+            return Double.parseDouble(v);
         } catch (NumberFormatException e) {
-            throw new UsageException("option " + option + " needs a probability, got '" + v + "'");
+            throw new UsageException("option " + option + " needs " + what + ", got '" + v + "'");
         }
+    }
+
+    private static double probability(String option, String v) {
+        double p = decimal(option, v, "a probability");
         if (!(p >= 0 && p <= 1)) {
             throw new UsageException("option " + option + ": " + v + " is not a probability in [0, 1]");
         }
@@ -229,12 +232,7 @@ public final class Options {
     }
 
     private static double duration(String option, String v) {
-        double d;
-        try {
-            d = Double.parseDouble(v);
-        } catch (NumberFormatException e) {
-            throw new UsageException("option " + option + " needs seconds, got '" + v + "'");
-        }
+        double d = decimal(option, v, "seconds");
         if (!(d > 0 && d <= 3600)) {
             throw new UsageException("option " + option + ": " + v + " is not a duration (above 0, at most 3600 s)");
         }

@@ -1,0 +1,54 @@
+package io.rvt.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.reflect.Method;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The measurement loops of {@code rvt perf}: steady state allocates nothing on the measuring thread. */
+class PerfRunnerTest {
+    /**
+     * Bytes one measured row may allocate: its result objects and the odd allocation of a rare path (an RC
+     * retransmission after a starved network thread), never one per iteration, which would be at least 16 B x
+     * {@value #ITERS} = 80 KB.
+     */
+    private static final long PER_ROW_BYTES = 16 * 1024;
+    private static final int ITERS = 5000;
+
+    @Test
+    @Timeout(120)
+    void shouldAllocateNothingPerIterationWhenMeasuring() throws Exception {
+        // through reflection: the test compiles inside the launcher's module, which does not read jdk.management
+        Object threads = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean")
+                .invoke(null);
+        Method allocatedBytes = Class.forName("com.sun.management.ThreadMXBean")
+                .getMethod("getCurrentThreadAllocatedBytes");
+        try (PlainHost host = PlainHost.start(Options.parse().fabric())) {
+            for (PerfTest test : PerfTest.values()) {
+                for (boolean latency : new boolean[] {false, true}) {
+                    int size = test == PerfTest.ATOMIC ? PerfTest.ATOMIC_SIZE : 64;
+                    PerfSpec spec = new PerfSpec(test, Transport.RC, latency, new int[] {size}, 2, ITERS, 0, 128);
+                    try (Progress progress = new Progress(System.err);
+                            PerfRunner runner = new PerfRunner(host.devices().get(0), host.devices().get(1), spec,
+                                    size, progress)) {
+                        measure(runner, latency, size); // first run: class loading, thread-locals, JIT
+                        long before = (Long) allocatedBytes.invoke(threads);
+                        measure(runner, latency, size);
+                        long allocated = (Long) allocatedBytes.invoke(threads) - before;
+                        assertThat(allocated).as("%s %s bytes allocated for %d iterations", test,
+                                latency ? "lat" : "bw", ITERS).isLessThan(PER_ROW_BYTES);
+                    }
+                }
+            }
+        }
+    }
+
+    private static void measure(PerfRunner runner, boolean latency, int size) {
+        if (latency) {
+            assertThat(runner.latency(size).iterations()).isEqualTo(ITERS);
+        } else {
+            assertThat(runner.bandwidth(size).iterations()).isEqualTo(2L * ITERS);
+        }
+    }
+}
