@@ -42,12 +42,19 @@ final class Endpoint implements AutoCloseable {
     /** RDMA READs and atomics in flight per QP (the simulated HCA's limit). */
     private static final int RD_ATOMIC = 16;
 
+    /** The device. */
     final Device device;
+    /** The protection domain everything else is created in. */
     final ProtectionDomain pd;
+    /** The completion queue of the QPs' sends. */
     final CompletionQueue sendCq;
+    /** The completion queue of the QPs' receives. */
     final CompletionQueue recvCq;
+    /** The registered memory (direct). */
     final ByteBuffer buffer;
+    /** The region over {@link #buffer}, with {@link #ALL_ACCESS}. */
     final MemoryRegion mr;
+    /** The QPs created here, destroyed by {@link #close()}. */
     final List<QueuePair> qps = new ArrayList<>();
     private final List<AddressHandle> ahs = new ArrayList<>();
 

@@ -53,6 +53,8 @@ public final class FelixHost implements Host {
 
     private final FabricOptions options;
     private final Path storage;
+    /** Deletes the storage if the JVM ends without {@link #close()} (Ctrl-C in the middle of a command). */
+    private final Thread cleanup;
     private final Framework framework;
     private final ServiceTracker<Device, Device> devices;
     private final List<Device> deviceList;
@@ -62,6 +64,8 @@ public final class FelixHost implements Host {
     private FelixHost(FabricOptions options, Path bundleDir, boolean shell) throws Exception {
         this.options = options;
         this.storage = Files.createTempDirectory("rvt-felix-");
+        this.cleanup = new Thread(() -> delete(storage), "rvt-felix-cleanup");
+        Runtime.getRuntime().addShutdownHook(cleanup);
         Map<String, String> config = new HashMap<>();
         config.put(Constants.FRAMEWORK_STORAGE, storage.toString());
         config.put(Constants.FRAMEWORK_STORAGE_CLEAN, Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT);
@@ -239,6 +243,11 @@ public final class FelixHost implements Host {
             }
         } finally {
             delete(storage);
+            try {
+                Runtime.getRuntime().removeShutdownHook(cleanup);
+            } catch (IllegalStateException e) {
+                // the JVM is shutting down already: the hook deletes nothing more than we just did
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 package io.rvt.launcher;
 
+import io.rvt.driver.sim.fabric.Fabric;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -40,28 +41,51 @@ public final class Options {
     private static final Set<String> FLAGS = Set.of("--debug", "--no-osgi", "--deterministic", "--help",
             "--verbose", "--bw", "--lat", "--all", "--no-traffic");
 
+    /** The command: one of {@link #COMMANDS}, or "default" (devices, then a ping-pong). */
     String command = "default";
+    /** The long names of the options on the command line. */
     final Set<String> given = new HashSet<>();
+    /** {@code --debug}: stack traces with errors. */
     boolean debug;
+    /** {@code --no-osgi}: the plain class-path host. */
     boolean noOsgi;
+    /** {@code -h}, {@code --help}. */
     boolean help;
+    /** {@code --driver}. */
     String driver = "sim";
+    /** {@code --loss}. */
     double loss;
+    /** {@code --dup}. */
     double duplication;
+    /** {@code --reorder}. */
     double reorder;
-    long seed = 0x5EED_0F_FAB_21CL; // driver-sim's default fabric seed
+    /** {@code --seed}; driver-sim's default fabric seed unless given. */
+    long seed = Fabric.DEFAULT_SEED;
+    /** {@code --deterministic}. */
     boolean deterministic;
+    /** {@code -v}, {@code --verbose}. */
     boolean verbose;
+    /** {@code --transport}. */
     Transport transport = Transport.RC;
+    /** {@code -s}, {@code --size}; -1 for the command's default. */
     int size = -1;
+    /** {@code -n}, {@code --iters}; -1 for the command's default. */
     int iters = -1;
+    /** {@code --test}. */
     PerfTest test = PerfTest.SEND;
+    /** {@code --lat} (true) or {@code --bw} (false, the default). */
     boolean latency;
+    /** {@code -a}, {@code --all}. */
     boolean all;
+    /** {@code -q}, {@code --qps}. */
     int qps = 1;
+    /** {@code -D}, {@code --duration}; 0 unless given. */
     double durationSeconds;
+    /** {@code --json}; null unless given. */
     String json;
+    /** {@code -t}, {@code --tx-depth}. */
     int txDepth = 128;
+    /** {@code --no-traffic}. */
     boolean noTraffic;
 
     private Options() {

@@ -20,9 +20,13 @@ final class PingPong implements AutoCloseable {
     private final Transport transport;
     private final int size;
     private final int dataOff;
+    /** The first device's side: it sends the ping. */
     final Endpoint a;
+    /** The second device's side: it answers with the pong. */
     final Endpoint b;
+    /** The first side's QP. */
     final QueuePair qa;
+    /** The second side's QP. */
     final QueuePair qb;
     private final SendWorkRequest sa;
     private final SendWorkRequest sb;
