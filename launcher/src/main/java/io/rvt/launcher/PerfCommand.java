@@ -64,7 +64,8 @@ final class PerfCommand {
             out.printf("rvt perf: a short sweep of what rvt does, %d ms a row (rvt --help: perf options)%n",
                     SWEEP_ROW_NANOS / 1_000_000);
         }
-        try (Progress progress = new Progress(err)) {
+        // a terminal only: System.console() is null when output goes to a file or a pipe
+        try (Progress progress = new Progress(err, err == System.err && System.console() != null)) {
             for (PerfSpec s : specs) {
                 runTable(s, a, b, host, mtu, progress, report);
             }

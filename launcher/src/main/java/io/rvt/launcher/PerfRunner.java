@@ -55,6 +55,7 @@ final class PerfRunner implements AutoCloseable {
     /** What each wait is for, in errors; built once so that the loops allocate nothing. */
     private final String atRequester;
     private final String atResponder;
+    private final String receiveAtRequester;
     private int stamp;
 
     /**
@@ -72,6 +73,7 @@ final class PerfRunner implements AutoCloseable {
         this.hint = Completions.lossHint(spec.transport());
         this.atRequester = "a work request on " + a.name();
         this.atResponder = "a receive on " + b.name();
+        this.receiveAtRequester = "a receive on " + a.name();
         int qps = spec.latency() ? 1 : spec.qps();
         dataOff = spec.transport() == Transport.UD ? Endpoint.GRH_BYTES : 0;
         // write latency keeps the source in the first half and receives the peer's write in the second
@@ -158,6 +160,7 @@ final class PerfRunner implements AutoCloseable {
      */
     BandwidthResult bandwidth(int size) {
         resize(size);
+        progress.row(spec.label() + " " + size + " B (warm-up)", 0);
         windowed(Math.min(WARMUP, Math.max(spec.iters(), 1)), 0, false);
         progress.row(spec.label() + " " + size + " B", (long) spec.iters() * wrs.length);
         return windowed(spec.iters(), spec.durationNanos(), true).withSize(size);
@@ -280,6 +283,7 @@ final class PerfRunner implements AutoCloseable {
      */
     LatencyResult latency(int size) {
         resize(size);
+        progress.row(spec.label() + " " + size + " B (warm-up)", 0);
         sampleLatency(size, Math.min(WARMUP, samples.length), 0);
         progress.row(spec.label() + " " + size + " B", spec.iters());
         int n = sampleLatency(size, spec.iters() > 0 ? spec.iters() : samples.length, spec.durationNanos());
@@ -304,7 +308,7 @@ final class PerfRunner implements AutoCloseable {
                     Completions.await(responder.recvCq, wc, atResponder, hint);
                     b.postRecv(recvs[0]);
                     b.postSend(pong);
-                    Completions.await(requester.recvCq, wc, atRequester, hint);
+                    Completions.await(requester.recvCq, wc, receiveAtRequester, hint);
                     a.postRecv(replyRecvs[0]);
                     drain(requester.sendCq);
                     drain(responder.sendCq);

@@ -24,15 +24,18 @@ final class Progress implements AutoCloseable {
     private int printedWidth;
 
     /**
-     * Starts the progress thread.
+     * Starts the progress thread, if shown.
      *
      * @param err where the line goes
+     * @param shown false for a quiet progress (stderr is not a terminal: a log would fill with rewritten lines)
      */
-    Progress(PrintStream err) {
+    Progress(PrintStream err, boolean shown) {
         this.err = err;
         this.thread = new Thread(this::run, "rvt-progress");
         thread.setDaemon(true);
-        thread.start();
+        if (shown) {
+            thread.start();
+        }
     }
 
     /**

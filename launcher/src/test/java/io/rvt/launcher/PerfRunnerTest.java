@@ -29,7 +29,7 @@ class PerfRunnerTest {
                 for (boolean latency : new boolean[] {false, true}) {
                     int size = test == PerfTest.ATOMIC ? PerfTest.ATOMIC_SIZE : 64;
                     PerfSpec spec = new PerfSpec(test, Transport.RC, latency, new int[] {size}, 2, ITERS, 0, 128);
-                    try (Progress progress = new Progress(System.err);
+                    try (Progress progress = new Progress(System.err, false);
                             PerfRunner runner = new PerfRunner(host.devices().get(0), host.devices().get(1), spec,
                                     size, progress)) {
                         measure(runner, latency, size); // first run: class loading, thread-locals, JIT
