@@ -111,18 +111,30 @@ final class NativeUdp {
     }
 
     private static void checkAbi() {
-        int v = abiVersion();
-        if (v != ABI_VERSION) {
-            throw new UnsatisfiedLinkError("librvtjni ABI mismatch: library version " + v + ", driver-jni expects "
-                    + ABI_VERSION + " (a librvtjni.so from another build is on java.library.path?)");
-        }
-        checkSize("tx descriptor", 0, TX_DESC_SIZE);
-        checkSize("rx descriptor", 1, RX_DESC_SIZE);
-        checkSize("largest batch", 2, MAX_BATCH);
+        checkAbi(abiVersion(), abiSize(0), abiSize(1), abiSize(2));
     }
 
-    private static void checkSize(String what, int which, int expected) {
-        int got = abiSize(which);
+    /**
+     * Compares what the library reports with what this class was written for.
+     *
+     * @param version the library's ABI version
+     * @param txSize its send descriptor size
+     * @param rxSize its receive descriptor size
+     * @param maxBatch its largest batch
+     * @throws UnsatisfiedLinkError naming the first value that differs
+     */
+    static void checkAbi(int version, int txSize, int rxSize, int maxBatch) {
+        if (version != ABI_VERSION) {
+            throw new UnsatisfiedLinkError("librvtjni ABI mismatch: library version " + version
+                    + ", driver-jni expects " + ABI_VERSION
+                    + " (a librvtjni.so from another build on java.library.path?)");
+        }
+        checkSize("tx descriptor", txSize, TX_DESC_SIZE);
+        checkSize("rx descriptor", rxSize, RX_DESC_SIZE);
+        checkSize("largest batch", maxBatch, MAX_BATCH);
+    }
+
+    private static void checkSize(String what, int got, int expected) {
         if (got != expected) {
             throw new UnsatisfiedLinkError("librvtjni ABI mismatch: " + what + " is " + got
                     + " in the library, driver-jni expects " + expected);

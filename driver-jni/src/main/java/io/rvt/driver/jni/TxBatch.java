@@ -74,14 +74,6 @@ final class TxBatch extends Slots {
         }
     }
 
-    /**
-     * @param i a slot
-     * @return the result the C library wrote for it: 0 or -errno
-     */
-    int result(int i) {
-        return desc.getInt(i * NativeUdp.TX_DESC_SIZE + 28);
-    }
-
     /** Forgets every queued datagram. */
     void clear() {
         for (int i = 0; i < count; i++) {

@@ -42,7 +42,9 @@ public final class UdpException extends RuntimeException {
         return errno;
     }
 
-    /** @return the errno's symbolic name, e.g. {@code EADDRINUSE}, or {@code errno N} for one this class does not name */
+    /**
+     * @return the errno's symbolic name, e.g. {@code EADDRINUSE}, or {@code errno N} for one this class does not name
+     */
     public String errnoName() {
         return Errnos.name(errno);
     }

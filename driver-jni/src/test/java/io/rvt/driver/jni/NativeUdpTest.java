@@ -28,6 +28,19 @@ class NativeUdpTest {
         assertThat(NativeUdp.address(ByteBuffer.allocate(8))).as("a heap buffer has no address").isNegative();
     }
 
+    @Test
+    void shouldRefuseLibraryLoudlyWhenAbiDiffers() {
+        NativeUdp.checkAbi(NativeUdp.ABI_VERSION, NativeUdp.TX_DESC_SIZE, NativeUdp.RX_DESC_SIZE, NativeUdp.MAX_BATCH);
+        assertThatThrownBy(() -> NativeUdp.checkAbi(2, 48, 32, 64)).isInstanceOf(UnsatisfiedLinkError.class)
+                .hasMessageContaining("library version 2, driver-jni expects 1");
+        assertThatThrownBy(() -> NativeUdp.checkAbi(1, 56, 32, 64)).isInstanceOf(UnsatisfiedLinkError.class)
+                .hasMessageContaining("tx descriptor is 56 in the library, driver-jni expects 48");
+        assertThatThrownBy(() -> NativeUdp.checkAbi(1, 48, 40, 64)).isInstanceOf(UnsatisfiedLinkError.class)
+                .hasMessageContaining("rx descriptor is 40");
+        assertThatThrownBy(() -> NativeUdp.checkAbi(1, 48, 32, 32)).isInstanceOf(UnsatisfiedLinkError.class)
+                .hasMessageContaining("largest batch is 32");
+    }
+
     /** 150 datagrams in batches, some gathered from two segments, arrive whole, in order, from the sender's port. */
     @ParameterizedTest
     @ValueSource(strings = {"127.0.0.1", "::1"})
