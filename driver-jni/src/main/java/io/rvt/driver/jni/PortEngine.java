@@ -85,7 +85,7 @@ final class PortEngine implements Runnable {
     void stop() {
         running = false;
         Thread t = ownThread;
-        if (t != null) {
+        if (t != null && t != Thread.currentThread()) { // stopped from its own cycle: it ends when that returns
             io.wakeup();
             LockSupport.unpark(t);
             boolean interrupted = false;
