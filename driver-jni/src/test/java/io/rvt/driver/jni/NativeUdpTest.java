@@ -181,14 +181,25 @@ class NativeUdpTest {
     }
 
     @Test
-    void shouldCloseSocketAndStopThreadsWhenClosed() throws Exception {
-        JniDriver d = JniDriver.builder().address("127.0.0.1").udpPort(0).name("closing").build();
+    void shouldStopThreadsAndFreePortWhenUnregistered() throws Exception {
+        JniDriver d = JniDriver.builder().address("127.0.0.1").address("::1").udpPort(0).name("closing").build();
         int port = d.localPort(1);
-        d.close();
-        d.close();
+        io.rvt.core.RvtDevice dev = io.rvt.core.RvtDevice.register(d);
+        assertThat(engineThreads()).as("one engine per port").isEqualTo(2);
+        assertThat(dev.queryGid(1, 0)).isEqualTo(Gid.ipv4Mapped(0x7F00_0001));
+        assertThat(dev.queryGid(2, 0)).isEqualTo(Gid.of(0, 1));
+        assertThat(dev.queryPort(2, new io.rvt.api.PortAttr()).state()).isEqualTo(io.rvt.api.PortState.ACTIVE);
+        dev.unregister();
+        assertThat(engineThreads()).as("no engine thread left").isZero();
+        d.close(); // idempotent
         // The port is free again: a new socket can take it.
         try (Datagrams again = new NativeDatagrams(InetAddress.getByName("127.0.0.1"), port, 0)) {
             assertThat(again.localPort()).isEqualTo(port);
         }
+    }
+
+    private static long engineThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && t.getName().startsWith("rvt-jni-closing-")).count();
     }
 }
