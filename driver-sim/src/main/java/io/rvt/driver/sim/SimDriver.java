@@ -426,9 +426,8 @@ public final class SimDriver implements RvtDriver {
     private void execute(SimQp s) {
         if (deterministic) {
             fabric.executor().execute(s.drainTask);
-        } else if (!sendAgent.offer(s)) {
-            // More QPs queued than the device has: cannot happen while each QP is queued at most once.
-            throw new IllegalStateException("send engine queue of " + name + " is full");
+        } else {
+            sendAgent.put(s); // each QP is queued at most once, so the queue (one slot per QP) always has room
         }
     }
 
@@ -488,6 +487,8 @@ public final class SimDriver implements RvtDriver {
         frame.length(total).dstLid(dlid);
         DriverPort dp = device.port(portNum);
         if (!port.send(frame)) {
+            // The port's queue is full or the port closed: the packet is lost on the way (RC resends it).
+            frame.release();
             dp.addCounter(PortCounter.PKT_DROPS, 1);
             return 1;
         }

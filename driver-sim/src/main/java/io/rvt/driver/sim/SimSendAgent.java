@@ -23,13 +23,12 @@ final class SimSendAgent implements Agent {
     }
 
     /**
-     * Queues a QP whose pending counter the caller raised from 0.
+     * Queues a QP whose send engine should run (once: the caller's pending counter guarantees it).
      *
      * @param qp the QP
-     * @return false if the ring is full
      */
-    boolean offer(SimQp qp) {
-        return ring.offer(qp);
+    void put(SimQp qp) {
+        ring.put(qp);
     }
 
     @Override

@@ -87,8 +87,10 @@ public final class FramePool {
     }
 
     void recycle(Frame f) {
-        if (!free.offer(f)) {
-            throw new IllegalStateException("frame pool overflow: a frame was released twice? " + f);
+        try {
+            free.put(f); // a pool never holds more than its frames; Frame's state check catches a double release
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException("frame pool overflow: a frame was released twice? " + f, e);
         }
     }
 

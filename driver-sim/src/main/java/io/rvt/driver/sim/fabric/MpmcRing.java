@@ -111,6 +111,29 @@ public final class MpmcRing<E> extends MpmcRingRhsPad {
         }
     }
 
+    /**
+     * Adds an element to a ring that is never really full (a free list that holds at most its own elements, a queue
+     * that holds each owner at most once). {@link #offer} can still fail for a moment there: a consumer that claimed
+     * the slot ahead of the tail and was preempted before freeing it makes the ring look full. This waits that out,
+     * spinning then yielding.
+     *
+     * @param e the element, not null
+     * @throws IllegalStateException if the ring is really full (more elements than the caller's invariant allows)
+     */
+    public void put(E e) {
+        int tries = 0;
+        while (!offer(e)) {
+            if (isFull()) {
+                throw new IllegalStateException("ring of capacity " + (mask + 1) + " is full");
+            }
+            if (++tries < 100) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
+    }
+
     /** @return the oldest element, or null if the ring is empty */
     @SuppressWarnings("unchecked")
     public E poll() {
@@ -133,6 +156,16 @@ public final class MpmcRing<E> extends MpmcRingRhsPad {
                 pos = (long) HEAD.getVolatile(this);
             }
         }
+    }
+
+    /**
+     * @return true if every slot was claimed by a producer and not yet by a consumer at one instant (the head read
+     *         the same before and after the tail; the tail never runs more than a capacity ahead of the head)
+     */
+    private boolean isFull() {
+        long h = (long) HEAD.getVolatile(this);
+        long t = (long) TAIL.getVolatile(this);
+        return h == (long) HEAD.getVolatile(this) && t - h > mask;
     }
 
     /** @return the number of elements; exact only when no other thread is using the ring */

@@ -97,4 +97,41 @@ class MpmcRingTest {
             }
         }
     }
+
+    @Test
+    void shouldPutWhileThereIsRoomAndRefuseWhenReallyFull() {
+        MpmcRing<Integer> ring = new MpmcRing<>(2);
+        ring.put(1);
+        ring.put(2);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ring.put(3))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("capacity 2");
+        assertThat(ring.poll()).isEqualTo(1);
+        ring.put(3);
+        assertThat(ring.poll()).isEqualTo(2);
+        assertThat(ring.poll()).isEqualTo(3);
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldNeverOverflowAPoolWhoseFramesCycleBetweenThreads() throws Exception {
+        // Exactly as many frames as slots: a consumer preempted between claiming a slot and freeing it makes the ring
+        // look full to a releaser; put() must wait that out instead of failing.
+        FramePool pool = FramePool.heap(4, 64, 0);
+        int threads = 4;
+        int cycles = 200_000;
+        CompletableFuture<?>[] fs = new CompletableFuture<?>[threads];
+        for (int t = 0; t < threads; t++) {
+            fs[t] = CompletableFuture.runAsync(() -> {
+                for (int i = 0; i < cycles; i++) {
+                    Frame f;
+                    while ((f = pool.acquire()) == null) {
+                        Thread.onSpinWait();
+                    }
+                    f.release();
+                }
+            });
+        }
+        CompletableFuture.allOf(fs).get();
+        assertThat(pool.available()).isEqualTo(4);
+    }
 }
