@@ -66,8 +66,10 @@ import java.util.function.UnaryOperator;
  *
  * <h2>UDP source port</h2>
  * RoCEv2 senders pick the source port from a flow hash so that ECMP spreads QPs over paths. With an ordinary socket
- * the source port is the socket's bound port, so every packet of a port leaves from that one port (4791 by default);
- * the ICRC covers the real value. Spreading flows would need a socket per hash bucket.
+ * the source port is the socket's bound port, so by default every packet of a port leaves from that one port (4791
+ * by default). {@link Builder#sourcePorts(int)} opens more sending sockets on ephemeral ports and sends each flow (a
+ * hash of source and destination QP) through one of them. Replies always go to the peer's listening port, as RoCEv2
+ * wants; the ICRC covers the real source port either way.
  *
  * <h2>ICRC</h2>
  * Written on every packet as hardware expects it: over IPv6 with the real addresses and ports; over IPv4 with
@@ -115,6 +117,8 @@ public class JniDriver implements RvtDriver, AutoCloseable {
     private final ConcurrentHashMap<Gid, Peer> resolved = new ConcurrentHashMap<>();
     private final ThreadLocal<TxScratch> txScratch;
     private volatile McastJoin[][] joins;
+    /** Every socket opened, to close them all (also when building fails half-way). */
+    private final List<Datagrams> openSockets = new ArrayList<>();
     private volatile DriverDevice device;
     private volatile Transport transport;
     private volatile boolean closed;
@@ -161,11 +165,16 @@ public class JniDriver implements RvtDriver, AutoCloseable {
         this.joins = new McastJoin[nports][0];
         try {
             for (int i = 0; i < nports; i++) {
-                Datagrams io = Datagrams.open(wire, b.addresses.get(i), b.udpPort, b.socketBufferBytes);
-                if (b.decorator != null) {
-                    io = b.decorator.apply(io);
+                Datagrams[] senders = new Datagrams[b.sourcePorts];
+                for (int k = 0; k < senders.length; k++) {
+                    // The first is the port's own socket (it also receives); the others only send, from their own
+                    // ephemeral ports: the flows' UDP source ports.
+                    Datagrams io = Datagrams.open(wire, b.addresses.get(i), k == 0 ? b.udpPort : 0,
+                            b.socketBufferBytes);
+                    senders[k] = b.decorator != null ? b.decorator.apply(io) : io;
+                    openSockets.add(senders[k]);
                 }
-                ports[i] = new PortEngine(this, i + 1, io, b.maxQp, b.batch, slotSize, b.busyPoll);
+                ports[i] = new PortEngine(this, i + 1, senders, b.maxQp, b.batch, slotSize, b.busyPoll);
             }
         } catch (RuntimeException e) {
             closeSockets();
@@ -354,10 +363,8 @@ public class JniDriver implements RvtDriver, AutoCloseable {
     }
 
     private void closeSockets() {
-        for (PortEngine p : ports) {
-            if (p != null) {
-                p.io.close();
-            }
+        for (Datagrams d : openSockets) {
+            d.close();
         }
     }
 
@@ -588,7 +595,7 @@ public class JniDriver implements RvtDriver, AutoCloseable {
         if (b.count == 0 || p == null) {
             return;
         }
-        int dropped = p.io.send(b);
+        int dropped = p.senders[sc.sender].send(b);
         if (dropped > 0) {
             p.sendErrors += dropped;
             DriverDevice dev = device;
@@ -618,8 +625,10 @@ public class JniDriver implements RvtDriver, AutoCloseable {
             return true;
         }
         Gid dgid = ah.dgid();
+        off = chooseSender(sc, p, tx, off, total);
+        int srcPort = p.senders[sc.sender].localPort();
         if (dgid.isMulticast()) {
-            sendMulticast(sc, p, dgid, off, total, dp);
+            sendMulticast(sc, p, dgid, srcPort, off, total, dp);
             return true;
         }
         Peer to = resolve(dgid);
@@ -627,7 +636,7 @@ public class JniDriver implements RvtDriver, AutoCloseable {
             dp.addCounter(PortCounter.PKT_DROPS, 1); // an IPv4 port cannot reach an IPv6 peer and vice versa
             return true;
         }
-        writeIcrc(sc.icrc, p, to.gid, to.v4, to.port, b.data, off, total);
+        writeIcrc(sc.icrc, p, srcPort, to.gid, to.v4, to.port, b.data, off, total);
         b.add(to, total);
         dp.addCounter(PortCounter.TX_PACKETS, 1);
         dp.addCounter(PortCounter.TX_BYTES, total);
@@ -639,17 +648,41 @@ public class JniDriver implements RvtDriver, AutoCloseable {
         return p != null ? p : resolved.computeIfAbsent(dgid, g -> new Peer(g, defaultPeerPort));
     }
 
-    private void writeIcrc(Icrc icrc, PortEngine p, Gid dst, int dstV4, int dstPort, ByteBuffer buf, int off,
-            int total) {
+    /**
+     * Picks the socket of the packet's flow (the UDP source port): a hash of source and destination QP over the port's
+     * {@link Builder#sourcePorts(int) source sockets}. A batch goes out through one socket, so a packet of another
+     * flow first sends what is queued, and moves to the first slot.
+     *
+     * @return where the packet is now
+     */
+    private static int chooseSender(TxScratch sc, PortEngine p, TxInfo tx, int off, int total) {
+        int n = p.senders.length;
+        int want = n == 1 ? 0 : Math.floorMod((tx.qpn() * 0x9E3779B1) ^ (tx.destQpn() * 0x85EBCA6B), n);
+        if (want == sc.sender) {
+            return off;
+        }
+        TxBatch b = sc.batch;
+        if (b.count > 0) {
+            p.driver.flush(sc);
+            b.data.put(0, b.data, off, total);
+            off = 0;
+        }
+        sc.sender = want;
+        return off;
+    }
+
+    private void writeIcrc(Icrc icrc, PortEngine p, int srcPort, Gid dst, int dstV4, int dstPort, ByteBuffer buf,
+            int off, int total) {
         if (p.ipv6) {
-            icrc.writeRoceV6(p.localGid, dst, p.io.localPort(), dstPort, buf, off, total);
+            icrc.writeRoceV6(p.localGid, dst, srcPort, dstPort, buf, off, total);
         } else {
-            icrc.writeRoceV4(p.localV4, dstV4, 0, true, p.io.localPort(), dstPort, buf, off, total);
+            icrc.writeRoceV4(p.localV4, dstV4, 0, true, srcPort, dstPort, buf, off, total);
         }
     }
 
     /** One unicast copy per configured peer of the port's family, each with the group's ICRC. */
-    private void sendMulticast(TxScratch sc, PortEngine p, Gid mgid, int off, int total, DriverPort dp) {
+    private void sendMulticast(TxScratch sc, PortEngine p, Gid mgid, int srcPort, int off, int total,
+            DriverPort dp) {
         TxBatch b = sc.batch;
         int v4 = groupV4(mgid);
         int copies = 0;
@@ -668,7 +701,7 @@ public class JniDriver implements RvtDriver, AutoCloseable {
             if (at != off) {
                 b.data.put(at, b.data, off, total);
             }
-            writeIcrc(sc.icrc, p, mgid, v4, to.port, b.data, at, total);
+            writeIcrc(sc.icrc, p, srcPort, mgid, v4, to.port, b.data, at, total);
             b.add(to, total);
             copies++;
             dp.addCounter(PortCounter.TX_PACKETS, 1);
@@ -807,6 +840,7 @@ public class JniDriver implements RvtDriver, AutoCloseable {
         private boolean ownThreads = true;
         private int batch = 32;
         private int socketBufferBytes = 4 << 20;
+        private int sourcePorts = 1;
         private UnaryOperator<Datagrams> decorator;
 
         Builder() {
@@ -990,7 +1024,22 @@ public class JniDriver implements RvtDriver, AutoCloseable {
             return this;
         }
 
-        /** Tests: wraps each port's socket (fault injection). */
+        /**
+         * @param v UDP source ports per port, 1..64 (default 1: every packet leaves from the port's own socket, e.g.
+         *          4791); with more, the port opens {@code v - 1} more sockets on ephemeral ports and sends each flow
+         *          (a hash of source and destination QP) through one of them, so that ECMP routers spread QPs over
+         *          paths as they do for RoCE NICs, which pick the source port from a flow hash
+         * @return this
+         */
+        public Builder sourcePorts(int v) {
+            if (v < 1 || v > NativeUdp.MAX_BATCH) {
+                throw new IllegalArgumentException("sourcePorts must be in 1.." + NativeUdp.MAX_BATCH + ", got " + v);
+            }
+            sourcePorts = v;
+            return this;
+        }
+
+        /** Tests: wraps each socket (fault injection). */
         Builder decorate(UnaryOperator<Datagrams> v) {
             decorator = v;
             return this;

@@ -27,7 +27,10 @@ final class PortEngine implements Runnable {
 
     final JniDriver driver;
     final int portNum;
+    /** The port's socket: receives, and sends flow 0. */
     final Datagrams io;
+    /** The sockets packets leave from, one per UDP source port ({@code senders[0] == io}). */
+    final Datagrams[] senders;
     final Gid localGid;
     final boolean ipv6;
     /** IPv4 address, big-endian int (IPv4 ports). */
@@ -58,10 +61,12 @@ final class PortEngine implements Runnable {
     volatile long malformed;
     volatile long sendErrors;
 
-    PortEngine(JniDriver driver, int portNum, Datagrams io, int maxQp, int batch, int slotSize, boolean busyPoll) {
+    PortEngine(JniDriver driver, int portNum, Datagrams[] senders, int maxQp, int batch, int slotSize,
+            boolean busyPoll) {
         this.driver = driver;
         this.portNum = portNum;
-        this.io = io;
+        this.io = senders[0];
+        this.senders = senders;
         this.localGid = Peer.gidOf(io.localAddress());
         this.ipv6 = io.localAddress() instanceof Inet6Address;
         this.localV4 = (int) localGid.interfaceId();

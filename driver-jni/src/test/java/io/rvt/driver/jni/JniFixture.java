@@ -20,6 +20,7 @@ final class JniFixture implements DriverFixture {
     private final List<JniDriver> drivers = new ArrayList<>();
     private final List<FaultyDatagrams> sockets = new ArrayList<>();
     private final boolean shared;
+    private int sourcePorts = 1;
     private volatile boolean running;
     private Thread engine;
 
@@ -41,6 +42,15 @@ final class JniFixture implements DriverFixture {
         this.shared = shared;
     }
 
+    /**
+     * @param n UDP source ports per HCA port ({@link JniDriver.Builder#sourcePorts(int)})
+     * @return this
+     */
+    JniFixture sourcePorts(int n) {
+        sourcePorts = n;
+        return this;
+    }
+
     List<JniDriver> drivers() {
         return drivers;
     }
@@ -52,7 +62,7 @@ final class JniFixture implements DriverFixture {
         for (int i = 0; i < count; i++) {
             long s = seed + drivers.size();
             JniDriver d = JniDriver.builder().name("roce" + drivers.size()).address(address).udpPort(0).wire(wire)
-                    .ownThreads(!shared)
+                    .ownThreads(!shared).sourcePorts(sourcePorts)
                     .decorate(io -> {
                         FaultyDatagrams f = new FaultyDatagrams(io, s, 4096 + 128);
                         sockets.add(f);
