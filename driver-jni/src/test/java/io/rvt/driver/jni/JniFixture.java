@@ -21,6 +21,7 @@ final class JniFixture implements DriverFixture {
     private final List<FaultyDatagrams> sockets = new ArrayList<>();
     private final boolean shared;
     private int sourcePorts = 1;
+    private boolean callerRunsEngines;
     private volatile boolean running;
     private Thread engine;
 
@@ -82,13 +83,28 @@ final class JniFixture implements DriverFixture {
             devices.add(dev);
             out[i] = dev;
         }
-        if (shared && engine == null) {
+        if (shared && engine == null && !callerRunsEngines) {
             running = true;
             engine = new Thread(this::serve, "rvt-jni-fixture-engine");
             engine.setDaemon(true);
             engine.start();
         }
         return out;
+    }
+
+    /**
+     * Opens devices without threads of their own and without the fixture's engine thread: the caller runs every
+     * driver's {@link JniDriver#doWork()} (only for a fixture made with {@code shared}).
+     *
+     * @param count how many devices
+     * @return the devices
+     */
+    Device[] openWithoutEngine(int count) {
+        if (!shared) {
+            throw new IllegalStateException("only a shared fixture leaves the engines to the caller");
+        }
+        callerRunsEngines = true;
+        return open(count);
     }
 
     /** The shared engine: every driver's duty cycle in turn, yielding when all are idle. */
