@@ -69,7 +69,7 @@ final class NativeDatagrams implements Datagrams {
             int r = NativeUdp.sendBatch(fd, batch.descAddress, at, Math.min(n - at, NativeUdp.MAX_BATCH));
             if (r < 0) {
                 // The datagram at 'at' was refused (e.g. EMSGSIZE, ENETUNREACH, EPERM from a firewall): drop it.
-                lastErrno = -r;
+                refused(-r, batch.peers[at]);
                 dropped++;
                 at++;
             } else {
@@ -78,6 +78,16 @@ final class NativeDatagrams implements Datagrams {
         }
         batch.clear();
         return dropped;
+    }
+
+    /** Records a refused datagram; logs the first of each errno in a row (RC then retries, UD loses it). */
+    private void refused(int errno, Peer to) {
+        if (errno != lastErrno) {
+            System.getLogger(JniDriver.class.getName()).log(System.Logger.Level.WARNING,
+                    new UdpException("sendmmsg from " + Peer.format(address, port) + " to", String.valueOf(to),
+                            errno).getMessage() + "; datagrams refused so are dropped and counted (PKT_DROPS)");
+        }
+        lastErrno = errno;
     }
 
     @Override

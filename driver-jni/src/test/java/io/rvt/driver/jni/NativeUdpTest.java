@@ -120,6 +120,40 @@ class NativeUdpTest {
         assertThat(b.receive(rx)).as("nothing more").isZero();
     }
 
+    /** A datagram the kernel refuses in the middle of a batch is dropped and counted; the rest still go out. */
+    @ParameterizedTest
+    @EnumSource(Wire.class)
+    void shouldDropRefusedDatagramAndSendTheRest(Wire wire) throws Exception {
+        InetAddress local = InetAddress.getByName("127.0.0.1");
+        try (Datagrams a = Datagrams.open(wire, local, 0, 1 << 20); Datagrams b = Datagrams.open(wire, local, 0, 0)) {
+            Peer toB = new Peer(Peer.gidOf(local), b.localPort());
+            TxBatch tx = new TxBatch(3, 70_000);
+            for (int i = 0; i < 3; i++) {
+                tx.data.putInt(tx.nextOffset(), i);
+                tx.add(toB, i == 1 ? 66_000 : 100); // 66000 > 65507, the largest IPv4 UDP payload: EMSGSIZE
+            }
+            assertThat(a.send(tx)).as("dropped").isEqualTo(1);
+            if (wire == Wire.NATIVE) {
+                assertThat(a.lastErrno()).isEqualTo(Errnos.EMSGSIZE);
+            }
+            RxBatch rx = new RxBatch(4, 2048);
+            int got = 0;
+            long deadline = System.nanoTime() + DEADLINE_NANOS;
+            int[] seen = new int[2];
+            while (got < 2) {
+                int n = b.receive(rx);
+                for (int i = 0; i < n; i++) {
+                    seen[got++] = rx.data.getInt(rx.offset(i));
+                }
+                if (n == 0) {
+                    assertThat(System.nanoTime()).isLessThan(deadline);
+                    b.await(10);
+                }
+            }
+            assertThat(seen).containsExactly(0, 2);
+        }
+    }
+
     @Test
     void shouldFlagDatagramWhenLongerThanSlot() throws Exception {
         InetAddress local = InetAddress.getByName("127.0.0.1");
