@@ -886,6 +886,11 @@ public class JniDriver implements RvtDriver, AutoCloseable {
                 throw new IllegalArgumentException("address must be a unicast IP address of this host (its GID), got "
                         + v);
             }
+            if (v.isLinkLocalAddress()) {
+                throw new IllegalArgumentException("address " + v.getHostAddress() + " is link-local, which needs an "
+                        + "interface scope that driver-jni does not carry yet: use an IPv4, global or unique-local "
+                        + "IPv6 address");
+            }
             addresses.add(v);
             return this;
         }

@@ -208,6 +208,8 @@ class NativeUdpTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("0.0.0.0");
         assertThatThrownBy(() -> JniDriver.builder().build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("address");
+        assertThatThrownBy(() -> JniDriver.builder().address("fe80::1"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("link-local");
         assertThatThrownBy(() -> JniDriver.builder().batch(65))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("65");
         assertThatThrownBy(() -> JniDriver.builder().peer("::ffff:10.0.0.1", 0))
