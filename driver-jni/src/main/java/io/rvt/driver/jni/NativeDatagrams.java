@@ -3,14 +3,20 @@ package io.rvt.driver.jni;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicInteger;
 
-/** {@link Wire#NATIVE}: a socket of {@code librvtjni.so}, with an eventfd to wake its waiting engine. */
+/**
+ * {@link Wire#NATIVE}: a socket of {@code librvtjni.so}, with an eventfd to wake its waiting engine. Every call that
+ * uses the descriptors counts itself in and out, and {@link #close()} waits for those in progress before it closes
+ * them: a late sender never reaches a file descriptor number the process has meanwhile given to another socket.
+ */
 final class NativeDatagrams implements Datagrams {
     private final InetAddress address;
     private final int port;
     private final int fd;
     private final int efd;
     private volatile boolean closed;
+    private final AtomicInteger users = new AtomicInteger();
     private volatile int lastErrno;
 
     NativeDatagrams(InetAddress address, int port, int bufferBytes) {
@@ -60,8 +66,35 @@ final class NativeDatagrams implements Datagrams {
         return port;
     }
 
+    /** @return true if the descriptors may be used until {@link #exit()} */
+    private boolean enter() {
+        users.incrementAndGet();
+        if (closed) {
+            users.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    private void exit() {
+        users.decrementAndGet();
+    }
+
     @Override
     public int send(TxBatch batch) {
+        if (!enter()) {
+            int n = batch.count;
+            batch.clear();
+            return n;
+        }
+        try {
+            return sendBatch(batch);
+        } finally {
+            exit();
+        }
+    }
+
+    private int sendBatch(TxBatch batch) {
         int dropped = 0;
         int at = 0;
         int n = batch.count;
@@ -92,10 +125,17 @@ final class NativeDatagrams implements Datagrams {
 
     @Override
     public int receive(RxBatch batch) {
-        int r = NativeUdp.recvBatch(fd, batch.descAddress, batch.dataAddress, batch.slotSize, batch.slots);
-        if (r < 0) {
-            lastErrno = -r;
-            r = 0;
+        int r = 0;
+        if (enter()) {
+            try {
+                r = NativeUdp.recvBatch(fd, batch.descAddress, batch.dataAddress, batch.slotSize, batch.slots);
+            } finally {
+                exit();
+            }
+            if (r < 0) {
+                lastErrno = -r;
+                r = 0;
+            }
         }
         batch.count = r;
         return r;
@@ -103,18 +143,26 @@ final class NativeDatagrams implements Datagrams {
 
     @Override
     public void await(int timeoutMillis) {
-        if (!closed) {
-            int r = NativeUdp.await(fd, efd, timeoutMillis);
-            if (r < 0) {
-                lastErrno = -r;
+        if (enter()) {
+            try {
+                int r = NativeUdp.await(fd, efd, timeoutMillis);
+                if (r < 0) {
+                    lastErrno = -r;
+                }
+            } finally {
+                exit();
             }
         }
     }
 
     @Override
     public void wakeup() {
-        if (!closed) {
-            NativeUdp.signal(efd);
+        if (enter()) {
+            try {
+                NativeUdp.signal(efd);
+            } finally {
+                exit();
+            }
         }
     }
 
@@ -127,6 +175,10 @@ final class NativeDatagrams implements Datagrams {
     public synchronized void close() {
         if (!closed) {
             closed = true;
+            NativeUdp.signal(efd); // ends a wait in progress
+            while (users.get() != 0) {
+                Thread.onSpinWait();
+            }
             NativeUdp.close(fd);
             NativeUdp.close(efd);
         }

@@ -7,6 +7,9 @@ import io.rvt.api.Gid;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -152,6 +155,42 @@ class NativeUdpTest {
             }
             assertThat(seen).containsExactly(0, 2);
         }
+    }
+
+    /** A socket closed under a busy sender: the sender's batches are dropped from then on, nothing throws. */
+    @Test
+    void shouldDropBatchesWhenClosedUnderSender() throws Exception {
+        InetAddress local = InetAddress.getByName("127.0.0.1");
+        Datagrams b = new NativeDatagrams(local, 0, 0);
+        Datagrams a = new NativeDatagrams(local, 0, 0);
+        Peer toB = new Peer(Peer.gidOf(local), b.localPort());
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicBoolean refused = new AtomicBoolean();
+        CountDownLatch sending = new CountDownLatch(1);
+        Thread sender = new Thread(() -> {
+            TxBatch tx = new TxBatch(8, 256);
+            RxBatch rx = new RxBatch(8, 256);
+            try {
+                while (!refused.get()) {
+                    for (int i = 0; i < 8; i++) {
+                        tx.add(toB, 64);
+                    }
+                    refused.set(a.send(tx) == 8 && a.receive(rx) == 0);
+                    b.receive(rx);
+                    sending.countDown();
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        sender.start();
+        sending.await();
+        a.close();
+        sender.join(DEADLINE_NANOS / 1_000_000);
+        b.close();
+        assertThat(sender.isAlive()).isFalse();
+        assertThat(failure.get()).isNull();
+        assertThat(refused.get()).isTrue();
     }
 
     @Test
