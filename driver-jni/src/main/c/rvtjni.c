@@ -5,7 +5,8 @@
  *
  * Descriptor layouts (shared with NativeUdp/TxBatch/RxBatch; checked at load through rvt_abi_size):
  *   tx (48 bytes): u64 addr1, u32 len1, u32 len2, u64 addr2, u16 port (host order), u8 family (4 or 6),
- *                  u8 pad, s32 result (0 or -errno, written here), u8 ip[16] (IPv4 in the first 4 bytes)
+ *                  u8 pad, u32 scope_id (IPv6 link-local destinations: the interface), u8 ip[16] (IPv4 in the
+ *                  first 4 bytes)
  *   rx (32 bytes): u32 len, u32 flags (1: truncated), u16 port (host order), u8 family, u8 pad, u8 ip[16],
  *                  u32 pad
  */
@@ -22,7 +23,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define RVT_ABI_VERSION 1
+#define RVT_ABI_VERSION 2
 #define RVT_MAX_BATCH 64
 
 struct rvt_tx_desc {
@@ -33,7 +34,7 @@ struct rvt_tx_desc {
     uint16_t port;
     uint8_t family;
     uint8_t pad;
-    int32_t result;
+    uint32_t scope_id;
     uint8_t ip[16];
 };
 
@@ -95,8 +96,8 @@ static void put_be64(uint8_t *out, jlong v)
  * and port (0: ephemeral). IPv4 sockets get IP_MTU_DISCOVER = IP_PMTUDISC_DO: DF set, so the kernel writes IP ID 0
  * for unconnected sockets, which the RoCEv2 ICRC covers. IPv6 sockets are IPV6_V6ONLY.
  */
-static jint JNICALL rvt_open(JNIEnv *env, jclass cls, jboolean ipv6, jint v4, jlong hi, jlong lo, jint port,
-                             jint buf_bytes)
+static jint JNICALL rvt_open(JNIEnv *env, jclass cls, jboolean ipv6, jint v4, jlong hi, jlong lo, jint scope_id,
+                             jint port, jint buf_bytes)
 {
     (void) env;
     (void) cls;
@@ -134,6 +135,7 @@ static jint JNICALL rvt_open(JNIEnv *env, jclass cls, jboolean ipv6, jint v4, jl
             memset(&a, 0, sizeof a);
             a.sin6_family = AF_INET6;
             a.sin6_port = htons((uint16_t) port);
+            a.sin6_scope_id = (uint32_t) scope_id;
             put_be64(a.sin6_addr.s6_addr, hi);
             put_be64(a.sin6_addr.s6_addr + 8, lo);
             r = bind(fd, (struct sockaddr *) &a, sizeof a);
@@ -189,6 +191,7 @@ static socklen_t to_sockaddr(const struct rvt_tx_desc *d, struct sockaddr_storag
     struct sockaddr_in6 *a = (struct sockaddr_in6 *) ss;
     a->sin6_family = AF_INET6;
     a->sin6_port = htons(d->port);
+    a->sin6_scope_id = d->scope_id;
     memcpy(&a->sin6_addr, d->ip, 16);
     return sizeof *a;
 }
@@ -196,7 +199,7 @@ static socklen_t to_sockaddr(const struct rvt_tx_desc *d, struct sockaddr_storag
 /*
  * Sends descriptors [first, first + count) of the array at desc with sendmmsg, each datagram gathered from one or
  * two segments (header and payload). Returns how many were sent from first on (the kernel stops at the first one
- * that fails: its descriptor's result holds -errno and the caller decides), or -errno if it was the very first.
+ * that fails; the caller drops it and calls again for the rest), or -errno if it was the very first.
  */
 static jint JNICALL rvt_send_batch(JNIEnv *env, jclass cls, jint fd, jlong desc, jint first, jint count)
 {
@@ -222,17 +225,12 @@ static jint JNICALL rvt_send_batch(JNIEnv *env, jclass cls, jint fd, jlong desc,
         msgs[i].msg_hdr.msg_namelen = to_sockaddr(&d[i], &addrs[i]);
         msgs[i].msg_hdr.msg_iov = iov[i];
         msgs[i].msg_hdr.msg_iovlen = d[i].len2 > 0 ? 2 : 1;
-        d[i].result = 0;
     }
     int r;
     do {
         r = sendmmsg(fd, msgs, (unsigned) count, 0);
     } while (r < 0 && errno == EINTR);
-    if (r < 0) {
-        d[0].result = -errno;
-        return -errno;
-    }
-    return r;
+    return r < 0 ? -errno : r;
 }
 
 /*
@@ -332,7 +330,7 @@ static const JNINativeMethod METHODS[] = {
     {"abiVersion", "()I", (void *) rvt_abi_version},
     {"abiSize", "(I)I", (void *) rvt_abi_size},
     {"address", "(Ljava/nio/ByteBuffer;)J", (void *) rvt_address},
-    {"open", "(ZIJJII)I", (void *) rvt_open},
+    {"open", "(ZIJJIII)I", (void *) rvt_open},
     {"localPort", "(I)I", (void *) rvt_local_port},
     {"close", "(I)I", (void *) rvt_close},
     {"sendBatch", "(IJII)I", (void *) rvt_send_batch},

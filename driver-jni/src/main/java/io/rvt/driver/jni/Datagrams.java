@@ -14,6 +14,12 @@ interface Datagrams extends AutoCloseable {
     /** @return the UDP port the socket is bound to */
     int localPort();
 
+    /** @return the interface of a link-local IPv6 local address ({@code sin6_scope_id}), else 0 */
+    default int scopeId() {
+        InetAddress a = localAddress();
+        return a instanceof java.net.Inet6Address ? ((java.net.Inet6Address) a).getScopeId() : 0;
+    }
+
     /**
      * Sends every datagram of {@code batch} and clears it. A datagram the kernel refuses is dropped (UDP may drop).
      *

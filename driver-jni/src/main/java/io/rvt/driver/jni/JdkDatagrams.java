@@ -30,6 +30,9 @@ final class JdkDatagrams implements Datagrams {
     private long lastHi;
     private long lastLo;
     private int lastPort;
+    /** Link-local destinations with this socket's scope, made once per peer. */
+    private final java.util.concurrent.ConcurrentHashMap<Peer, InetSocketAddress> scoped =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     JdkDatagrams(InetAddress address, int port, int bufferBytes) {
         if (port < 0 || port > 0xFFFF) {
@@ -97,7 +100,8 @@ final class JdkDatagrams implements Datagrams {
             ByteBuffer v = batch.views[i];
             v.limit(batch.lengths[i]).position(0);
             try {
-                if (channel.send(v, batch.peers[i].socketAddress) == 0) {
+                Peer to = batch.peers[i];
+                if (channel.send(v, to.linkLocal ? scoped(to) : to.socketAddress) == 0) {
                     dropped++; // no room in the socket buffer: UDP drops
                 }
             } catch (IOException e) {
@@ -107,6 +111,20 @@ final class JdkDatagrams implements Datagrams {
         }
         batch.clear();
         return dropped;
+    }
+
+    private InetSocketAddress scoped(Peer to) {
+        InetSocketAddress a = scoped.get(to);
+        if (a == null) {
+            try {
+                a = new InetSocketAddress(Inet6Address.getByAddress(null, to.gid.toBytes(),
+                        ((Inet6Address) address).getScopeId()), to.port);
+            } catch (java.net.UnknownHostException e) {
+                throw new IllegalStateException("16 bytes are always an address", e);
+            }
+            scoped.put(to, a);
+        }
+        return a;
     }
 
     @Override

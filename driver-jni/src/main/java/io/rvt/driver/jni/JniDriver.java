@@ -30,6 +30,7 @@ import io.rvt.transport.header.GrhDescriptor;
 import io.rvt.transport.header.Icrc;
 import io.rvt.transport.header.PacketHeaders;
 import io.rvt.transport.header.RejectReason;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
@@ -637,7 +638,7 @@ public class JniDriver implements RvtDriver, AutoCloseable {
             return true;
         }
         writeIcrc(sc.icrc, p, srcPort, to.gid, to.v4, to.port, b.data, off, total);
-        b.add(to, total);
+        b.add(to, total, p.scopeId);
         dp.addCounter(PortCounter.TX_PACKETS, 1);
         dp.addCounter(PortCounter.TX_BYTES, total);
         return true;
@@ -702,7 +703,7 @@ public class JniDriver implements RvtDriver, AutoCloseable {
                 b.data.put(at, b.data, off, total);
             }
             writeIcrc(sc.icrc, p, srcPort, mgid, v4, to.port, b.data, at, total);
-            b.add(to, total);
+            b.add(to, total, p.scopeId);
             copies++;
             dp.addCounter(PortCounter.TX_PACKETS, 1);
             dp.addCounter(PortCounter.TX_BYTES, total);
@@ -859,7 +860,9 @@ public class JniDriver implements RvtDriver, AutoCloseable {
         }
 
         /**
-         * Adds a port bound to this address (IPv4 or IPv6, a literal or a host name); its GID is the address.
+         * Adds a port bound to this address (IPv4 or IPv6, a literal or a host name); its GID is the address. A
+         * link-local IPv6 address names its interface ({@code fe80::1%eth0}); its peers' link-local GIDs are then
+         * reached through that interface.
          *
          * @param v the address
          * @return this
@@ -886,10 +889,9 @@ public class JniDriver implements RvtDriver, AutoCloseable {
                 throw new IllegalArgumentException("address must be a unicast IP address of this host (its GID), got "
                         + v);
             }
-            if (v.isLinkLocalAddress()) {
-                throw new IllegalArgumentException("address " + v.getHostAddress() + " is link-local, which needs an "
-                        + "interface scope that driver-jni does not carry yet: use an IPv4, global or unique-local "
-                        + "IPv6 address");
+            if (v instanceof Inet6Address && v.isLinkLocalAddress() && ((Inet6Address) v).getScopeId() == 0) {
+                throw new IllegalArgumentException("address " + v.getHostAddress() + " is link-local: name its "
+                        + "interface, e.g. fe80::1%<interface>");
             }
             addresses.add(v);
             return this;

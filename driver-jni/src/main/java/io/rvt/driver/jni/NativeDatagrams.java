@@ -36,7 +36,8 @@ final class NativeDatagrams implements Datagrams {
         } else {
             v4 = ByteBuffer.wrap(raw).getInt();
         }
-        int r = NativeUdp.open(v6, v4, hi, lo, port, bufferBytes);
+        int scope = v6 ? ((Inet6Address) address).getScopeId() : 0;
+        int r = NativeUdp.open(v6, v4, hi, lo, scope, port, bufferBytes);
         if (r < 0) {
             throw new UdpException("bind", Peer.format(address, port), -r);
         }

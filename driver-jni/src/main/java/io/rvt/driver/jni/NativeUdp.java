@@ -23,7 +23,7 @@ import java.nio.file.StandardCopyOption;
  */
 final class NativeUdp {
     /** The ABI version this class expects ({@code RVT_ABI_VERSION}). */
-    static final int ABI_VERSION = 1;
+    static final int ABI_VERSION = 2;
     /** Size of a send descriptor ({@code struct rvt_tx_desc}). */
     static final int TX_DESC_SIZE = 48;
     /** Size of a receive descriptor ({@code struct rvt_rx_desc}). */
@@ -163,11 +163,12 @@ final class NativeUdp {
      * @param v4 the IPv4 address, big-endian int
      * @param hi the IPv6 address's first 8 bytes, big-endian
      * @param lo its last 8 bytes
+     * @param scopeId the interface of a link-local IPv6 address ({@code sin6_scope_id}), else 0
      * @param port the UDP port, 0 for an ephemeral one
      * @param bufBytes SO_RCVBUF and SO_SNDBUF to ask for, 0 to keep the defaults
      * @return the file descriptor, or -errno
      */
-    static native int open(boolean ipv6, int v4, long hi, long lo, int port, int bufBytes);
+    static native int open(boolean ipv6, int v4, long hi, long lo, int scopeId, int port, int bufBytes);
 
     /**
      * @param fd a socket

@@ -21,6 +21,9 @@ final class Peer {
     final long hi;
     final long lo;
     final int port;
+    /** An IPv6 link-local address ({@code fe80::/10}): sent with the sending port's interface as its scope. */
+    final boolean linkLocal;
+    /** The address for the JDK layer (without a scope; {@link JdkDatagrams} adds its own to link-local ones). */
     final InetSocketAddress socketAddress;
 
     Peer(Gid gid, int port) {
@@ -30,6 +33,7 @@ final class Peer {
         this.lo = gid.interfaceId();
         this.v4 = (int) lo;
         this.port = port;
+        this.linkLocal = ipv6 && (hi >>> 54) == (0xFE80L >>> 6);
         this.socketAddress = new InetSocketAddress(toInetAddress(gid), port);
     }
 

@@ -33,6 +33,8 @@ final class PortEngine implements Runnable {
     final Datagrams[] senders;
     final Gid localGid;
     final boolean ipv6;
+    /** The interface of a link-local IPv6 address, else 0 (the scope of link-local destinations). */
+    final int scopeId;
     /** IPv4 address, big-endian int (IPv4 ports). */
     final int localV4;
     final QpQueue queue;
@@ -69,6 +71,7 @@ final class PortEngine implements Runnable {
         this.senders = senders;
         this.localGid = Peer.gidOf(io.localAddress());
         this.ipv6 = io.localAddress() instanceof Inet6Address;
+        this.scopeId = io.scopeId();
         this.localV4 = (int) localGid.interfaceId();
         this.queue = new QpQueue(maxQp);
         this.rx = new RxBatch(batch, slotSize);

@@ -39,7 +39,18 @@ final class TxBatch extends Slots {
      * @param length its length
      */
     void add(Peer to, int length) {
-        addGather(to, length, 0, 0);
+        addGather(to, length, 0, 0, 0);
+    }
+
+    /**
+     * Queues the packet written into the next free slot.
+     *
+     * @param to the destination
+     * @param length its length
+     * @param scopeId the sending socket's interface, used if {@code to} is link-local
+     */
+    void add(Peer to, int length, int scopeId) {
+        addGather(to, length, 0, 0, scopeId);
     }
 
     /**
@@ -50,8 +61,9 @@ final class TxBatch extends Slots {
      * @param length bytes of the slot
      * @param address2 address of the second segment (0: none)
      * @param length2 its length
+     * @param scopeId the sending socket's interface, used if {@code to} is link-local
      */
-    void addGather(Peer to, int length, long address2, int length2) {
+    void addGather(Peer to, int length, long address2, int length2, int scopeId) {
         int i = count++;
         peers[i] = to;
         lengths[i] = length;
@@ -63,7 +75,7 @@ final class TxBatch extends Slots {
         b.putLong(d + 16, address2);
         b.putShort(d + 24, (short) to.port);
         b.put(d + 26, (byte) (to.ipv6 ? 6 : 4));
-        b.putInt(d + 28, 0);
+        b.putInt(d + 28, to.linkLocal ? scopeId : 0);
         if (to.ipv6) {
             b.putLong(d + 32, network(to.hi));
             b.putLong(d + 40, network(to.lo));

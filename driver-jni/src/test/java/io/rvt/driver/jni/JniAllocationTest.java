@@ -44,8 +44,9 @@ class JniAllocationTest {
             long before = mx.getThreadAllocatedBytes(tid);
             run(d, p, send, write, recv, wc, MEASURED);
             long bytes = mx.getThreadAllocatedBytes(tid) - before;
-            // Measured: 160-240 bytes in all (one-off lazy initialisations); one object per message would be 80 KB+.
-            assertThat(bytes).as("bytes allocated over %d rounds", MEASURED).isLessThan(8192);
+            // Measured: 160-240 bytes in all (one-off lazy initialisations); one 16-byte object per round would be
+            // 80 KB. Half of that leaves room for the JIT's and the JVM's own one-offs.
+            assertThat(bytes).as("bytes allocated over %d rounds", MEASURED).isLessThan(40_000);
         }
     }
 

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Two hosts in one machine: two network namespaces joined by a veth pair (10.213.x.1 and 10.213.x.2), a child JVM in
+ * Two hosts in one machine: two network namespaces joined by a veth pair (10.213.x.1 and 10.213.x.2, and fe80::a and
+ * fe80::b), a child JVM in
  * each ({@link NetnsPeer}) with a driver-jni HCA on UDP 4791, and RC traffic between them, checked message by message
  * and by a CRC-32 of everything; then again with 5 % random loss injected by nftables in the server's namespace, in
  * both directions. Needs root, {@code ip} and (for the loss run) {@code nft}; otherwise it skips and says why.
@@ -51,6 +52,9 @@ class NetnsRcIT {
         sh("ip", "link", "set", "vb" + tag, "netns", nsB);
         sh("ip", "-n", nsA, "addr", "add", ipA + "/24", "dev", "va" + tag);
         sh("ip", "-n", nsB, "addr", "add", ipB + "/24", "dev", "vb" + tag);
+        // Link-local IPv6 too, without duplicate address detection (the address is usable at once).
+        sh("ip", "-n", nsA, "addr", "add", "fe80::a/64", "dev", "va" + tag, "nodad");
+        sh("ip", "-n", nsB, "addr", "add", "fe80::b/64", "dev", "vb" + tag, "nodad");
         for (String[] nd : new String[][] {{nsA, "va" + tag}, {nsB, "vb" + tag}}) {
             sh("ip", "-n", nd[0], "link", "set", "lo", "up");
             sh("ip", "-n", nd[0], "link", "set", nd[1], "up");
@@ -68,7 +72,13 @@ class NetnsRcIT {
 
     @Test
     void shouldDeliverEveryMessageOnceInOrderBetweenNamespaces() throws Exception {
-        exchange();
+        exchange(ipB, ipA, ipA, ipB);
+    }
+
+    /** The GIDs RoCE NICs list first: link-local IPv6 addresses, each bound with its interface as scope. */
+    @Test
+    void shouldDeliverEveryMessageOnceInOrderOverLinkLocalIpv6() throws Exception {
+        exchange("fe80::b%vb" + tag, "fe80::a", "fe80::a%va" + tag, "fe80::b");
     }
 
     @Test
@@ -82,7 +92,7 @@ class NetnsRcIT {
                 sh("ip", "netns", "exec", nsB, "nft", "add", "rule", "inet", "rvt", hook, "udp", "dport", "4791",
                         "numgen", "random", "mod", "100", "<", "5", "counter", "drop");
             }
-            exchange();
+            exchange(ipB, ipA, ipA, ipB);
             String rules = sh("ip", "netns", "exec", nsB, "nft", "list", "table", "inet", "rvt");
             assertThat(rules).as("the rule dropped packets").containsPattern("counter packets [1-9]");
         } finally {
@@ -90,9 +100,11 @@ class NetnsRcIT {
         }
     }
 
-    private void exchange() throws Exception {
-        Process server = child(nsB, "server", ipB, ipA);
-        Process client = child(nsA, "client", ipA, ipB);
+    /** RC from a client in A to a server in B, each bound to its local address and talking to the other's GID. */
+    private void exchange(String serverLocal, String serverPeer, String clientLocal, String clientPeer)
+            throws Exception {
+        Process server = child(nsB, "server", serverLocal, serverPeer);
+        Process client = child(nsA, "client", clientLocal, clientPeer);
         try {
             BufferedReader so = reader(server);
             BufferedReader co = reader(client);
