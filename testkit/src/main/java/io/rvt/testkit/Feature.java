@@ -10,6 +10,8 @@ public enum Feature {
     ATOMICS,
     /** Shared receive queues. */
     SRQ,
+    /** UD multicast: attaching QPs to a group and delivering a datagram to every attached QP. */
+    MULTICAST,
     /** Faults injected into the network ({@link DriverFixture#faults}, {@link DriverFixture#partition}). */
     FAULT_INJECTION,
     /** A seeded, single-threaded run that can be replayed. */

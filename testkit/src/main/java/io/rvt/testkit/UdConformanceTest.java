@@ -51,6 +51,7 @@ public abstract class UdConformanceTest extends ConformanceTest {
     /** A datagram sent to a multicast group reaches every attached QP, and stops after they detach. */
     @Test
     void shouldDeliverToEveryAttachedQpWhenSentToMulticastGroup() {
+        require(Feature.MULTICAST);
         Endpoint c = verbs.endpoint(dev[1], QpType.UD, 1 << 14);
         verbs.activateUd(c, QKEY);
         io.rvt.api.Gid mgid = io.rvt.api.Gid.of(0xFF12_401B_0000_0000L, 0x1234);
