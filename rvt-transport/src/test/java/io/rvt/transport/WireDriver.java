@@ -7,8 +7,6 @@ import io.rvt.api.PathMtu;
 import io.rvt.api.PortAttr;
 import io.rvt.api.PortCounter;
 import io.rvt.api.PortState;
-import io.rvt.api.QpAttr;
-import io.rvt.api.spi.CallSend;
 import io.rvt.api.spi.DriverAh;
 import io.rvt.api.spi.DriverDevice;
 import io.rvt.api.spi.DriverParams;
@@ -16,7 +14,6 @@ import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.OperationTable;
 import io.rvt.api.spi.RvtDriver;
-import io.rvt.api.spi.SendWqe;
 import io.rvt.api.spi.TimerService;
 import io.rvt.core.RvtDevice;
 import io.rvt.transport.header.Framing;
@@ -39,7 +36,7 @@ import java.util.Set;
  * test runs step by step ({@link #runEngines}): {@code scheduleSend}, {@code scheduleSendNoLock} and {@code doSend}
  * only queue the QP. Packets go to the {@link Fabric}; received ones come back through {@link #deliver}.
  */
-final class WireDriver implements RvtDriver {
+final class WireDriver extends TransportDriver {
     static final Gid GID_PREFIX = Gid.of(0xFE80_0000_0000_0000L, 0);
     private static final int BTH_OFFSET = LrhDescriptor.LENGTH + GrhDescriptor.LENGTH;
 
@@ -56,7 +53,6 @@ final class WireDriver implements RvtDriver {
     private final PacketHeaders hdr = new PacketHeaders();
     private final Icrc icrc = new Icrc();
     private volatile DriverDevice device;
-    private volatile Transport transport;
     /** Packets built by this driver, in order (for tests that look at the wire). */
     final ArrayDeque<byte[]> sentLog = new ArrayDeque<>();
     boolean logSent;
@@ -79,10 +75,6 @@ final class WireDriver implements RvtDriver {
 
     Gid gid() {
         return Gid.of(GID_PREFIX.subnetPrefix(), 0x0011_7500_0000_0000L | lid);
-    }
-
-    Transport transport() {
-        return transport;
     }
 
     DriverDevice device() {
@@ -120,7 +112,7 @@ final class WireDriver implements RvtDriver {
                 it.remove();
             }
             int n;
-            while ((n = transport.makePacket(qp, txBuf, BTH_OFFSET, tx)) > 0) {
+            while ((n = transport().makePacket(qp, txBuf, BTH_OFFSET, tx)) > 0) {
                 transmit(n);
                 packets++;
             }
@@ -163,7 +155,7 @@ final class WireDriver implements RvtDriver {
                 port.addCounter(PortCounter.RX_MALFORMED, 1);
                 return;
             }
-            transport.receiveMulticast(port, hdr.dgid(), hdr.dlid(), buf, hdr, rx);
+            transport().receiveMulticast(port, hdr.dgid(), hdr.dlid(), buf, hdr, rx);
             return;
         }
         DriverQp qp = device.lookupQpnAndRetain(port, hdr.destQp());
@@ -172,7 +164,7 @@ final class WireDriver implements RvtDriver {
             return;
         }
         try {
-            transport.receive(qp, buf, hdr, rx);
+            transport().receive(qp, buf, hdr, rx);
         } finally {
             qp.release();
         }
@@ -214,7 +206,7 @@ final class WireDriver implements RvtDriver {
     @Override
     public void registered(DriverDevice dev) {
         this.device = dev;
-        this.transport = new Transport(dev);
+        attach(dev);
         dev.port(1).lid(lid);
         dev.port(1).gidPrefix(GID_PREFIX.subnetPrefix());
     }
@@ -237,47 +229,13 @@ final class WireDriver implements RvtDriver {
     }
 
     @Override
-    public int setupWqe(DriverQp qp, SendWqe wqe, CallSend callSend) {
-        return Transport.setupWqe(qp, wqe, callSend);
+    protected PathMtu portMtu() {
+        return PathMtu.ofBytes(mtu);
     }
 
     @Override
     public String getPciDev() {
         return name;
-    }
-
-    @Override
-    public Object qpPrivAlloc(DriverDevice rdi, DriverQp qp) {
-        return transport.newQpState(qp);
-    }
-
-    @Override
-    public void qpPrivFree(DriverDevice rdi, DriverQp qp) {
-    }
-
-    @Override
-    public void notifyQpReset(DriverQp qp) {
-        transport.resetQp(qp);
-    }
-
-    @Override
-    public void notifyErrorQp(DriverQp qp) {
-        transport.errorQp(qp);
-    }
-
-    @Override
-    public void notifyRestartRc(DriverQp qp, int psn, int wait) {
-        transport.restartRc(qp, psn, wait);
-    }
-
-    @Override
-    public int freeAllQps(DriverDevice rdi) {
-        return 0;
-    }
-
-    @Override
-    public int getPmtuFromAttr(DriverDevice rdi, DriverQp qp, QpAttr attr) {
-        return Math.min(attr.pathMtu().value(), PathMtu.ofBytes(mtu).value());
     }
 
     @Override
@@ -293,16 +251,6 @@ final class WireDriver implements RvtDriver {
 
     @Override
     public void quiesceQp(DriverQp qp) {
-    }
-
-    @Override
-    public int mtuFromQp(DriverDevice rdi, DriverQp qp, int pmtu) {
-        return PathMtu.of(pmtu).bytes();
-    }
-
-    @Override
-    public int mtuToPathMtu(int bytes) {
-        return PathMtu.ofBytes(bytes).value();
     }
 
     @Override

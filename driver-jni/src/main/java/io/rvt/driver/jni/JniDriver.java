@@ -8,21 +8,18 @@ import io.rvt.api.PathMtu;
 import io.rvt.api.PortAttr;
 import io.rvt.api.PortCounter;
 import io.rvt.api.PortState;
-import io.rvt.api.QpAttr;
 import io.rvt.api.VerbsException;
-import io.rvt.api.spi.CallSend;
 import io.rvt.api.spi.DriverAh;
 import io.rvt.api.spi.DriverDevice;
 import io.rvt.api.spi.DriverParams;
 import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.OperationTable;
-import io.rvt.api.spi.RvtDriver;
-import io.rvt.api.spi.SendWqe;
 import io.rvt.transport.Packets;
-import io.rvt.transport.QpProtocolState;
+import io.rvt.transport.QpSendEngine;
 import io.rvt.transport.RxInfo;
 import io.rvt.transport.Transport;
+import io.rvt.transport.TransportDriver;
 import io.rvt.transport.TxInfo;
 import io.rvt.transport.header.BthDescriptor;
 import io.rvt.transport.header.Framing;
@@ -97,7 +94,7 @@ import java.util.function.UnaryOperator;
  *
  * <p>{@link #unregistering} (or {@link #close()}) stops the engine threads and closes the sockets.
  */
-public class JniDriver implements RvtDriver, AutoCloseable {
+public class JniDriver extends TransportDriver implements AutoCloseable {
     /** The RoCEv2 UDP port, {@value}. */
     public static final int ROCEV2_PORT = Framing.ROCEV2_UDP_PORT;
     private static final AtomicLong GUIDS = new AtomicLong(1);
@@ -121,7 +118,6 @@ public class JniDriver implements RvtDriver, AutoCloseable {
     /** Every socket opened, to close them all (also when building fails half-way). */
     private final List<Datagrams> openSockets = new ArrayList<>();
     private volatile DriverDevice device;
-    private volatile Transport transport;
     private volatile boolean closed;
 
     /** A multicast group a port joined, with the group address its ICRC is computed over. */
@@ -306,7 +302,7 @@ public class JniDriver implements RvtDriver, AutoCloseable {
         if (closed) {
             throw new IllegalStateException(name + " is closed: build a new JniDriver");
         }
-        this.transport = new Transport(dev);
+        attach(dev);
         this.device = dev;
         for (PortEngine p : ports) {
             dev.port(p.portNum).gidPrefix(p.localGid.subnetPrefix());
@@ -372,38 +368,8 @@ public class JniDriver implements RvtDriver, AutoCloseable {
     // ------------------------------------------------------------------ QP lifecycle
 
     @Override
-    public Object qpPrivAlloc(DriverDevice rdi, DriverQp qp) {
-        QpProtocolState st = transport.newQpState(qp);
-        st.driverData(new JniQp(qp));
-        return st;
-    }
-
-    @Override
-    public void qpPrivFree(DriverDevice rdi, DriverQp qp) {
-        JniQp s = jniQp(qp);
-        if (s != null) {
-            s.stopped = true;
-        }
-    }
-
-    @Override
-    public void notifyQpReset(DriverQp qp) {
-        transport.resetQp(qp);
-    }
-
-    @Override
-    public void notifyErrorQp(DriverQp qp) {
-        transport.errorQp(qp);
-    }
-
-    @Override
-    public void notifyRestartRc(DriverQp qp, int psn, int wait) {
-        transport.restartRc(qp, psn, wait);
-    }
-
-    @Override
-    public int freeAllQps(DriverDevice rdi) {
-        return 0;
+    protected PathMtu portMtu() {
+        return mtu;
     }
 
     @Override
@@ -412,39 +378,8 @@ public class JniDriver implements RvtDriver, AutoCloseable {
     }
 
     @Override
-    public void stopSendQueue(DriverQp qp) {
-        JniQp s = jniQp(qp);
-        if (s == null) {
-            return;
-        }
-        while (s.drainer != null && s.drainer != Thread.currentThread()) {
-            Thread.onSpinWait();
-        }
-    }
-
-    @Override
     public void quiesceQp(DriverQp qp) {
         // Datagrams handed to the kernel are the kernel's: nothing in flight belongs to the QP.
-    }
-
-    @Override
-    public int getPmtuFromAttr(DriverDevice rdi, DriverQp qp, QpAttr attr) {
-        return Math.min(attr.pathMtu().value(), mtu.value());
-    }
-
-    @Override
-    public int mtuFromQp(DriverDevice rdi, DriverQp qp, int pmtu) {
-        return PathMtu.of(pmtu).bytes();
-    }
-
-    @Override
-    public int mtuToPathMtu(int mtuBytes) {
-        return PathMtu.ofBytes(mtuBytes).value();
-    }
-
-    @Override
-    public int setupWqe(DriverQp qp, SendWqe wqe, CallSend callSend) {
-        return Transport.setupWqe(qp, wqe, callSend);
     }
 
     // ------------------------------------------------------------------ ports
@@ -518,11 +453,6 @@ public class JniDriver implements RvtDriver, AutoCloseable {
 
     // ------------------------------------------------------------------ send engine
 
-    private static JniQp jniQp(DriverQp qp) {
-        Object st = qp.priv();
-        return st instanceof QpProtocolState ? (JniQp) ((QpProtocolState) st).driverData() : null;
-    }
-
     private PortEngine portOf(DriverQp qp) {
         int n = qp.portNum();
         return ports[(n >= 1 && n <= ports.length ? n : 1) - 1];
@@ -531,8 +461,8 @@ public class JniDriver implements RvtDriver, AutoCloseable {
     @Override
     public boolean scheduleSend(DriverQp qp) {
         // QP locks are held: hand the drain to the port's engine, never run it here.
-        JniQp s = jniQp(qp);
-        if (s != null && !closed && s.pending.getAndIncrement() == 0) {
+        QpSendEngine s = QpSendEngine.of(qp);
+        if (s != null && !closed && s.request()) {
             portOf(qp).schedule(s);
         }
         return true;
@@ -546,18 +476,18 @@ public class JniDriver implements RvtDriver, AutoCloseable {
 
     @Override
     public void doSend(DriverQp qp) {
-        JniQp s = jniQp(qp);
+        QpSendEngine s = QpSendEngine.of(qp);
         if (s == null || closed) {
             return;
         }
         PortEngine p = portOf(qp);
         if (p.isEngineThread()) {
-            if (s.pending.getAndIncrement() == 0) {
+            if (s.request()) {
                 p.schedule(s); // drained later in this same engine cycle
             }
             return;
         }
-        if (s.pending.getAndIncrement() == 0) {
+        if (s.request()) {
             TxScratch sc = txScratch.get();
             drain(s, sc, p);
             flush(sc);
@@ -565,27 +495,26 @@ public class JniDriver implements RvtDriver, AutoCloseable {
     }
 
     /** Runs the QP's send engine until it has nothing to send and no request came in meanwhile. */
-    void drain(JniQp s, TxScratch sc, PortEngine p) {
+    void drain(QpSendEngine s, TxScratch sc, PortEngine p) {
         if (sc.port != p) {
             flush(sc);
             sc.port = p;
         }
-        s.drainer = Thread.currentThread();
+        int seen = s.begin();
         try {
-            int seen = s.pending.get();
             while (true) {
-                while (!s.stopped && sendOne(s.qp, sc, p)) {
+                while (!s.isStopped() && sendOne(s.qp, sc, p)) {
                     // one packet per call
                 }
                 // Out before another thread may take the QP over: its later packets must not overtake these.
                 flush(sc);
-                if (s.pending.compareAndSet(seen, 0)) {
+                seen = s.finish(seen);
+                if (seen < 0) {
                     return;
                 }
-                seen = s.pending.get();
             }
         } finally {
-            s.drainer = null;
+            s.end();
         }
     }
 
@@ -614,7 +543,7 @@ public class JniDriver implements RvtDriver, AutoCloseable {
         }
         TxInfo tx = sc.info;
         int off = b.nextOffset();
-        int n = transport.makePacket(qp, b.data, off, tx);
+        int n = transport().makePacket(qp, b.data, off, tx);
         if (n <= 0) {
             return false;
         }
@@ -724,7 +653,7 @@ public class JniDriver implements RvtDriver, AutoCloseable {
     /** Datagram {@code i} of the port's receive batch: check, parse, find the QP, run the transport. Never throws. */
     void onDatagram(PortEngine p, int i) {
         DriverDevice dev = device;
-        Transport t = transport;
+        Transport t = transport();
         if (dev == null || t == null) {
             return;
         }

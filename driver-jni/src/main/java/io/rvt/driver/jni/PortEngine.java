@@ -1,6 +1,7 @@
 package io.rvt.driver.jni;
 
 import io.rvt.api.Gid;
+import io.rvt.transport.QpSendEngine;
 import io.rvt.transport.RxInfo;
 import io.rvt.transport.header.Icrc;
 import io.rvt.transport.header.PacketHeaders;
@@ -126,7 +127,7 @@ final class PortEngine implements Runnable {
      *
      * @param q the QP
      */
-    void schedule(JniQp q) {
+    void schedule(QpSendEngine q) {
         if (!queue.offer(q)) {
             // Each QP is queued at most once at a time and the queue holds max_qp entries: cannot happen.
             throw new IllegalStateException("send queue of port " + portNum + " of " + driver.name() + " is full");
@@ -168,7 +169,7 @@ final class PortEngine implements Runnable {
                 driver.onDatagram(this, i);
             }
             work += n;
-            JniQp q;
+            QpSendEngine q;
             while ((q = queue.poll()) != null) {
                 driver.drain(q, tx, this);
                 work++;

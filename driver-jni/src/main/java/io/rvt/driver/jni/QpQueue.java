@@ -1,5 +1,6 @@
 package io.rvt.driver.jni;
 
+import io.rvt.transport.QpSendEngine;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -11,7 +12,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  */
 final class QpQueue {
     private final int mask;
-    private final AtomicReferenceArray<JniQp> items;
+    private final AtomicReferenceArray<QpSendEngine> items;
     private final AtomicLongArray sequence;
     private final AtomicLong tail = new AtomicLong();
     private final AtomicLong head = new AtomicLong();
@@ -33,7 +34,7 @@ final class QpQueue {
      * @param qp a QP
      * @return false if the queue is full
      */
-    boolean offer(JniQp qp) {
+    boolean offer(QpSendEngine qp) {
         while (true) {
             long t = tail.get();
             int i = (int) t & mask;
@@ -52,13 +53,13 @@ final class QpQueue {
     }
 
     /** @return the oldest QP, or null if none waits (single consumer) */
-    JniQp poll() {
+    QpSendEngine poll() {
         long h = head.get();
         int i = (int) h & mask;
         if (sequence.get(i) != h + 1) {
             return null;
         }
-        JniQp qp = items.get(i);
+        QpSendEngine qp = items.get(i);
         items.lazySet(i, null);
         head.lazySet(h + 1);
         sequence.set(i, h + mask + 1);

@@ -8,17 +8,13 @@ import io.rvt.api.PathMtu;
 import io.rvt.api.PortAttr;
 import io.rvt.api.PortCounter;
 import io.rvt.api.PortState;
-import io.rvt.api.QpAttr;
 import io.rvt.api.VerbsException;
-import io.rvt.api.spi.CallSend;
 import io.rvt.api.spi.DriverAh;
 import io.rvt.api.spi.DriverDevice;
 import io.rvt.api.spi.DriverParams;
 import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.OperationTable;
-import io.rvt.api.spi.RvtDriver;
-import io.rvt.api.spi.SendWqe;
 import io.rvt.api.spi.TimerService;
 import io.rvt.driver.sim.clock.Agent;
 import io.rvt.driver.sim.clock.AgentRunner;
@@ -33,9 +29,10 @@ import io.rvt.driver.sim.fabric.LinkModel;
 import io.rvt.driver.sim.fabric.Frame;
 import io.rvt.driver.sim.fabric.FrameHandler;
 import io.rvt.driver.sim.fabric.ThreadingMode;
-import io.rvt.transport.QpProtocolState;
+import io.rvt.transport.QpSendEngine;
 import io.rvt.transport.RxInfo;
 import io.rvt.transport.Transport;
+import io.rvt.transport.TransportDriver;
 import io.rvt.transport.TxInfo;
 import io.rvt.transport.header.BthDescriptor;
 import io.rvt.transport.header.Framing;
@@ -67,7 +64,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * per-QP counter makes sure only one thread drains a QP at a time. Received frames are handled on the fabric's delivery
  * thread (or event loop).
  */
-public final class SimDriver implements RvtDriver {
+public final class SimDriver extends TransportDriver {
     /** Bytes before the BTH: LRH (8) and GRH (40); every packet is sent with a GRH. */
     static final int HEADROOM = LrhDescriptor.LENGTH + GrhDescriptor.LENGTH;
     private static final AtomicLong GUIDS = new AtomicLong(1);
@@ -98,7 +95,6 @@ public final class SimDriver implements RvtDriver {
     private int deferredCount;
     private volatile Thread deliveryThread;
     private volatile DriverDevice device;
-    private volatile Transport transport;
 
     /** Per sending thread: the TxInfo the transport fills and an ICRC calculator. */
     private static final class TxScratch {
@@ -229,7 +225,7 @@ public final class SimDriver implements RvtDriver {
 
     @Override
     public void registered(DriverDevice dev) {
-        this.transport = new Transport(dev);
+        attach(dev);
         this.device = dev;
         if (sendAgent != null && ownThread) {
             sendRunner = AgentRunner.start(sendAgent, idleStrategy, e -> System.getLogger(SimDriver.class.getName())
@@ -264,38 +260,13 @@ public final class SimDriver implements RvtDriver {
     // ------------------------------------------------------------------ QP lifecycle
 
     @Override
-    public Object qpPrivAlloc(DriverDevice rdi, DriverQp qp) {
-        QpProtocolState st = transport.newQpState(qp);
-        st.driverData(new SimQp(qp, this));
-        return st;
+    protected QpSendEngine newSendEngine(DriverQp qp) {
+        return new SimQp(qp, this);
     }
 
     @Override
-    public void qpPrivFree(DriverDevice rdi, DriverQp qp) {
-        SimQp s = simQp(qp);
-        if (s != null) {
-            s.stopped = true;
-        }
-    }
-
-    @Override
-    public void notifyQpReset(DriverQp qp) {
-        transport.resetQp(qp);
-    }
-
-    @Override
-    public void notifyErrorQp(DriverQp qp) {
-        transport.errorQp(qp);
-    }
-
-    @Override
-    public void notifyRestartRc(DriverQp qp, int psn, int wait) {
-        transport.restartRc(qp, psn, wait);
-    }
-
-    @Override
-    public int freeAllQps(DriverDevice rdi) {
-        return 0;
+    protected PathMtu portMtu() {
+        return mtu;
     }
 
     @Override
@@ -304,40 +275,8 @@ public final class SimDriver implements RvtDriver {
     }
 
     @Override
-    public void stopSendQueue(DriverQp qp) {
-        SimQp s = simQp(qp);
-        if (s == null) {
-            return;
-        }
-        // Wait for a drain running on another thread; never for one queued behind us on our own thread.
-        while (s.drainer != null && s.drainer != Thread.currentThread()) {
-            Thread.onSpinWait();
-        }
-    }
-
-    @Override
     public void quiesceQp(DriverQp qp) {
         // Frames handed to the fabric are owned by it: nothing in flight belongs to the QP.
-    }
-
-    @Override
-    public int getPmtuFromAttr(DriverDevice rdi, DriverQp qp, QpAttr attr) {
-        return Math.min(attr.pathMtu().value(), mtu.value());
-    }
-
-    @Override
-    public int mtuFromQp(DriverDevice rdi, DriverQp qp, int pmtu) {
-        return PathMtu.of(pmtu).bytes();
-    }
-
-    @Override
-    public int mtuToPathMtu(int mtuBytes) {
-        return PathMtu.ofBytes(mtuBytes).value();
-    }
-
-    @Override
-    public int setupWqe(DriverQp qp, SendWqe wqe, CallSend callSend) {
-        return Transport.setupWqe(qp, wqe, callSend);
     }
 
     // ------------------------------------------------------------------ ports
@@ -390,16 +329,11 @@ public final class SimDriver implements RvtDriver {
 
     // ------------------------------------------------------------------ send engine
 
-    private static SimQp simQp(DriverQp qp) {
-        Object st = qp.priv();
-        return st instanceof QpProtocolState ? (SimQp) ((QpProtocolState) st).driverData() : null;
-    }
-
     @Override
     public boolean scheduleSend(DriverQp qp) {
         // QP locks are held: queue the drain, never run it here.
-        SimQp s = simQp(qp);
-        if (s != null && s.pending.getAndIncrement() == 0) {
+        SimQp s = QpSendEngine.of(qp);
+        if (s != null && s.request()) {
             if (Thread.currentThread() == deliveryThread && deferredCount < deferred.length) {
                 deferred[deferredCount++] = s; // an ACK or response: sent by this thread once the frame is done
             } else {
@@ -417,8 +351,8 @@ public final class SimDriver implements RvtDriver {
 
     @Override
     public void doSend(DriverQp qp) {
-        SimQp s = simQp(qp);
-        if (s != null && s.pending.getAndIncrement() == 0) {
+        SimQp s = QpSendEngine.of(qp);
+        if (s != null && s.request()) {
             drain(s);
         }
     }
@@ -433,12 +367,11 @@ public final class SimDriver implements RvtDriver {
 
     /** Runs the QP's send engine until it has nothing to send and no request came in meanwhile. */
     void drain(SimQp s) {
-        s.drainer = Thread.currentThread();
+        int seen = s.begin();
         try {
-            int seen = s.pending.get();
             while (true) {
                 boolean backpressure = false;
-                while (!s.stopped) {
+                while (!s.isStopped()) {
                     int r = sendOne(s.qp);
                     if (r <= 0) {
                         backpressure = r < 0;
@@ -450,13 +383,13 @@ public final class SimDriver implements RvtDriver {
                     execute(s);
                     return;
                 }
-                if (s.pending.compareAndSet(seen, 0)) {
+                seen = s.finish(seen);
+                if (seen < 0) {
                     return;
                 }
-                seen = s.pending.get();
             }
         } finally {
-            s.drainer = null;
+            s.end();
         }
     }
 
@@ -471,7 +404,7 @@ public final class SimDriver implements RvtDriver {
         TxScratch sc = txScratch.get();
         TxInfo tx = sc.tx;
         ByteBuffer buf = frame.buffer();
-        int n = transport.makePacket(qp, buf, HEADROOM, tx);
+        int n = transport().makePacket(qp, buf, HEADROOM, tx);
         if (n <= 0) {
             frame.release();
             return 0;
@@ -520,7 +453,7 @@ public final class SimDriver implements RvtDriver {
     /** Delivery of a frame to port {@code portNum}: parse, check the ICRC, find the QP, run the transport. */
     private void onFrame(int portNum, Frame frame) {
         DriverDevice dev = device;
-        Transport t = transport;
+        Transport t = transport();
         try {
             if (dev == null || t == null) {
                 return;

@@ -1,22 +1,14 @@
 package io.rvt.driver.sim;
 
 import io.rvt.api.spi.DriverQp;
-import java.util.concurrent.atomic.AtomicInteger;
+import io.rvt.transport.QpSendEngine;
 
-/**
- * The simulated HCA's per-QP send-engine state: a request counter that serialises the engine without locks (whoever
- * raises it from 0 drains the QP; requests that arrive meanwhile make the drainer loop once more, so none is lost)
- * and a pre-built task for the executor, so scheduling allocates nothing.
- */
-final class SimQp {
-    final DriverQp qp;
-    final AtomicInteger pending = new AtomicInteger();
+/** The simulated HCA's per-QP send engine: with a pre-built task for the executor, so scheduling allocates nothing. */
+final class SimQp extends QpSendEngine {
     final Runnable drainTask;
-    volatile Thread drainer;
-    volatile boolean stopped;
 
     SimQp(DriverQp qp, SimDriver driver) {
-        this.qp = qp;
+        super(qp);
         this.drainTask = () -> driver.drain(this);
     }
 }

@@ -1,0 +1,101 @@
+package io.rvt.transport;
+
+import io.rvt.api.spi.DriverQp;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A packet driver's per-QP send-engine state, kept in {@link QpProtocolState#driverData()}: a request counter that
+ * serialises the engine without locks. Whoever raises it from 0 ({@link #request()}) drains the QP; requests that
+ * arrive meanwhile make the drainer loop once more ({@link #finish(int)}), so none is lost and no two threads drain
+ * one QP at once (rdmavt's {@code RVT_S_BUSY}, without the lock). Subclass it to keep more per-QP driver state.
+ */
+public class QpSendEngine {
+    /** The QP. */
+    public final DriverQp qp;
+    private final AtomicInteger pending = new AtomicInteger();
+    private volatile Thread drainer;
+    private volatile boolean stopped;
+
+    /**
+     * @param qp the QP
+     */
+    public QpSendEngine(DriverQp qp) {
+        this.qp = qp;
+    }
+
+    /**
+     * The send engine of {@code qp}, or null for a QP without one (not made by a {@link TransportDriver}).
+     *
+     * @param qp a QP
+     * @param <E> the driver's engine class
+     * @return its engine state
+     */
+    @SuppressWarnings("unchecked")
+    public static <E extends QpSendEngine> E of(DriverQp qp) {
+        Object st = qp.priv();
+        return st instanceof QpProtocolState ? (E) ((QpProtocolState) st).driverData() : null;
+    }
+
+    /**
+     * Asks for a drain.
+     *
+     * @return true if the caller must drain the QP now (or hand it to a thread that will), false if a drainer is
+     *         already on it and will see this request
+     */
+    public final boolean request() {
+        return pending.getAndIncrement() == 0;
+    }
+
+    /**
+     * Marks the start of a drain on the calling thread.
+     *
+     * @return the requests seen so far, for {@link #finish(int)}
+     */
+    public final int begin() {
+        drainer = Thread.currentThread();
+        return pending.get();
+    }
+
+    /**
+     * Ends a drain that found nothing more to send, unless requests came in since {@code seen}.
+     *
+     * @param seen what {@link #begin()} or the previous {@code finish} returned
+     * @return -1 if the drain is over (the next {@link #request()} starts a new one), else the requests seen now: drain
+     *         again
+     */
+    public final int finish(int seen) {
+        if (pending.compareAndSet(seen, 0)) {
+            return -1;
+        }
+        return pending.get();
+    }
+
+    /** Marks the end of a drain on this thread (also one that left requests pending, to be rescheduled). */
+    public final void end() {
+        drainer = null;
+    }
+
+    /** @return true once the QP was freed: its engine must send nothing more */
+    public final boolean isStopped() {
+        return stopped;
+    }
+
+    /** Mirrors {@code qp_priv_free}'s part: stops the engine for good. */
+    public final void stop() {
+        stopped = true;
+    }
+
+    /**
+     * Waits until no other thread is draining this QP ({@code stop_send_queue}); a drain on the calling thread (one
+     * queued behind it) is not waited for.
+     */
+    public final void awaitIdle() {
+        while (true) {
+            Thread d = drainer;
+            if (d == null || d == Thread.currentThread()) {
+                return;
+            }
+            Thread.onSpinWait();
+        }
+    }
+}

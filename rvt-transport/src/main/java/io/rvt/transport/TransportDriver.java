@@ -1,0 +1,127 @@
+package io.rvt.transport;
+
+import io.rvt.api.PathMtu;
+import io.rvt.api.QpAttr;
+import io.rvt.api.spi.CallSend;
+import io.rvt.api.spi.DriverDevice;
+import io.rvt.api.spi.DriverQp;
+import io.rvt.api.spi.RvtDriver;
+import io.rvt.api.spi.SendWqe;
+import org.osgi.annotation.versioning.ConsumerType;
+
+/**
+ * The part of {@code struct rvt_driver_provided} that every packet driver built on {@link Transport} fills the same
+ * way, as hfi1 and qib share their QP callbacks: per-QP protocol state with a {@link QpSendEngine}, reset, error and
+ * restart through the transport, path MTU rules from the port MTU, and {@code setup_wqe}. A driver extends it, calls
+ * {@link #attach(DriverDevice)} from {@code registered}, and supplies its identity, ports and send/receive engines.
+ */
+@ConsumerType
+public abstract class TransportDriver implements RvtDriver {
+    private volatile Transport transport;
+
+    /** For subclasses. */
+    protected TransportDriver() {
+    }
+
+    /**
+     * Creates the transport for a registered device; call it first thing in {@code registered}.
+     *
+     * @param dev the device rvt-core built for this driver
+     * @return the transport
+     */
+    protected final Transport attach(DriverDevice dev) {
+        Transport t = new Transport(dev);
+        transport = t;
+        return t;
+    }
+
+    /** @return the transport, or null before registration */
+    protected final Transport transport() {
+        return transport;
+    }
+
+    /** @return the ports' MTU: the largest path MTU a QP may use */
+    protected abstract PathMtu portMtu();
+
+    /**
+     * @param qp a new QP
+     * @return its send-engine state (a subclass of {@link QpSendEngine} for more per-QP state)
+     */
+    protected QpSendEngine newSendEngine(DriverQp qp) {
+        return new QpSendEngine(qp);
+    }
+
+    /** Mirrors {@code qp_priv_alloc}: the transport's protocol state, with the driver's send engine in it. */
+    @Override
+    public Object qpPrivAlloc(DriverDevice rdi, DriverQp qp) {
+        QpProtocolState st = transport.newQpState(qp);
+        st.driverData(newSendEngine(qp));
+        return st;
+    }
+
+    /** Mirrors {@code qp_priv_free}: the QP's engine stops for good. */
+    @Override
+    public void qpPrivFree(DriverDevice rdi, DriverQp qp) {
+        QpSendEngine e = QpSendEngine.of(qp);
+        if (e != null) {
+            e.stop();
+        }
+    }
+
+    /** Mirrors {@code notify_qp_reset}. */
+    @Override
+    public void notifyQpReset(DriverQp qp) {
+        transport.resetQp(qp);
+    }
+
+    /** Mirrors {@code notify_error_qp}. */
+    @Override
+    public void notifyErrorQp(DriverQp qp) {
+        transport.errorQp(qp);
+    }
+
+    /** Mirrors {@code notify_restart_rc}. */
+    @Override
+    public void notifyRestartRc(DriverQp qp, int psn, int wait) {
+        transport.restartRc(qp, psn, wait);
+    }
+
+    /** Mirrors {@code free_all_qps}: a packet driver has no QPs of its own (QP0/QP1) to free. */
+    @Override
+    public int freeAllQps(DriverDevice rdi) {
+        return 0;
+    }
+
+    /** Mirrors {@code stop_send_queue}: waits for a drain running on another thread. */
+    @Override
+    public void stopSendQueue(DriverQp qp) {
+        QpSendEngine e = QpSendEngine.of(qp);
+        if (e != null) {
+            e.awaitIdle();
+        }
+    }
+
+    /** Mirrors {@code get_pmtu_from_attr}: the requested path MTU, at most the port's. */
+    @Override
+    public int getPmtuFromAttr(DriverDevice rdi, DriverQp qp, QpAttr attr) {
+        return Math.min(attr.pathMtu().value(), portMtu().value());
+    }
+
+    /** Mirrors {@code mtu_from_qp}. */
+    @Override
+    public int mtuFromQp(DriverDevice rdi, DriverQp qp, int pmtu) {
+        return PathMtu.of(pmtu).bytes();
+    }
+
+    /** Mirrors {@code mtu_to_path_mtu}. */
+    @Override
+    public int mtuToPathMtu(int mtuBytes) {
+        return PathMtu.ofBytes(mtuBytes).value();
+    }
+
+    /** Mirrors {@code setup_wqe}: {@link Transport#setupWqe}. */
+    @Override
+    public int setupWqe(DriverQp qp, SendWqe wqe, CallSend callSend) {
+        return Transport.setupWqe(qp, wqe, callSend);
+    }
+}
