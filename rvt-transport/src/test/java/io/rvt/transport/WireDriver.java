@@ -13,7 +13,6 @@ import io.rvt.api.spi.DriverParams;
 import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.OperationTable;
-import io.rvt.api.spi.RvtDriver;
 import io.rvt.api.spi.TimerService;
 import io.rvt.core.RvtDevice;
 import io.rvt.transport.header.Framing;
