@@ -62,6 +62,8 @@ public class SimBenchmark {
     private static final AtomicInteger FABRICS = new AtomicInteger();
     /** Messages per window of {@link #sendRate}. */
     static final int WINDOW = 64;
+    /** WRITEs in flight in {@link #rdmaWriteBw}. */
+    static final int WRITE_WINDOW = 16;
 
     /** What the fabric's and HCAs' agent threads do when idle: "spin" (busy) or "backoff" (spin, yield, park). */
     @Param({"backoff"})
@@ -226,6 +228,22 @@ public class SimBenchmark {
     public long rdmaWrite() {
         a.postSend(write);
         await(cqA, 1);
+        return wc.wrId();
+    }
+
+    /**
+     * RDMA WRITE bandwidth, as perftest's {@code ib_write_bw} measures it: a window of {@value #WRITE_WINDOW} WRITEs of
+     * {@code size} bytes in flight, time per WRITE (bytes / time is the bandwidth).
+     *
+     * @return a wr id
+     */
+    @Benchmark
+    @OperationsPerInvocation(WRITE_WINDOW)
+    public long rdmaWriteBw() {
+        for (int i = 0; i < WRITE_WINDOW; i++) {
+            a.postSend(write);
+        }
+        await(cqA, WRITE_WINDOW);
         return wc.wrId();
     }
 
