@@ -1,10 +1,11 @@
 /**
- * The rvt command ({@code ./rvt}): devices, ping-pong, perftest-style measurements and counters on simulated HCAs,
+ * The rvt command ({@code ./rvt}): devices, ping-pong, perftest-style measurements and counters on simulated HCAs (driver-sim) or RoCEv2 HCAs over UDP (driver-jni),
  * hosted in an embedded OSGi framework (Felix, Config Admin, Declarative Services) or, with {@code --no-osgi}, in a
  * plain-Java device registry.
  */
 module io.rvt.launcher {
     requires io.rvt.api;
+    requires io.rvt.driver.jni;
     requires io.rvt.driver.sim;
     requires org.apache.felix.framework;
     requires org.osgi.service.cm;

@@ -6,7 +6,10 @@ import io.rvt.api.PortAttr;
 import java.io.PrintStream;
 import java.util.Locale;
 
-/** {@code rvt devices [-v]}: every device and port, laid out like ibv_devinfo ({@code -v}: the limits too). */
+/**
+ * {@code rvt devices [-v]}: every device and port, laid out like ibv_devinfo ({@code -v}: the limits too); RoCE ports
+ * (driver-jni) show link layer Ethernet, LID 0 and their IP address as GID 0.
+ */
 final class DevicesCommand {
     private final PrintStream out;
     private final boolean verbose;
@@ -27,14 +30,15 @@ final class DevicesCommand {
      */
     void run(Host host) {
         for (Device d : Main.requireDevices(host, 1, "devices")) {
-            print(d);
+            print(d, host.driver());
         }
     }
 
-    private void print(Device d) {
+    private void print(Device d, DriverKind driver) {
         DeviceAttributes a = d.queryDevice();
         out.printf("hca_id:\t%s%n", d.name());
-        out.printf("\ttransport:\t\t\tInfiniBand (simulated by %s)%n", d.driverName());
+        String how = driver.simulated() ? "simulated by " : "RoCEv2 over UDP by ";
+        out.printf("\ttransport:\t\t\tInfiniBand (%s%s)%n", how, d.driverName());
         out.printf("\tnode_guid:\t\t\t%s%n", guid(a.nodeGuid()));
         out.printf("\tsys_image_guid:\t\t\t%s%n", guid(a.sysImageGuid()));
         out.printf("\tvendor_id:\t\t\t0x%04x%n", a.vendorId());
@@ -63,7 +67,7 @@ final class DevicesCommand {
             out.printf("\t\t\tsm_lid:\t\t\t%d%n", pa.smLid());
             out.printf("\t\t\tport_lid:\t\t%d%n", pa.lid());
             out.printf("\t\t\tGID[0]:\t\t\t%s%n", d.queryGid(p, 0));
-            out.printf("\t\t\tlink_layer:\t\tInfiniBand%n");
+            out.printf("\t\t\tlink_layer:\t\t%s%n", driver.linkLayer());
         }
         out.println();
     }

@@ -5,6 +5,7 @@ import io.rvt.api.AddressHandle;
 import io.rvt.api.AhAttr;
 import io.rvt.api.CompletionQueue;
 import io.rvt.api.Device;
+import io.rvt.api.Gid;
 import io.rvt.api.MemoryRegion;
 import io.rvt.api.PortAttr;
 import io.rvt.api.ProtectionDomain;
@@ -22,8 +23,12 @@ import java.util.List;
 /**
  * One device's side of a test: a protection domain, a send and a receive completion queue, one registered buffer
  * with every access right, and the queue pairs created on them. {@link #connect} brings a QP to RTS talking to a
- * peer the way ibv_rc_pingpong and perftest do (RC and UC: INIT, RTR with the peer's LID and QPN, RTS; UD: INIT with a
- * Q_Key, RTR, RTS, plus an address handle to the peer).
+ * peer the way ibv_rc_pingpong and perftest do (RC and UC: INIT, RTR with the peer's address and QPN, RTS; UD: INIT
+ * with a Q_Key, RTR, RTS, plus an address handle to the peer).
+ *
+ * <p>A peer's address is its port's LID on InfiniBand (driver-sim); a port without a LID is RoCE (driver-jni), whose
+ * packets are routed by GID, so the address is global: a GRH to the peer's GID 0 (its IP address), as
+ * ibv_rc_pingpong {@code -g 0} does.
  */
 final class Endpoint implements AutoCloseable {
     /** Access rights of the buffer and of the QPs: everything a test may do to it. */
@@ -41,6 +46,8 @@ final class Endpoint implements AutoCloseable {
     private static final int RC_TIMEOUT = 14;
     /** RDMA READs and atomics in flight per QP (the simulated HCA's limit). */
     private static final int RD_ATOMIC = 16;
+    /** The GRH hop limit of a global address. */
+    private static final int HOP_LIMIT = 64;
 
     /** The device. */
     final Device device;
@@ -54,6 +61,10 @@ final class Endpoint implements AutoCloseable {
     final ByteBuffer buffer;
     /** The region over {@link #buffer}, with {@link #ALL_ACCESS}. */
     final MemoryRegion mr;
+    /** Port 1's LID; 0 on RoCE, which has none. */
+    private final int lid;
+    /** Port 1's GID 0: on RoCE its IP address (IPv4-mapped for IPv4). */
+    final Gid gid;
     /** The QPs created here, destroyed by {@link #close()}. */
     final List<QueuePair> qps = new ArrayList<>();
     private final List<AddressHandle> ahs = new ArrayList<>();
@@ -70,6 +81,8 @@ final class Endpoint implements AutoCloseable {
         this.recvCq = device.createCq(cqDepth, 0, null, null);
         this.buffer = ByteBuffer.allocateDirect(bufferBytes);
         this.mr = pd.regMr(buffer, ALL_ACCESS);
+        this.lid = device.queryPort(1, new PortAttr()).lid();
+        this.gid = device.queryGid(1, 0);
     }
 
     /**
@@ -89,9 +102,28 @@ final class Endpoint implements AutoCloseable {
         return qp;
     }
 
-    /** @return the LID of port 1 */
+    /** @return the LID of port 1 (0 on RoCE) */
     int lid() {
-        return device.queryPort(1, new PortAttr()).lid();
+        return lid;
+    }
+
+    /** @return whether this endpoint is reached by a global address (a GRH to its GID): its port has no LID */
+    boolean global() {
+        return lid == 0;
+    }
+
+    /**
+     * Fills {@code out} with the address of this endpoint's port 1: its LID, and if {@link #global()} its GID.
+     *
+     * @param out the address to fill
+     * @return {@code out}
+     */
+    AhAttr address(AhAttr out) {
+        out.dlid(lid).portNum(1);
+        if (global()) {
+            out.dgid(gid).sgidIndex(0).hopLimit(HOP_LIMIT);
+        }
+        return out;
     }
 
     /**
@@ -109,7 +141,7 @@ final class Endpoint implements AutoCloseable {
             qp.modifyQp(new QpAttr().qpState(QpState.RTR), QpAttrMask.STATE.bit());
             qp.modifyQp(new QpAttr().qpState(QpState.RTS).sqPsn(0),
                     QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.SQ_PSN));
-            AddressHandle ah = pd.createAh(new AhAttr().dlid(peer.lid()).portNum(1));
+            AddressHandle ah = pd.createAh(peer.address(new AhAttr()));
             ahs.add(ah);
             return ah;
         }
@@ -118,7 +150,7 @@ final class Endpoint implements AutoCloseable {
                 QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
         QpAttr rtr = new QpAttr().qpState(QpState.RTR).pathMtu(device.queryPort(1, new PortAttr()).activeMtu())
                 .destQpNum(peerQp.qpNum()).rqPsn(0);
-        rtr.ahAttr().dlid(peer.lid()).portNum(1);
+        peer.address(rtr.ahAttr());
         int mask = QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
                 QpAttrMask.RQ_PSN);
         if (rc) {

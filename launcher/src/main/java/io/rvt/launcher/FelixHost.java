@@ -26,32 +26,34 @@ import org.osgi.util.tracker.ServiceTracker;
 
 /**
  * Devices as an OSGi user gets them: an embedded Apache Felix boots Felix SCR, Config Admin and the rvt bundles
- * (rvt-core, rvt-transport, driver-sim) from {@code target/bundles}; two factory configurations of driver-sim's PID
- * {@value #SIM_FACTORY_PID} make two simulated HCAs on one fabric with the fabric options; rvt-core's Declarative
- * Services component registers one {@link Device} service per driver, which this host waits for and hands out.
+ * (rvt-core, rvt-transport and the driver: driver-sim or driver-jni) from {@code target/bundles}; two factory
+ * configurations of the driver's PID ({@link HcaConfigurations}: two simulated HCAs on one fabric with the fabric
+ * options, or two RoCEv2 HCAs over UDP) make two HCAs; rvt-core's Declarative Services component registers one
+ * {@link Device} service per driver, which this host waits for and hands out. driver-jni's native library comes from
+ * its bundle ({@code Bundle-NativeCode}), which Felix extracts into the framework's storage.
  *
  * <p>The system bundle exports the API packages from the launcher's class path ({@value #SYSTEM_PACKAGES}), so the
  * device services are the launcher's own {@link Device} type, and rvt-api is never installed as a bundle. The
  * framework's storage is a temporary directory, cleaned on first init and deleted on {@link #close()}.
  */
 public final class FelixHost implements Host {
-    /** driver-sim's Config Admin factory PID: one HCA per configuration. */
-    public static final String SIM_FACTORY_PID = "io.rvt.driver.sim";
     /** The packages the system bundle exports from the class path. */
     public static final String SYSTEM_PACKAGES = "io.rvt.api;version=1.0.0,io.rvt.api.spi;version=1.0.0,"
             + "org.osgi.service.cm;version=1.6.1";
-    /** The bundles every host installs, in start order (jar names in the bundle directory, without ".jar"). */
+    /**
+     * The bundles every host installs, in start order (jar names in the bundle directory, without ".jar"); the
+     * driver's bundle follows.
+     */
     static final List<String> BUNDLES = List.of("org.osgi.util.function", "org.osgi.util.promise",
             "org.osgi.service.component", "org.apache.felix.scr", "org.apache.felix.configadmin", "rvt-core",
-            "rvt-transport", "driver-sim");
+            "rvt-transport");
     /** The Gogo shell's bundles, installed for {@code rvt shell}. */
     static final List<String> SHELL_BUNDLES = List.of("org.apache.felix.gogo.runtime", "jline",
             "org.apache.felix.gogo.jline", "org.apache.felix.gogo.command");
     /** How long to wait for Config Admin and for the device services. */
     static final long DEADLINE_MILLIS = 20_000;
-    private static final String FABRIC = "rvt";
 
-    private final FabricOptions options;
+    private final HcaConfigurations hcas;
     private final Path storage;
     /** Deletes the storage if the JVM ends without {@link #close()} (Ctrl-C in the middle of a command). */
     private final Thread cleanup;
@@ -61,8 +63,8 @@ public final class FelixHost implements Host {
     /** Device services as they arrive, by device name (sorted); guarded by itself. */
     private final Map<String, Device> arrived = new TreeMap<>();
 
-    private FelixHost(FabricOptions options, Path bundleDir, boolean shell) throws Exception {
-        this.options = options;
+    private FelixHost(HcaConfigurations hcas, Path bundleDir, boolean shell) throws Exception {
+        this.hcas = hcas;
         this.storage = Files.createTempDirectory("rvt-felix-");
         this.cleanup = new Thread(() -> delete(storage), "rvt-felix-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);
@@ -83,6 +85,7 @@ public final class FelixHost implements Host {
             BundleContext ctx = framework.getBundleContext();
             List<Bundle> installed = new ArrayList<>();
             List<String> names = new ArrayList<>(BUNDLES);
+            names.add(hcas.bundle());
             if (shell) {
                 names.addAll(SHELL_BUNDLES);
             }
@@ -122,17 +125,17 @@ public final class FelixHost implements Host {
     }
 
     /**
-     * Boots the framework, configures two simulated HCAs and waits for their device services.
+     * Boots the framework, configures two HCAs and waits for their device services.
      *
-     * @param options the fabric the HCAs share
+     * @param hcas the driver and the configurations of its two HCAs
      * @param bundleDir where the bundle jars are
      * @param shell whether to also start the Gogo shell on the terminal
      * @return the running host
      * @throws IllegalStateException if the framework, a bundle or the devices do not come up (the message says which)
      */
-    public static FelixHost start(FabricOptions options, Path bundleDir, boolean shell) {
+    static FelixHost start(HcaConfigurations hcas, Path bundleDir, boolean shell) {
         try {
-            return new FelixHost(options, bundleDir, shell);
+            return new FelixHost(hcas, bundleDir, shell);
         } catch (BundleException e) {
             throw new IllegalStateException("OSGi: " + e.getMessage(), e);
         } catch (RuntimeException e) {
@@ -142,7 +145,7 @@ public final class FelixHost implements Host {
         }
     }
 
-    /** Two factory configurations of driver-sim: the HCAs {@code sim0} and {@code sim1} on one fabric. */
+    /** Two factory configurations of the driver's PID, one per HCA. */
     private void configure(BundleContext ctx, boolean shell) throws Exception {
         ServiceTracker<ConfigurationAdmin, ConfigurationAdmin> cm = new ServiceTracker<>(ctx,
                 ConfigurationAdmin.class, null);
@@ -153,37 +156,13 @@ public final class FelixHost implements Host {
                 throw new IllegalStateException("OSGi: Config Admin did not start within " + DEADLINE_MILLIS
                         + " ms");
             }
-            for (int i = 0; i < 2; i++) {
-                Configuration c = admin.createFactoryConfiguration(SIM_FACTORY_PID, "?");
-                c.update(new Hashtable<>(properties(options, "sim" + i, !shell)));
+            for (Map<String, Object> properties : hcas.properties(!shell)) {
+                Configuration c = admin.createFactoryConfiguration(hcas.factoryPid(), "?");
+                c.update(new Hashtable<>(properties));
             }
         } finally {
             cm.close();
         }
-    }
-
-    /**
-     * @param options the fabric options
-     * @param name the HCA's name
-     * @param spin whether the network thread busy-spins when idle (a measuring command: every message waits for
-     *             that thread, and a parked thread wakes up to a millisecond late) or backs off (an idle shell)
-     * @return the configuration of one HCA of driver-sim's factory PID with the fabric options
-     */
-    static Map<String, Object> properties(FabricOptions options, String name, boolean spin) {
-        Map<String, Object> p = new HashMap<>();
-        p.put("name", name);
-        p.put("fabric", FABRIC);
-        p.put("ports", 1);
-        p.put("mtu", 4096);
-        // a deterministic fabric runs everything on its own event loop thread; real time shares one thread
-        p.put("threading", options.deterministic() ? "dedicated" : "shared");
-        p.put("idle", spin ? "spin" : "backoff");
-        p.put("deterministic", options.deterministic());
-        p.put("seed", options.seed());
-        p.put("loss", options.loss());
-        p.put("duplication", options.duplication());
-        p.put("reorder", options.reorder());
-        return p;
     }
 
     private List<Device> awaitDevices(int n) throws InterruptedException {
@@ -193,8 +172,8 @@ public final class FelixHost implements Host {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     throw new IllegalStateException("OSGi: " + arrived.size() + " of " + n + " device services "
-                            + "registered within " + DEADLINE_MILLIS + " ms (did driver-sim refuse its "
-                            + SIM_FACTORY_PID + " configuration? see the log above)");
+                            + "registered within " + DEADLINE_MILLIS + " ms (did " + hcas.bundle() + " refuse its "
+                            + hcas.factoryPid() + " configuration? see the log above)");
                 }
                 arrived.wait(left / 1_000_000 + 1);
             }
@@ -213,9 +192,13 @@ public final class FelixHost implements Host {
     }
 
     @Override
+    public DriverKind driver() {
+        return hcas.driver();
+    }
+
+    @Override
     public String description() {
-        return "driver-sim in OSGi (Felix, Config Admin " + SIM_FACTORY_PID + ") on fabric '" + FABRIC + "' ("
-                + options.describe() + ")";
+        return hcas.bundle() + " in OSGi (Felix, Config Admin " + hcas.factoryPid() + ")" + hcas.network();
     }
 
     /**

@@ -5,8 +5,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Where the launcher's devices come from: a plain-Java device registry with simulated HCAs ({@link PlainHost}), or
- * an OSGi framework whose device services they are. A host owns its devices; {@link #close()} removes them.
+ * Where the launcher's devices come from: a plain-Java device registry with simulated HCAs ({@link PlainHost}) or
+ * RoCEv2 HCAs ({@link PlainJniHost}), or an OSGi framework whose device services they are ({@link FelixHost}). A host
+ * owns its devices; {@link #close()} removes them.
  */
 public interface Host extends AutoCloseable {
     /** @return the devices, in a stable order (the first two are the pair the commands connect) */
@@ -17,6 +18,17 @@ public interface Host extends AutoCloseable {
      *         {@code driver-sim, real-time fabric 'rvt' (loss 0.05)}
      */
     String description();
+
+    /** @return the driver of the devices */
+    DriverKind driver();
+
+    /**
+     * @return what figures were measured on, for the commands' "measured on" notes: the {@link #description()},
+     *         said to be a simulated device when it is one
+     */
+    default String measuredOn() {
+        return driver().simulated() ? "a simulated device: " + description() : description();
+    }
 
     /**
      * Counters of the network between the devices, if the host can see them (a simulated fabric's frames, drops by

@@ -12,6 +12,8 @@ import io.rvt.api.Device;
  */
 final class JsonReport {
     private final JsonWriter w = new JsonWriter();
+    /** perftest's {@code Link_type} of the host's devices ({@code IB}, {@code Ethernet}). */
+    private final String linkType;
 
     /**
      * Starts the document.
@@ -19,9 +21,10 @@ final class JsonReport {
      * @param host what the results are measured on
      */
     JsonReport(Host host) {
+        this.linkType = host.driver().perftestLinkType();
         w.beginObject();
         w.name("tool").value("rvt perf");
-        w.name("simulated").value(true);
+        w.name("simulated").value(host.driver().simulated());
         w.name("measured_on").value(host.description());
         w.name("units").beginObject().name("BW").value("MiB/sec").name("MsgRate").value("Mpps").name("t")
                 .value("usec").endObject();
@@ -49,7 +52,7 @@ final class JsonReport {
             w.name("CQ_Moderation").value(spec.cqModeration());
         }
         w.name("Mtu").value(mtu);
-        w.name("Link_type").value("IB");
+        w.name("Link_type").value(linkType);
         if (spec.test() == PerfTest.READ || spec.test() == PerfTest.ATOMIC) {
             w.name("Outstand_reads").value(16);
         } else {

@@ -62,19 +62,27 @@ public final class Main {
     }
 
     /**
-     * The host a command line asks for: the embedded OSGi framework, or with {@code --no-osgi} the plain class path.
+     * The host a command line asks for: the embedded OSGi framework, or with {@code --no-osgi} the plain class path;
+     * with the driver of {@code --driver}.
      *
      * @param options the command line
      * @return the started host
      */
     static Host startHost(Options options) {
-        if (options.noOsgi) {
-            if (options.command.equals("shell")) {
-                throw new UsageException("rvt shell needs OSGi: leave out --no-osgi");
-            }
-            return PlainHost.start(options.fabric());
+        boolean shell = options.command.equals("shell");
+        if (options.noOsgi && shell) {
+            throw new UsageException("rvt shell needs OSGi: leave out --no-osgi");
         }
-        return FelixHost.start(options.fabric(), bundleDir(), options.command.equals("shell"));
+        boolean jni = options.driver == DriverKind.JNI;
+        if (jni) {
+            JniSetup.requireNativeLibrary();
+        }
+        if (options.noOsgi) {
+            return jni ? PlainJniHost.start(options.jniSetup()) : PlainHost.start(options.fabric());
+        }
+        HcaConfigurations hcas = jni ? new JniConfigurations(options.jniSetup())
+                : new SimConfigurations(options.fabric());
+        return FelixHost.start(hcas, bundleDir(), shell);
     }
 
     /**

@@ -26,6 +26,7 @@ public final class Options {
             Map.entry("--debug", FABRIC), Map.entry("--no-osgi", FABRIC), Map.entry("--driver", FABRIC),
             Map.entry("--loss", FABRIC), Map.entry("--dup", FABRIC), Map.entry("--reorder", FABRIC),
             Map.entry("--seed", FABRIC), Map.entry("--deterministic", FABRIC), Map.entry("--help", FABRIC),
+            Map.entry("--address", FABRIC), Map.entry("--udp-port", FABRIC),
             Map.entry("--verbose", "devices default"),
             Map.entry("--transport", "pingpong perf"),
             Map.entry("--size", "pingpong perf default"),
@@ -34,6 +35,10 @@ public final class Options {
             Map.entry("--all", "perf"), Map.entry("--qps", "perf"), Map.entry("--duration", "perf"),
             Map.entry("--json", "perf"), Map.entry("--tx-depth", "perf"),
             Map.entry("--no-traffic", "stat"));
+    /** The simulated fabric's options: refused with {@code --driver jni}, whose network is real. */
+    private static final List<String> SIM_ONLY = List.of("--loss", "--dup", "--reorder", "--seed", "--deterministic");
+    /** driver-jni's options: refused with {@code --driver sim}. */
+    private static final List<String> JNI_ONLY = List.of("--address", "--udp-port");
     /** Short option to its long form. */
     private static final Map<String, String> SHORT = Map.of("-v", "--verbose", "-s", "--size", "-n", "--iters",
             "-a", "--all", "-q", "--qps", "-D", "--duration", "-t", "--tx-depth", "-h", "--help");
@@ -52,7 +57,11 @@ public final class Options {
     /** {@code -h}, {@code --help}. */
     boolean help;
     /** {@code --driver}. */
-    String driver = "sim";
+    DriverKind driver = DriverKind.SIM;
+    /** {@code --address A[,B]}: the two jni HCAs' IP addresses. */
+    List<String> addresses = List.of(JniSetup.DEFAULT_ADDRESS, JniSetup.DEFAULT_ADDRESS);
+    /** {@code --udp-port}: the first jni HCA's UDP port (the second's is one more); 0 for free ports. */
+    int udpPort;
     /** {@code --loss}. */
     double loss;
     /** {@code --dup}. */
@@ -154,7 +163,9 @@ public final class Options {
             case "--debug" -> debug = true;
             case "--no-osgi" -> noOsgi = true;
             case "--help" -> help = true;
-            case "--driver" -> driver = v;
+            case "--driver" -> driver = DriverKind.parse(v);
+            case "--address" -> addresses = JniSetup.parseAddresses(v);
+            case "--udp-port" -> udpPort = udpPort(name, v);
             case "--loss" -> loss = probability(name, v);
             case "--dup" -> duplication = probability(name, v);
             case "--reorder" -> reorder = probability(name, v);
@@ -187,11 +198,12 @@ public final class Options {
         if (given.contains("--iters") && given.contains("--duration")) {
             throw new UsageException("options --iters and --duration exclude each other");
         }
-        if (!driver.equals("sim") && !driver.equals("jni")) {
-            throw new UsageException("option --driver: unknown driver '" + driver + "' (sim, or jni once it exists)");
-        }
-        if (driver.equals("jni")) {
-            throw new UsageException("option --driver: the jni driver is not available yet; use --driver sim");
+        for (String o : driver == DriverKind.JNI ? SIM_ONLY : JNI_ONLY) {
+            if (given.contains(o)) {
+                throw new UsageException("option " + o + (driver == DriverKind.JNI
+                        ? " applies to the simulated fabric, not to --driver jni (real UDP sockets)"
+                        : " applies to --driver jni"));
+            }
         }
         if (qps > 64) {
             throw new UsageException("option --qps: " + qps + " is more than 64 queue pairs");
@@ -199,6 +211,11 @@ public final class Options {
         if (txDepth > 4096) {
             throw new UsageException("option --tx-depth: " + txDepth + " is more than 4096 work requests");
         }
+    }
+
+    /** @return the jni HCAs' addresses and UDP ports (free ports are picked now unless {@code --udp-port}) */
+    JniSetup jniSetup() {
+        return JniSetup.of(addresses, udpPort);
     }
 
     /** @return the fabric options */
@@ -246,6 +263,16 @@ public final class Options {
         return (int) n;
     }
 
+    /** A UDP port for the first HCA; the second takes the next one, so 65535 is not allowed. */
+    private static int udpPort(String option, String v) {
+        long n = longValue(option, v);
+        if (n < 1 || n > 65534) {
+            throw new UsageException("option " + option + ": " + v + " is not a UDP port for two HCAs (1 to 65534; "
+                    + "the second HCA takes the next port)");
+        }
+        return (int) n;
+    }
+
     private static int size(String option, String v) {
         long n = longValue(option, v);
         if (n <= 0 || n > MAX_SIZE) {
@@ -269,7 +296,7 @@ public final class Options {
                 "usage: rvt [COMMAND] [OPTIONS]",
                 "",
                 "commands:",
-                "  (none)      devices, then an RC ping-pong between the two simulated HCAs",
+                "  (none)      devices, then an RC ping-pong between the two HCAs",
                 "  devices     list the devices, like ibv_devinfo (-v: limits too)",
                 "  pingpong    ping-pong between the two HCAs, like ibv_rc_pingpong; data checked every iteration",
                 "  perf        perftest-style bandwidth and latency tables (no options: a short sweep)",
@@ -281,7 +308,9 @@ public final class Options {
                 "           -n|--iters N | -D|--duration SECONDS  -q|--qps N  --transport rc|uc|ud",
                 "           -t|--tx-depth N (128)  --json FILE",
                 "stat:      -n|--iters N (traffic run)  --no-traffic",
-                "fabric:    --loss P  --dup P  --reorder P  --seed N  --deterministic  --driver sim",
+                "driver:    --driver sim (default: two simulated HCAs) | jni (two RoCEv2 HCAs over UDP)",
+                "fabric:    --loss P  --dup P  --reorder P  --seed N  --deterministic  (--driver sim)",
+                "jni:       --address A[,B] (127.0.0.1; ::1 for IPv6)  --udp-port P (P and P+1; default: free ports)",
                 "other:     --no-osgi (plain class path, no Felix)  --debug (stack traces)  -h|--help",
                 "",
                 "exit codes: 0 success, 1 failure, 2 bad command line");

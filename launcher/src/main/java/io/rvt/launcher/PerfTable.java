@@ -53,9 +53,10 @@ final class PerfTable {
             out.printf(" CQ Moderation   : %d%n", spec.cqModeration());
         }
         out.printf(" Mtu             : %d[B]%n", a.queryPort(1, new PortAttr()).activeMtu().bytes());
-        out.println(" Link type       : IB (simulated)");
+        out.println(" Link type       : " + host.driver().perftestLinkType()
+                + (host.driver().simulated() ? " (simulated)" : ""));
         out.println(" Data ex. method : in process");
-        out.println(" Measured on     : a simulated device: " + host.description() + " -- not a hardware figure");
+        out.println(" Measured on     : " + host.measuredOn() + " -- not a hardware figure");
         out.println(LINE);
         StringBuilder sb = new StringBuilder();
         for (String c : columns) {

@@ -1,6 +1,7 @@
 package io.rvt.launcher;
 
 import io.rvt.api.Device;
+import io.rvt.api.QueuePair;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
@@ -56,18 +57,25 @@ final class PingPongCommand {
         List<Device> devs = Main.requireDevices(host, 2, "pingpong");
         try (PingPong pp = new PingPong(devs.get(0), devs.get(1), transport, size)) {
             pp.corruptReceivedByteAt(corruptIteration);
-            out.printf("  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x000000 (%s)%n", pp.a.lid(), pp.qa.qpNum(),
-                    pp.a.device.name());
-            out.printf("  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x000000 (%s)%n", pp.b.lid(), pp.qb.qpNum(),
-                    pp.b.device.name());
+            out.printf("  local address:  %s%n", address(pp.a, pp.qa));
+            out.printf("  remote address: %s%n", address(pp.b, pp.qb));
             long start = System.nanoTime();
             pp.exchange(iters);
             double secs = (System.nanoTime() - start) / 1e9;
             long bytes = 2L * iters * size;
             out.printf(Locale.ROOT, "%d bytes in %.2f seconds = %.2f Mbit/sec%n", bytes, secs, bytes * 8 / secs / 1e6);
             out.printf(Locale.ROOT, "%d iters in %.2f seconds = %.2f usec/iter%n", iters, secs, secs * 1e6 / iters);
-            out.printf("(%s; every message checked; measured on a simulated device: %s)%n",
-                    transport.option().toUpperCase(Locale.ROOT), host.description());
+            out.printf("(%s; every message checked; measured on %s)%n", transport.option().toUpperCase(Locale.ROOT),
+                    host.measuredOn());
         }
+    }
+
+    /**
+     * @return one side's address as ibv_rc_pingpong prints it, with the GID when the address is global
+     *         ({@code -g}): {@code LID 0x0000, QPN 0x000002, PSN 0x000000, GID ::ffff:127.0.0.1 (rvt_roce00)}
+     */
+    private static String address(Endpoint e, QueuePair qp) {
+        return String.format(Locale.ROOT, "LID 0x%04x, QPN 0x%06x, PSN 0x000000%s (%s)", e.lid(), qp.qpNum(),
+                e.global() ? ", GID " + e.gid : "", e.device.name());
     }
 }

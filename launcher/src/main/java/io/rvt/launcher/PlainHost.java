@@ -97,6 +97,11 @@ public final class PlainHost implements Host {
     }
 
     @Override
+    public DriverKind driver() {
+        return DriverKind.SIM;
+    }
+
+    @Override
     public String description() {
         return "driver-sim on fabric '" + fabric.name() + "' (" + options.describe() + ")";
     }

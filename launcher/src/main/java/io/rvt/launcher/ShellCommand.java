@@ -27,8 +27,8 @@ final class ShellCommand {
         if (!(host instanceof FelixHost felix)) {
             throw new UsageException("rvt shell needs OSGi: leave out --no-osgi");
         }
-        out.println("rvt shell: Gogo on Felix, two simulated HCAs configured through Config Admin ("
-                + host.description() + ").");
+        out.println("rvt shell: Gogo on Felix, two HCAs configured through Config Admin (" + host.description()
+                + ").");
         out.println("try rvt:devices, rvt:ports, rvt:qps, rvt:stat, lb, scr:list; exit 0 (or Ctrl-D) leaves");
         out.flush();
         try {

@@ -107,7 +107,7 @@ final class StatCommand {
         }
         Map<String, Long> fabric = host.fabricCounters();
         out.println();
-        out.println("fabric: " + host.description());
+        out.println(host.driver().networkLabel() + ": " + host.description());
         if (fabric.isEmpty()) {
             out.println("  (its counters are not visible from this host; rvt --no-osgi stat shows them)");
         }

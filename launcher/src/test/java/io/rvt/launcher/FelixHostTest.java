@@ -17,7 +17,8 @@ class FelixHostTest {
     @Timeout(120)
     void shouldServeTwoConfiguredHcasAndDeleteItsStorageWhenClosed() {
         Path storage;
-        try (FelixHost host = FelixHost.start(Options.parse().fabric(), Main.bundleDir(), false)) {
+        SimConfigurations sim = new SimConfigurations(Options.parse().fabric());
+        try (FelixHost host = FelixHost.start(sim, Main.bundleDir(), false)) {
             assertThat(host.devices()).hasSize(2);
             assertThat(host.devices().get(0).driverName()).isEqualTo("sim0");
             assertThat(host.devices().get(1).driverName()).isEqualTo("sim1");
@@ -51,19 +52,19 @@ class FelixHostTest {
 
     @Test
     void shouldPutFabricOptionsIntoEachHcaConfiguration() {
-        assertThat(FelixHost.properties(new FabricOptions(0.05, 0.01, 0.02, 42, true), "sim0", true))
+        assertThat(SimConfigurations.properties(new FabricOptions(0.05, 0.01, 0.02, 42, true), "sim0", true))
                 .containsEntry("name", "sim0").containsEntry("fabric", "rvt").containsEntry("deterministic", true)
                 .containsEntry("seed", 42L).containsEntry("loss", 0.05).containsEntry("duplication", 0.01)
                 .containsEntry("reorder", 0.02).containsEntry("threading", "dedicated").containsEntry("mtu", 4096)
                 .containsEntry("idle", "spin");
-        assertThat(FelixHost.properties(new FabricOptions(0, 0, 0, 1, false), "sim1", false))
+        assertThat(SimConfigurations.properties(new FabricOptions(0, 0, 0, 1, false), "sim1", false))
                 .containsEntry("threading", "shared").containsEntry("deterministic", false)
                 .containsEntry("idle", "backoff");
     }
 
     @Test
     void shouldSayWhichBundleIsMissingWhenBundleDirectoryIsEmpty(@TempDir Path empty) {
-        assertThatThrownBy(() -> FelixHost.start(Options.parse().fabric(), empty, false))
+        assertThatThrownBy(() -> FelixHost.start(new SimConfigurations(Options.parse().fabric()), empty, false))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("org.osgi.util.function.jar is missing");
     }

@@ -117,7 +117,7 @@ class MainTest {
         cli.assertUsage("unknown transport 'tcp'", "pingpong", "--transport", "tcp");
         cli.assertUsage("option --verbose does not apply to 'pingpong'", "pingpong", "-v");
         cli.assertUsage("option --json does not apply to 'stat'", "stat", "--json", "x.json");
-        cli.assertUsage("the jni driver is not available yet", "--driver", "jni");
+        cli.assertUsage("option --driver: unknown driver 'rxe' (sim or jni)", "--driver", "rxe");
         cli.assertUsage("unexpected argument 'perf' after command 'stat'", "stat", "perf");
         assertThat(cli.out()).doesNotContain("hca_id");
     }
@@ -154,6 +154,11 @@ class MainTest {
         @Override
         public String description() {
             return "no devices here";
+        }
+
+        @Override
+        public DriverKind driver() {
+            return DriverKind.SIM;
         }
 
         @Override

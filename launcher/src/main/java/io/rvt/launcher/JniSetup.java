@@ -1,0 +1,155 @@
+package io.rvt.launcher;
+
+import io.rvt.api.PathMtu;
+import io.rvt.driver.jni.JniDriver;
+import io.rvt.driver.jni.JniDriverComponent;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.DatagramSocket;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The two RoCEv2 HCAs of {@code --driver jni}, {@code roce0} and {@code roce1}: each bound to its IP address and UDP
+ * port, each with the other in its peer table (two HCAs on one address differ only by their UDP port, so the peer
+ * table is what routes a packet for the shared GID to the other one). The same configuration serves both hosts: as a
+ * {@link JniDriver.Builder} on the plain class path and as Config Admin properties of factory PID
+ * {@value JniDriverComponent#PID} under OSGi.
+ *
+ * @param addresses the two HCAs' IP addresses, as given (both of one family; often the same)
+ * @param udpPorts the two HCAs' UDP ports
+ * @param mtu the ports' MTU in bytes
+ */
+record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu) {
+    /** The address both HCAs bind unless {@code --address} says otherwise. */
+    static final String DEFAULT_ADDRESS = "127.0.0.1";
+    /** The MTU of both HCAs' ports. */
+    static final int DEFAULT_MTU = 4096;
+
+    /**
+     * Checks {@code --address A[,B]}: one address for both HCAs or one each, IP literals or host names of one family.
+     *
+     * @param v the option's value
+     * @return the two addresses
+     * @throws UsageException naming the bad address
+     */
+    static List<String> parseAddresses(String v) {
+        String[] parts = v.split(",", -1);
+        if (parts.length > 2) {
+            throw new UsageException("option --address: '" + v + "' names " + parts.length + " addresses (one for "
+                    + "both HCAs, or two: A,B)");
+        }
+        String a = parts[0].trim();
+        String b = parts.length == 2 ? parts[1].trim() : a;
+        if (resolve(a) instanceof Inet4Address != resolve(b) instanceof Inet4Address) {
+            throw new UsageException("option --address: " + a + " and " + b + " are not of one IP family (the two "
+                    + "HCAs must reach each other)");
+        }
+        return List.of(a, b);
+    }
+
+    private static InetAddress resolve(String a) {
+        try {
+            if (a.isEmpty()) {
+                throw new UnknownHostException("empty");
+            }
+            return InetAddress.getByName(a);
+        } catch (UnknownHostException e) {
+            throw new UsageException("option --address: '" + a + "' is not an IP address or known host");
+        }
+    }
+
+    /**
+     * The setup for two addresses: UDP ports {@code udpPort} and {@code udpPort + 1}, or with {@code udpPort} 0 two
+     * ports free right now (there is a short window in which another program could take one; binding then fails
+     * with {@code EADDRINUSE}, named).
+     *
+     * @param addresses the two addresses ({@link #parseAddresses})
+     * @param udpPort the first HCA's UDP port, or 0 for free ports
+     * @return the setup
+     */
+    static JniSetup of(List<String> addresses, int udpPort) {
+        List<Integer> ports = udpPort > 0 ? List.of(udpPort, udpPort + 1) : freePorts(addresses);
+        return new JniSetup(addresses, ports, DEFAULT_MTU);
+    }
+
+    /** Two UDP ports free on the two addresses now: both sockets are bound at once, so the ports differ. */
+    private static List<Integer> freePorts(List<String> addresses) {
+        try (DatagramSocket a = new DatagramSocket(new InetSocketAddress(resolve(addresses.get(0)), 0));
+                DatagramSocket b = new DatagramSocket(new InetSocketAddress(resolve(addresses.get(1)), 0))) {
+            return List.of(a.getLocalPort(), b.getLocalPort());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot find free UDP ports on " + String.join(" and ", addresses) + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * @param i 0 or 1
+     * @return the HCA's (driver's) name, {@code roce0} or {@code roce1}
+     */
+    String name(int i) {
+        return "roce" + i;
+    }
+
+    /**
+     * @param i 0 or 1
+     * @return a builder of HCA {@code i} (its own thread per port, native sockets)
+     */
+    JniDriver.Builder builder(int i) {
+        return JniDriver.builder().name(name(i)).address(addresses.get(i)).udpPort(udpPorts.get(i))
+                .mtu(PathMtu.ofBytes(mtu)).peer(addresses.get(1 - i), udpPorts.get(1 - i));
+    }
+
+    /**
+     * @param i 0 or 1
+     * @return HCA {@code i} as a configuration of {@link JniDriverComponent} (its {@code udp_port()} is the property
+     *         {@code udp.port}, Declarative Services' mapping of the method name)
+     */
+    Map<String, Object> properties(int i) {
+        Map<String, Object> p = new HashMap<>();
+        p.put("name", name(i));
+        p.put("address", addresses.get(i));
+        p.put("udp.port", udpPorts.get(i));
+        p.put("mtu", mtu);
+        p.put("peers", new String[] {addresses.get(1 - i) + "=" + udpPorts.get(1 - i)});
+        return p;
+    }
+
+    /** @return e.g. {@code RoCEv2 over UDP on 127.0.0.1, ports 40100 and 40101} */
+    String describe() {
+        if (addresses.get(0).equals(addresses.get(1))) {
+            return "RoCEv2 over UDP on " + addresses.get(0) + ", ports " + udpPorts.get(0) + " and "
+                    + udpPorts.get(1);
+        }
+        return "RoCEv2 over UDP on " + addresses.get(0) + " port " + udpPorts.get(0) + " and " + addresses.get(1)
+                + " port " + udpPorts.get(1);
+    }
+
+    /**
+     * Fails unless driver-jni's native library loaded on this platform.
+     *
+     * @throws IllegalStateException quoting why it did not
+     */
+    static void requireNativeLibrary() {
+        requireNativeLibrary(JniDriver.isAvailable(), JniDriver.unavailabilityCause());
+    }
+
+    /**
+     * @param available whether the library loaded
+     * @param cause why not
+     * @throws IllegalStateException quoting {@code cause} unless {@code available}
+     */
+    static void requireNativeLibrary(boolean available, Throwable cause) {
+        if (!available) {
+            throw new IllegalStateException("--driver jni: driver-jni's native library is not available: "
+                    + (cause == null ? "no cause given" : cause.getMessage() != null ? cause.getMessage()
+                            : cause.toString()));
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package io.rvt.launcher;
+
+import io.rvt.api.Device;
+import io.rvt.api.DeviceRegistry;
+import io.rvt.api.Rvt;
+import io.rvt.driver.jni.JniDriver;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code --driver jni --no-osgi}: two RoCEv2 HCAs ({@link JniDriver}s built from a {@link JniSetup}) registered in a
+ * plain-Java device registry ({@link Rvt#create()}), talking over real UDP sockets. Each port runs its own engine
+ * thread (the driver's default, as under OSGi), which spins briefly and then waits in {@code poll}; the command's
+ * thread posts and polls. (One shared busy-spinning thread, as {@link PlainHost} runs for the simulated network, was
+ * measured slower here on a loaded 2-core machine.)
+ */
+final class PlainJniHost implements Host {
+    private final JniSetup setup;
+    private final List<JniDriver> drivers = new ArrayList<>();
+    private final DeviceRegistry registry = Rvt.create();
+    private final List<Device> devices = new ArrayList<>();
+
+    private PlainJniHost(JniSetup setup) {
+        this.setup = setup;
+        try {
+            for (int i = 0; i < 2; i++) {
+                drivers.add(setup.builder(i).build());
+            }
+            for (JniDriver d : drivers) {
+                devices.add(registry.register(d));
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /**
+     * Binds the two HCAs' sockets and registers them.
+     *
+     * @param setup their addresses, ports and MTU
+     * @return the running host
+     * @throws IllegalStateException if driver-jni's native library is not available (the builder says why)
+     * @throws io.rvt.driver.jni.UdpException if a socket cannot be bound (the message names the address and errno)
+     */
+    static PlainJniHost start(JniSetup setup) {
+        return new PlainJniHost(setup);
+    }
+
+    @Override
+    public List<Device> devices() {
+        return List.copyOf(devices);
+    }
+
+    @Override
+    public DriverKind driver() {
+        return DriverKind.JNI;
+    }
+
+    @Override
+    public String description() {
+        return "driver-jni (" + setup.describe() + ")";
+    }
+
+    /** @return per HCA, the datagrams its port dropped (bad ICRC, malformed) and the kernel refused to send */
+    @Override
+    public Map<String, Long> fabricCounters() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        for (JniDriver d : drivers) {
+            m.put(d.name() + ".icrc_errors", d.icrcErrors(1));
+            m.put(d.name() + ".malformed", d.malformed(1));
+            m.put(d.name() + ".send_errors", d.sendErrors(1));
+        }
+        return m;
+    }
+
+    @Override
+    public void close() {
+        // unregistering stops each driver's engine threads and closes its sockets
+        registry.close();
+        for (JniDriver d : drivers) {
+            d.close();
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package io.rvt.launcher;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * driver-sim's HCAs {@code sim0} and {@code sim1} on one fabric with the fabric options, as two factory configurations
+ * of PID {@value #PID}.
+ *
+ * @param options the fabric's faults and time mode
+ */
+record SimConfigurations(FabricOptions options) implements HcaConfigurations {
+    /** driver-sim's Config Admin factory PID: one HCA per configuration. */
+    static final String PID = "io.rvt.driver.sim";
+    /** The fabric both HCAs attach to. */
+    static final String FABRIC = "rvt";
+
+    @Override
+    public DriverKind driver() {
+        return DriverKind.SIM;
+    }
+
+    @Override
+    public String bundle() {
+        return "driver-sim";
+    }
+
+    @Override
+    public String factoryPid() {
+        return PID;
+    }
+
+    @Override
+    public List<Map<String, Object>> properties(boolean spin) {
+        return List.of(properties(options, "sim0", spin), properties(options, "sim1", spin));
+    }
+
+    @Override
+    public String network() {
+        return " on fabric '" + FABRIC + "' (" + options.describe() + ")";
+    }
+
+    /**
+     * @param options the fabric options
+     * @param name the HCA's name
+     * @param spin whether the network thread busy-spins when idle (a measuring command: every message waits for
+     *             that thread, and a parked thread wakes up to a millisecond late) or backs off (an idle shell)
+     * @return the configuration of one HCA of driver-sim's factory PID with the fabric options
+     */
+    static Map<String, Object> properties(FabricOptions options, String name, boolean spin) {
+        Map<String, Object> p = new HashMap<>();
+        p.put("name", name);
+        p.put("fabric", FABRIC);
+        p.put("ports", 1);
+        p.put("mtu", 4096);
+        // a deterministic fabric runs everything on its own event loop thread; real time shares one thread
+        p.put("threading", options.deterministic() ? "dedicated" : "shared");
+        p.put("idle", spin ? "spin" : "backoff");
+        p.put("deterministic", options.deterministic());
+        p.put("seed", options.seed());
+        p.put("loss", options.loss());
+        p.put("duplication", options.duplication());
+        p.put("reorder", options.reorder());
+        return p;
+    }
+}

@@ -1,0 +1,71 @@
+package io.rvt.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** {@code --driver jni}'s options, its refusals, and the configuration of its two HCAs. */
+class JniOptionsTest {
+    private final CommandLine cli = new CommandLine();
+
+    @Test
+    void shouldRefuseSimulatedFabricOptionsWithOneLineWhenDriverIsJni() {
+        for (String[] fabric : List.of(new String[] {"--loss", "0.1"}, new String[] {"--dup", "0.1"},
+                new String[] {"--reorder", "0.1"}, new String[] {"--seed", "7"}, new String[] {"--deterministic"})) {
+            String[] args = new String[fabric.length + 3];
+            args[0] = "pingpong";
+            args[1] = "--driver";
+            args[2] = "jni";
+            System.arraycopy(fabric, 0, args, 3, fabric.length);
+            cli.assertUsage("option " + fabric[0] + " applies to the simulated fabric, not to --driver jni", args);
+        }
+        assertThat(cli.out()).isEmpty();
+    }
+
+    @Test
+    void shouldRefuseJniOptionsAndBadValuesWithOneLine() {
+        cli.assertUsage("option --address applies to --driver jni", "devices", "--address", "127.0.0.1");
+        cli.assertUsage("option --udp-port applies to --driver jni", "devices", "--udp-port", "5000");
+        cli.assertUsage("option --address: 127.0.0.1 and ::1 are not of one IP family", "--driver", "jni",
+                "--address", "127.0.0.1,::1");
+        cli.assertUsage("option --address: '1.2.3.4,5.6.7.8,::1' names 3 addresses", "--driver", "jni",
+                "--address", "1.2.3.4,5.6.7.8,::1");
+        cli.assertUsage("option --address: '' is not an IP address", "--driver", "jni", "--address", ",::1");
+        cli.assertUsage("option --udp-port: 65535 is not a UDP port for two HCAs", "--driver", "jni",
+                "--udp-port", "65535");
+        cli.assertUsage("option --driver: unknown driver 'rxe' (sim or jni)", "--driver", "rxe");
+    }
+
+    @Test
+    void shouldQuoteTheCauseWhenNativeLibraryIsNotAvailable() {
+        assertThatThrownBy(() -> JniSetup.requireNativeLibrary(false,
+                new UnsatisfiedLinkError("no librvtjni.so for linux-aarch64")))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("--driver jni: driver-jni's native library is not available: no librvtjni.so for "
+                        + "linux-aarch64");
+        JniSetup.requireNativeLibrary(true, null);
+    }
+
+    @Test
+    void shouldGiveEachHcaTheOtherAsPeerOnConsecutivePortsWhenUdpPortIsGiven() {
+        JniSetup setup = JniSetup.of(JniSetup.parseAddresses("127.0.0.1,127.0.0.2"), 6000);
+        assertThat(setup.udpPorts()).containsExactly(6000, 6001);
+        Map<String, Object> p0 = setup.properties(0);
+        assertThat(p0).containsEntry("name", "roce0").containsEntry("address", "127.0.0.1")
+                .containsEntry("udp.port", 6000).containsEntry("mtu", 4096);
+        assertThat((String[]) p0.get("peers")).containsExactly("127.0.0.2=6001");
+        assertThat((String[]) setup.properties(1).get("peers")).containsExactly("127.0.0.1=6000");
+        assertThat(setup.describe()).isEqualTo("RoCEv2 over UDP on 127.0.0.1 port 6000 and 127.0.0.2 port 6001");
+    }
+
+    @Test
+    void shouldPickTwoDifferentFreePortsWhenNoUdpPortIsGiven() {
+        JniSetup setup = JniSetup.of(JniSetup.parseAddresses("::1"), 0);
+        assertThat(setup.addresses()).containsExactly("::1", "::1");
+        assertThat(setup.udpPorts().get(0)).isPositive().isNotEqualTo(setup.udpPorts().get(1));
+        assertThat(setup.describe()).startsWith("RoCEv2 over UDP on ::1, ports ");
+    }
+}

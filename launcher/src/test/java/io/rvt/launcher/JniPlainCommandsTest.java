@@ -1,0 +1,44 @@
+package io.rvt.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The commands with {@code --driver jni --no-osgi}: two {@code JniDriver}s built and registered by hand. */
+class JniPlainCommandsTest extends JniCommandsTest {
+    @Override
+    List<String> hostOptions() {
+        return List.of("--no-osgi");
+    }
+
+    @Override
+    String hostDescription() {
+        return "driver-jni (RoCEv2 over UDP on 127.0.0.1";
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldShowTheDriversDropCountersWhenStatRuns() {
+        assertThat(run("stat", "-n", "10")).isZero();
+        assertThat(cli.counter("roce0.icrc_errors")).isZero();
+        assertThat(cli.counter("roce1.malformed")).isZero();
+        assertThat(cli.counter("roce1.send_errors")).isZero();
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldPingPongOverIpv6WhenAddressIsIpv6Loopback() {
+        assertThat(run("pingpong", "--address", "::1", "--transport", "ud", "-n", "30", "-s", "512")).isZero();
+        assertThat(cli.out()).contains("30 iters in", "UD; every message checked",
+                "GID 0000:0000:0000:0000:0000:0000:0000:0001 (rvt_roce0", "RoCEv2 over UDP on ::1, ports ");
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldFailWithOneLineNamingTheAddressWhenItIsNotOnThisHost() {
+        assertThat(run("devices", "--address", "192.0.2.1")).isEqualTo(Main.EXIT_FAILURE);
+        assertThat(cli.err()).startsWith("rvt: ").contains("192.0.2.1").doesNotContain("Exception").hasLineCount(1);
+    }
+}
