@@ -515,6 +515,8 @@ public final class RvtQp implements DriverQp {
 
     /** Completes every posted receive WQE of the own queue with WR_FLUSH_ERR (step 9 of rvt_error_qp). */
     private void flushRecvQueue() {
+        // Both locks, in RvtRq's order: no post between the last take and the end of the flush (see postRecv).
+        rq.producerLock().lock();
         rq.consumerLock().lock();
         try {
             while (rq.take(rwqeScratch)) {
@@ -524,6 +526,7 @@ public final class RvtQp implements DriverQp {
             }
         } finally {
             rq.consumerLock().unlock();
+            rq.producerLock().unlock();
         }
     }
 
@@ -1313,7 +1316,6 @@ public final class RvtQp implements DriverQp {
             throw new WorkRequestException(Errno.ENODEV, 0, "postRecv: device " + dev.name() + " was removed");
         }
         QpState s = state;
-        boolean flush = s.can(Ops.FLUSH_RECV) && srq == null;
         if (!s.can(Ops.POST_RECV_OK) || rq == null) {
             throw new WorkRequestException(Errno.EINVAL, 0, "postRecv: QP 0x" + Integer.toHexString(qpNum)
                     + (rq == null ? " receives through an SRQ" : " is in state " + s + ", which does not accept"
@@ -1331,7 +1333,10 @@ public final class RvtQp implements DriverQp {
                     throw new WorkRequestException(Errno.ENOMEM, n, "receive queue is full ("
                             + (rq.size() - 1) + " WQEs outstanding)");
                 }
-                if (flush) {
+                // The state read again under the producer lock, which flushRecvQueue also holds: a receive posted
+                // while another thread moves the QP to ERR is either queued before the flush (which completes it) or
+                // sees ERR and completes here. rdmavt reads the state once, before the loop, and can leave one behind.
+                if (state.can(Ops.FLUSH_RECV) && srq == null) {
                     postRecvWc.clear().wrId(w.wrId()).status(WcStatus.WR_FLUSH_ERR).opcode(WcOpcode.RECV)
                             .qpNum(qpNum);
                     recvCq.enter(postRecvWc, true);

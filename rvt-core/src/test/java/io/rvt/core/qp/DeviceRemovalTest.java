@@ -24,6 +24,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
@@ -144,5 +145,42 @@ class DeviceRemovalTest {
         List<WorkCompletion> sends = QpEnv.poll(env.scq);
         assertThat(wcs(sends)).isEqualTo("1:WR_FLUSH_ERR 2:WR_FLUSH_ERR");
         assertThat(sends).extracting(WorkCompletion::status).containsOnly(WcStatus.WR_FLUSH_ERR);
+    }
+
+    /**
+     * A receive posted by one thread while another moves the QP to ERR (here: the device goes away) either goes into
+     * the queue before the flush, which completes it, or sees ERR and is completed at once: none is left behind.
+     */
+    @Test
+    void shouldCompleteEveryReceivePostedWhileTheDeviceIsRemoved() throws Exception {
+        for (int round = 0; round < 1000; round++) { // the race is narrow: many rounds
+            QpEnv env = new QpEnv(new TestDriver().params(LoopbackTestDriver.loopbackParams(1).build()));
+            RvtQp qp = env.create(QpType.RC, 16, 256, 1); // flushed receives fit the 1024-entry CQ
+            env.up(qp, qp.qpNum());
+            AtomicLong posted = new AtomicLong();
+            Thread poster = new Thread(() -> {
+                RecvWorkRequest wr = new RecvWorkRequest(0);
+                while (qp.state() != QpState.ERR) { // past ERR each post completes at once: the CQ would overflow
+                    try {
+                        qp.postRecv(wr.wrId(posted.get()));
+                        posted.incrementAndGet();
+                    } catch (WorkRequestException e) {
+                        if (e.errno() == Errno.ENODEV) {
+                            return;
+                        } // ENOMEM: the queue is full, try again
+                    }
+                }
+            }, "poster");
+            poster.start();
+            while (posted.get() == 0) {
+                Thread.onSpinWait();
+            }
+            env.dev.unregister();
+            poster.join();
+
+            assertThat(QpEnv.poll(env.rcq)).as("round %d: completions of the %d receives posted", round, posted.get())
+                    .hasSize((int) posted.get()).extracting(WorkCompletion::status)
+                    .containsOnly(WcStatus.WR_FLUSH_ERR);
+        }
     }
 }
