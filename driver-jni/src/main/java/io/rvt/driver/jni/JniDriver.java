@@ -29,13 +29,16 @@ import io.rvt.transport.header.PacketHeaders;
 import io.rvt.transport.header.RejectReason;
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.lang.ref.WeakReference;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
@@ -113,7 +116,16 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
     private final ConcurrentHashMap<Gid, Peer> peers = new ConcurrentHashMap<>();
     /** Every destination resolved so far (configured or default port), so that the send path allocates nothing. */
     private final ConcurrentHashMap<Gid, Peer> resolved = new ConcurrentHashMap<>();
-    private final ThreadLocal<TxScratch> txScratch;
+    /**
+     * Each posting thread's scratch, weakly: the thread's map then holds only a JDK object, so a thread that outlives
+     * the driver (an application thread under OSGi, across an update of this bundle) keeps neither the driver nor its
+     * class loader. A plain {@code ThreadLocal} for the same reason (a subclass or a supplier would be this loader's).
+     */
+    private final ThreadLocal<WeakReference<TxScratch>> txScratch = new ThreadLocal<>();
+    /** What keeps each posting thread's scratch alive: until that thread ends or the driver is garbage. */
+    private final Map<Thread, TxScratch> txScratchByThread = Collections.synchronizedMap(new WeakHashMap<>());
+    private final int txBatch;
+    private final int txSlotSize;
     private volatile McastJoin[][] joins;
     /** Every socket opened, to close them all (also when building fails half-way). */
     private final List<Datagrams> openSockets = new ArrayList<>();
@@ -157,7 +169,8 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
                 .psnMask(0xFFFFFF).psnShift(8).psnModifyMask(0xFFFFFF).maxRdmaAtomic(16).numCompVectors(1)
                 .build();
         int slotSize = slotSize(mtu);
-        this.txScratch = ThreadLocal.withInitial(() -> new TxScratch(b.batch, slotSize));
+        this.txBatch = b.batch;
+        this.txSlotSize = slotSize;
         this.ports = new PortEngine[nports];
         this.joins = new McastJoin[nports][0];
         try {
@@ -488,10 +501,22 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
             return;
         }
         if (s.request()) {
-            TxScratch sc = txScratch.get();
+            TxScratch sc = txScratch();
             drain(s, sc, p);
             flush(sc);
         }
+    }
+
+    /** @return the calling thread's scratch, made on its first post (no allocation afterwards) */
+    private TxScratch txScratch() {
+        WeakReference<TxScratch> ref = txScratch.get();
+        TxScratch sc = ref != null ? ref.get() : null;
+        if (sc == null) {
+            sc = new TxScratch(txBatch, txSlotSize);
+            txScratchByThread.put(Thread.currentThread(), sc);
+            txScratch.set(new WeakReference<>(sc));
+        }
+        return sc;
     }
 
     /** Runs the QP's send engine until it has nothing to send and no request came in meanwhile. */
