@@ -11,6 +11,7 @@ import java.util.ServiceLoader;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleException;
@@ -39,8 +40,14 @@ final class Felix implements AutoCloseable {
     static final List<String> RVT_BUNDLES = List.of("io.rvt.api", "io.rvt.core", "io.rvt.transport",
             "io.rvt.driver.sim", "io.rvt.it.app");
     static final String DRIVER_SIM = "io.rvt.driver.sim";
+    /** driver-jni's jar: copied with the others but installed only by the tests that want it. */
+    static final String DRIVER_JNI_JAR = "driver-jni";
+    static final String DRIVER_JNI = "io.rvt.driver.jni";
     static final String DEVICE = "io.rvt.api.Device";
     static final String DRIVER = "io.rvt.api.spi.RvtDriver";
+
+    /** Launches so far in this JVM: each framework gets a cache directory of its own. */
+    private static final AtomicInteger LAUNCHES = new AtomicInteger();
 
     private final Framework framework;
 
@@ -51,7 +58,10 @@ final class Felix implements AutoCloseable {
      */
     Felix() throws Exception {
         Map<String, String> config = new HashMap<>();
-        config.put(Constants.FRAMEWORK_STORAGE, System.getProperty("rvt.it.felix.cache", "target/felix-cache"));
+        // A directory per launch: Felix extracts a bundle's native library to a path made of the bundle id and
+        // revision, and the JVM refuses a library path still loaded by a class loader of an earlier framework.
+        config.put(Constants.FRAMEWORK_STORAGE, Path.of(System.getProperty("rvt.it.felix.cache", "target/felix-cache"),
+                Integer.toString(LAUNCHES.incrementAndGet())).toString());
         config.put(Constants.FRAMEWORK_STORAGE_CLEAN, Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT);
         config.put(Constants.FRAMEWORK_SYSTEMPACKAGES_EXTRA,
                 "org.osgi.service.cm;version=1.6.0,org.osgi.service.metatype;version=1.4.0");

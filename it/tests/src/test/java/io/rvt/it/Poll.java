@@ -1,5 +1,6 @@
 package io.rvt.it;
 
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 
 /** Waits for a condition by polling it until a deadline: the tests' only way to wait (never a bare sleep). */
@@ -49,5 +50,19 @@ final class Poll {
             Thread.onSpinWait();
             Thread.yield(); // 2 cores: let the framework's and the fabric's threads run
         }
+    }
+
+    /**
+     * Waits until the garbage collector has cleared a weak reference, asking for a collection at each poll.
+     *
+     * @param what what the reference points to, for the failure message
+     * @param ref  the reference
+     * @throws AssertionError if it is still set at the deadline (something keeps the object reachable)
+     */
+    static void untilCollected(String what, WeakReference<?> ref) throws Exception {
+        until(what + " was collected", () -> {
+            System.gc();
+            return ref.get() == null;
+        });
     }
 }

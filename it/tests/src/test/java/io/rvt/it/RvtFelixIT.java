@@ -10,21 +10,16 @@ import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Function;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import java.util.logging.SimpleFormatter;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleException;
 import org.osgi.framework.ServiceReference;
-import org.osgi.framework.wiring.BundleWiring;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.metatype.MetaTypeInformation;
 import org.osgi.service.metatype.MetaTypeService;
@@ -35,22 +30,13 @@ import org.osgi.service.metatype.ObjectClassDefinition;
  * configurations, RC traffic from an application bundle, driver departure in the middle of traffic, leaks over many
  * cycles, a third party's driver, and what must be refused. Each test launches its own framework and stops it.
  */
-class RvtFelixIT {
+class RvtFelixIT extends FelixTest {
     private static final String SIM_FACTORY_PID = "io.rvt.driver.sim";
     private static final String FABRIC = "it";
 
-    private Felix felix;
-
-    @BeforeEach
-    void launch() throws Exception {
-        felix = new Felix();
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        felix.close();
-        Poll.until("no driver-sim thread after the framework stopped", () -> Threads.driverSim().isEmpty(),
-                Threads::driverSim);
+    @Override
+    List<String> driverThreads() {
+        return Threads.driverSim();
     }
 
     // ------------------------------------------------------------------ helpers
@@ -63,25 +49,6 @@ class RvtFelixIT {
         props.put("fabric", FABRIC);
         c.update(props);
         return c;
-    }
-
-    @SuppressWarnings("unchecked")
-    private Function<String, String> appFunction(String name) throws Exception {
-        return felix.service(Function.class, "(rvt.it.function=" + name + ")");
-    }
-
-    @SuppressWarnings("unchecked")
-    private Map<String, Object> backgroundReport() throws Exception {
-        return (Map<String, Object>) felix.service(Callable.class, "(rvt.it.function=background-report)").call();
-    }
-
-    @SuppressWarnings("unchecked")
-    private static long count(Map<String, Object> report, String status) {
-        return ((Map<String, Long>) report.getOrDefault("statuses", Map.of())).getOrDefault(status, 0L);
-    }
-
-    private String rcTraffic(String from, String to, int messages) throws Exception {
-        return appFunction("rc-traffic").apply(from + " " + to + " " + messages);
     }
 
     // ------------------------------------------------------------------ bundles and devices
@@ -133,7 +100,7 @@ class RvtFelixIT {
         hca("hca-b");
         felix.awaitDevices("hca-a", "hca-b");
 
-        assertThat(rcTraffic("hca-a", "hca-b", 200)).startsWith("passed: 200 RC messages").contains("data checked");
+        assertThat(app.rcTraffic("hca-a", "hca-b", 200)).startsWith("passed: 200 RC messages").contains("data checked");
     }
 
     @Test
@@ -155,47 +122,17 @@ class RvtFelixIT {
 
     // ------------------------------------------------------------------ the driver goes away mid-traffic
 
-    /**
-     * Starts background traffic between two HCAs, lets {@code disrupt} take driver-sim away, and checks what the
-     * application saw.
-     *
-     * @return a weak reference to the class loader of the driver-sim revision that served the traffic
-     */
-    @SuppressWarnings("unchecked")
-    private WeakReference<ClassLoader> assertTheAppSeesRemovalMidTraffic(DriverSimDisruption disrupt) throws Exception {
+    /** Starts traffic between two HCAs, lets {@code disrupt} take driver-sim away, checks what the app saw. */
+    private WeakReference<ClassLoader> assertTheAppSeesRemovalMidTraffic(App.Disruption disrupt) throws Exception {
         hca("hca-a");
         hca("hca-b");
         felix.awaitDevices("hca-a", "hca-b");
-        Bundle sim = felix.bundle(Felix.DRIVER_SIM);
-        WeakReference<ClassLoader> loader = new WeakReference<>(sim.adapt(BundleWiring.class).getClassLoader());
-
-        assertThat(appFunction("start-background").apply("hca-a hca-b")).startsWith("started");
-        Poll.until("traffic flowing", () -> count(backgroundReport(), "SUCCESS") >= 200, this::backgroundReport);
-
-        disrupt.apply(sim);
-
-        Poll.until("the application saw the end of its traffic",
-                () -> backgroundReport().get("running") == Boolean.FALSE, this::backgroundReport);
-        Map<String, Object> report = backgroundReport();
-        assertThat(report).as("report").doesNotContainKey("failure");
-        assertThat((List<?>) report.get("events")).as("async events")
-                .anyMatch(e -> e.toString().startsWith("DEVICE_REMOVAL rvt_hca-a"))
-                .anyMatch(e -> e.toString().startsWith("DEVICE_REMOVAL rvt_hca-b"));
-        assertThat(count(report, "WR_FLUSH_ERR")).as("flushed completions").isPositive();
-        assertThat(((Map<String, ?>) report.get("statuses")).keySet()).as("completion statuses")
-                .isSubsetOf("SUCCESS", "WR_FLUSH_ERR");
-        return loader;
-    }
-
-    /** Takes driver-sim away (and perhaps brings it back). */
-    @FunctionalInterface
-    private interface DriverSimDisruption {
-        void apply(Bundle sim) throws Exception;
+        return app.assertRemovalSeenMidTraffic(felix.bundle(Felix.DRIVER_SIM), "hca-a", "hca-b", disrupt);
     }
 
     private void assertDevicesWorkAgain() throws Exception {
         felix.awaitDevices("hca-a", "hca-b");
-        assertThat(rcTraffic("hca-a", "hca-b", 50)).startsWith("passed");
+        assertThat(app.rcTraffic("hca-a", "hca-b", 50)).startsWith("passed");
     }
 
     @Test
@@ -218,10 +155,7 @@ class RvtFelixIT {
         assertDevicesWorkAgain();
         assertThat(Threads.driverSim()).as("driver-sim threads: the new revision's only").isEqualTo(driverThreads);
 
-        Poll.until("the old revision's class loader was collected", () -> {
-            System.gc();
-            return oldRevision.get() == null;
-        });
+        Poll.untilCollected("the old revision's class loader", oldRevision);
     }
 
     @Test
@@ -234,7 +168,7 @@ class RvtFelixIT {
         long heapAfterFirstCycle = 0;
         for (int cycle = 1; cycle <= 20; cycle++) {
             felix.awaitDevices("hca-a", "hca-b");
-            assertThat(rcTraffic("hca-a", "hca-b", 10)).as("cycle " + cycle).startsWith("passed");
+            assertThat(app.rcTraffic("hca-a", "hca-b", 10)).as("cycle " + cycle).startsWith("passed");
             for (ServiceReference<?> ref : felix.references(Felix.DRIVER, "(rvt.sim.fabric=" + FABRIC + ")")) {
                 stoppedDrivers.add(new WeakReference<>(felix.context().getService(ref)));
                 felix.context().ungetService(ref);
@@ -250,7 +184,7 @@ class RvtFelixIT {
             sim.start();
         }
         felix.awaitDevices("hca-a", "hca-b");
-        assertThat(rcTraffic("hca-a", "hca-b", 10)).startsWith("passed");
+        assertThat(app.rcTraffic("hca-a", "hca-b", 10)).startsWith("passed");
 
         assertThat(Threads.profile()).as("threads by kind, after 20 cycles vs after the first")
                 .isEqualTo(threadsAfterFirstCycle);
@@ -278,7 +212,7 @@ class RvtFelixIT {
         ServiceReference<?> device = felix.references(Felix.DEVICE, "(rvt.driver=loopback)").get(0);
         assertThat(device.getProperty("rvt.ports")).isEqualTo(1);
 
-        assertThat(rcTraffic("loopback", "loopback", 200)).startsWith("passed: 200 RC messages");
+        assertThat(app.rcTraffic("loopback", "loopback", 200)).startsWith("passed: 200 RC messages");
 
         loopback.uninstall();
         felix.awaitDevices();

@@ -8,6 +8,8 @@ import java.util.function.Predicate;
 final class Threads {
     /** driver-sim names every thread it starts so (fabric, send engines, shared agents). */
     static final String DRIVER_SIM_PREFIX = "rvt-sim-";
+    /** driver-jni names its only threads, one engine per port, {@code rvt-jni-<device>-port<n>}. */
+    static final String DRIVER_JNI_PREFIX = "rvt-jni-";
 
     private Threads() {
     }
@@ -21,6 +23,11 @@ final class Threads {
     /** @return live driver-sim threads */
     static List<String> driverSim() {
         return named(n -> n.startsWith(DRIVER_SIM_PREFIX));
+    }
+
+    /** @return live driver-jni threads */
+    static List<String> driverJni() {
+        return named(n -> n.startsWith(DRIVER_JNI_PREFIX));
     }
 
     /**

@@ -15,7 +15,8 @@ import io.rvt.api.QueuePair;
 import java.nio.ByteBuffer;
 
 /**
- * One end of an RC connection: a PD, a send and a receive CQ, an RC QP on port 1 and one registered buffer.
+ * One end of an RC connection: a PD, a send and a receive CQ, an RC QP on port 1 and one registered buffer. A port
+ * without a LID (RoCE: driver-jni) is reached through a GRH with the peer's GID 0; other ports by LID.
  */
 public final class RcEndpoint {
     private static final int ACCESS = AccessFlag.mask(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE);
@@ -67,7 +68,11 @@ public final class RcEndpoint {
                 QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
         QpAttr rtr = new QpAttr().qpState(QpState.RTR).pathMtu(device.queryPort(1, new PortAttr()).activeMtu())
                 .destQpNum(peer.qp.qpNum()).rqPsn(0).maxDestRdAtomic(1).minRnrTimer(12);
-        rtr.ahAttr().dlid(peer.lid()).portNum(1);
+        int dlid = peer.lid();
+        rtr.ahAttr().dlid(dlid).portNum(1);
+        if (dlid == 0) { // RoCE has no LIDs: the GID (an IP address) is the only way to the peer
+            rtr.ahAttr().dgid(peer.device.queryGid(1, 0)).sgidIndex(0).hopLimit(64);
+        }
         qp.modifyQp(rtr, QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
                 QpAttrMask.RQ_PSN, QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER));
         qp.modifyQp(new QpAttr().qpState(QpState.RTS).timeout(14).retryCnt(7).rnrRetry(7).sqPsn(0).maxRdAtomic(1),
