@@ -76,6 +76,9 @@ public final class JniDriverComponent extends JniDriver {
             throw new IllegalArgumentException("mtu must be 256, 512, 1024, 2048 or 4096, got " + c.mtu(), e);
         }
         for (String entry : c.peers()) {
+            if (entry.isBlank()) {
+                continue; // a console's empty list comes as [""]
+            }
             int eq = entry.lastIndexOf('=');
             if (eq <= 0 || eq == entry.length() - 1) {
                 throw new IllegalArgumentException("peers entry must be gid-or-ip=udpport, got '" + entry + "'");

@@ -32,7 +32,7 @@ class JniDriverComponentTest {
         v.put("address", "127.0.0.1");
         v.put("udp_port", 0);
         v.put("mtu", 1024);
-        v.put("peers", new String[] {"10.0.0.2=4792", "::ffff:10.0.0.3 = 4793"});
+        v.put("peers", new String[] {"10.0.0.2=4792", "", "::ffff:10.0.0.3 = 4793"}); // "": a console's empty list
         JniDriverComponent c = new JniDriverComponent(config(v));
         Device dev = RvtDevice.register(c);
         try {
