@@ -62,6 +62,13 @@ public class SimBenchmark {
     private static final AtomicInteger FABRICS = new AtomicInteger();
     /** Messages per window of {@link #sendRate}. */
     static final int WINDOW = 64;
+    /** SENDs in flight in {@link #sendStream}. */
+    static final int STREAM_DEPTH = 64;
+    /** Messages per invocation of {@link #sendStream}. */
+    static final int STREAM_BATCH = 256;
+    /** SENDs posted and completed by {@link #sendStream} so far (it keeps its window across invocations). */
+    private long streamPosted;
+    private long streamCompleted;
     /** WRITEs in flight in {@link #rdmaWriteBw}. */
     static final int WRITE_WINDOW = 16;
 
@@ -199,6 +206,43 @@ public class SimBenchmark {
         }
         await(cqA, WINDOW);
         await(cqB, WINDOW);
+        return wc.wrId();
+    }
+
+    /**
+     * 64-byte SENDs the way perftest's {@code ib_send_bw} (and {@code rvt perf}) streams them: up to
+     * {@value #STREAM_DEPTH} in flight, each completion lets one more go, the receiver's receives posted again as they
+     * complete. Time per message. Much slower than {@link #sendRate} today (see the README): kept as the reproducer.
+     *
+     * @return a wr id
+     */
+    @Benchmark
+    @OperationsPerInvocation(STREAM_BATCH)
+    public long sendStream() {
+        if (streamPosted == 0) {
+            for (int i = 0; i < 512; i++) {
+                b.postRecv(recvB); // the receiver's queue, kept full from here on
+            }
+        }
+        for (int done = 0; done < STREAM_BATCH;) {
+            while (streamPosted - streamCompleted < STREAM_DEPTH) {
+                a.postSend(send64);
+                streamPosted++;
+            }
+            if (cqA.pollCq(wc)) {
+                if (wc.status() != WcStatus.SUCCESS) {
+                    throw new IllegalStateException("completion failed: " + wc);
+                }
+                streamCompleted++;
+                done++;
+            }
+            if (cqB.pollCq(wc)) {
+                if (wc.status() != WcStatus.SUCCESS) {
+                    throw new IllegalStateException("completion failed: " + wc);
+                }
+                b.postRecv(recvB);
+            }
+        }
         return wc.wrId();
     }
 
