@@ -23,19 +23,23 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define RVT_ABI_VERSION 2
+#define RVT_ABI_VERSION 3
 #define RVT_MAX_BATCH 64
+/* Segments per datagram: transport headers, up to four payload slices of registered memory, pad and ICRC. */
+#define RVT_TX_SEGS 6
+
+struct rvt_tx_seg {
+    uint64_t addr;
+    uint64_t len;
+};
 
 struct rvt_tx_desc {
-    uint64_t addr1;
-    uint32_t len1;
-    uint32_t len2;
-    uint64_t addr2;
     uint16_t port;
     uint8_t family;
-    uint8_t pad;
+    uint8_t nseg;
     uint32_t scope_id;
     uint8_t ip[16];
+    struct rvt_tx_seg seg[RVT_TX_SEGS];
 };
 
 struct rvt_rx_desc {
@@ -48,8 +52,9 @@ struct rvt_rx_desc {
     uint32_t pad2;
 };
 
-_Static_assert(sizeof(struct rvt_tx_desc) == 48, "tx descriptor layout");
-_Static_assert(offsetof(struct rvt_tx_desc, ip) == 32, "tx descriptor layout");
+_Static_assert(sizeof(struct rvt_tx_desc) == 120, "tx descriptor layout");
+_Static_assert(offsetof(struct rvt_tx_desc, ip) == 8, "tx descriptor layout");
+_Static_assert(offsetof(struct rvt_tx_desc, seg) == 24, "tx descriptor layout");
 _Static_assert(sizeof(struct rvt_rx_desc) == 32, "rx descriptor layout");
 _Static_assert(offsetof(struct rvt_rx_desc, ip) == 12, "rx descriptor layout");
 
@@ -72,6 +77,7 @@ static jint JNICALL rvt_abi_size(JNIEnv *env, jclass cls, jint what)
     case 1: return (jint) sizeof(struct rvt_rx_desc);
     case 2: return RVT_MAX_BATCH;
     case 3: return (jint) sizeof(struct sockaddr_in6);
+    case 4: return RVT_TX_SEGS;
     default: return -EINVAL;
     }
 }
@@ -197,8 +203,8 @@ static socklen_t to_sockaddr(const struct rvt_tx_desc *d, struct sockaddr_storag
 }
 
 /*
- * Sends descriptors [first, first + count) of the array at desc with sendmmsg, each datagram gathered from one or
- * two segments (header and payload). Returns how many were sent from first on (the kernel stops at the first one
+ * Sends descriptors [first, first + count) of the array at desc with sendmmsg, each datagram gathered from its
+ * segments (1 to RVT_TX_SEGS; a count out of range sends the first segment only). Returns how many were sent from first on (the kernel stops at the first one
  * that fails; the caller drops it and calls again for the rest), or -errno if it was the very first.
  */
 static jint JNICALL rvt_send_batch(JNIEnv *env, jclass cls, jint fd, jlong desc, jint first, jint count)
@@ -213,18 +219,22 @@ static jint JNICALL rvt_send_batch(JNIEnv *env, jclass cls, jint fd, jlong desc,
     }
     struct rvt_tx_desc *d = (struct rvt_tx_desc *) (uintptr_t) desc + first;
     struct mmsghdr msgs[RVT_MAX_BATCH];
-    struct iovec iov[RVT_MAX_BATCH][2];
+    struct iovec iov[RVT_MAX_BATCH][RVT_TX_SEGS];
     struct sockaddr_storage addrs[RVT_MAX_BATCH];
     for (int i = 0; i < count; i++) {
-        iov[i][0].iov_base = (void *) (uintptr_t) d[i].addr1;
-        iov[i][0].iov_len = d[i].len1;
-        iov[i][1].iov_base = (void *) (uintptr_t) d[i].addr2;
-        iov[i][1].iov_len = d[i].len2;
+        int n = d[i].nseg;
+        if (n < 1 || n > RVT_TX_SEGS) {
+            n = 1;
+        }
+        for (int k = 0; k < n; k++) {
+            iov[i][k].iov_base = (void *) (uintptr_t) d[i].seg[k].addr;
+            iov[i][k].iov_len = (size_t) d[i].seg[k].len;
+        }
         memset(&msgs[i], 0, sizeof msgs[i]);
         msgs[i].msg_hdr.msg_name = &addrs[i];
         msgs[i].msg_hdr.msg_namelen = to_sockaddr(&d[i], &addrs[i]);
         msgs[i].msg_hdr.msg_iov = iov[i];
-        msgs[i].msg_hdr.msg_iovlen = d[i].len2 > 0 ? 2 : 1;
+        msgs[i].msg_hdr.msg_iovlen = (size_t) n;
     }
     int r;
     do {

@@ -5,6 +5,7 @@ import io.rvt.api.PortCounter;
 import io.rvt.api.QpType;
 import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.DriverQp;
+import io.rvt.api.spi.Sge;
 import io.rvt.api.spi.SgeState;
 import io.rvt.transport.header.BthDescriptor;
 import io.rvt.transport.header.LrhDescriptor;
@@ -45,7 +46,55 @@ public final class Packets {
         if (length > 0) {
             src.copyOut(buf, index, length, false);
         }
-        int end = index + length;
+        return pad(buf, index + length, length);
+    }
+
+    /**
+     * {@link #writePayload}'s sibling for packets whose payload stays untouched until it is on the wire: when
+     * {@code tx} asks for payload by reference ({@link TxInfo#payloadByReference}), advances the cursor over
+     * {@code length} bytes and records them as slices of the regions' direct buffers in {@code tx}, writing only the
+     * pad, at {@code index}. Falls back to the copy (of what was recorded, then the rest) on a heap-buffer region or
+     * when the slices run out.
+     *
+     * @param buf the packet buffer
+     * @param index where the payload would start
+     * @param src the cursor over the WQE's (or the responder's) scatter list
+     * @param length payload bytes
+     * @param tx the packet's info, which holds the slices
+     * @return the index after payload and pad as if the payload had been copied (so the packet's length is the same
+     *         in both modes)
+     */
+    public static int referencePayload(ByteBuffer buf, int index, SgeState src, int length, TxInfo tx) {
+        if (!tx.wantsReference(length)) {
+            return writePayload(buf, index, src, length);
+        }
+        int left = length;
+        while (left > 0) {
+            Sge s = src.sge();
+            int n = s.lengthFor(left);
+            if (n <= 0) {
+                throw new IllegalStateException("reference to " + left + " bytes overruns the gather list");
+            }
+            ByteBuffer mem = s.mr().memory();
+            if (!mem.isDirect() || !tx.addSegment(mem, s.offset(), n)) {
+                // Copy after all: what was recorded goes into the buffer first, then the rest from the cursor.
+                int at = index;
+                for (int i = 0; i < tx.segments(); i++) {
+                    buf.put(at, tx.segmentBuffer(i), tx.segmentOffset(i), tx.segmentLength(i));
+                    at += tx.segmentLength(i);
+                }
+                tx.clearSegments();
+                src.copyOut(buf, at, left, false);
+                return pad(buf, index + length, length);
+            }
+            src.updateSge(n, false);
+            left -= n;
+        }
+        pad(buf, index, length);
+        return index + length + padCount(length);
+    }
+
+    private static int pad(ByteBuffer buf, int end, int length) {
         for (int pad = padCount(length); pad > 0; pad--) {
             buf.put(end++, (byte) 0);
         }

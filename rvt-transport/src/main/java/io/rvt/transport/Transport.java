@@ -159,10 +159,12 @@ public final class Transport {
      * @param offset where the BTH goes
      * @param out filled with the destination and sizes when a packet was written
      * @return the transport bytes written (BTH, extension headers, payload, pad), or 0 if there is nothing to send
-     *         now
+     *         now; with {@link TxInfo#isPayloadByReference()} the packet's length, of which only headers and pad are
+     *         in {@code buf}
      */
     public int makePacket(DriverQp qp, ByteBuffer buf, int offset, TxInfo out) {
         QpProtocolState st = stateOf(qp);
+        out.clearSegments(); // packets without payload leave it untouched
         if (st instanceof RcState) {
             return rc.makePacket(qp, (RcState) st, buf, offset, out);
         }

@@ -1,6 +1,7 @@
 package io.rvt.transport;
 
 import io.rvt.api.AhAttr;
+import java.nio.ByteBuffer;
 
 /**
  * Where the packet that {@link Transport#makePacket} just wrote goes, and what a driver needs to put the link-level
@@ -9,6 +10,15 @@ import io.rvt.api.AhAttr;
  * <p>Mutable and reused: a driver keeps one per send loop; every successful {@code makePacket} overwrites every
  * field. The route is a copy ({@link #ah()}), taken under the QP's {@code sendLock}, so it stays valid after the WQE
  * it came from has been completed and its slot reused by a poster.
+ *
+ * <h2>Payload by reference</h2>
+ * A driver that can gather a datagram from several buffers asks for it once with {@link #payloadByReference}. Then,
+ * where the payload stays untouched until the packet is on the wire (RC requests and RDMA READ responses, which
+ * complete only on an ACK, and UC packets before a message's last), an engine writes only the headers and records
+ * the payload as up to {@code maxSegments} slices of the regions' direct buffers instead of copying it. The packet
+ * in the buffer is then the headers ({@link #headerLength()} bytes from the offset given to {@code makePacket})
+ * followed by the zero pad; the payload lies in the segments ({@link #isPayloadByReference()}). A heap-buffer region,
+ * more segments than allowed, or a payload shorter than the threshold keep the copy.
  */
 public final class TxInfo {
     private final AhAttr ah = new AhAttr();
@@ -22,6 +32,12 @@ public final class TxInfo {
     private int portNum;
     private boolean response;
     private boolean multicast;
+    private ByteBuffer[] segBuffers = new ByteBuffer[0];
+    private int[] segOffsets = new int[0];
+    private int[] segLengths = new int[0];
+    private int segments;
+    private int minReferenceLength;
+    private boolean byReference;
 
     /** Creates an empty instance. */
     public TxInfo() {
@@ -132,10 +148,113 @@ public final class TxInfo {
         return this;
     }
 
+    /**
+     * Asks the engines for payload by reference (see the class comment); set once, before the first packet.
+     *
+     * @param maxSegments the most payload slices the driver can gather per packet; 0 turns the mode off
+     * @param minLength the shortest payload worth referencing (below it a copy is cheaper than a gather)
+     * @return this
+     */
+    public TxInfo payloadByReference(int maxSegments, int minLength) {
+        if (maxSegments < 0 || minLength < 0) {
+            throw new IllegalArgumentException("maxSegments and minLength must be >= 0: " + maxSegments + ", "
+                    + minLength);
+        }
+        segBuffers = new ByteBuffer[maxSegments];
+        segOffsets = new int[maxSegments];
+        segLengths = new int[maxSegments];
+        minReferenceLength = Math.max(1, minLength);
+        clearSegments();
+        return this;
+    }
+
+    /** @return the most payload slices a packet may reference, 0 if the mode is off */
+    public int maxSegments() {
+        return segBuffers.length;
+    }
+
+    /**
+     * @return true if the last packet's payload was not copied into the packet buffer but recorded in
+     *         {@link #segments()}
+     */
+    public boolean isPayloadByReference() {
+        return byReference;
+    }
+
+    /** @return the transport headers' length (BTH and extension headers): where payload or pad starts */
+    public int headerLength() {
+        return length - payloadLength - Packets.padCount(payloadLength);
+    }
+
+    /** @return how many payload slices the last packet references (0 unless {@link #isPayloadByReference()}) */
+    public int segments() {
+        return segments;
+    }
+
+    /**
+     * @param i a slice, below {@link #segments()}
+     * @return its buffer: a region's direct memory (valid until the next {@code makePacket})
+     */
+    public ByteBuffer segmentBuffer(int i) {
+        return segBuffers[i];
+    }
+
+    /**
+     * @param i a slice, below {@link #segments()}
+     * @return the index of its first byte in {@link #segmentBuffer(int)}
+     */
+    public int segmentOffset(int i) {
+        return segOffsets[i];
+    }
+
+    /**
+     * @param i a slice, below {@link #segments()}
+     * @return its length in bytes
+     */
+    public int segmentLength(int i) {
+        return segLengths[i];
+    }
+
+    /** @return true if a payload of {@code length} bytes should be referenced rather than copied */
+    boolean wantsReference(int length) {
+        return segBuffers.length > 0 && length >= minReferenceLength;
+    }
+
+    /** Forgets the previous packet's slices (and their buffers, so that none is kept reachable). */
+    void clearSegments() {
+        for (int i = 0; i < segments; i++) {
+            segBuffers[i] = null;
+        }
+        segments = 0;
+        byReference = false;
+    }
+
+    /**
+     * Records the next slice, merged with the previous one when they are adjacent in the same buffer.
+     *
+     * @return false if no slot is left
+     */
+    boolean addSegment(ByteBuffer buf, int offset, int len) {
+        int last = segments - 1;
+        if (last >= 0 && segBuffers[last] == buf && segOffsets[last] + segLengths[last] == offset) {
+            segLengths[last] += len;
+            return true;
+        }
+        if (segments == segBuffers.length) {
+            return false;
+        }
+        segBuffers[segments] = buf;
+        segOffsets[segments] = offset;
+        segLengths[segments] = len;
+        segments++;
+        byReference = true;
+        return true;
+    }
+
     @Override
     public String toString() {
         return "TxInfo{qpn=0x" + Integer.toHexString(qpn) + ", destQpn=0x" + Integer.toHexString(destQpn)
                 + ", opcode=0x" + Integer.toHexString(opcode) + ", psn=" + psn + ", length=" + length + ", payload="
-                + payloadLength + ", " + ah + '}';
+                + payloadLength + (byReference ? " in " + segments + " segment(s)" : "") + ", " + ah + '}';
     }
 }

@@ -52,6 +52,9 @@ final class WireDriver extends TransportDriver {
     private final PacketHeaders hdr = new PacketHeaders();
     private final Icrc icrc = new Icrc();
     private volatile DriverDevice device;
+    /** Opcodes of packets whose payload the transport referenced, and of those with a copied payload. */
+    final Set<Integer> referencedOpcodes = new java.util.TreeSet<>();
+    final Set<Integer> copiedOpcodes = new java.util.TreeSet<>();
     /** Packets built by this driver, in order (for tests that look at the wire). */
     final ArrayDeque<byte[]> sentLog = new ArrayDeque<>();
     boolean logSent;
@@ -118,7 +121,17 @@ final class WireDriver extends TransportDriver {
         }
     }
 
+    /** Asks the transport for payload by reference (see {@link TxInfo#payloadByReference}). */
+    void payloadByReference(int maxSegments, int minLength) {
+        tx.payloadByReference(maxSegments, minLength);
+    }
+
     private void transmit(int transportBytes) {
+        if (tx.isPayloadByReference()) {
+            gatherPayload();
+        } else if (tx.payloadLength() > 0) {
+            copiedOpcodes.add(tx.opcode());
+        }
         boolean global = tx.needsGrh();
         int start = global ? 0 : GrhDescriptor.LENGTH;
         int length = BTH_OFFSET - start + transportBytes + Icrc.LENGTH;
@@ -137,6 +150,23 @@ final class WireDriver extends TransportDriver {
         }
         port().addCounter(PortCounter.TX_PACKETS, 1);
         fabric.send(this, tx.ah().dlid(), packet);
+    }
+
+    /** Puts a referenced payload where the copy would be, with the pad the transport wrote after the headers. */
+    private void gatherPayload() {
+        referencedOpcodes.add(tx.opcode());
+        int at = BTH_OFFSET + tx.headerLength();
+        byte[] pad = new byte[Packets.padCount(tx.payloadLength())];
+        txBuf.get(at, pad);
+        int total = 0;
+        for (int i = 0; i < tx.segments(); i++) {
+            txBuf.put(at + total, tx.segmentBuffer(i), tx.segmentOffset(i), tx.segmentLength(i));
+            total += tx.segmentLength(i);
+        }
+        if (total != tx.payloadLength() || tx.segments() > tx.maxSegments()) {
+            throw new AssertionError("segments hold " + total + " bytes in " + tx.segments() + ": " + tx);
+        }
+        txBuf.put(at + total, pad);
     }
 
     /** The receive path: parse, find the QP (or the multicast group), hand the packet to the transport. */

@@ -91,9 +91,15 @@ import java.util.function.UnaryOperator;
  * also receives (see {@link PortEngine}); a per-QP counter lets only one thread drain a QP at a time, and a drainer
  * hands its packets to the kernel before it lets go of the QP, so no later packet overtakes them. With
  * {@link Builder#ownThreads(boolean) ownThreads(false)} the caller runs the engines ({@link #doWork()}), e.g. one
- * thread for every HCA of a JVM, which suits a 2-core machine. Registered
- * memory reaches the socket through the transport's packet buffers (the transport copies the payload in, and the
- * ICRC reads every byte anyway); the native layer itself can gather a second segment from any direct buffer.
+ * thread for every HCA of a JVM, which suits a 2-core machine.
+ *
+ * <h2>Zero copy</h2>
+ * On the native wire the transport references a packet's payload in registered memory instead of copying it
+ * ({@link TxInfo#payloadByReference}): the datagram is gathered by {@code sendmmsg} from the transport headers in the
+ * batch slot, up to {@value TxBatch#MAX_PAYLOAD_SEGMENTS} slices of the regions' direct buffers, and the pad and ICRC
+ * in the slot; the ICRC reads the payload where it lies ({@link #zeroCopyPackets}). Payloads under 512 bytes,
+ * heap-buffer regions, more slices, packets that complete their WQE at once (UD, a UC message's last) and the JDK wire
+ * copy.
  *
  * <p>{@link #unregistering} (or {@link #close()}) stops the engine threads and closes the sockets.
  */
@@ -258,6 +264,15 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
      */
     public long icrcErrors(int portNum) {
         return port(portNum).icrcErrors;
+    }
+
+    /**
+     * @param portNum a port, 1-based
+     * @return packets sent from it whose payload went from registered memory to the socket without a Java copy
+     *         (native wire, direct-buffer regions, payloads of at least 512 bytes; see {@link TxInfo})
+     */
+    public long zeroCopyPackets(int portNum) {
+        return port(portNum).zeroCopyPackets.sum();
     }
 
     /**
@@ -512,7 +527,7 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
         WeakReference<TxScratch> ref = txScratch.get();
         TxScratch sc = ref != null ? ref.get() : null;
         if (sc == null) {
-            sc = new TxScratch(txBatch, txSlotSize);
+            sc = new TxScratch(txBatch, txSlotSize, wire == Wire.NATIVE);
             txScratchByThread.put(Thread.currentThread(), sc);
             txScratch.set(new WeakReference<>(sc));
         }
@@ -573,6 +588,8 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
             return false;
         }
         int total = n + Icrc.LENGTH;
+        // By reference, the slot holds the headers and the pad (the ICRC goes after them); otherwise the packet.
+        int inSlot = tx.isPayloadByReference() ? n - tx.payloadLength() : n;
         AhAttr ah = tx.ah();
         DriverPort dp = device.port(p.portNum);
         if (!ah.isGlobal()) {
@@ -580,10 +597,10 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
             return true;
         }
         Gid dgid = ah.dgid();
-        off = chooseSender(sc, p, tx, off, total);
+        off = chooseSender(sc, p, tx, off, inSlot);
         int srcPort = p.senders[sc.sender].localPort();
         if (dgid.isMulticast()) {
-            sendMulticast(sc, p, dgid, srcPort, off, total, dp);
+            sendMulticast(sc, p, dgid, srcPort, off, inSlot, dp);
             return true;
         }
         Peer to = resolve(dgid);
@@ -591,11 +608,47 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
             dp.addCounter(PortCounter.PKT_DROPS, 1); // an IPv4 port cannot reach an IPv6 peer and vice versa
             return true;
         }
-        writeIcrc(sc.icrc, p, srcPort, to.gid, to.v4, to.port, b.data, off, total);
-        b.add(to, total, p.scopeId);
+        queue(sc, p, srcPort, to, dgid, to.v4, off, inSlot);
         dp.addCounter(PortCounter.TX_PACKETS, 1);
         dp.addCounter(PortCounter.TX_BYTES, total);
         return true;
+    }
+
+    /**
+     * Writes the ICRC of the packet whose slot part is at {@code off} (its last slot, {@code inSlot} bytes) and
+     * queues it to {@code to}: the slot alone, or, when the transport referenced the payload, the slot's headers, the
+     * payload's slices of registered memory and the slot's pad and ICRC.
+     */
+    private void queue(TxScratch sc, PortEngine p, int srcPort, Peer to, Gid dst, int dstV4, int off, int inSlot) {
+        TxInfo tx = sc.info;
+        TxBatch b = sc.batch;
+        ByteBuffer buf = b.data;
+        Icrc icrc = sc.icrc;
+        if (!tx.isPayloadByReference()) {
+            int total = inSlot + Icrc.LENGTH;
+            if (p.ipv6) {
+                icrc.writeRoceV6(p.localGid, dst, srcPort, to.port, buf, off, total);
+            } else {
+                icrc.writeRoceV4(p.localV4, dstV4, 0, true, srcPort, to.port, buf, off, total);
+            }
+            b.add(to, total, p.scopeId);
+            return;
+        }
+        int length = inSlot + tx.payloadLength();
+        if (p.ipv6) {
+            icrc.startRoceV6(p.localGid, dst, srcPort, to.port, buf, off, length);
+        } else {
+            icrc.startRoceV4(p.localV4, dstV4, 0, true, srcPort, to.port, buf, off, length);
+        }
+        int head = tx.headerLength();
+        icrc.add(buf, off + BthDescriptor.LENGTH, head - BthDescriptor.LENGTH);
+        for (int i = 0; i < tx.segments(); i++) {
+            icrc.add(tx.segmentBuffer(i), tx.segmentOffset(i), tx.segmentLength(i));
+        }
+        icrc.add(buf, off + head, inSlot - head);
+        Icrc.write(buf, off + inSlot, icrc.value());
+        b.addReferenced(to, head, tx, inSlot - head + Icrc.LENGTH, p.scopeId);
+        p.zeroCopyPackets.increment();
     }
 
     private Peer resolve(Gid dgid) {
@@ -608,9 +661,10 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
      * {@link Builder#sourcePorts(int) source sockets}. A batch goes out through one socket, so a packet of another
      * flow first sends what is queued, and moves to the first slot.
      *
+     * @param inSlot the packet's bytes in its slot
      * @return where the packet is now
      */
-    private static int chooseSender(TxScratch sc, PortEngine p, TxInfo tx, int off, int total) {
+    private static int chooseSender(TxScratch sc, PortEngine p, TxInfo tx, int off, int inSlot) {
         int n = p.senders.length;
         int want = n == 1 ? 0 : Math.floorMod((tx.qpn() * 0x9E3779B1) ^ (tx.destQpn() * 0x85EBCA6B), n);
         if (want == sc.sender) {
@@ -619,27 +673,20 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
         TxBatch b = sc.batch;
         if (b.count > 0) {
             p.driver.flush(sc);
-            b.data.put(0, b.data, off, total);
+            b.data.put(0, b.data, off, inSlot);
             off = 0;
         }
         sc.sender = want;
         return off;
     }
 
-    private void writeIcrc(Icrc icrc, PortEngine p, int srcPort, Gid dst, int dstV4, int dstPort, ByteBuffer buf,
-            int off, int total) {
-        if (p.ipv6) {
-            icrc.writeRoceV6(p.localGid, dst, srcPort, dstPort, buf, off, total);
-        } else {
-            icrc.writeRoceV4(p.localV4, dstV4, 0, true, srcPort, dstPort, buf, off, total);
-        }
-    }
-
     /** One unicast copy per configured peer of the port's family, each with the group's ICRC. */
-    private void sendMulticast(TxScratch sc, PortEngine p, Gid mgid, int srcPort, int off, int total,
+    private void sendMulticast(TxScratch sc, PortEngine p, Gid mgid, int srcPort, int off, int inSlot,
             DriverPort dp) {
         TxBatch b = sc.batch;
         int v4 = groupV4(mgid);
+        TxInfo tx = sc.info;
+        int total = inSlot + (tx.isPayloadByReference() ? tx.payloadLength() : 0) + Icrc.LENGTH;
         int copies = 0;
         for (Peer to : peers.values()) {
             if (to.ipv6 != p.ipv6) {
@@ -649,15 +696,14 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
                 // The packet sits in the next free slot: move it to slot 0 after the flush.
                 ByteBuffer tmp = sc.batch.data;
                 flush(sc);
-                tmp.put(0, tmp, off, total);
+                tmp.put(0, tmp, off, inSlot);
                 off = 0;
             }
             int at = b.nextOffset();
             if (at != off) {
-                b.data.put(at, b.data, off, total);
+                b.data.put(at, b.data, off, inSlot);
             }
-            writeIcrc(sc.icrc, p, srcPort, mgid, v4, to.port, b.data, at, total);
-            b.add(to, total, p.scopeId);
+            queue(sc, p, srcPort, to, mgid, v4, at, inSlot);
             copies++;
             dp.addCounter(PortCounter.TX_PACKETS, 1);
             dp.addCounter(PortCounter.TX_BYTES, total);

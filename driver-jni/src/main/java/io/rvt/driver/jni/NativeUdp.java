@@ -23,9 +23,11 @@ import java.nio.file.StandardCopyOption;
  */
 final class NativeUdp {
     /** The ABI version this class expects ({@code RVT_ABI_VERSION}). */
-    static final int ABI_VERSION = 2;
+    static final int ABI_VERSION = 3;
     /** Size of a send descriptor ({@code struct rvt_tx_desc}). */
-    static final int TX_DESC_SIZE = 48;
+    static final int TX_DESC_SIZE = 120;
+    /** Segments one datagram is gathered from at most ({@code RVT_TX_SEGS}). */
+    static final int TX_SEGS = 6;
     /** Size of a receive descriptor ({@code struct rvt_rx_desc}). */
     static final int RX_DESC_SIZE = 32;
     /** The largest batch one call handles ({@code RVT_MAX_BATCH}). */
@@ -112,6 +114,7 @@ final class NativeUdp {
 
     private static void checkAbi() {
         checkAbi(abiVersion(), abiSize(0), abiSize(1), abiSize(2));
+        checkSize("segments per datagram", abiSize(4), TX_SEGS);
     }
 
     /**
@@ -145,7 +148,8 @@ final class NativeUdp {
     static native int abiVersion();
 
     /**
-     * @param what 0: tx descriptor size, 1: rx descriptor size, 2: largest batch, 3: {@code sizeof(sockaddr_in6)}
+     * @param what 0: tx descriptor size, 1: rx descriptor size, 2: largest batch, 3: {@code sizeof(sockaddr_in6)},
+     *        4: segments per datagram
      * @return the size or -EINVAL
      */
     static native int abiSize(int what);

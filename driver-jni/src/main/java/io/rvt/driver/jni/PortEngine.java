@@ -7,6 +7,7 @@ import io.rvt.transport.header.Icrc;
 import io.rvt.transport.header.PacketHeaders;
 import io.rvt.transport.header.PacketParser;
 import java.net.Inet6Address;
+import java.util.concurrent.atomic.LongAdder;
 import java.nio.ByteBuffer;
 import java.util.concurrent.locks.LockSupport;
 
@@ -63,6 +64,8 @@ final class PortEngine implements Runnable {
     volatile long icrcErrors;
     volatile long malformed;
     volatile long sendErrors;
+    /** Packets whose payload went from registered memory to the socket without a copy (any sending thread). */
+    final LongAdder zeroCopyPackets = new LongAdder();
 
     PortEngine(JniDriver driver, int portNum, Datagrams[] senders, int maxQp, int batch, int slotSize,
             boolean busyPoll) {
@@ -76,7 +79,7 @@ final class PortEngine implements Runnable {
         this.localV4 = (int) localGid.interfaceId();
         this.queue = new QpQueue(maxQp);
         this.rx = new RxBatch(batch, slotSize);
-        this.tx = new TxScratch(batch, slotSize);
+        this.tx = new TxScratch(batch, slotSize, driver.wire() == Wire.NATIVE);
         this.busyPoll = busyPoll;
     }
 

@@ -1,16 +1,37 @@
 package io.rvt.driver.jni;
 
+import io.rvt.transport.TxInfo;
 import java.nio.ByteBuffer;
 
 /**
  * Datagrams waiting to go out together: slots in one direct buffer (a packet is written straight into its slot) and,
- * beside it, the {@code struct rvt_tx_desc} array the C library's {@code sendmmsg} reads (address and length of one
- * or two segments, destination). One per sending thread and port; reused, so sending allocates nothing.
+ * beside it, the {@code struct rvt_tx_desc} array the C library's {@code sendmmsg} reads (destination, and the
+ * segments the datagram is gathered from: its slot, or its slot's headers, slices of registered memory and its slot's
+ * tail). One per sending thread and port; reused, so sending allocates nothing.
  */
 final class TxBatch extends Slots {
-    /** Per slot: the destination and the length (for the JDK layer, which sends slot by slot). */
+    /** Payload slices one datagram may reference: every segment but the slot's head and tail. */
+    static final int MAX_PAYLOAD_SEGMENTS = NativeUdp.TX_SEGS - 2;
+    private static final int SEG_OFFSET = 24;
+    private static final int SEG_SIZE = 16;
+
+    /**
+     * Per slot: the destination and the datagram's whole length (the JDK layer sends slot by slot, so only
+     * datagrams that lie whole in their slot).
+     */
     final Peer[] peers;
     final int[] lengths;
+    /** Per slot: bytes of the slot that precede the referenced slices, and the first of its {@link #pinned}. */
+    private final int[] headLengths;
+    private final int[] firstPin;
+    /** The referenced slices of the queued datagrams: buffers kept reachable until they are sent. */
+    private final ByteBuffer[] pinned;
+    private final int[] pinOffsets;
+    private final int[] pinLengths;
+    private int pinnedCount;
+    /** The last buffer whose address was asked for, and that address (one native call per buffer change). */
+    private ByteBuffer lastBuffer;
+    private long lastAddress;
 
     /**
      * @param slots how many datagrams, at most {@link NativeUdp#MAX_BATCH}
@@ -20,6 +41,11 @@ final class TxBatch extends Slots {
         super(slots, slotSize, NativeUdp.TX_DESC_SIZE);
         this.peers = new Peer[slots];
         this.lengths = new int[slots];
+        this.headLengths = new int[slots];
+        this.firstPin = new int[slots + 1];
+        this.pinned = new ByteBuffer[slots * MAX_PAYLOAD_SEGMENTS];
+        this.pinOffsets = new int[pinned.length];
+        this.pinLengths = new int[pinned.length];
     }
 
     /** @return true if no slot is left */
@@ -64,26 +90,98 @@ final class TxBatch extends Slots {
      * @param scopeId the sending socket's interface, used if {@code to} is link-local
      */
     void addGather(Peer to, int length, long address2, int length2, int scopeId) {
+        int d = head(to, length + length2, scopeId);
+        long slot = dataAddress + (long) (count - 1) * slotSize;
+        segment(d, 0, slot, length);
+        int n = 1;
+        if (length2 > 0) {
+            segment(d, n++, address2, length2);
+        }
+        desc.put(d + 3, (byte) n);
+    }
+
+    /**
+     * Queues a packet whose payload stays in registered memory: the next free slot's first {@code headLength}
+     * bytes, then {@code tx}'s payload slices (direct buffers), then the slot's {@code tailLength} bytes after the
+     * head (pad and ICRC).
+     *
+     * @param to the destination
+     * @param headLength transport header bytes at the start of the slot
+     * @param tx the packet's info, with at most {@link #MAX_PAYLOAD_SEGMENTS} slices
+     * @param tailLength bytes after the head in the slot
+     * @param scopeId the sending socket's interface, used if {@code to} is link-local
+     */
+    void addReferenced(Peer to, int headLength, TxInfo tx, int tailLength, int scopeId) {
+        int d = head(to, headLength + tx.payloadLength() + tailLength, scopeId);
+        long slot = dataAddress + (long) (count - 1) * slotSize;
+        segment(d, 0, slot, headLength);
+        headLengths[count - 1] = headLength;
+        int n = tx.segments();
+        for (int i = 0; i < n; i++) {
+            ByteBuffer b = tx.segmentBuffer(i);
+            pinned[pinnedCount] = b;
+            pinOffsets[pinnedCount] = tx.segmentOffset(i);
+            pinLengths[pinnedCount++] = tx.segmentLength(i);
+            segment(d, i + 1, addressOf(b) + tx.segmentOffset(i), tx.segmentLength(i));
+        }
+        firstPin[count] = pinnedCount;
+        segment(d, n + 1, slot + headLength, tailLength);
+        desc.put(d + 3, (byte) (n + 2));
+    }
+
+    /**
+     * Copies datagram {@code i} (queued by {@code add} or {@link #addReferenced}) as it goes on the wire, slices
+     * included (for layers that cannot gather).
+     *
+     * @param i a queued datagram
+     * @param dst where to copy, at least {@code lengths[i]} bytes
+     */
+    void copyDatagram(int i, byte[] dst) {
+        int slot = i * slotSize;
+        int head = headLengths[i];
+        data.get(slot, dst, 0, head);
+        int at = head;
+        for (int p = firstPin[i]; p < firstPin[i + 1]; p++) {
+            pinned[p].get(pinOffsets[p], dst, at, pinLengths[p]);
+            at += pinLengths[p];
+        }
+        data.get(slot + head, dst, at, lengths[i] - at);
+    }
+
+    private long addressOf(ByteBuffer b) {
+        if (b != lastBuffer) {
+            lastAddress = NativeUdp.address(b);
+            lastBuffer = b;
+        }
+        return lastAddress;
+    }
+
+    private void segment(int d, int i, long address, int length) {
+        desc.putLong(d + SEG_OFFSET + i * SEG_SIZE, address);
+        desc.putLong(d + SEG_OFFSET + i * SEG_SIZE + 8, length);
+    }
+
+    /** Takes the next slot for {@code to}, writes its descriptor's destination; returns the descriptor's offset. */
+    private int head(Peer to, int length, int scopeId) {
         int i = count++;
         peers[i] = to;
         lengths[i] = length;
+        headLengths[i] = length;
+        firstPin[i + 1] = pinnedCount;
         int d = i * NativeUdp.TX_DESC_SIZE;
         ByteBuffer b = desc;
-        b.putLong(d, dataAddress + (long) i * slotSize);
-        b.putInt(d + 8, length);
-        b.putInt(d + 12, length2);
-        b.putLong(d + 16, address2);
-        b.putShort(d + 24, (short) to.port);
-        b.put(d + 26, (byte) (to.ipv6 ? 6 : 4));
-        b.putInt(d + 28, to.linkLocal ? scopeId : 0);
+        b.putShort(d, (short) to.port);
+        b.put(d + 2, (byte) (to.ipv6 ? 6 : 4));
+        b.putInt(d + 4, to.linkLocal ? scopeId : 0);
         if (to.ipv6) {
-            b.putLong(d + 32, network(to.hi));
-            b.putLong(d + 40, network(to.lo));
+            b.putLong(d + 8, network(to.hi));
+            b.putLong(d + 16, network(to.lo));
         } else {
-            b.putInt(d + 32, network(to.v4));
-            b.putInt(d + 36, 0);
-            b.putLong(d + 40, 0);
+            b.putInt(d + 8, network(to.v4));
+            b.putInt(d + 12, 0);
+            b.putLong(d + 16, 0);
         }
+        return d;
     }
 
     /** Forgets every queued datagram. */
@@ -91,6 +189,10 @@ final class TxBatch extends Slots {
         for (int i = 0; i < count; i++) {
             peers[i] = null;
         }
+        for (int i = 0; i < pinnedCount; i++) {
+            pinned[i] = null;
+        }
+        pinnedCount = 0;
         count = 0;
     }
 }

@@ -8,6 +8,12 @@ import io.rvt.transport.header.Icrc;
  * calculator; and the port and socket the batch is for (a batch goes out through one socket).
  */
 final class TxScratch {
+    /**
+     * The shortest payload sent by reference on the native wire: below it, copying into the slot costs less than
+     * the extra segments of a gather.
+     */
+    static final int ZERO_COPY_MIN = 512;
+
     final TxBatch batch;
     final TxInfo info = new TxInfo();
     final Icrc icrc = new Icrc();
@@ -15,7 +21,16 @@ final class TxScratch {
     /** The socket of {@link #port} the batch goes out through ({@code port.senders[sender]}). */
     int sender;
 
-    TxScratch(int slots, int slotSize) {
+    /**
+     * @param slots datagrams per batch
+     * @param slotSize bytes per slot
+     * @param gather whether the wire gathers datagrams (native): then the transport references payload in registered
+     *        memory instead of copying it into the slot
+     */
+    TxScratch(int slots, int slotSize, boolean gather) {
         this.batch = new TxBatch(slots, slotSize);
+        if (gather) {
+            info.payloadByReference(TxBatch.MAX_PAYLOAD_SEGMENTS, ZERO_COPY_MIN);
+        }
     }
 }

@@ -46,7 +46,7 @@ final class FaultyDatagrams implements Datagrams {
         for (int i = 0; i < batch.count; i++) {
             int len = batch.lengths[i];
             byte[] copy = new byte[len];
-            batch.data.get(i * batch.slotSize, copy);
+            batch.copyDatagram(i, copy);
             Peer to = batch.peers[i];
             if (random.nextDouble() < f.loss()) {
                 continue;

@@ -27,6 +27,7 @@ class NativeUdpTest {
         assertThat(NativeUdp.abiVersion()).isEqualTo(NativeUdp.ABI_VERSION);
         assertThat(NativeUdp.abiSize(0)).isEqualTo(NativeUdp.TX_DESC_SIZE);
         assertThat(NativeUdp.abiSize(1)).isEqualTo(NativeUdp.RX_DESC_SIZE);
+        assertThat(NativeUdp.abiSize(4)).isEqualTo(NativeUdp.TX_SEGS);
         assertThat(NativeUdp.abiSize(99)).isEqualTo(-Errnos.EINVAL);
         assertThat(NativeUdp.address(ByteBuffer.allocate(8))).as("a heap buffer has no address").isNegative();
     }
@@ -34,13 +35,13 @@ class NativeUdpTest {
     @Test
     void shouldRefuseLibraryLoudlyWhenAbiDiffers() {
         NativeUdp.checkAbi(NativeUdp.ABI_VERSION, NativeUdp.TX_DESC_SIZE, NativeUdp.RX_DESC_SIZE, NativeUdp.MAX_BATCH);
-        assertThatThrownBy(() -> NativeUdp.checkAbi(1, 48, 32, 64)).isInstanceOf(UnsatisfiedLinkError.class)
-                .hasMessageContaining("library version 1, driver-jni expects 2");
-        assertThatThrownBy(() -> NativeUdp.checkAbi(2, 56, 32, 64)).isInstanceOf(UnsatisfiedLinkError.class)
-                .hasMessageContaining("tx descriptor is 56 in the library, driver-jni expects 48");
-        assertThatThrownBy(() -> NativeUdp.checkAbi(2, 48, 40, 64)).isInstanceOf(UnsatisfiedLinkError.class)
+        assertThatThrownBy(() -> NativeUdp.checkAbi(1, 120, 32, 64)).isInstanceOf(UnsatisfiedLinkError.class)
+                .hasMessageContaining("library version 1, driver-jni expects 3");
+        assertThatThrownBy(() -> NativeUdp.checkAbi(3, 48, 32, 64)).isInstanceOf(UnsatisfiedLinkError.class)
+                .hasMessageContaining("tx descriptor is 48 in the library, driver-jni expects 120");
+        assertThatThrownBy(() -> NativeUdp.checkAbi(3, 120, 40, 64)).isInstanceOf(UnsatisfiedLinkError.class)
                 .hasMessageContaining("rx descriptor is 40");
-        assertThatThrownBy(() -> NativeUdp.checkAbi(2, 48, 32, 32)).isInstanceOf(UnsatisfiedLinkError.class)
+        assertThatThrownBy(() -> NativeUdp.checkAbi(3, 120, 32, 32)).isInstanceOf(UnsatisfiedLinkError.class)
                 .hasMessageContaining("largest batch is 32");
     }
 

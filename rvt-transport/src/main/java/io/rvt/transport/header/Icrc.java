@@ -124,6 +124,30 @@ public final class Icrc {
     public int computeRoceV4(int srcIp, int dstIp, int ipId, boolean dontFragment, int udpSrcPort, int udpDstPort,
             ByteBuffer udpPayload, int offset, int lengthWithoutIcrc) {
         checkRoceLength(lengthWithoutIcrc);
+        Objects.checkFromIndexSize(offset, lengthWithoutIcrc, udpPayload.limit());
+        startRoceV4(srcIp, dstIp, ipId, dontFragment, udpSrcPort, udpDstPort, udpPayload, offset, lengthWithoutIcrc);
+        return add(udpPayload, offset + BthDescriptor.LENGTH, lengthWithoutIcrc - BthDescriptor.LENGTH).value();
+    }
+
+    /**
+     * Starts the ICRC of a RoCEv2 packet over IPv4 whose bytes are not contiguous (a payload gathered from elsewhere):
+     * covers the masked pseudo-header and the BTH; feed every later byte with {@link #add}, in wire order, then read
+     * {@link #value()}. Parameters as for {@link #computeRoceV4}, but only the BTH need be at {@code offset}.
+     *
+     * @param srcIp the IPv4 source address
+     * @param dstIp the IPv4 destination address
+     * @param ipId the IPv4 Identification
+     * @param dontFragment whether DF is set
+     * @param udpSrcPort the UDP source port
+     * @param udpDstPort the UDP destination port
+     * @param bth the buffer holding the BTH
+     * @param offset index of the BTH
+     * @param lengthWithoutIcrc the whole packet's bytes from the BTH up to the ICRC
+     * @return this
+     */
+    public Icrc startRoceV4(int srcIp, int dstIp, int ipId, boolean dontFragment, int udpSrcPort, int udpDstPort,
+            ByteBuffer bth, int offset, int lengthWithoutIcrc) {
+        checkRoceLength(lengthWithoutIcrc);
         int udpLength = UDP_HEADER_LENGTH + lengthWithoutIcrc + LENGTH;
         ByteBuffer s = scratchBuf;
         fillOnes(0, 8);
@@ -135,7 +159,7 @@ public final class Icrc {
         s.putInt(20, srcIp);
         s.putInt(24, dstIp);
         int n = putUdp(28, udpSrcPort, udpDstPort, udpLength);
-        return finishRoce(udpPayload, offset, lengthWithoutIcrc, n);
+        return startRoce(bth, offset, n);
     }
 
     /**
@@ -156,6 +180,26 @@ public final class Icrc {
     public int computeRoceV6(Gid src, Gid dst, int udpSrcPort, int udpDstPort, ByteBuffer udpPayload, int offset,
             int lengthWithoutIcrc) {
         checkRoceLength(lengthWithoutIcrc);
+        Objects.checkFromIndexSize(offset, lengthWithoutIcrc, udpPayload.limit());
+        startRoceV6(src, dst, udpSrcPort, udpDstPort, udpPayload, offset, lengthWithoutIcrc);
+        return add(udpPayload, offset + BthDescriptor.LENGTH, lengthWithoutIcrc - BthDescriptor.LENGTH).value();
+    }
+
+    /**
+     * {@link #startRoceV4}'s IPv6 counterpart: starts the ICRC of a gathered RoCEv2 packet over IPv6.
+     *
+     * @param src the IPv6 source address
+     * @param dst the IPv6 destination address
+     * @param udpSrcPort the UDP source port
+     * @param udpDstPort the UDP destination port
+     * @param bth the buffer holding the BTH
+     * @param offset index of the BTH
+     * @param lengthWithoutIcrc the whole packet's bytes from the BTH up to the ICRC
+     * @return this
+     */
+    public Icrc startRoceV6(Gid src, Gid dst, int udpSrcPort, int udpDstPort, ByteBuffer bth, int offset,
+            int lengthWithoutIcrc) {
+        checkRoceLength(lengthWithoutIcrc);
         int udpLength = UDP_HEADER_LENGTH + lengthWithoutIcrc + LENGTH;
         ByteBuffer s = scratchBuf;
         fillOnes(0, 8);
@@ -166,7 +210,7 @@ public final class Icrc {
         src.write(s, 16);
         dst.write(s, 32);
         int n = putUdp(8 + IPV6_HEADER_LENGTH, udpSrcPort, udpDstPort, udpLength);
-        return finishRoce(udpPayload, offset, lengthWithoutIcrc, n);
+        return startRoce(bth, offset, n);
     }
 
     /**
@@ -325,12 +369,30 @@ public final class Icrc {
         return at + UDP_HEADER_LENGTH;
     }
 
-    private int finishRoce(ByteBuffer udpPayload, int offset, int lengthWithoutIcrc, int n) {
-        Objects.checkFromIndexSize(offset, lengthWithoutIcrc, udpPayload.limit());
-        n = copyMaskedBth(udpPayload, offset, n);
+    private Icrc startRoce(ByteBuffer bth, int offset, int n) {
+        Objects.checkFromIndexSize(offset, BthDescriptor.LENGTH, bth.limit());
+        n = copyMaskedBth(bth, offset, n);
         crc.reset();
         crc.update(scratch, 0, n);
-        update(udpPayload, offset + BthDescriptor.LENGTH, lengthWithoutIcrc - BthDescriptor.LENGTH);
+        return this;
+    }
+
+    /**
+     * Feeds the next bytes of a packet started with {@link #startRoceV4} or {@link #startRoceV6} to the ICRC, without
+     * touching the buffer's position or limit (a direct buffer is read through a scratch array, not copied whole).
+     *
+     * @param buf the buffer
+     * @param index the first byte
+     * @param length bytes
+     * @return this
+     */
+    public Icrc add(ByteBuffer buf, int index, int length) {
+        update(buf, index, length);
+        return this;
+    }
+
+    /** @return the ICRC of the bytes fed since the start */
+    public int value() {
         return (int) crc.getValue();
     }
 

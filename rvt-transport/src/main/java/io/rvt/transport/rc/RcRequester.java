@@ -215,7 +215,7 @@ final class RcRequester {
             }
             st.sendLen -= len;
             qp.sendState(op);
-            int end = Packets.writePayload(buf, hdr, qp.sendSge(), len);
+            int end = Packets.referencePayload(buf, hdr, qp.sendSge(), len, tx);
             int pkey = Packets.pkeyOf(qp);
             BthDescriptor.write(buf, off, op, se, qp.migState() == MigState.MIGRATED, Packets.padCount(len), pkey,
                     qp.remoteQpn(), ackReq, psn & BthDescriptor.MASK_24);

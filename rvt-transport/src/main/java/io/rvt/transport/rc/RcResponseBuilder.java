@@ -114,7 +114,7 @@ final class RcResponseBuilder {
                 return plainAck(qp, st, buf, off, tx);
         }
         qp.sendAckState(op);
-        int end = Packets.writePayload(buf, hdr, st.ackSge, len);
+        int end = Packets.referencePayload(buf, hdr, st.ackSge, len, tx);
         return finish(qp, buf, off, tx, op, psn, end, len);
     }
 

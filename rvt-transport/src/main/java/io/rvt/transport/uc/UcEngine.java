@@ -94,7 +94,9 @@ public final class UcEngine {
                 qp.sendPsn(psn + 1);
                 st.sendLen -= len;
                 qp.sendState(op);
-                int end = Packets.writePayload(buf, hdr, qp.sendSge(), len);
+                // The last packet completes the WQE here, before the driver sends it: its payload must be copied now.
+                int end = RequestBuilder.endsMessage(op) ? Packets.writePayload(buf, hdr, qp.sendSge(), len)
+                        : Packets.referencePayload(buf, hdr, qp.sendSge(), len, tx);
                 int pkey = Packets.pkeyOf(qp);
                 int maskedPsn = psn & BthDescriptor.MASK_24;
                 BthDescriptor.write(buf, off, op, se, qp.migState() == MigState.MIGRATED, Packets.padCount(len),

@@ -94,6 +94,7 @@ public final class UdEngine {
                 }
                 SgeState ss = qp.sendSge();
                 ss.init(wqe.sgList(), 0, wqe.numSge(), len);
+                // Copied, never referenced: the WQE completes below, before the driver sends the packet.
                 int end = Packets.writePayload(buf, hdr, ss, len);
                 int pkey = pkeyFor(qp, wqe);
                 int psn = wqe.psn() & BthDescriptor.MASK_24;
