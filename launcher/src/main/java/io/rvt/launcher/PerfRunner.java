@@ -29,8 +29,6 @@ final class PerfRunner implements AutoCloseable {
     private static final int RX_DEPTH = 512;
     /** The most latency samples one row keeps (a timed row stops when they are full). */
     private static final int MAX_SAMPLES = 1 << 20;
-    /** Warm-up iterations before each row (the JIT compiles the loops; not measured). */
-    private static final int WARMUP = 200;
 
     private final PerfSpec spec;
     private final Progress progress;
@@ -113,7 +111,8 @@ final class PerfRunner implements AutoCloseable {
         posted = new long[qps];
         completed = new long[qps];
         lastSignaled = new long[qps];
-        samples = spec.latency() ? new long[spec.iters() > 0 ? Math.max(spec.iters(), WARMUP) : MAX_SAMPLES] : null;
+        samples = spec.latency() ? new long[spec.iters() > 0 ? Math.max(spec.iters(), WarmUp.MAX_ITERATIONS) : MAX_SAMPLES]
+                : null;
         if (spec.test().needsReceives()) {
             // posted once; every receive completion is reposted, so each row starts with the queues full
             for (int q = 0; q < qps; q++) {
@@ -161,7 +160,7 @@ final class PerfRunner implements AutoCloseable {
     BandwidthResult bandwidth(int size) {
         resize(size);
         progress.row(spec.label() + " " + size + " B (warm-up)", 0);
-        windowed(Math.min(WARMUP, Math.max(spec.iters(), 1)), 0, false);
+        WarmUp.run(size, n -> windowed(n, 0, false));
         progress.row(spec.label() + " " + size + " B", (long) spec.iters() * wrs.length);
         return windowed(spec.iters(), spec.durationNanos(), true).withSize(size);
     }
@@ -284,7 +283,7 @@ final class PerfRunner implements AutoCloseable {
     LatencyResult latency(int size) {
         resize(size);
         progress.row(spec.label() + " " + size + " B (warm-up)", 0);
-        sampleLatency(size, Math.min(WARMUP, samples.length), 0);
+        WarmUp.run(size, n -> sampleLatency(size, n, 0));
         progress.row(spec.label() + " " + size + " B", spec.iters());
         int n = sampleLatency(size, spec.iters() > 0 ? spec.iters() : samples.length, spec.durationNanos());
         int rttFactor = spec.test() == PerfTest.READ || spec.test() == PerfTest.ATOMIC ? 1 : 2;
