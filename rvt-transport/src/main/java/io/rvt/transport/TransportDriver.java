@@ -1,9 +1,11 @@
 package io.rvt.transport;
 
+import io.rvt.api.DeviceAttributes;
 import io.rvt.api.PathMtu;
 import io.rvt.api.QpAttr;
 import io.rvt.api.spi.CallSend;
 import io.rvt.api.spi.DriverDevice;
+import io.rvt.api.spi.DriverParams;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.RvtDriver;
 import io.rvt.api.spi.SendWqe;
@@ -21,6 +23,31 @@ public abstract class TransportDriver implements RvtDriver {
 
     /** For subclasses. */
     protected TransportDriver() {
+    }
+
+    /**
+     * The parameters ({@code struct rvt_driver_params}) of a software packet HCA with no hardware limits of its own:
+     * 16 SGEs, 16 outstanding RDMA READ/atomics per QP, 16 Ki WRs per queue, 24-bit PSNs, one P_Key, one completion
+     * vector. driver-sim and driver-jni use these; a driver with real limits builds its own.
+     *
+     * @param nodeGuid     the node (and system image) GUID
+     * @param vendorPartId the device's part id, to tell drivers apart in {@code queryDevice}
+     * @param maxQp        most QPs (and CQs)
+     * @param nports       the number of ports
+     * @return the parameters
+     */
+    protected static DriverParams packetHcaParams(long nodeGuid, int vendorPartId, int maxQp, int nports) {
+        return DriverParams.builder()
+                .props(DeviceAttributes.builder().nodeGuid(nodeGuid).sysImageGuid(nodeGuid).vendorId(0x5253)
+                        .vendorPartId(vendorPartId).hwVer(1).fwVer(1).maxMrSize(1L << 40).pageSizeCap(4096)
+                        .maxQp(maxQp).maxQpWr(16384).maxSendSge(16).maxRecvSge(16).maxSgeRd(16).maxCq(maxQp)
+                        .maxCqe(1 << 20).maxPd(1024).maxQpRdAtom(16).maxResRdAtom(16 * maxQp)
+                        .maxQpInitRdAtom(16).atomicCap(1).maxMcastGrp(64).maxMcastQpAttach(64)
+                        .maxTotalMcastQpAttach(4096).maxAh(4096).maxSrq(256).maxSrqWr(16384).maxSrqSge(16)
+                        .maxPkeys(1).build())
+                .lkeyTableSize(16).qpTableSize(256).qpnStart(1).qpnInc(1).nports(nports).npkeys(1)
+                .psnMask(0xFFFFFF).psnShift(8).psnModifyMask(0xFFFFFF).maxRdmaAtomic(16).numCompVectors(1)
+                .build();
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.rvt.driver.sim;
 
 import io.rvt.api.AhAttr;
-import io.rvt.api.DeviceAttributes;
 import io.rvt.api.Errno;
 import io.rvt.api.Gid;
 import io.rvt.api.PathMtu;
@@ -126,17 +125,7 @@ public final class SimDriver extends TransportDriver {
         this.mtu = b.mtu;
         this.nodeGuid = b.nodeGuid != 0 ? b.nodeGuid : Fabric.GUID_BASE + 0x100000L + GUIDS.getAndIncrement() * 16;
         this.deterministic = fabric.mode() == FabricMode.DETERMINISTIC;
-        this.params = DriverParams.builder()
-                .props(DeviceAttributes.builder().nodeGuid(nodeGuid).sysImageGuid(nodeGuid).vendorId(0x5253)
-                        .vendorPartId(0x51D).hwVer(1).fwVer(1).maxMrSize(1L << 40).pageSizeCap(4096)
-                        .maxQp(b.maxQp).maxQpWr(16384).maxSendSge(16).maxRecvSge(16).maxSgeRd(16).maxCq(b.maxQp)
-                        .maxCqe(1 << 20).maxPd(1024).maxQpRdAtom(16).maxResRdAtom(16 * b.maxQp)
-                        .maxQpInitRdAtom(16).atomicCap(1).maxMcastGrp(64).maxMcastQpAttach(64)
-                        .maxTotalMcastQpAttach(4096).maxAh(4096).maxSrq(256).maxSrqWr(16384).maxSrqSge(16)
-                        .maxPkeys(1).build())
-                .lkeyTableSize(16).qpTableSize(256).qpnStart(1).qpnInc(1).nports(nports).npkeys(1)
-                .psnMask(0xFFFFFF).psnShift(8).psnModifyMask(0xFFFFFF).maxRdmaAtomic(16).numCompVectors(1)
-                .build();
+        this.params = packetHcaParams(nodeGuid, 0x51D, b.maxQp, nports);
         this.ports = new FabricPort[nports];
         for (int i = 0; i < nports; i++) {
             int portNum = i + 1;

@@ -14,14 +14,20 @@ class DynamicCompositeAgentTest {
     static final class Counting implements Agent {
         final AtomicLong calls = new AtomicLong();
         final AtomicBoolean inside = new AtomicBoolean();
+        /** True while a cycle is held by {@link #slow}. */
+        final AtomicBoolean held = new AtomicBoolean();
         volatile boolean slow;
 
         @Override
         public int doWork() {
             inside.set(true);
             calls.incrementAndGet();
-            while (slow) {
-                Thread.onSpinWait();
+            if (slow) {
+                held.set(true);
+                while (slow) {
+                    Thread.onSpinWait();
+                }
+                held.set(false);
             }
             inside.set(false);
             return 1;
@@ -69,21 +75,26 @@ class DynamicCompositeAgentTest {
             await(() -> a.calls.get() > 10, "the runner to pick up the new member");
 
             a.slow = true;
-            await(a.inside::get, "a cycle in progress");
-            Thread releaser = new Thread(() -> {
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+            try {
+                await(a.held::get, "a cycle held inside a");
+                AtomicBoolean removed = new AtomicBoolean();
+                Thread remover = new Thread(() -> removed.set(c.remove(a)));
+                remover.start();
+                // remove() must wait while the cycle that runs a is in it: the remover parks in its wait loop.
+                await(() -> remover.getState() == Thread.State.TIMED_WAITING, "remove() waiting for the cycle");
+                assertThat(removed.get()).as("remove returned while a was still running").isFalse();
                 a.slow = false;
-            });
-            releaser.start();
-            assertThat(c.remove(a)).isTrue();
-            // remove() waited for the cycle that was running a: it is outside doWork and is never called again.
-            assertThat(a.inside.get()).isFalse();
+                remover.join(TimeUnit.SECONDS.toMillis(10));
+                assertThat(removed.get()).isTrue();
+                assertThat(a.inside.get()).isFalse();
+            } finally {
+                a.slow = false; // never leave the runner's thread held: close() would wait for it
+            }
             long calls = a.calls.get();
             Counting b = new Counting();
             c.add(b);
             await(() -> b.calls.get() > 100, "more cycles");
             assertThat(a.calls.get()).isEqualTo(calls);
-            releaser.join();
         }
     }
 }
