@@ -20,6 +20,7 @@ import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
 import io.rvt.core.RvtDevice;
 import io.rvt.driver.sim.SimDriver;
+import io.rvt.driver.sim.clock.Agent;
 import io.rvt.driver.sim.clock.AgentRunner;
 import io.rvt.driver.sim.clock.BackoffIdleStrategy;
 import io.rvt.driver.sim.clock.CompositeAgent;
@@ -78,9 +79,10 @@ public class SimBenchmark {
 
     /**
      * "dedicated": the fabric and each HCA's send engine have their own thread; "shared": one thread runs them all
-     * (with the {@code idle} strategy), leaving the other core to the benchmark thread.
+     * (with the {@code idle} strategy), leaving the other core to the benchmark thread; "invoker": the benchmark thread
+     * runs them itself whenever it finds its CQ empty (Aeron's INVOKER mode: one thread, no hand-off between cores).
      */
-    @Param({"dedicated", "shared"})
+    @Param({"dedicated", "shared", "invoker"})
     public String threading;
 
     /** Bytes of the RDMA WRITE and of the plain copy. */
@@ -89,6 +91,8 @@ public class SimBenchmark {
 
     private Fabric fabric;
     private AgentRunner runner;
+    /** threading=invoker: the fabric's and HCAs' agents, run by the benchmark thread. */
+    private Agent invoker;
     private RvtDevice d0;
     private RvtDevice d1;
     private QueuePair a;
@@ -109,16 +113,21 @@ public class SimBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         boolean shared = "shared".equals(threading);
-        ThreadingMode mode = shared ? ThreadingMode.INVOKER : ThreadingMode.DEDICATED;
-        fabric = Fabric.builder("bench-" + FABRICS.incrementAndGet()).realTime().threading(mode).idleStrategy(idle())
+        boolean invoked = "invoker".equals(threading);
+        ThreadingMode mode = shared || invoked ? ThreadingMode.INVOKER : ThreadingMode.DEDICATED;
+        fabric = Fabric.builder("bench-" + FABRICS.incrementAndGet()).realTime().threading(mode).idleStrategy(idleStrategy())
                 .defaultLink(LinkModel.IDEAL).build();
-        SimDriver s0 = SimDriver.builder(fabric).name("b0").threading(mode).idleStrategy(idle()).build();
-        SimDriver s1 = SimDriver.builder(fabric).name("b1").threading(mode).idleStrategy(idle()).build();
+        SimDriver s0 = SimDriver.builder(fabric).name("b0").threading(mode).idleStrategy(idleStrategy()).build();
+        SimDriver s1 = SimDriver.builder(fabric).name("b1").threading(mode).idleStrategy(idleStrategy()).build();
         d0 = RvtDevice.register(s0);
         d1 = RvtDevice.register(s1);
-        if (shared) {
-            runner = AgentRunner.start(new CompositeAgent("bench-network",
-                    List.of(fabric.agent(), s0.sendAgent(), s1.sendAgent())), idle(), Throwable::printStackTrace);
+        if (shared || invoked) {
+            Agent network = new CompositeAgent("bench-network", List.of(fabric.agent(), s0.sendAgent(), s1.sendAgent()));
+            if (shared) {
+                runner = AgentRunner.start(network, idleStrategy(), Throwable::printStackTrace);
+            } else {
+                invoker = network;
+            }
         }
         ProtectionDomain pa = d0.allocPd();
         ProtectionDomain pb = d1.allocPd();
@@ -142,7 +151,7 @@ public class SimBenchmark {
         copyDst = ByteBuffer.allocateDirect(size);
     }
 
-    private IdleStrategy idle() {
+    private IdleStrategy idleStrategy() {
         return "spin".equals(idle) ? new BusySpinIdleStrategy() : new BackoffIdleStrategy();
     }
 
@@ -185,8 +194,21 @@ public class SimBenchmark {
                 }
                 i++;
             } else {
-                Thread.onSpinWait();
+                idle();
             }
+        }
+    }
+
+    /** Nothing to poll: run the network's duty cycle (threading=invoker) or spin. */
+    private void idle() {
+        if (invoker == null) {
+            Thread.onSpinWait();
+            return;
+        }
+        try {
+            invoker.doWork();
+        } catch (Exception e) {
+            throw new IllegalStateException("network agent failed", e);
         }
     }
 
@@ -241,6 +263,8 @@ public class SimBenchmark {
                     throw new IllegalStateException("completion failed: " + wc);
                 }
                 b.postRecv(recvB);
+            } else {
+                idle();
             }
         }
         return wc.wrId();

@@ -80,7 +80,10 @@ public final class SimDriver extends TransportDriver {
     private final IdleStrategy idleStrategy;
     private final boolean ownThread;
     private volatile AgentRunner sendRunner;
+    /** Parses frames that were not sealed (or when every ICRC is checked): checks the ICRC. */
     private final PacketParser parser = new PacketParser(true);
+    /** Parses sealed frames: the ICRC their sender computed still holds, so it is not recomputed. */
+    private final PacketParser sealedParser;
     private final PacketHeaders rxHeaders = new PacketHeaders();
     private final RxInfo rxInfo = new RxInfo();
     private final ThreadLocal<TxScratch> txScratch = ThreadLocal.withInitial(TxScratch::new);
@@ -140,6 +143,7 @@ public final class SimDriver extends TransportDriver {
             ports[i] = pb.attach();
         }
         this.idleStrategy = b.idleStrategy;
+        this.sealedParser = b.checkEveryIcrc ? parser : new PacketParser(false);
         this.ownThread = b.threading == ThreadingMode.DEDICATED;
         this.sendAgent = deterministic ? null : new SimSendAgent(this, b.maxQp, "rvt-sim-" + name + "-send");
     }
@@ -406,7 +410,7 @@ public final class SimDriver extends TransportDriver {
         GrhDescriptor.write(buf, LrhDescriptor.LENGTH, ah.trafficClass(), ah.flowLabel(), n + Icrc.LENGTH,
                 ah.hopLimit() == 0 ? 64 : ah.hopLimit(), port.gid(), dgid);
         sc.icrc.writeIb(buf, 0, total);
-        frame.length(total).dstLid(dlid);
+        frame.length(total).dstLid(dlid).seal();
         DriverPort dp = device.port(portNum);
         if (!port.send(frame)) {
             // The port's queue is full or the port closed: the packet is lost on the way (RC resends it).
@@ -452,7 +456,8 @@ public final class SimDriver extends TransportDriver {
             PacketHeaders h = rxHeaders;
             port.addCounter(PortCounter.RX_PACKETS, 1);
             port.addCounter(PortCounter.RX_BYTES, frame.length());
-            if (parser.parse(buf, 0, frame.length(), Framing.IB_LRH, h) != RejectReason.OK) {
+            PacketParser p = frame.isSealed() ? sealedParser : parser;
+            if (p.parse(buf, 0, frame.length(), Framing.IB_LRH, h) != RejectReason.OK) {
                 port.addCounter(PortCounter.RX_MALFORMED, 1);
                 return;
             }
@@ -519,6 +524,7 @@ public final class SimDriver extends TransportDriver {
         private ThreadingMode threading = ThreadingMode.DEDICATED;
         private LinkModel link;
         private FaultConfig faults;
+        private boolean checkEveryIcrc;
 
         private Builder(Fabric fabric) {
             if (fabric == null) {
@@ -632,6 +638,17 @@ public final class SimDriver extends TransportDriver {
                 throw new IllegalArgumentException("faults must not be null");
             }
             faults = v;
+            return this;
+        }
+
+        /**
+         * @param v true to check the ICRC of every frame received; false (the default) to check it on every frame but
+         *          those the sending HCA {@link Frame#seal() sealed} and the fabric left unchanged (bytes flipped by the
+         *          corruption fault are always caught)
+         * @return this
+         */
+        public Builder checkEveryIcrc(boolean v) {
+            checkEveryIcrc = v;
             return this;
         }
 

@@ -195,6 +195,7 @@ final class Forwarder {
             ByteBuffer b = f.buffer();
             int i = bit >>> 3;
             b.put(i, (byte) (b.get(i) ^ (1 << (bit & 7))));
+            f.breakSeal();
             dst.counters.increment(Counters.CORRUPTED);
             counters.increment(Counters.CORRUPTED);
             if (trace != null) {

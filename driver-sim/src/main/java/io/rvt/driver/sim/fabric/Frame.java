@@ -37,6 +37,8 @@ public final class Frame {
     private int dstLid;
     private long sequence;
     private long timestamp;
+    /** The sender vouched for the ICRC in the bytes ({@link #seal()}); cleared by any change the fabric makes. */
+    private boolean sealed;
 
     // Fabric-private state; written by the owner (the sender up to send(), then the fabric's delivery thread).
     /** FREE, OWNED or IN_FABRIC. */
@@ -128,6 +130,33 @@ public final class Frame {
         return this;
     }
 
+    /**
+     * The sender's promise that the ICRC at the end of the bytes was computed over exactly these bytes. A receiver may
+     * skip checking the ICRC of a sealed frame, as a host skips the checksum of a packet that never left it (Linux
+     * marks such packets on veth and virtio-net {@code CHECKSUM_UNNECESSARY}): the frame crossed the fabric in memory,
+     * so checking again would only re-read what was just written. Any change the fabric makes to the bytes (the
+     * corruption fault) breaks the seal, so a corrupted frame is always checked, and dropped. Call it after the last
+     * write; a frame that is never sealed is always checked.
+     *
+     * @return this frame
+     * @throws IllegalStateException if the caller's frame is not owned
+     */
+    public Frame seal() {
+        checkOwned();
+        sealed = true;
+        return this;
+    }
+
+    /** @return true if the sender {@link #seal() sealed} the frame and nothing changed its bytes since */
+    public boolean isSealed() {
+        return sealed;
+    }
+
+    /** The fabric changed the bytes: the sender's ICRC no longer vouches for them. */
+    void breakSeal() {
+        sealed = false;
+    }
+
     /** @return the sending port's LID (set by the fabric on send; 0 before) */
     public int srcLid() {
         return srcLid;
@@ -205,6 +234,7 @@ public final class Frame {
         dstLid = 0;
         sequence = 0;
         timestamp = 0;
+        sealed = false;
         source = null;
         target = null;
         forwarder = null;
@@ -231,6 +261,7 @@ public final class Frame {
         source = from.source;
         forwarder = from.forwarder;
         srcEpoch = from.srcEpoch;
+        sealed = from.sealed; // the same bytes
         buffer.put(0, from.buffer, 0, from.length);
     }
 
