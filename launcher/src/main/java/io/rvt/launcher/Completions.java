@@ -6,7 +6,9 @@ import io.rvt.api.WorkCompletion;
 
 /**
  * Busy-polling for completions with a safety deadline: a lost message on an unreliable transport, or a stuck fabric,
- * ends the command with a clear error instead of a hang. Allocates nothing unless it fails.
+ * ends the command with a clear error instead of a hang. Between polls the host moves its network on
+ * ({@link Host#progress()}: a spin, or with {@code --threading invoker} the network's own work). Allocates nothing
+ * unless it fails.
  */
 final class Completions {
     /** How long a command waits for one expected completion before giving up (wall time). */
@@ -18,13 +20,14 @@ final class Completions {
     /**
      * Polls {@code cq} until it yields a completion, and checks its status.
      *
+     * @param host the devices' host, whose network progresses while the CQ is empty
      * @param cq the CQ
      * @param wc filled with the completion
      * @param what names the wait in an error, e.g. "the receive on rvt_sim1"
      * @param hint appended to a timeout error (why it may have happened), or ""
      * @throws IllegalStateException on a failed completion or when {@link #DEADLINE_NANOS} pass
      */
-    static void await(CompletionQueue cq, WorkCompletion wc, String what, String hint) {
+    static void await(Host host, CompletionQueue cq, WorkCompletion wc, String what, String hint) {
         if (!cq.pollCq(wc)) {
             long deadline = System.nanoTime() + DEADLINE_NANOS;
             while (!cq.pollCq(wc)) {
@@ -32,7 +35,7 @@ final class Completions {
                     throw new IllegalStateException("no completion for " + what + " within "
                             + DEADLINE_NANOS / 1_000_000_000L + " s" + hint);
                 }
-                Thread.onSpinWait();
+                host.progress();
             }
         }
         check(wc, what);

@@ -40,6 +40,23 @@ public interface Host extends AutoCloseable {
         return Map.of();
     }
 
+    /**
+     * Moves the network between the devices on by one step, for a thread that busy-polls for a completion and found
+     * none. Where the network has threads of its own (the default) this only spins ({@link Thread#onSpinWait()});
+     * with {@link Threading#INVOKER} the calling thread runs the network's duty cycle itself. Call it from one thread
+     * at a time (the command's); it allocates nothing.
+     *
+     * @throws IllegalStateException if the network fails
+     */
+    default void progress() {
+        Thread.onSpinWait();
+    }
+
+    /** @return who runs the network between the devices: {@link Threading#NETWORK} unless the host says otherwise */
+    default Threading threading() {
+        return Threading.NETWORK;
+    }
+
     /** Removes the devices and stops whatever the host started. Idempotent. */
     @Override
     void close();

@@ -14,6 +14,8 @@ final class JsonReport {
     private final JsonWriter w = new JsonWriter();
     /** perftest's {@code Link_type} of the host's devices ({@code IB}, {@code Ethernet}). */
     private final String linkType;
+    /** Who ran the network ({@code --threading}): {@code network} or {@code invoker}. */
+    private final String threading;
 
     /**
      * Starts the document.
@@ -22,6 +24,7 @@ final class JsonReport {
      */
     JsonReport(Host host) {
         this.linkType = host.driver().perftestLinkType();
+        this.threading = host.threading().option();
         w.beginObject();
         w.name("tool").value("rvt perf");
         w.name("simulated").value(host.driver().simulated());
@@ -61,6 +64,7 @@ final class JsonReport {
         w.name("rdma_cm_QPs").value("OFF");
         w.name("Data_ex_method").value("in_process");
         w.name("Driver").value(a.driverName());
+        w.name("Threading").value(threading); // rvt's own: who ran the network (--threading)
         w.endObject();
         w.name("results").beginArray();
     }

@@ -62,8 +62,8 @@ public final class Main {
     }
 
     /**
-     * The host a command line asks for: the embedded OSGi framework, or with {@code --no-osgi} the plain class path;
-     * with the driver of {@code --driver}.
+     * The host a command line asks for: the embedded OSGi framework, or with {@code --no-osgi} the plain class path
+     * (whose simulated network runs as {@code --threading} says); with the driver of {@code --driver}.
      *
      * @param options the command line
      * @return the started host
@@ -78,7 +78,7 @@ public final class Main {
             JniSetup.requireNativeLibrary();
         }
         if (options.noOsgi) {
-            return jni ? PlainJniHost.start(options.jniSetup()) : PlainHost.start(options.fabric());
+            return jni ? PlainJniHost.start(options.jniSetup()) : PlainHost.start(options.fabric(), options.threading);
         }
         HcaConfigurations hcas = jni ? new JniConfigurations(options.jniSetup())
                 : new SimConfigurations(options.fabric());

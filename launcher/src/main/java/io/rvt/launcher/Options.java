@@ -27,6 +27,8 @@ public final class Options {
             Map.entry("--loss", FABRIC), Map.entry("--dup", FABRIC), Map.entry("--reorder", FABRIC),
             Map.entry("--seed", FABRIC), Map.entry("--deterministic", FABRIC), Map.entry("--help", FABRIC),
             Map.entry("--address", FABRIC), Map.entry("--udp-port", FABRIC),
+            // not the shell's: it always runs under OSGi, where the driver-sim bundle keeps its network thread
+            Map.entry("--threading", "devices pingpong perf stat default"),
             Map.entry("--verbose", "devices default"),
             Map.entry("--transport", "pingpong perf"),
             Map.entry("--size", "pingpong perf default"),
@@ -72,6 +74,8 @@ public final class Options {
     long seed = Fabric.DEFAULT_SEED;
     /** {@code --deterministic}. */
     boolean deterministic;
+    /** {@code --threading}: who runs the simulated network. */
+    Threading threading = Threading.NETWORK;
     /** {@code -v}, {@code --verbose}. */
     boolean verbose;
     /** {@code --transport}. */
@@ -171,6 +175,7 @@ public final class Options {
             case "--reorder" -> reorder = probability(name, v);
             case "--seed" -> seed = longValue(name, v);
             case "--deterministic" -> deterministic = true;
+            case "--threading" -> threading = Threading.parse(v);
             case "--verbose" -> verbose = true;
             case "--transport" -> transport = Transport.parse(v);
             case "--size" -> size = size(name, v);
@@ -205,11 +210,31 @@ public final class Options {
                         : " applies to --driver jni"));
             }
         }
+        checkThreading();
         if (qps > 64) {
             throw new UsageException("option --qps: " + qps + " is more than 64 queue pairs");
         }
         if (txDepth > 4096) {
             throw new UsageException("option --tx-depth: " + txDepth + " is more than 4096 work requests");
+        }
+    }
+
+    /** {@code --threading invoker} needs a simulated real-time fabric whose agents the launcher holds. */
+    private void checkThreading() {
+        if (threading != Threading.INVOKER) {
+            return;
+        }
+        if (driver == DriverKind.JNI) {
+            throw new UsageException("option --threading invoker applies to the simulated fabric, not to --driver jni "
+                    + "(its HCAs run their own engine threads)");
+        }
+        if (deterministic) {
+            throw new UsageException("options --threading invoker and --deterministic exclude each other (a "
+                    + "deterministic fabric runs its virtual time on an event-loop thread of its own)");
+        }
+        if (!noOsgi) {
+            throw new UsageException("option --threading invoker needs --no-osgi (under OSGi the driver-sim bundle "
+                    + "runs the simulated network on a thread of its own)");
         }
     }
 
@@ -310,6 +335,8 @@ public final class Options {
                 "stat:      -n|--iters N (traffic run)  --no-traffic",
                 "driver:    --driver sim (default: two simulated HCAs) | jni (two RoCEv2 HCAs over UDP)",
                 "fabric:    --loss P  --dup P  --reorder P  --seed N  --deterministic  (--driver sim)",
+                "           --threading network (default: a thread of its own runs the fabric and both HCAs)",
+                "                     | invoker (the command's thread runs them while it polls; --no-osgi, real time)",
                 "jni:       --address A[,B] (127.0.0.1; ::1 for IPv6)  --udp-port P (P and P+1; default: free ports)",
                 "other:     --no-osgi (plain class path, no Felix)  --debug (stack traces)  -h|--help",
                 "",

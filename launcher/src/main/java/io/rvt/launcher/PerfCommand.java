@@ -87,7 +87,7 @@ final class PerfCommand {
         for (int size : s.sizes()) {
             largest = Math.max(largest, size);
         }
-        try (PerfRunner runner = new PerfRunner(a, b, s, largest, progress)) {
+        try (PerfRunner runner = new PerfRunner(host, a, b, s, largest, progress)) {
             for (int size : s.sizes()) {
                 if (s.latency()) {
                     LatencyResult r = runner.latency(size);

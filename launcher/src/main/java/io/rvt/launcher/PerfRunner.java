@@ -15,7 +15,8 @@ import java.nio.ByteBuffer;
 /**
  * Runs the rows of one {@link PerfSpec} between two devices: the requester (first device) posts, the responder
  * (second) receives or is the target of RDMA and atomics. Both sides are driven by the calling thread, as perftest's
- * client and server would be by their own processes; the simulated network runs on its own thread.
+ * client and server would be by their own processes; the network runs on its own thread, or with
+ * {@code --threading invoker} on the calling thread whenever a loop finds nothing to poll ({@link Host#progress()}).
  *
  * <p>Everything is set up once per table: endpoints, QPs, work requests, completion arrays and the latency sample
  * array. The measurement loops then only patch fields of the reused work requests, post and busy-poll: they
@@ -31,6 +32,8 @@ final class PerfRunner implements AutoCloseable {
     private static final int MAX_SAMPLES = 1 << 20;
 
     private final PerfSpec spec;
+    /** Moves the network on whenever a loop finds nothing to poll. */
+    private final Host host;
     private final Progress progress;
     private final Endpoint requester;
     private final Endpoint responder;
@@ -59,14 +62,16 @@ final class PerfRunner implements AutoCloseable {
     /**
      * Sets up both sides for every row of {@code spec}.
      *
+     * @param host the devices' host, whose network progresses while the loops wait
      * @param a the requester's device
      * @param b the responder's device
      * @param spec the table
      * @param largest the largest size of its rows
      * @param progress where rows report their iterations
      */
-    PerfRunner(Device a, Device b, PerfSpec spec, int largest, Progress progress) {
+    PerfRunner(Host host, Device a, Device b, PerfSpec spec, int largest, Progress progress) {
         this.spec = spec;
+        this.host = host;
         this.progress = progress;
         this.hint = Completions.lossHint(spec.transport());
         this.atRequester = "a work request on " + a.name();
@@ -224,9 +229,12 @@ final class PerfRunner implements AutoCloseable {
                 if (report) {
                     progress.update(done);
                 }
-            } else if (last - start > 0 && System.nanoTime() - last > Completions.DEADLINE_NANOS) {
-                throw new IllegalStateException("no completion on " + requester.device.name() + " within "
-                        + Completions.DEADLINE_NANOS / 1_000_000_000L + " s" + hint);
+            } else {
+                host.progress(); // nothing to poll: with --threading invoker this thread is the network
+                if (last - start > 0 && System.nanoTime() - last > Completions.DEADLINE_NANOS) {
+                    throw new IllegalStateException("no completion on " + requester.device.name() + " within "
+                            + Completions.DEADLINE_NANOS / 1_000_000_000L + " s" + hint);
+                }
             }
             if (receives) {
                 repostReceives();
@@ -238,7 +246,7 @@ final class PerfRunner implements AutoCloseable {
         if (receives) {
             // the last receive completions may trail the last send completion: repost them for the next row
             while (repostReceives() > 0) {
-                Thread.onSpinWait();
+                host.progress();
             }
         }
         return new Window(done, last - start, best);
@@ -304,10 +312,10 @@ final class PerfRunner implements AutoCloseable {
             switch (test) {
                 case SEND -> {
                     a.postSend(ping);
-                    Completions.await(responder.recvCq, wc, atResponder, hint);
+                    Completions.await(host, responder.recvCq, wc, atResponder, hint);
                     b.postRecv(recvs[0]);
                     b.postSend(pong);
-                    Completions.await(requester.recvCq, wc, receiveAtRequester, hint);
+                    Completions.await(host, requester.recvCq, wc, receiveAtRequester, hint);
                     a.postRecv(replyRecvs[0]);
                     drain(requester.sendCq);
                     drain(responder.sendCq);
@@ -325,7 +333,7 @@ final class PerfRunner implements AutoCloseable {
                 }
                 default -> { // READ, ATOMIC: one operation, its completion is its end
                     a.postSend(ping);
-                    Completions.await(requester.sendCq, wc, atRequester, hint);
+                    Completions.await(host, requester.sendCq, wc, atRequester, hint);
                 }
             }
             long t = System.nanoTime();
@@ -351,7 +359,7 @@ final class PerfRunner implements AutoCloseable {
         int spins = 0;
         while (buf.get(index) != value) {
             VarHandle.acquireFence(); // re-read memory the network thread writes, every time round
-            Thread.onSpinWait();
+            host.progress(); // with --threading invoker, the WRITE lands in this call
             if ((++spins & 0xFFF) == 0) {
                 long now = System.nanoTime();
                 if (deadline == 0) {

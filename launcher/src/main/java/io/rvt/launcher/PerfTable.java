@@ -56,6 +56,7 @@ final class PerfTable {
         out.println(" Link type       : " + host.driver().perftestLinkType()
                 + (host.driver().simulated() ? " (simulated)" : ""));
         out.println(" Data ex. method : in process");
+        out.println(" Threading       : " + host.threading().describe());
         out.println(" Measured on     : " + host.measuredOn() + " -- not a hardware figure");
         out.println(LINE);
         StringBuilder sb = new StringBuilder();

@@ -33,6 +33,8 @@ final class PingPong implements AutoCloseable {
     private final RecvWorkRequest ra;
     private final RecvWorkRequest rb;
     private final WorkCompletion wc = new WorkCompletion();
+    /** Moves the network on while a completion is awaited. */
+    private final Host host;
     private final String hint;
     private final String recvA;
     private final String recvB;
@@ -45,18 +47,20 @@ final class PingPong implements AutoCloseable {
     /**
      * Creates and connects the pair.
      *
+     * @param host the devices' host, whose network progresses while the pair waits
      * @param da the first device
      * @param db the second device
      * @param transport RC, UC or UD
      * @param size bytes per message
      * @throws UsageException if the size is above what the transport carries on these devices
      */
-    PingPong(Device da, Device db, Transport transport, int size) {
+    PingPong(Host host, Device da, Device db, Transport transport, int size) {
         int mtu = da.queryPort(1, new PortAttr()).activeMtu().bytes();
         if (transport == Transport.UD && size > mtu) {
             throw new UsageException("option --size: " + size + " bytes do not fit one UD datagram (at most the MTU, "
                     + mtu + " bytes, on " + da.name() + ")");
         }
+        this.host = host;
         this.transport = transport;
         this.size = size;
         // UD receives land after a 40-byte GRH area: both sides keep their payload at that offset
@@ -113,17 +117,17 @@ final class PingPong implements AutoCloseable {
             qa.postSend(sa);
             // B answers as soon as the ping is in: waiting for A's send completion first would also wait for the
             // responder's (possibly coalesced) ACK
-            Completions.await(b.recvCq, wc, recvB, hint);
+            Completions.await(host, b.recvCq, wc, recvB, hint);
             if (i == corruptIteration) {
                 b.buffer.put(dataOff + size / 2, (byte) ~b.buffer.get(dataOff + size / 2));
             }
             verify(b, ping, i, "ping");
             DataPattern.fill(b.buffer, dataOff, size, ping + 1);
             qb.postSend(sb);
-            Completions.await(a.recvCq, wc, recvA, hint);
+            Completions.await(host, a.recvCq, wc, recvA, hint);
             verify(a, ping + 1, i, "pong");
-            Completions.await(a.sendCq, wc, sendA, hint);
-            Completions.await(b.sendCq, wc, sendB, hint);
+            Completions.await(host, a.sendCq, wc, sendA, hint);
+            Completions.await(host, b.sendCq, wc, sendB, hint);
         }
     }
 

@@ -55,7 +55,7 @@ final class PingPongCommand {
      */
     void run(Host host) {
         List<Device> devs = Main.requireDevices(host, 2, "pingpong");
-        try (PingPong pp = new PingPong(devs.get(0), devs.get(1), transport, size)) {
+        try (PingPong pp = new PingPong(host, devs.get(0), devs.get(1), transport, size)) {
             pp.corruptReceivedByteAt(corruptIteration);
             out.printf("  local address:  %s%n", address(pp.a, pp.qa));
             out.printf("  remote address: %s%n", address(pp.b, pp.qb));

@@ -4,6 +4,7 @@ import io.rvt.api.Device;
 import io.rvt.api.DeviceRegistry;
 import io.rvt.api.Rvt;
 import io.rvt.driver.sim.SimDriver;
+import io.rvt.driver.sim.clock.Agent;
 import io.rvt.driver.sim.clock.AgentRunner;
 import io.rvt.driver.sim.clock.BusySpinIdleStrategy;
 import io.rvt.driver.sim.clock.CompositeAgent;
@@ -23,23 +24,36 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Two simulated HCAs ({@code sim0}, {@code sim1}) on one fabric built from the fabric options, registered in a
  * plain-Java device registry ({@link Rvt#create()}): no OSGi, and the fabric's counters in reach.
  *
- * <p>Threads: in real time the fabric's delivery agent and both HCAs' send engines run on one thread (a
- * {@link CompositeAgent}), which leaves the other core of a small machine to the command's thread. A deterministic
+ * <p>Threads: in real time the fabric's delivery agent and both HCAs' send engines run as one {@link CompositeAgent}:
+ * with {@link Threading#NETWORK} on a thread of its own (named {@value #NETWORK_THREAD} and the fabric's name), which
+ * leaves the other core of a small machine to the command's thread; with {@link Threading#INVOKER} on the command's
+ * thread, one duty cycle per {@link #progress()}, so that no packet's cache lines move between cores. A deterministic
  * fabric (virtual time) is driven by one thread of its own that runs its event loop, which also runs the HCAs' send
  * engines and timers; the command's thread only posts and polls.
  */
 public final class PlainHost implements Host {
+    /** The start of the network thread's name; the fabric's name follows. */
+    static final String NETWORK_THREAD = "rvt-network-";
     /** Fabric names are registered per JVM: a second host in one JVM (tests) takes the next free name. */
     private static final AtomicInteger HOSTS = new AtomicInteger();
 
     private final FabricOptions options;
+    private final Threading threading;
     private final Fabric fabric;
     private final DeviceRegistry registry;
+    /** The network thread ({@link Threading#NETWORK} in real time), else null. */
     private final AgentRunner network;
+    /** The network's agents, run by {@link #progress()} ({@link Threading#INVOKER}), else null. */
+    private final Agent invoker;
     private final List<Device> devices;
 
-    private PlainHost(FabricOptions options) {
+    private PlainHost(FabricOptions options, Threading threading) {
+        if (threading == Threading.INVOKER && options.deterministic()) {
+            throw new IllegalArgumentException("a deterministic fabric runs on its own event-loop thread: "
+                    + "no invoker threading");
+        }
         this.options = options;
+        this.threading = threading;
         int n = HOSTS.getAndIncrement();
         String name = n == 0 ? "rvt" : "rvt-" + n;
         FaultConfig faults = FaultConfig.builder().loss(options.loss()).duplication(options.duplication())
@@ -56,11 +70,15 @@ public final class PlainHost implements Host {
         SimDriver sim1 = driver("sim1");
         registry = Rvt.create();
         devices = List.of(registry.register(sim0), registry.register(sim1));
-        network = options.deterministic() ? null
-                : AgentRunner.start(new CompositeAgent("rvt-network-" + name,
-                        List.of(fabric.agent(), sim0.sendAgent(), sim1.sendAgent())), idle(),
-                        e -> System.getLogger(PlainHost.class.getName())
-                                .log(System.Logger.Level.WARNING, "simulated network failed", e));
+        Agent agents = options.deterministic() ? null : new CompositeAgent(NETWORK_THREAD + name,
+                List.of(fabric.agent(), sim0.sendAgent(), sim1.sendAgent()));
+        invoker = threading == Threading.INVOKER ? agents : null;
+        network = agents != null && invoker == null ? AgentRunner.start(agents, idle(),
+                e -> System.getLogger(PlainHost.class.getName())
+                        .log(System.Logger.Level.WARNING, "simulated network failed", e)) : null;
+        if (invoker != null) {
+            invoker.onStart(); // on the starting thread, as Aeron's AgentInvoker.start() does
+        }
     }
 
     /**
@@ -77,13 +95,25 @@ public final class PlainHost implements Host {
     }
 
     /**
-     * Builds the fabric and its two HCAs and registers them.
+     * Builds the fabric and its two HCAs and registers them; the network runs on a thread of its own.
      *
      * @param options the fabric to build
      * @return the running host
      */
     public static PlainHost start(FabricOptions options) {
-        return new PlainHost(options);
+        return start(options, Threading.NETWORK);
+    }
+
+    /**
+     * Builds the fabric and its two HCAs and registers them.
+     *
+     * @param options the fabric to build
+     * @param threading who runs the network: a thread of its own, or the caller of {@link #progress()}
+     * @return the running host
+     * @throws IllegalArgumentException for {@link Threading#INVOKER} on a deterministic fabric
+     */
+    public static PlainHost start(FabricOptions options, Threading threading) {
+        return new PlainHost(options, threading);
     }
 
     /** @return the fabric the HCAs are attached to */
@@ -103,7 +133,33 @@ public final class PlainHost implements Host {
 
     @Override
     public String description() {
-        return "driver-sim on fabric '" + fabric.name() + "' (" + options.describe() + ")";
+        return "driver-sim on fabric '" + fabric.name() + "' (" + options.describe()
+                + (invoker != null ? "; --threading invoker" : "") + ")";
+    }
+
+    @Override
+    public Threading threading() {
+        return threading;
+    }
+
+    /**
+     * With {@link Threading#INVOKER}: runs one duty cycle of the fabric's delivery agent and both HCAs' send agents on
+     * the calling thread. Otherwise spins, as {@link Host#progress()}.
+     *
+     * @throws IllegalStateException if an agent fails
+     */
+    @Override
+    public void progress() {
+        if (invoker == null) {
+            Thread.onSpinWait();
+            return;
+        }
+        try {
+            invoker.doWork();
+        } catch (Exception e) {
+            throw new IllegalStateException("simulated network failed: " + (e.getMessage() != null
+                    ? e.getMessage() : e.toString()), e);
+        }
     }
 
     @Override
@@ -128,6 +184,9 @@ public final class PlainHost implements Host {
         // the network thread first: it would otherwise run send engines of devices being torn down
         if (network != null) {
             network.close();
+        }
+        if (invoker != null) {
+            invoker.onClose();
         }
         registry.close();
         fabric.close();

@@ -52,7 +52,7 @@ final class StatCommand {
             print(host, devs, List.of());
             return;
         }
-        try (PingPong rc = new PingPong(devs.get(0), devs.get(1), Transport.RC, RC_SIZE)) {
+        try (PingPong rc = new PingPong(host, devs.get(0), devs.get(1), Transport.RC, RC_SIZE)) {
             rc.exchange(iters);
             if (lossy) {
                 out.printf("traffic: %d RC round trips of %d bytes, every message checked (no UD: the fabric "
@@ -60,7 +60,7 @@ final class StatCommand {
                 print(host, devs, List.of(rc.qa, rc.qb));
                 return;
             }
-            try (PingPong ud = new PingPong(devs.get(0), devs.get(1), Transport.UD, UD_SIZE)) {
+            try (PingPong ud = new PingPong(host, devs.get(0), devs.get(1), Transport.UD, UD_SIZE)) {
                 ud.exchange(iters);
                 out.printf("traffic: %d RC round trips of %d bytes and %d UD round trips of %d bytes, every "
                         + "message checked%n%n", iters, RC_SIZE, iters, UD_SIZE);

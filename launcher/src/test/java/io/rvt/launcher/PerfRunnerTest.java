@@ -3,10 +3,14 @@ package io.rvt.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.reflect.Method;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** The measurement loops of {@code rvt perf}: steady state allocates nothing on the measuring thread. */
+/**
+ * The measurement loops of {@code rvt perf}: steady state allocates nothing on the measuring thread, also when that
+ * thread runs the simulated network ({@code --threading invoker}).
+ */
 class PerfRunnerTest {
     /**
      * Bytes a measured row may allocate per message: the loops themselves allocate nothing, but the odd allocation
@@ -16,22 +20,23 @@ class PerfRunnerTest {
     private static final long BYTES_PER_MESSAGE = 8;
     private static final int ITERS = 5000;
 
-    @Test
+    @ParameterizedTest
+    @EnumSource(Threading.class)
     @Timeout(120)
-    void shouldAllocateNothingPerIterationWhenMeasuring() throws Exception {
+    void shouldAllocateNothingPerIterationWhenMeasuring(Threading threading) throws Exception {
         // through reflection: the test compiles inside the launcher's module, which does not read jdk.management
         Object threads = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean")
                 .invoke(null);
         Method allocatedBytes = Class.forName("com.sun.management.ThreadMXBean")
                 .getMethod("getCurrentThreadAllocatedBytes");
-        try (PlainHost host = PlainHost.start(Options.parse().fabric())) {
+        try (PlainHost host = PlainHost.start(Options.parse().fabric(), threading)) {
             for (PerfTest test : PerfTest.values()) {
                 for (boolean latency : new boolean[] {false, true}) {
                     int size = test == PerfTest.ATOMIC ? PerfTest.ATOMIC_SIZE : 64;
                     PerfSpec spec = new PerfSpec(test, Transport.RC, latency, new int[] {size}, 2, ITERS, 0, 128);
                     try (Progress progress = new Progress(System.err, false);
-                            PerfRunner runner = new PerfRunner(host.devices().get(0), host.devices().get(1), spec,
-                                    size, progress)) {
+                            PerfRunner runner = new PerfRunner(host, host.devices().get(0), host.devices().get(1),
+                                    spec, size, progress)) {
                         measure(runner, latency, size); // first run: class loading, thread-locals, JIT
                         long before = (Long) allocatedBytes.invoke(threads);
                         long messages = measure(runner, latency, size);

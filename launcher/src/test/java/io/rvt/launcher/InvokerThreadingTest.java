@@ -1,0 +1,180 @@
+package io.rvt.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code --threading invoker}: the command's thread runs the simulated network while it polls. The option, its
+ * refusals, commands that run and report in that mode, and the absence of a network thread.
+ */
+class InvokerThreadingTest {
+    private final CommandLine cli = new CommandLine();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldRunTheNetworkOnItsOwnThreadUnlessAskedForInvoker() {
+        assertThat(Options.parse().threading).isEqualTo(Threading.NETWORK);
+        assertThat(Options.parse("pingpong", "--no-osgi", "--threading", "network").threading)
+                .isEqualTo(Threading.NETWORK);
+        assertThat(Options.parse("pingpong", "--no-osgi", "--threading", "invoker").threading)
+                .isEqualTo(Threading.INVOKER);
+        assertThat(Options.parse("perf", "--no-osgi", "--threading=invoker", "--seed", "7").threading)
+                .isEqualTo(Threading.INVOKER);
+        assertThat(Options.parse("--threading", "network").threading).isEqualTo(Threading.NETWORK); // OSGi: fine
+    }
+
+    @Test
+    void shouldRefuseInvokerWithOneUsageLineWhenTheLauncherDoesNotHoldTheNetwork() {
+        cli.assertUsage("option --threading: unknown threading 'inline' (network or invoker)", "pingpong",
+                "--no-osgi", "--threading", "inline");
+        cli.assertUsage("option --threading needs a value", "pingpong", "--threading");
+        cli.assertUsage("option --threading invoker needs --no-osgi", "pingpong", "--threading", "invoker");
+        cli.assertUsage("options --threading invoker and --deterministic exclude each other", "pingpong",
+                "--no-osgi", "--threading", "invoker", "--deterministic");
+        cli.assertUsage("option --threading invoker applies to the simulated fabric, not to --driver jni",
+                "pingpong", "--no-osgi", "--driver", "jni", "--threading", "invoker");
+        cli.assertUsage("option --threading does not apply to 'shell'", "shell", "--threading", "network");
+        assertThat(cli.out()).isEmpty();
+    }
+
+    @Test
+    void shouldListThreadingWithTheFabricOptionsInHelp() {
+        assertThat(cli.run("--help")).isZero();
+        assertThat(cli.out()).contains("--threading network", "| invoker (the command's thread");
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldExchangeCheckedMessagesOverEveryTransportWhenTheCommandThreadRunsTheNetwork() {
+        for (String t : List.of("rc", "uc", "ud")) {
+            assertThat(cli.run("pingpong", "--no-osgi", "--threading", "invoker", "--transport", t, "-n", "200",
+                    "-s", "1024")).as(t + "\n" + cli.err()).isZero();
+        }
+        assertThat(cli.out()).contains("200 iters in", "409600 bytes in", "RC; every message checked", "UC;", "UD;",
+                "(real-time, no faults; --threading invoker)");
+        assertThat(cli.err()).isEmpty();
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldRetransmitLostFramesWhenTheCommandThreadRunsTheNetwork() {
+        assertThat(cli.run("stat", "--no-osgi", "--threading", "invoker", "--loss", "0.05", "--seed", "3", "-n",
+                "100")).as(cli.err()).isZero();
+        assertThat(cli.counter("drop.loss")).isPositive();
+        assertThat(cli.counter("rc_resends")).isPositive();
+        assertThat(cli.out()).contains("100 RC round trips", "RC   RTS",
+                "(real-time (seed 3), loss 0.05; --threading invoker)");
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldReportInvokerInTestInfoAndJsonWhenMeasuringSendBandwidth() throws IOException {
+        Path json = dir.resolve("send.json");
+        assertThat(cli.run("perf", "--no-osgi", "--threading", "invoker", "--test", "send", "-s", "64", "-n", "2000",
+                "--json", json.toString())).as(cli.err()).isZero();
+        assertThat(cli.out()).contains("Send BW Test", " Threading       : invoker (the command's thread)",
+                "(real-time, no faults; --threading invoker)");
+        assertThat(rows()).hasSize(1);
+        assertThat(rows().get(0)).startsWith(" 64        2000 ");
+        Map<String, Object> doc = json(json);
+        Map<String, Object> test = tests(doc).get(0);
+        assertThat(map(test.get("test_info"))).containsEntry("Threading", "invoker")
+                .containsEntry("test", "Send_BW_Test").containsEntry("TX_depth", 128.0);
+        Map<String, Object> result = map(((List<?>) test.get("results")).get(0));
+        assertThat(result).containsEntry("n_iterations", 2000.0);
+        assertThat((Double) result.get("BW_average")).isPositive();
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldReportNetworkInTestInfoAndJsonByDefault() throws IOException {
+        Path json = dir.resolve("lat.json");
+        assertThat(cli.run("perf", "--no-osgi", "--test", "read", "--lat", "-n", "100", "--json", json.toString()))
+                .as(cli.err()).isZero();
+        assertThat(cli.out()).contains(" Threading       : network (the network's own threads)")
+                .doesNotContain("--threading invoker");
+        assertThat(map(tests(json(json)).get(0).get("test_info"))).containsEntry("Threading", "network");
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldRunEveryLoopOfPerfWhenTheCommandThreadRunsTheNetwork() {
+        String[][] lines = {
+            {"--test", "send", "--transport", "ud", "-s", "2048", "-n", "500"},
+            {"--test", "write", "-s", "65536", "-q", "2", "-n", "200"},
+            {"--test", "read", "-n", "500"},
+            {"--test", "atomic", "-n", "500"},
+            {"--test", "send", "--lat", "-s", "8", "-n", "500"},
+            {"--test", "write", "--lat", "-s", "8", "-n", "500"},
+            {"--test", "read", "--lat", "-n", "500"},
+            {"--test", "atomic", "--lat", "-n", "500"},
+            {"--test", "send", "-D", "0.2"},
+        };
+        for (String[] line : lines) {
+            cli.reset();
+            String[] args = new String[line.length + 4];
+            args[0] = "perf";
+            args[1] = "--no-osgi";
+            args[2] = "--threading";
+            args[3] = "invoker";
+            System.arraycopy(line, 0, args, 4, line.length);
+            assertThat(cli.run(args)).as(String.join(" ", line) + "\n" + cli.err()).isZero();
+            assertThat(rows()).as(String.join(" ", line)).hasSize(1);
+            assertThat(cli.out()).as(String.join(" ", line)).contains(" Threading       : invoker");
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldStartNoNetworkThreadWhenTheCommandThreadRunsTheNetwork() {
+        try (PlainHost host = PlainHost.start(Options.parse().fabric(), Threading.INVOKER)) {
+            assertThat(host.threading()).isEqualTo(Threading.INVOKER);
+            assertThat(networkThreads()).isEmpty();
+            new PingPongCommand(cli.out, Transport.RC, 64, 100).run(host);
+            assertThat(networkThreads()).isEmpty();
+        }
+        // the same check finds the thread that network threading starts
+        try (PlainHost host = PlainHost.start(Options.parse().fabric(), Threading.NETWORK)) {
+            new PingPongCommand(cli.out, Transport.RC, 64, 100).run(host);
+            assertThat(networkThreads()).contains(PlainHost.NETWORK_THREAD + host.fabric().name());
+        }
+        assertThat(cli.out()).contains("100 iters in");
+    }
+
+    /** @return the names of the live threads that are a simulated network's */
+    private static List<String> networkThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .filter(n -> n.startsWith(PlainHost.NETWORK_THREAD)).toList();
+    }
+
+    /** @return the table rows of the output: lines that start with a space and a number */
+    private List<String> rows() {
+        return cli.out().lines().filter(l -> l.matches(" \\d+ .*")).toList();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> json(Path file) throws IOException {
+        return (Map<String, Object>) MiniJson.parse(Files.readString(file, StandardCharsets.UTF_8));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> tests(Map<String, Object> doc) {
+        return (List<Map<String, Object>>) doc.get("tests");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Object o) {
+        return (Map<String, Object>) o;
+    }
+}
