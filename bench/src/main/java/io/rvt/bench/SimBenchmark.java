@@ -14,7 +14,9 @@ import io.rvt.api.QpState;
 import io.rvt.api.QpType;
 import io.rvt.api.QueuePair;
 import io.rvt.api.RecvWorkRequest;
+import io.rvt.api.SendFlag;
 import io.rvt.api.SendWorkRequest;
+import io.rvt.api.SigType;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
@@ -65,6 +67,8 @@ public class SimBenchmark {
     static final int WINDOW = 64;
     /** SENDs in flight in {@link #sendStream}. */
     static final int STREAM_DEPTH = 64;
+    /** {@link #sendStream} flags every this many SENDs SIGNALED (perftest's CQ moderation, below its tx depth). */
+    static final int STREAM_SIGNAL_EVERY = 16;
     /** Messages per invocation of {@link #sendStream}. */
     static final int STREAM_BATCH = 256;
     /** SENDs posted and completed by {@link #sendStream} so far (it keeps its window across invocations). */
@@ -100,6 +104,8 @@ public class SimBenchmark {
     private CompletionQueue cqA;
     private CompletionQueue cqB;
     private SendWorkRequest send64;
+    private SendWorkRequest send64Signaled;
+    private SendWorkRequest writeSignaled;
     private SendWorkRequest send8a;
     private SendWorkRequest send8b;
     private SendWorkRequest write;
@@ -143,11 +149,15 @@ public class SimBenchmark {
         int acc = AccessFlag.mask(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE);
         MemoryRegion ma = pa.regMr(ByteBuffer.allocateDirect(size), acc);
         MemoryRegion mb = pb.regMr(ByteBuffer.allocateDirect(size), acc);
+        int signaled = SendFlag.mask(SendFlag.SIGNALED);
         send64 = new SendWorkRequest(1).opcode(WrOpcode.SEND).sge(ma, 0, 64);
-        send8a = new SendWorkRequest(1).opcode(WrOpcode.SEND).sge(ma, 0, 8);
-        send8b = new SendWorkRequest(1).opcode(WrOpcode.SEND).sge(mb, 0, 8);
+        send64Signaled = new SendWorkRequest(1).opcode(WrOpcode.SEND).sge(ma, 0, 64).sendFlags(signaled);
+        send8a = new SendWorkRequest(1).opcode(WrOpcode.SEND).sge(ma, 0, 8).sendFlags(signaled);
+        send8b = new SendWorkRequest(1).opcode(WrOpcode.SEND).sge(mb, 0, 8).sendFlags(signaled);
         write = new SendWorkRequest(1).opcode(WrOpcode.RDMA_WRITE).sge(ma, 0, size).remoteAddr(mb.addr())
                 .rkey(mb.rkey());
+        writeSignaled = new SendWorkRequest(1).opcode(WrOpcode.RDMA_WRITE).sge(ma, 0, size).remoteAddr(mb.addr())
+                .rkey(mb.rkey()).sendFlags(signaled);
         recvB = new RecvWorkRequest(1).sge(mb, 0, 64);
         recvA = new RecvWorkRequest(1).sge(ma, 0, 64);
         copySrc = ByteBuffer.allocateDirect(size);
@@ -167,7 +177,8 @@ public class SimBenchmark {
     }
 
     private static QueuePair qp(ProtectionDomain pd, CompletionQueue cq) {
-        QpInitAttr init = new QpInitAttr().qpType(QpType.RC).sendCq(cq).recvCq(cq);
+        // perftest's way: only the WRs flagged SIGNALED complete on the CQ (its --cq-mod moderation)
+        QpInitAttr init = new QpInitAttr().qpType(QpType.RC).sendCq(cq).recvCq(cq).sigType(SigType.SIGNAL_REQ_WR);
         init.cap().maxSendWr(1024).maxRecvWr(1024).maxSendSge(1).maxRecvSge(1);
         return pd.createQp(init);
     }
@@ -226,7 +237,8 @@ public class SimBenchmark {
     }
 
     /**
-     * A window of 64-byte SENDs: time per message (the message rate is its inverse).
+     * A window of 64-byte SENDs: time per message (the message rate is its inverse). As perftest moderates the send
+     * CQ, only the window's last SEND is signaled; every receive completes.
      *
      * @return a wr id
      */
@@ -236,18 +248,19 @@ public class SimBenchmark {
         for (int i = 0; i < WINDOW; i++) {
             b.postRecv(recvB);
         }
-        for (int i = 0; i < WINDOW; i++) {
+        for (int i = 1; i < WINDOW; i++) {
             a.postSend(send64);
         }
-        await(cqA, WINDOW);
+        a.postSend(send64Signaled); // completes the whole window (RC completes in order)
+        await(cqA, 1);
         await(cqB, WINDOW);
         return wcs[0].wrId() + wc.wrId();
     }
 
     /**
      * 64-byte SENDs the way perftest's {@code ib_send_bw} (and {@code rvt perf}) streams them: up to
-     * {@value #STREAM_DEPTH} in flight, each completion lets one more go, the receiver's receives posted again as they
-     * complete. Time per message. Much slower than {@link #sendRate} today (see the README): kept as the reproducer.
+     * {@value #STREAM_DEPTH} in flight, every {@value #STREAM_SIGNAL_EVERY}th signaled and its completion letting that
+     * many more go, the receiver's receives posted again as they complete. Time per message.
      *
      * @return a wr id
      */
@@ -261,15 +274,15 @@ public class SimBenchmark {
         }
         for (int done = 0; done < STREAM_BATCH;) {
             while (streamPosted - streamCompleted < STREAM_DEPTH) {
-                a.postSend(send64);
                 streamPosted++;
+                a.postSend(streamPosted % STREAM_SIGNAL_EVERY == 0 ? send64Signaled : send64);
             }
             if (cqA.pollCq(wc)) {
                 if (wc.status() != WcStatus.SUCCESS) {
                     throw new IllegalStateException("completion failed: " + wc);
                 }
-                streamCompleted++;
-                done++;
+                streamCompleted += STREAM_SIGNAL_EVERY; // one signaled completion retires the WRs before it
+                done += STREAM_SIGNAL_EVERY;
             }
             if (cqB.pollCq(wc)) {
                 if (wc.status() != WcStatus.SUCCESS) {
@@ -307,24 +320,25 @@ public class SimBenchmark {
      */
     @Benchmark
     public long rdmaWrite() {
-        a.postSend(write);
+        a.postSend(writeSignaled);
         await(cqA, 1);
         return wcs[0].wrId() + wc.wrId();
     }
 
     /**
      * RDMA WRITE bandwidth, as perftest's {@code ib_write_bw} measures it: a window of {@value #WRITE_WINDOW} WRITEs of
-     * {@code size} bytes in flight, time per WRITE (bytes / time is the bandwidth).
+     * {@code size} bytes in flight, the last one signaled, time per WRITE (bytes / time is the bandwidth).
      *
      * @return a wr id
      */
     @Benchmark
     @OperationsPerInvocation(WRITE_WINDOW)
     public long rdmaWriteBw() {
-        for (int i = 0; i < WRITE_WINDOW; i++) {
+        for (int i = 1; i < WRITE_WINDOW; i++) {
             a.postSend(write);
         }
-        await(cqA, WRITE_WINDOW);
+        a.postSend(writeSignaled);
+        await(cqA, 1);
         return wcs[0].wrId() + wc.wrId();
     }
 

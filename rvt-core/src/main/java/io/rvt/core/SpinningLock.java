@@ -1,32 +1,259 @@
 package io.rvt.core;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A {@link ReentrantLock} that spins a little before it parks: the stand-in for the spinlocks rdmavt takes around a
- * QP's send and receive state and a CQ's ring ({@code s_lock}, {@code s_hlock}, {@code r_rq.lock}, {@code cq->lock}).
- * Those critical sections last well under a microsecond, while parking and unparking a thread costs a futex call each
- * way: a poster and the driver's receive thread contending for a QP would otherwise take turns sleeping on every
- * packet. After {@value #SPINS} polls it parks like any {@code ReentrantLock}, so a descheduled holder costs little.
- * Non-fair, reentrant, and with every other method of {@code ReentrantLock} unchanged.
+ * The stand-in for the spinlocks rdmavt takes around a QP's send and receive state and a CQ's ring ({@code s_lock},
+ * {@code s_hlock}, {@code r_rq.lock}, {@code cq->lock}): a reentrant, non-fair lock that spins before it parks.
+ *
+ * <p>It is a {@link ReentrantLock} because the driver SPI hands these locks out as one, but it keeps its own lock word
+ * and leaves the inherited synchroniser unused. Why: these critical sections last well under a microsecond and are
+ * taken about ten times per message, and an uncontended {@code ReentrantLock} pays two fences per lock and unlock (its
+ * release is a volatile store); here unlocking is a release store (no fence on x86), which halves the cost of a
+ * lock-unlock pair. A thread that finds the lock held spins {@value #SPINS} times, then parks; the unlocker unparks
+ * the oldest parked thread. Because the release is not followed by a fence, an unlocker can miss a waiter that is just
+ * going to sleep, so a parked thread also wakes after {@value #PARK_NANOS} ns and tries again: a lost wake-up costs at
+ * most that, and it can only happen to a thread that already spun through a contended lock.
+ *
+ * <p>Supported: {@link #lock}, {@link #lockInterruptibly}, both {@link #tryLock}s, {@link #unlock} and the queries
+ * ({@link #isLocked}, {@link #isHeldByCurrentThread}, {@link #getHoldCount}, {@link #isParked},
+ * {@link #hasParkedThreads}). Not supported: {@link #newCondition()} (rdmavt's spinlocks have no condition variables;
+ * waiting under one would be a bug). {@code ReentrantLock}'s final queue queries ({@code hasQueuedThreads},
+ * {@code getQueueLength}, ...) cannot be overridden and always report no waiters.
  */
 public final class SpinningLock extends ReentrantLock {
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
     /** Polls of the lock word before parking: about a microsecond on current x86 cores. */
     static final int SPINS = 64;
+    /** The longest a parked thread sleeps before it looks again (bounds a missed wake-up). */
+    static final long PARK_NANOS = 50_000L;
+
+    private static final VarHandle WORD;
+
+    static {
+        try {
+            WORD = MethodHandles.lookup().findVarHandle(SpinningLock.class, "word", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** 0 free, 1 held; CAS to take, release store to give back. */
+    private volatile int word;
+    /** The holder; written only by the holder (set after taking, cleared before giving back). */
+    private transient Thread owner;
+    /** Re-entries of the holder; touched only by the holder. */
+    private int holds;
+    /** Threads parked (or about to park) waiting for the lock, oldest first. */
+    private final transient ConcurrentLinkedQueue<Thread> parked = new ConcurrentLinkedQueue<>();
 
     @Override
     public void lock() {
-        if (tryLock()) {
+        Thread me = Thread.currentThread();
+        if (owner == me) {
+            holds++;
             return;
         }
+        if (!WORD.compareAndSet(this, 0, 1)) {
+            acquireSlow(me, false, 0L);
+        }
+        owner = me;
+        holds = 1;
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        Thread me = Thread.currentThread();
+        if (owner == me) {
+            holds++;
+            return;
+        }
+        if (!WORD.compareAndSet(this, 0, 1) && !acquireSlow(me, true, 0L)) {
+            throw new InterruptedException();
+        }
+        owner = me;
+        holds = 1;
+    }
+
+    @Override
+    public boolean tryLock() {
+        Thread me = Thread.currentThread();
+        if (owner == me) {
+            holds++;
+            return true;
+        }
+        if (word == 0 && WORD.compareAndSet(this, 0, 1)) {
+            owner = me;
+            holds = 1;
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    public boolean tryLock(long timeout, TimeUnit unit) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        if (tryLock()) {
+            return true;
+        }
+        long nanos = unit.toNanos(timeout);
+        if (nanos <= 0) {
+            return false;
+        }
+        Thread me = Thread.currentThread();
+        long deadline = System.nanoTime() + nanos;
+        if (!acquireSlow(me, true, deadline)) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            return false;
+        }
+        owner = me;
+        holds = 1;
+        return true;
+    }
+
+    /**
+     * Spins, then parks until the word is taken.
+     *
+     * @param deadline {@link System#nanoTime()} to give up at, or 0 for never
+     * @return true once taken; false if interrupted (when {@code interruptible}) or past the deadline
+     */
+    private boolean acquireSlow(Thread me, boolean interruptible, long deadline) {
         for (int i = 0; i < SPINS; i++) {
             Thread.onSpinWait();
             // Read before the CAS (test-and-test-and-set), so spinning does not steal the line from the holder.
-            if (!isLocked() && tryLock()) {
-                return;
+            if (word == 0 && WORD.compareAndSet(this, 0, 1)) {
+                return true;
             }
         }
-        super.lock();
+        parked.add(me); // a full fence: the re-check below sees an unlock that happened before it
+        boolean interrupted = false;
+        try {
+            while (true) {
+                if (word == 0 && WORD.compareAndSet(this, 0, 1)) {
+                    return true;
+                }
+                long wait = PARK_NANOS;
+                if (deadline != 0) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return false;
+                    }
+                    wait = Math.min(wait, left);
+                }
+                LockSupport.parkNanos(this, wait);
+                if (Thread.interrupted()) {
+                    if (interruptible) {
+                        return false;
+                    }
+                    interrupted = true;
+                }
+            }
+        } finally {
+            parked.remove(me);
+            if (interrupted) {
+                me.interrupt(); // lock() is not interruptible: keep the status for the caller
+            }
+        }
+    }
+
+    @Override
+    public void unlock() {
+        if (owner != Thread.currentThread()) {
+            throw new IllegalMonitorStateException("unlock of a SpinningLock not held by " + Thread.currentThread());
+        }
+        if (--holds > 0) {
+            return;
+        }
+        owner = null;
+        WORD.setRelease(this, 0);
+        Thread next = parked.peek();
+        if (next != null) {
+            LockSupport.unpark(next);
+        }
+    }
+
+    /** @throws UnsupportedOperationException always: rdmavt's spinlocks have no condition variables */
+    @Override
+    public Condition newCondition() {
+        throw new UnsupportedOperationException("a SpinningLock has no conditions (it stands for a spinlock)");
+    }
+
+    @Override
+    public int getHoldCount() {
+        return owner == Thread.currentThread() ? holds : 0;
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread() {
+        return owner == Thread.currentThread();
+    }
+
+    @Override
+    public boolean isLocked() {
+        return word != 0;
+    }
+
+    @Override
+    protected Thread getOwner() {
+        return word != 0 ? owner : null;
+    }
+
+    /**
+     * @param thread a thread
+     * @return true if {@code thread} is parked waiting for this lock (the inherited, final queue queries see only the
+     *         unused synchroniser and always report no waiters)
+     */
+    public boolean isParked(Thread thread) {
+        return parked.contains(thread);
+    }
+
+    /** @return true if any thread is parked waiting for this lock */
+    public boolean hasParkedThreads() {
+        return !parked.isEmpty();
+    }
+
+    @Override
+    protected Collection<Thread> getQueuedThreads() {
+        return new ArrayList<>(parked);
+    }
+
+    /** @throws IllegalArgumentException always: no condition belongs to this lock */
+    @Override
+    public boolean hasWaiters(Condition condition) {
+        throw new IllegalArgumentException("not a condition of this SpinningLock");
+    }
+
+    /** @throws IllegalArgumentException always: no condition belongs to this lock */
+    @Override
+    public int getWaitQueueLength(Condition condition) {
+        throw new IllegalArgumentException("not a condition of this SpinningLock");
+    }
+
+    /** @throws IllegalArgumentException always: no condition belongs to this lock */
+    @Override
+    protected Collection<Thread> getWaitingThreads(Condition condition) {
+        throw new IllegalArgumentException("not a condition of this SpinningLock");
+    }
+
+    @Override
+    public String toString() {
+        Thread o = getOwner();
+        return "SpinningLock@" + Integer.toHexString(hashCode())
+                + (o == null ? "[Unlocked]" : "[Locked by thread " + o.getName() + "]");
     }
 }

@@ -3,6 +3,7 @@ package io.rvt.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -61,10 +62,84 @@ class SpinningLockTest {
             lock.unlock();
         });
         waiter.start();
-        TestUtil.await(() -> lock.hasQueuedThread(waiter), "waiter parked in the queue");
+        TestUtil.await(() -> lock.isParked(waiter), "waiter parked in the queue");
         assertThat(got.get()).isZero();
         lock.unlock();
         waiter.join();
         assertThat(got.get()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldRefuseAnUnlockByAThreadThatDoesNotHoldIt() throws Exception {
+        SpinningLock lock = new SpinningLock();
+        lock.lock();
+        Throwable[] thrown = new Throwable[1];
+        Thread other = new Thread(() -> {
+            try {
+                lock.unlock();
+            } catch (Throwable t) {
+                thrown[0] = t;
+            }
+        });
+        other.start();
+        other.join();
+        assertThat(thrown[0]).isInstanceOf(IllegalMonitorStateException.class);
+        assertThat(lock.isLocked()).isTrue();
+        assertThat(lock.getHoldCount()).isEqualTo(1);
+        lock.unlock();
+        assertThat(lock.isLocked()).isFalse();
+        assertThat(lock.getHoldCount()).isZero();
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldGiveUpATimedTryLockAndAnInterruptedLockWhileAnotherThreadHoldsIt() throws Exception {
+        SpinningLock lock = new SpinningLock();
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch done = new CountDownLatch(1);
+        Thread holder = new Thread(() -> {
+            lock.lock();
+            held.countDown();
+            try {
+                done.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                lock.unlock();
+            }
+        });
+        holder.start();
+        held.await();
+        assertThat(lock.tryLock()).isFalse();
+        assertThat(lock.tryLock(2, TimeUnit.MILLISECONDS)).isFalse();
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+
+        Throwable[] thrown = new Throwable[1];
+        Thread waiter = new Thread(() -> {
+            try {
+                lock.lockInterruptibly();
+                lock.unlock();
+            } catch (Throwable t) {
+                thrown[0] = t;
+            }
+        });
+        waiter.start();
+        TestUtil.await(() -> lock.isParked(waiter), "waiter parked in the queue");
+        waiter.interrupt();
+        waiter.join();
+        assertThat(thrown[0]).isInstanceOf(InterruptedException.class);
+        assertThat(lock.hasParkedThreads()).isFalse();
+
+        done.countDown();
+        holder.join();
+        assertThat(lock.tryLock(1, TimeUnit.SECONDS)).isTrue();
+        lock.unlock();
+    }
+
+    @Test
+    void shouldHaveNoConditionsBecauseItStandsForASpinlock() {
+        SpinningLock lock = new SpinningLock();
+        org.assertj.core.api.Assertions.assertThatThrownBy(lock::newCondition)
+                .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("spinlock");
     }
 }

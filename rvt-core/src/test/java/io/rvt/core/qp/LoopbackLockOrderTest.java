@@ -7,6 +7,7 @@ import io.rvt.api.RecvWorkRequest;
 import io.rvt.api.SendWorkRequest;
 import io.rvt.api.WrOpcode;
 import io.rvt.core.LoopbackTestDriver;
+import io.rvt.core.SpinningLock;
 import io.rvt.core.TestUtil;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -21,7 +22,9 @@ import org.junit.jupiter.api.Timeout;
  */
 class LoopbackLockOrderTest {
     private static void awaitQueued(ReentrantLock lock, Thread t) {
-        TestUtil.await(() -> lock.hasQueuedThread(t) || !t.isAlive(), "the loopback thread to wait for recvLock");
+        // QP locks are SpinningLocks, which track their own parked threads (ReentrantLock's queue queries are final)
+        TestUtil.await(() -> (lock instanceof SpinningLock s ? s.isParked(t) : lock.hasQueuedThread(t)) || !t.isAlive(),
+                "the loopback thread to wait for recvLock");
         assertThat(t.isAlive()).as("loopback thread ended without waiting for recvLock").isTrue();
     }
 
