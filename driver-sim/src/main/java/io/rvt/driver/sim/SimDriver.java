@@ -257,6 +257,21 @@ public final class SimDriver extends TransportDriver {
         return new SimQp(qp, this);
     }
 
+    /** Mirrors {@code qp_priv_free}: stops the QP's engine, waits out a drain on another thread, frees its spare frame. */
+    @Override
+    public void qpPrivFree(DriverDevice rdi, DriverQp qp) {
+        super.qpPrivFree(rdi, qp);
+        SimQp s = QpSendEngine.of(qp);
+        if (s != null) {
+            s.awaitIdle();
+            Frame spare = s.spare;
+            s.spare = null;
+            if (spare != null) {
+                spare.release();
+            }
+        }
+    }
+
     @Override
     protected PathMtu portMtu() {
         return mtu;
@@ -365,7 +380,7 @@ public final class SimDriver extends TransportDriver {
             while (true) {
                 boolean backpressure = false;
                 while (!s.isStopped()) {
-                    int r = sendOne(s.qp);
+                    int r = sendOne(s);
                     if (r <= 0) {
                         backpressure = r < 0;
                         break;
@@ -387,19 +402,30 @@ public final class SimDriver extends TransportDriver {
     }
 
     /** @return 1 if a packet was sent, 0 if there was nothing to send, -1 if no frame was free */
-    private int sendOne(DriverQp qp) {
+    private int sendOne(SimQp s) {
+        DriverQp qp = s.qp;
         int portNum = qp.portNum() != 0 ? qp.portNum() : 1;
         FabricPort port = ports[portNum - 1];
-        Frame frame = port.acquire();
+        Frame frame = s.spare;
+        if (frame != null) {
+            s.spare = null;
+            if (frame.pool() != port.pool()) { // the QP moved to another port
+                frame.release();
+                frame = null;
+            }
+        }
         if (frame == null) {
-            return -1;
+            frame = port.acquire();
+            if (frame == null) {
+                return -1;
+            }
         }
         TxScratch sc = txScratch.get();
         TxInfo tx = sc.tx;
         ByteBuffer buf = frame.buffer();
         int n = transport().makePacket(qp, buf, HEADROOM, tx);
         if (n <= 0) {
-            frame.release();
+            s.spare = frame; // nothing to send: keep it for the next packet
             return 0;
         }
         AhAttr ah = tx.ah();

@@ -1,11 +1,18 @@
 package io.rvt.driver.sim;
 
 import io.rvt.api.spi.DriverQp;
+import io.rvt.driver.sim.fabric.Frame;
 import io.rvt.transport.QpSendEngine;
 
 /** The simulated HCA's per-QP send engine: with a pre-built task for the executor, so scheduling allocates nothing. */
 final class SimQp extends QpSendEngine {
     final Runnable drainTask;
+    /**
+     * A frame taken for a packet the transport then did not make (every drain ends with one such try): kept for the
+     * next packet instead of going back to the pool and out again. Touched only by the QP's one drainer; released
+     * when the engine stops ({@link SimDriver#qpPrivFree}).
+     */
+    Frame spare;
 
     SimQp(DriverQp qp, SimDriver driver) {
         super(qp);

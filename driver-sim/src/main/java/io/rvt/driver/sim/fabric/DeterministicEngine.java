@@ -24,6 +24,11 @@ final class DeterministicEngine extends Engine {
     }
 
     @Override
+    long sendTime() {
+        return loop.nanoTime();
+    }
+
+    @Override
     boolean submit(Frame f) {
         f.stage = Frame.STAGE_SEND;
         loop.schedule(f.event, f.timestamp());

@@ -14,6 +14,12 @@ abstract class Engine {
 
     abstract NanoClock clock();
 
+    /**
+     * @return the send time to stamp on a frame a sender hands over now; any thread. The real-time engine returns 0
+     *         and stamps frames itself when it takes them in (one clock read per batch instead of one per frame)
+     */
+    abstract long sendTime();
+
     /** Takes a stamped frame from a sender; any thread. @return false if it cannot be queued now */
     abstract boolean submit(Frame f);
 

@@ -120,7 +120,7 @@ public final class FabricPort implements AutoCloseable {
         if (closed) {
             return false;
         }
-        frame.stampSend(lid, fabric.nanoTime(), this, fabric.forwarder());
+        frame.stampSend(lid, fabric.engine().sendTime(), this, fabric.forwarder());
         frame.state = Frame.IN_FABRIC;
         if (!fabric.engine().submit(frame)) {
             frame.state = Frame.OWNED;

@@ -186,7 +186,10 @@ public final class Frame {
         return sequence;
     }
 
-    /** @return the time the frame was sent, in ns of the fabric's clock */
+    /**
+     * @return the time the frame was sent, in ns of the fabric's clock: in real-time mode, when the fabric's agent took
+     *         it from the sending port's queue (0 until then)
+     */
     public long timestamp() {
         return timestamp;
     }
@@ -246,6 +249,10 @@ public final class Frame {
         this.timestamp = timestamp;
         this.source = source;
         this.forwarder = forwarder;
+    }
+
+    void stampTime(long timestamp) {
+        this.timestamp = timestamp;
     }
 
     void sequence(long sequence) {

@@ -8,9 +8,10 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 
 /**
- * Real-time mode: senders put frames on their port's ingress ring; one delivery agent drains the rings, runs the
- * send and switch stages at once (computing each frame's due time from the link models), holds each frame on the
- * receiver's heap until due by the clock, then delivers it. Also runs executor tasks on the agent's thread.
+ * Real-time mode: senders put frames on their port's ingress ring; one delivery agent drains the rings, stamps the
+ * frames with one clock reading per cycle (their send time), runs the send and switch stages at once (computing each
+ * frame's due time from the link models), holds each frame on the receiver's heap until due by the clock, then
+ * delivers it. Also runs executor tasks on the agent's thread.
  */
 final class RealTimeEngine extends Engine {
     private static final int INGRESS_BATCH = 256;
@@ -37,6 +38,11 @@ final class RealTimeEngine extends Engine {
     @Override
     NanoClock clock() {
         return clock;
+    }
+
+    @Override
+    long sendTime() {
+        return 0; // stamped in doWork, when the frame leaves the ingress queue
     }
 
     @Override
@@ -117,6 +123,7 @@ final class RealTimeEngine extends Engine {
             }
         }
         FabricPort[] ps = ports;
+        long sent = Long.MIN_VALUE; // read once per cycle, when the first frame comes in
         for (FabricPort p : ps) {
             if (p.closed) {
                 work += drainClosed(p);
@@ -128,13 +135,23 @@ final class RealTimeEngine extends Engine {
                 if (f == null) {
                     break;
                 }
-                forwarder.onSend(f, f.timestamp());
+                if (sent == Long.MIN_VALUE) {
+                    sent = clock.nanoTime();
+                }
+                f.stampTime(sent);
+                forwarder.onSend(f, sent);
                 work++;
             }
         }
-        long now = clock.nanoTime();
+        long now = sent; // the frames just taken in are due at their send time at the earliest
         for (FabricPort p : ps) {
             FrameHeap heap = p.inFlight;
+            if (heap.isEmpty()) {
+                continue;
+            }
+            if (now == Long.MIN_VALUE) {
+                now = clock.nanoTime();
+            }
             int delivered = 0;
             while (!heap.isEmpty() && heap.peekDue() <= now) {
                 forwarder.onDeliver(heap.poll(), now);
