@@ -194,8 +194,8 @@ final class Forwarder {
             int bit = rng.nextInt(len * 8);
             ByteBuffer b = f.buffer();
             int i = bit >>> 3;
+            f.breakSeal(); // writes a deferred checksum first: the bit flips on the bytes the wire would carry
             b.put(i, (byte) (b.get(i) ^ (1 << (bit & 7))));
-            f.breakSeal();
             dst.counters.increment(Counters.CORRUPTED);
             counters.increment(Counters.CORRUPTED);
             if (trace != null) {
@@ -244,6 +244,9 @@ final class Forwarder {
         counters.add(Counters.RX_BYTES, len);
         if (trace != null) {
             trace.record(now, TraceKind.DELIVER, f, 0);
+        }
+        if (f.hasDeferredChecksum() && !h.acceptsDeferredChecksum()) {
+            f.completeChecksum();
         }
         f.target = null;
         f.source = null;

@@ -39,6 +39,8 @@ public final class Frame {
     private long timestamp;
     /** The sender vouched for the ICRC in the bytes ({@link #seal()}); cleared by any change the fabric makes. */
     private boolean sealed;
+    /** Writes the checksum the sender left out ({@link #sealDeferred}); null once written, or if none is pending. */
+    private ChecksumWriter deferred;
 
     // Fabric-private state; written by the owner (the sender up to send(), then the fabric's delivery thread).
     /** FREE, OWNED or IN_FABRIC. */
@@ -147,13 +149,50 @@ public final class Frame {
         return this;
     }
 
+    /**
+     * Seals the frame and leaves its checksum to be written only when someone needs the bytes: checksum offload, as a
+     * host's stack leaves a packet's checksum to the NIC (Linux's {@code CHECKSUM_PARTIAL}) and a packet that never
+     * leaves the host never gets one. The fabric calls {@code writer} before it records the bytes in its trace,
+     * before the corruption fault flips a bit and before it delivers the frame to a handler that does not
+     * {@link FrameHandler#acceptsDeferredChecksum() accept a deferred checksum}; anyone else who owns the frame can
+     * call {@link #completeChecksum()}. Call it after the last write.
+     *
+     * @param writer writes the checksum into the frame's bytes
+     * @return this frame
+     * @throws IllegalStateException if the caller's frame is not owned
+     */
+    public Frame sealDeferred(ChecksumWriter writer) {
+        checkOwned();
+        if (writer == null) {
+            throw new IllegalArgumentException("writer must not be null");
+        }
+        sealed = true;
+        deferred = writer;
+        return this;
+    }
+
+    /** @return true if the frame's checksum was left to a {@link ChecksumWriter} that has not run yet */
+    public boolean hasDeferredChecksum() {
+        return deferred != null;
+    }
+
+    /** Writes a deferred checksum into the bytes now (nothing if none is pending); the frame's owner calls it. */
+    public void completeChecksum() {
+        ChecksumWriter w = deferred;
+        if (w != null) {
+            deferred = null;
+            w.write(this);
+        }
+    }
+
     /** @return true if the sender {@link #seal() sealed} the frame and nothing changed its bytes since */
     public boolean isSealed() {
         return sealed;
     }
 
-    /** The fabric changed the bytes: the sender's ICRC no longer vouches for them. */
+    /** The fabric is about to change the bytes: the checksum is written first, and no longer vouches for them. */
     void breakSeal() {
+        completeChecksum();
         sealed = false;
     }
 
@@ -238,6 +277,7 @@ public final class Frame {
         sequence = 0;
         timestamp = 0;
         sealed = false;
+        deferred = null;
         source = null;
         target = null;
         forwarder = null;
@@ -269,6 +309,7 @@ public final class Frame {
         forwarder = from.forwarder;
         srcEpoch = from.srcEpoch;
         sealed = from.sealed; // the same bytes
+        deferred = from.deferred; // and the same checksum to write
         buffer.put(0, from.buffer, 0, from.length);
     }
 

@@ -27,4 +27,13 @@ public interface FrameHandler {
      */
     default void onBatchEnd() {
     }
+
+    /**
+     * @return true if this handler takes frames whose checksum is still {@link Frame#hasDeferredChecksum() deferred}
+     *         (it trusts sealed frames and never reads their checksum, or completes it itself); false (the default) to
+     *         have the fabric write it before delivery
+     */
+    default boolean acceptsDeferredChecksum() {
+        return false;
+    }
 }

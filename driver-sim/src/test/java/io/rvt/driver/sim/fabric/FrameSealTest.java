@@ -65,4 +65,111 @@ class FrameSealTest {
         frame.release();
         assertThat(pool.acquire().isSealed()).isFalse();
     }
+
+    /** Puts 0xC0FFEE01 in a frame's last four bytes, as an ICRC writer would, and counts its calls. */
+    private static final class CountingWriter implements ChecksumWriter {
+        int calls;
+
+        @Override
+        public void write(Frame frame) {
+            calls++;
+            frame.buffer().putInt(frame.length() - 4, 0xC0FFEE01);
+        }
+    }
+
+    /** A handler that records the frames' last int, whether their checksum was still deferred, and releases them. */
+    private static final class Capture implements FrameHandler {
+        final boolean accepts;
+        final List<Integer> lastInts = new ArrayList<>();
+        final List<Boolean> deferred = new ArrayList<>();
+        final List<byte[]> bytes = new ArrayList<>();
+
+        Capture(boolean accepts) {
+            this.accepts = accepts;
+        }
+
+        @Override
+        public void onFrame(Frame frame) {
+            deferred.add(frame.hasDeferredChecksum());
+            lastInts.add(frame.buffer().getInt(frame.length() - 4));
+            byte[] b = new byte[frame.length()];
+            frame.buffer().get(0, b);
+            bytes.add(b);
+            frame.release();
+        }
+
+        @Override
+        public boolean acceptsDeferredChecksum() {
+            return accepts;
+        }
+    }
+
+    /** Sends one 64-byte frame of zeros, its checksum deferred or written first; returns the fabric's trace hash. */
+    private static long sendDeferred(FaultConfig faults, Capture capture, ChecksumWriter writer, boolean defer) {
+        return send(faults, capture, writer, defer, true);
+    }
+
+    private static long send(FaultConfig faults, Capture capture, ChecksumWriter writer, boolean defer,
+            boolean traced) {
+        try (Fabric f = Fabric.builder(TestSupport.uniqueName("deferred")).deterministic(11).faults(faults)
+                .trace(traced).build()) {
+            FabricPort a = f.newPort().attach();
+            FabricPort b = f.newPort().handler(capture).attach();
+            Frame frame = a.acquire();
+            frame.put(ByteBuffer.wrap(new byte[64])).dstLid(b.lid());
+            if (defer) {
+                frame.sealDeferred(writer);
+            } else {
+                writer.write(frame);
+                frame.seal();
+            }
+            assertThat(a.send(frame)).isTrue();
+            f.runUntilIdle();
+            return f.traceHash();
+        }
+    }
+
+    @Test
+    void shouldWriteADeferredChecksumBeforeDeliveringToAHandlerThatDoesNotAcceptIt() {
+        CountingWriter writer = new CountingWriter();
+        Capture capture = new Capture(false);
+        sendDeferred(FaultConfig.NONE, capture, writer, true);
+        assertThat(writer.calls).isEqualTo(1);
+        assertThat(capture.deferred).containsExactly(false);
+        assertThat(capture.lastInts).containsExactly(0xC0FFEE01);
+    }
+
+    @Test
+    void shouldTraceTheSameBytesWhetherTheChecksumIsWrittenBeforeSendingOrDeferred() {
+        long eager = sendDeferred(FaultConfig.NONE, new Capture(true), new CountingWriter(), false);
+        long deferred = sendDeferred(FaultConfig.NONE, new Capture(true), new CountingWriter(), true);
+        long other = sendDeferred(FaultConfig.NONE, new Capture(true), frame -> { }, true);
+        assertThat(deferred).isEqualTo(eager).isNotEqualTo(other);
+    }
+
+    @Test
+    void shouldLeaveTheChecksumUnwrittenForAHandlerThatAcceptsItWhenNothingLooksAtTheBytes() {
+        CountingWriter writer = new CountingWriter();
+        Capture capture = new Capture(true);
+        send(FaultConfig.NONE, capture, writer, true, false);
+        assertThat(writer.calls).isZero();
+        assertThat(capture.deferred).containsExactly(true);
+    }
+
+    @Test
+    void shouldWriteTheChecksumBeforeCorruptionFlipsABit() {
+        CountingWriter writer = new CountingWriter();
+        Capture capture = new Capture(true);
+        sendDeferred(FaultConfig.builder().corruption(1.0).build(), capture, writer, true);
+        assertThat(writer.calls).isEqualTo(1);
+        assertThat(capture.deferred).containsExactly(false);
+        byte[] expected = new byte[64];
+        ByteBuffer.wrap(expected).putInt(60, 0xC0FFEE01);
+        byte[] got = capture.bytes.get(0);
+        int flipped = 0;
+        for (int i = 0; i < 64; i++) {
+            flipped += Integer.bitCount((got[i] ^ expected[i]) & 0xFF);
+        }
+        assertThat(flipped).isEqualTo(1);
+    }
 }
