@@ -39,6 +39,7 @@ import io.rvt.transport.header.Framing;
 import io.rvt.transport.header.GrhDescriptor;
 import io.rvt.transport.header.Icrc;
 import io.rvt.transport.header.LrhDescriptor;
+import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.PacketHeaders;
 import io.rvt.transport.header.PacketParser;
 import io.rvt.transport.header.RejectReason;
@@ -103,9 +104,13 @@ public final class SimDriver extends TransportDriver {
 
     /** Per sending thread: the TxInfo the transport fills and an ICRC calculator. */
     private static final class TxScratch {
-        final TxInfo tx = new TxInfo();
+        // Payload by reference: an RC request's frame points into the sending region (see sendOne).
+        final TxInfo tx = new TxInfo().payloadByReference(Frame.MAX_PAYLOAD_SLICES, MIN_REFERENCE_LENGTH);
         final Icrc icrc = new Icrc();
     }
+
+    /** Shorter payloads are copied into the frame: below this a copy costs less than carrying references. */
+    static final int MIN_REFERENCE_LENGTH = 512;
 
     /** System property naming the fabric a {@link #SimDriver() ServiceLoader-made} HCA joins. */
     public static final String FABRIC_PROP_NAME = "rvt.sim.fabric";
@@ -431,6 +436,9 @@ public final class SimDriver extends TransportDriver {
             s.spare = frame; // nothing to send: keep it for the next packet
             return 0;
         }
+        if (tx.isPayloadByReference()) {
+            placePayload(frame, buf, tx);
+        }
         AhAttr ah = tx.ah();
         int dlid = ah.dlid();
         int total = HEADROOM + n + Icrc.LENGTH;
@@ -450,6 +458,27 @@ public final class SimDriver extends TransportDriver {
         dp.addCounter(PortCounter.TX_PACKETS, 1);
         dp.addCounter(PortCounter.TX_BYTES, total);
         return 1;
+    }
+
+    /**
+     * The transport left the payload in the sending region. An RC request's frame keeps pointing there: its work
+     * request completes only once the responder has acknowledged it, so the memory cannot change before delivery
+     * (a copy that arrives later is a duplicate, whose payload the responder ignores), and the receiving HCA copies
+     * the payload straight into its own region: one copy instead of two. Anything else (UC, whose message completes
+     * when its last packet leaves; READ responses) is copied into the frame now.
+     */
+    private static void placePayload(Frame frame, ByteBuffer buf, TxInfo tx) {
+        int at = HEADROOM + tx.headerLength();
+        int op = tx.opcode();
+        boolean stable = Opcode.transport(op) == Opcode.RC && (Opcode.isSend(op) || Opcode.isRdmaWrite(op));
+        for (int i = 0; i < tx.segments(); i++) {
+            if (stable) {
+                frame.referencePayload(at, tx.segmentBuffer(i), tx.segmentOffset(i), tx.segmentLength(i));
+            } else {
+                buf.put(at, tx.segmentBuffer(i), tx.segmentOffset(i), tx.segmentLength(i));
+            }
+            at += tx.segmentLength(i);
+        }
     }
 
     /** Sends what frame processing scheduled, on this (the delivery) thread, now that no QP lock is held. */
@@ -490,6 +519,9 @@ public final class SimDriver extends TransportDriver {
                 port.addCounter(PortCounter.RX_MALFORMED, 1);
                 return;
             }
+            for (int i = 0; i < frame.payloadSlices(); i++) { // an RC request's payload, still in the sender's region
+                h.payloadSlice(frame.sliceBuffer(i), frame.sliceIndex(i), frame.sliceLength(i));
+            }
             RxInfo rx = rxInfo.fromHeaders(portNum, buf, h);
             if (h.dlid() >= Fabric.MULTICAST_FIRST && h.dlid() <= Fabric.MULTICAST_LAST) {
                 t.receiveMulticast(port, h.dgid(), h.dlid(), buf, h, rx);
@@ -529,8 +561,8 @@ public final class SimDriver extends TransportDriver {
         }
 
         @Override
-        public boolean acceptsDeferredChecksum() {
-            return sealedParser != parser; // it trusts sealed frames, so it never reads their ICRC
+        public boolean acceptsDeferredBytes() {
+            return sealedParser != parser; // it trusts sealed frames and reads referenced payloads from their slices
         }
 
         @Override

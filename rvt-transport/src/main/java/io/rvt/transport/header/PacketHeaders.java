@@ -1,6 +1,8 @@
 package io.rvt.transport.header;
 
 import io.rvt.api.Gid;
+import io.rvt.api.spi.SgeState;
+import java.nio.ByteBuffer;
 
 /**
  * The decoded headers of one packet: a reusable, mutable flyweight that {@link PacketParser#parse} fills without
@@ -15,6 +17,8 @@ import io.rvt.api.Gid;
  * <p>Not thread-safe; written only by the parser that is given it.
  */
 public final class PacketHeaders {
+    /** The most slices a payload held elsewhere may come in ({@link #payloadSlice}). */
+    public static final int MAX_PAYLOAD_SLICES = 4;
     int result;
     Framing framing;
     int offset;
@@ -68,6 +72,11 @@ public final class PacketHeaders {
     long atomicAckOrigRemData;
 
     int payloadOffset;
+    /** Where the payload is when it is not in the packet buffer ({@link #payloadSlice}); {@code slices} in use. */
+    private final ByteBuffer[] sliceBuffers = new ByteBuffer[MAX_PAYLOAD_SLICES];
+    private final int[] sliceIndexes = new int[MAX_PAYLOAD_SLICES];
+    private final int[] sliceLengths = new int[MAX_PAYLOAD_SLICES];
+    private int slices;
     int payloadLength;
     int icrcOffset;
     int icrc;
@@ -132,6 +141,10 @@ public final class PacketHeaders {
         atomicAckOrigRemData = 0;
         payloadOffset = -1;
         payloadLength = 0;
+        for (int i = 0; i < slices; i++) {
+            sliceBuffers[i] = null; // keep no sender's memory reachable
+        }
+        slices = 0;
         icrcOffset = -1;
         icrc = 0;
     }
@@ -446,6 +459,58 @@ public final class PacketHeaders {
     /** @return payload length in bytes, excluding the pad and the ICRC */
     public int payloadLength() {
         return payloadLength;
+    }
+
+    /**
+     * Says that the payload is not in the packet buffer but in memory the sender still holds (a simulated HCA's frame
+     * that references the sending region, as a NIC's DMA reads it): the next slice, in order. The slices must add up to
+     * {@link #payloadLength()}; {@link #clear()} (and so the next parse) forgets them.
+     *
+     * @param src the sender's memory
+     * @param index index of the slice's first byte in {@code src}
+     * @param length its length in bytes
+     * @return this
+     * @throws IllegalStateException if {@value #MAX_PAYLOAD_SLICES} slices are already set
+     */
+    public PacketHeaders payloadSlice(ByteBuffer src, int index, int length) {
+        if (slices == MAX_PAYLOAD_SLICES) {
+            throw new IllegalStateException("payload in more than " + MAX_PAYLOAD_SLICES + " slices");
+        }
+        sliceBuffers[slices] = src;
+        sliceIndexes[slices] = index;
+        sliceLengths[slices] = length;
+        slices++;
+        return this;
+    }
+
+    /** @return how many {@link #payloadSlice slices} hold the payload; 0 when it is in the packet buffer */
+    public int payloadSlices() {
+        return slices;
+    }
+
+    /**
+     * Copies the first {@code length} payload bytes into {@code dst} (advancing its cursor): from the packet buffer at
+     * {@link #payloadOffset()}, or from the {@link #payloadSlice slices}.
+     *
+     * @param buf the packet buffer
+     * @param dst the receiving scatter list
+     * @param length bytes to copy, at most {@link #payloadLength()}
+     * @param release whether {@code dst} drops the references of entries it uses up
+     */
+    public void copyPayload(ByteBuffer buf, SgeState dst, int length, boolean release) {
+        if (slices == 0) {
+            dst.copyIn(buf, payloadOffset, length, release, false);
+            return;
+        }
+        int left = length;
+        for (int i = 0; i < slices && left > 0; i++) {
+            int n = Math.min(left, sliceLengths[i]);
+            dst.copyIn(sliceBuffers[i], sliceIndexes[i], n, release, false);
+            left -= n;
+        }
+        if (left > 0) {
+            throw new IllegalStateException("payload slices hold " + (length - left) + " of " + length + " bytes");
+        }
     }
 
     /** @return index of the ICRC, or -1 */

@@ -139,7 +139,7 @@ final class RcAckProcessor {
         }
         st.readLen -= pmtu;
         qp.sendLastPsn(psn);
-        qp.sendRdmaReadSge().copyIn(buf, hdr.payloadOffset(), pmtu, false, false);
+        hdr.copyPayload(buf, qp.sendRdmaReadSge(), pmtu, false);
     }
 
     /** LAST or ONLY read response data: exactly what is left; completes the READ. */
@@ -150,7 +150,7 @@ final class RcAckProcessor {
             return;
         }
         if (tlen > 0) {
-            qp.sendRdmaReadSge().copyIn(buf, hdr.payloadOffset(), tlen, false, false);
+            hdr.copyPayload(buf, qp.sendRdmaReadSge(), tlen, false);
         }
         st.readLen = 0;
         doRcAck(qp, st, hdr.aeth(), psn, Opcode.RC_RDMA_READ_RESPONSE_LAST, 0L);

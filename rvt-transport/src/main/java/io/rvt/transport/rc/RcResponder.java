@@ -229,7 +229,7 @@ final class RcResponder {
             nak(qp, st, SYNDROME_NAK_INVALID_REQUEST, WcStatus.LOC_QP_OP_ERR);
             return false;
         }
-        qp.recvSge().copyIn(buf, hdr.payloadOffset(), pmtu, true, false);
+        hdr.copyPayload(buf, qp.recvSge(), pmtu, true);
         return true;
     }
 
@@ -249,7 +249,7 @@ final class RcResponder {
             return false;
         }
         if (tlen > 0) {
-            qp.recvSge().copyIn(buf, hdr.payloadOffset(), tlen, true, false);
+            hdr.copyPayload(buf, qp.recvSge(), tlen, true);
         }
         qp.recvSge().putSs();
         qp.recvMsn((qp.recvMsn() + 1) & Seq24.MASK);

@@ -196,7 +196,7 @@ public final class UcEngine {
                     return;
                 }
                 if (tlen > 0) {
-                    qp.recvSge().copyIn(buf, hdr.payloadOffset(), tlen, true, false);
+                    hdr.copyPayload(buf, qp.recvSge(), tlen, true);
                 }
                 qp.recvSge().putSs();
                 st.release();
@@ -293,7 +293,7 @@ public final class UcEngine {
             rewind(qp, st);
             return false;
         }
-        qp.recvSge().copyIn(buf, hdr.payloadOffset(), pmtu, true, false);
+        hdr.copyPayload(buf, qp.recvSge(), pmtu, true);
         return true;
     }
 
@@ -315,7 +315,7 @@ public final class UcEngine {
             drop(qp);
             return false;
         }
-        qp.recvSge().copyIn(buf, hdr.payloadOffset(), pmtu, true, false);
+        hdr.copyPayload(buf, qp.recvSge(), pmtu, true);
         return true;
     }
 
@@ -345,7 +345,7 @@ public final class UcEngine {
             }
         }
         if (tlen > 0) {
-            qp.recvSge().copyIn(buf, hdr.payloadOffset(), tlen, true, false);
+            hdr.copyPayload(buf, qp.recvSge(), tlen, true);
         }
         qp.recvSge().putSs();
         if (withImm) {

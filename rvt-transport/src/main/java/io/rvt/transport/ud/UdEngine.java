@@ -181,7 +181,7 @@ public final class UdEngine {
                 ss.skipSge(Packets.GRH_AREA, true);
             }
             if (tlen > 0) {
-                ss.copyIn(buf, hdr.payloadOffset(), tlen, true, false);
+                hdr.copyPayload(buf, ss, tlen, true);
             }
             ss.putSs();
             if (!qp.testAndClearRecvAflags(QpFlags.RA_WRID_VALID)) {

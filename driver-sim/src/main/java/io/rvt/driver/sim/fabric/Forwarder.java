@@ -245,8 +245,8 @@ final class Forwarder {
         if (trace != null) {
             trace.record(now, TraceKind.DELIVER, f, 0);
         }
-        if (f.hasDeferredChecksum() && !h.acceptsDeferredChecksum()) {
-            f.completeChecksum();
+        if (f.hasDeferredBytes() && !h.acceptsDeferredBytes()) {
+            f.completeBytes();
         }
         f.target = null;
         f.source = null;

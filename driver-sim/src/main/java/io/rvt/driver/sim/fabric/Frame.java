@@ -22,6 +22,8 @@ import java.nio.ByteBuffer;
  * safely published.
  */
 public final class Frame {
+    /** The most slices of sender memory a frame may reference ({@link #referencePayload}). */
+    public static final int MAX_PAYLOAD_SLICES = 4;
     static final int FREE = 0;
     static final int OWNED = 1;
     static final int IN_FABRIC = 2;
@@ -41,6 +43,12 @@ public final class Frame {
     private boolean sealed;
     /** Writes the checksum the sender left out ({@link #sealDeferred}); null once written, or if none is pending. */
     private ChecksumWriter deferred;
+    /** Payload bytes still in the sender's memory ({@link #referencePayload}): {@code slices} in use. */
+    private final ByteBuffer[] sliceBuffers = new ByteBuffer[MAX_PAYLOAD_SLICES];
+    private final int[] sliceSources = new int[MAX_PAYLOAD_SLICES];
+    private final int[] sliceLengths = new int[MAX_PAYLOAD_SLICES];
+    private final int[] sliceTargets = new int[MAX_PAYLOAD_SLICES];
+    private int slices;
 
     // Fabric-private state; written by the owner (the sender up to send(), then the fabric's delivery thread).
     /** FREE, OWNED or IN_FABRIC. */
@@ -154,8 +162,8 @@ public final class Frame {
      * host's stack leaves a packet's checksum to the NIC (Linux's {@code CHECKSUM_PARTIAL}) and a packet that never
      * leaves the host never gets one. The fabric calls {@code writer} before it records the bytes in its trace,
      * before the corruption fault flips a bit and before it delivers the frame to a handler that does not
-     * {@link FrameHandler#acceptsDeferredChecksum() accept a deferred checksum}; anyone else who owns the frame can
-     * call {@link #completeChecksum()}. Call it after the last write.
+     * {@link FrameHandler#acceptsDeferredBytes() accept deferred bytes}; anyone else who owns the frame can call
+     * {@link #completeBytes()}. Call it after the last write.
      *
      * @param writer writes the checksum into the frame's bytes
      * @return this frame
@@ -171,18 +179,94 @@ public final class Frame {
         return this;
     }
 
-    /** @return true if the frame's checksum was left to a {@link ChecksumWriter} that has not run yet */
-    public boolean hasDeferredChecksum() {
-        return deferred != null;
+    /**
+     * Leaves {@code length} payload bytes in the sender's memory instead of copying them into the frame: they belong at
+     * index {@code at} of the frame's bytes and are copied there only when someone needs the bytes (as for
+     * {@link #sealDeferred}); a handler that {@link FrameHandler#acceptsDeferredBytes() accepts deferred bytes} reads
+     * them from {@link #sliceBuffer} instead, so the payload is copied once, from sender to receiver, as a NIC's DMA
+     * moves it. The sender promises that the memory does not change until the frame is delivered (an RC request: its
+     * work request completes only once the receiver acknowledged it). Slices are appended in order.
+     *
+     * @param at index in the frame where the slice's bytes belong
+     * @param src the sender's memory
+     * @param index index of the slice's first byte in {@code src}
+     * @param length its length
+     * @return this frame
+     * @throws IllegalStateException if the caller's frame is not owned, or {@value #MAX_PAYLOAD_SLICES} slices are set
+     * @throws IllegalArgumentException if the slice does not fit the frame's capacity
+     */
+    public Frame referencePayload(int at, ByteBuffer src, int index, int length) {
+        checkOwned();
+        if (slices == MAX_PAYLOAD_SLICES) {
+            throw new IllegalStateException("frame: more than " + MAX_PAYLOAD_SLICES + " payload slices");
+        }
+        if (at < 0 || length < 0 || at > buffer.capacity() - length) {
+            throw new IllegalArgumentException("frame: slice of " + length + " bytes at " + at
+                    + " does not fit capacity " + buffer.capacity());
+        }
+        sliceBuffers[slices] = src;
+        sliceSources[slices] = index;
+        sliceLengths[slices] = length;
+        sliceTargets[slices] = at;
+        slices++;
+        return this;
     }
 
-    /** Writes a deferred checksum into the bytes now (nothing if none is pending); the frame's owner calls it. */
-    public void completeChecksum() {
+    /** @return how many payload slices are still in the sender's memory ({@link #referencePayload}) */
+    public int payloadSlices() {
+        return slices;
+    }
+
+    /**
+     * @param i a slice, below {@link #payloadSlices()}
+     * @return the sender's memory holding it
+     */
+    public ByteBuffer sliceBuffer(int i) {
+        return sliceBuffers[i];
+    }
+
+    /**
+     * @param i a slice, below {@link #payloadSlices()}
+     * @return the index of its first byte in {@link #sliceBuffer(int)}
+     */
+    public int sliceIndex(int i) {
+        return sliceSources[i];
+    }
+
+    /**
+     * @param i a slice, below {@link #payloadSlices()}
+     * @return its length in bytes
+     */
+    public int sliceLength(int i) {
+        return sliceLengths[i];
+    }
+
+    /** @return true if payload slices or the checksum are still left to write ({@link #completeBytes()}) */
+    public boolean hasDeferredBytes() {
+        return slices != 0 || deferred != null;
+    }
+
+    /**
+     * Puts every deferred byte into the frame now: the payload slices, then the checksum over them (nothing if none is
+     * pending). The frame's owner calls it.
+     */
+    public void completeBytes() {
+        for (int i = 0; i < slices; i++) {
+            buffer.put(sliceTargets[i], sliceBuffers[i], sliceSources[i], sliceLengths[i]);
+        }
+        clearSlices();
         ChecksumWriter w = deferred;
         if (w != null) {
             deferred = null;
             w.write(this);
         }
+    }
+
+    private void clearSlices() {
+        for (int i = 0; i < slices; i++) {
+            sliceBuffers[i] = null; // keep no sender's memory reachable
+        }
+        slices = 0;
     }
 
     /** @return true if the sender {@link #seal() sealed} the frame and nothing changed its bytes since */
@@ -192,7 +276,7 @@ public final class Frame {
 
     /** The fabric is about to change the bytes: the checksum is written first, and no longer vouches for them. */
     void breakSeal() {
-        completeChecksum();
+        completeBytes();
         sealed = false;
     }
 
@@ -245,6 +329,7 @@ public final class Frame {
      */
     public void release() {
         checkOwned();
+        clearSlices();
         state = FREE;
         pool.recycle(this);
     }
@@ -278,6 +363,7 @@ public final class Frame {
         timestamp = 0;
         sealed = false;
         deferred = null;
+        clearSlices();
         source = null;
         target = null;
         forwarder = null;
@@ -310,11 +396,20 @@ public final class Frame {
         srcEpoch = from.srcEpoch;
         sealed = from.sealed; // the same bytes
         deferred = from.deferred; // and the same checksum to write
+        clearSlices();
+        for (int i = 0; i < from.slices; i++) { // and the same sender memory
+            sliceBuffers[i] = from.sliceBuffers[i];
+            sliceSources[i] = from.sliceSources[i];
+            sliceLengths[i] = from.sliceLengths[i];
+            sliceTargets[i] = from.sliceTargets[i];
+        }
+        slices = from.slices;
         buffer.put(0, from.buffer, 0, from.length);
     }
 
     /** The fabric drops the frame: back to the pool. */
     void releaseFromFabric() {
+        clearSlices();
         state = FREE;
         source = null;
         target = null;

@@ -29,11 +29,12 @@ public interface FrameHandler {
     }
 
     /**
-     * @return true if this handler takes frames whose checksum is still {@link Frame#hasDeferredChecksum() deferred}
-     *         (it trusts sealed frames and never reads their checksum, or completes it itself); false (the default) to
-     *         have the fabric write it before delivery
+     * @return true if this handler takes frames whose bytes are still {@link Frame#hasDeferredBytes() deferred}: it
+     *         reads a payload left in the sender's memory from the frame's slices and trusts sealed frames without
+     *         reading their checksum (or calls {@link Frame#completeBytes()}); false (the default) to have the fabric
+     *         complete the bytes before delivery
      */
-    default boolean acceptsDeferredChecksum() {
+    default boolean acceptsDeferredBytes() {
         return false;
     }
 }

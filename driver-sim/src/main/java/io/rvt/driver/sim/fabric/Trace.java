@@ -50,7 +50,7 @@ public final class Trace {
 
     /** Records an event of a frame the fabric owns; computes the CRC of its bytes. */
     synchronized void record(long time, TraceKind kind, Frame f, long detail) {
-        f.completeChecksum(); // the trace covers the bytes the wire carries
+        f.completeBytes(); // the trace covers the bytes the wire carries
         int len = f.length();
         ByteBuffer b = f.buffer();
         crc.reset();

@@ -90,7 +90,7 @@ class FrameSealTest {
 
         @Override
         public void onFrame(Frame frame) {
-            deferred.add(frame.hasDeferredChecksum());
+            deferred.add(frame.hasDeferredBytes());
             lastInts.add(frame.buffer().getInt(frame.length() - 4));
             byte[] b = new byte[frame.length()];
             frame.buffer().get(0, b);
@@ -99,7 +99,7 @@ class FrameSealTest {
         }
 
         @Override
-        public boolean acceptsDeferredChecksum() {
+        public boolean acceptsDeferredBytes() {
             return accepts;
         }
     }
@@ -171,5 +171,58 @@ class FrameSealTest {
             flipped += Integer.bitCount((got[i] ^ expected[i]) & 0xFF);
         }
         assertThat(flipped).isEqualTo(1);
+    }
+
+    /** Sends a 64-byte frame whose bytes 16..47 stay in {@code src} (filled with 7s); the handler sees what arrives. */
+    private static void sendReferenced(FaultConfig faults, FrameHandler handler) {
+        ByteBuffer src = ByteBuffer.allocateDirect(32);
+        for (int i = 0; i < 32; i++) {
+            src.put(i, (byte) 7);
+        }
+        try (Fabric f = Fabric.builder(TestSupport.uniqueName("slices")).deterministic(5).faults(faults).trace(false)
+                .build()) {
+            FabricPort a = f.newPort().attach();
+            FabricPort b = f.newPort().handler(handler).attach();
+            Frame frame = a.acquire();
+            frame.put(ByteBuffer.wrap(new byte[64])).dstLid(b.lid());
+            frame.referencePayload(16, src, 0, 20).referencePayload(36, src, 20, 12).seal();
+            assertThat(frame.payloadSlices()).isEqualTo(2);
+            assertThat(a.send(frame)).isTrue();
+            f.runUntilIdle();
+        }
+    }
+
+    @Test
+    void shouldCopyReferencedPayloadIntoTheFrameBeforeDeliveringToAHandlerThatDoesNotAcceptIt() {
+        Capture capture = new Capture(false);
+        sendReferenced(FaultConfig.NONE, capture);
+        byte[] got = capture.bytes.get(0);
+        for (int i = 0; i < 64; i++) {
+            assertThat(got[i]).as("byte %d", i).isEqualTo((byte) (i >= 16 && i < 48 ? 7 : 0));
+        }
+        assertThat(capture.deferred).containsExactly(false);
+    }
+
+    @Test
+    void shouldHandReferencedPayloadToAHandlerThatAcceptsIt() {
+        List<Integer> slices = new ArrayList<>();
+        List<Integer> lengths = new ArrayList<>();
+        sendReferenced(FaultConfig.builder().duplication(1.0).build(), new FrameHandler() {
+            @Override
+            public void onFrame(Frame frame) {
+                slices.add(frame.payloadSlices());
+                lengths.add(frame.sliceLength(0) + frame.sliceLength(1));
+                assertThat(frame.buffer().get(16)).isZero(); // not copied in
+                frame.release();
+                assertThat(frame.payloadSlices()).isZero(); // released: no sender memory kept reachable
+            }
+
+            @Override
+            public boolean acceptsDeferredBytes() {
+                return true;
+            }
+        });
+        assertThat(slices).containsExactly(2, 2); // the original and its duplicate
+        assertThat(lengths).containsExactly(32, 32);
     }
 }
