@@ -13,6 +13,10 @@ final class SimQp extends QpSendEngine {
      * when the engine stops ({@link SimDriver#qpPrivFree}).
      */
     Frame spare;
+    /** Packets and bytes sent on port {@code txPort} during the current drain, not yet in the port's counters. */
+    int txPackets;
+    long txBytes;
+    int txPort = 1;
 
     SimQp(DriverQp qp, SimDriver driver) {
         super(qp);

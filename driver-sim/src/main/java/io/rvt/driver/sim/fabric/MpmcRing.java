@@ -159,6 +159,27 @@ public final class MpmcRing<E> extends MpmcRingRhsPad {
     }
 
     /**
+     * {@link #poll()} for a ring that one thread at a time takes from (a port's ingress, drained only by its fabric's
+     * delivery agent): the head is advanced by a plain store instead of a CAS. Mixing it with {@link #poll()}, or two
+     * threads calling it at once, breaks the ring.
+     *
+     * @return the oldest element, or null if the ring is empty
+     */
+    @SuppressWarnings("unchecked")
+    public E pollSingleConsumer() {
+        long pos = (long) HEAD.getOpaque(this);
+        int i = (int) pos & mask;
+        if ((long) SEQUENCE.getAcquire(sequences, i) != pos + 1) { // acquire: pairs with the release in offer()
+            return null;
+        }
+        E e = (E) items[i];
+        items[i] = null;
+        HEAD.setOpaque(this, pos + 1);
+        SEQUENCE.setRelease(sequences, i, pos + mask + 1); // release: pairs with the acquire in offer()
+        return e;
+    }
+
+    /**
      * @return true if every slot was claimed by a producer and not yet by a consumer at one instant (the head read
      *         the same before and after the tail; the tail never runs more than a capacity ahead of the head)
      */

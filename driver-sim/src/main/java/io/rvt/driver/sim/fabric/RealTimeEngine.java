@@ -131,7 +131,7 @@ final class RealTimeEngine extends Engine {
             }
             MpmcRing<Frame> in = p.ingress;
             for (int i = 0; i < INGRESS_BATCH; i++) {
-                Frame f = in.poll(); // acquire: pairs with the release in submit()
+                Frame f = in.pollSingleConsumer(); // this agent is the ingress' one consumer; pairs with submit()
                 if (f == null) {
                     break;
                 }
@@ -175,7 +175,7 @@ final class RealTimeEngine extends Engine {
         long now = clock.nanoTime();
         int n = 0;
         Frame f;
-        while ((f = p.ingress.poll()) != null) {
+        while ((f = p.ingress.pollSingleConsumer()) != null) {
             forwarder.drop(f, p, DropCause.CLOSED, now);
             n++;
         }

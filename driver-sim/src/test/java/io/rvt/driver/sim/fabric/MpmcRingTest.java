@@ -90,6 +90,34 @@ class MpmcRingTest {
         assertThat(seen.cardinality()).isEqualTo(2 * perProducer);
     }
 
+    @Test
+    @Timeout(20)
+    void shouldHandEveryElementOnceAndInEachProducersOrderToTheSingleConsumer() throws Exception {
+        int perProducer = 50_000;
+        MpmcRing<Integer> ring = new MpmcRing<>(64);
+        CompletableFuture<Void> p1 = CompletableFuture.runAsync(() -> produce(ring, 0, perProducer));
+        Thread p2 = new Thread(() -> produce(ring, perProducer, perProducer));
+        p2.start();
+        int[] next = {0, perProducer}; // what each producer must deliver next
+        for (int taken = 0; taken < 2 * perProducer;) {
+            Integer v = ring.pollSingleConsumer();
+            if (v == null) {
+                Thread.yield();
+                continue;
+            }
+            int producer = v < perProducer ? 0 : 1;
+            assertThat(v).as("element from producer %d", producer).isEqualTo(next[producer]);
+            next[producer]++;
+            taken++;
+        }
+        p1.get();
+        p2.join();
+        assertThat(next).containsExactly(perProducer, 2 * perProducer);
+        assertThat(ring.pollSingleConsumer()).isNull();
+        assertThat(ring.offer(7)).isTrue();
+        assertThat(ring.pollSingleConsumer()).isEqualTo(7);
+    }
+
     private static void produce(MpmcRing<Integer> ring, int from, int count) {
         for (int i = from; i < from + count; i++) {
             while (!ring.offer(i)) {
