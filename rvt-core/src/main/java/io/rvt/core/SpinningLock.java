@@ -41,6 +41,7 @@ public final class SpinningLock extends ReentrantLock {
     static {
         try {
             WORD = MethodHandles.lookup().findVarHandle(SpinningLock.class, "word", int.class);
+            PARKERS = MethodHandles.lookup().findVarHandle(SpinningLock.class, "parkers", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -54,6 +55,9 @@ public final class SpinningLock extends ReentrantLock {
     private int holds;
     /** Threads parked (or about to park) waiting for the lock, oldest first. */
     private final transient ConcurrentLinkedQueue<Thread> parked = new ConcurrentLinkedQueue<>();
+    /** How many threads are in {@link #parked}: read by every unlock, beside the lock word, instead of the queue. */
+    private volatile int parkers;
+    private static final VarHandle PARKERS;
 
     @Override
     public void lock() {
@@ -140,7 +144,8 @@ public final class SpinningLock extends ReentrantLock {
                 return true;
             }
         }
-        parked.add(me); // a full fence: the re-check below sees an unlock that happened before it
+        PARKERS.getAndAdd(this, 1); // a full fence: the re-check below sees an unlock that happened before it
+        parked.add(me);
         boolean interrupted = false;
         try {
             while (true) {
@@ -165,6 +170,7 @@ public final class SpinningLock extends ReentrantLock {
             }
         } finally {
             parked.remove(me);
+            PARKERS.getAndAdd(this, -1);
             if (interrupted) {
                 me.interrupt(); // lock() is not interruptible: keep the status for the caller
             }
@@ -181,9 +187,11 @@ public final class SpinningLock extends ReentrantLock {
         }
         owner = null;
         WORD.setRelease(this, 0);
-        Thread next = parked.peek();
-        if (next != null) {
-            LockSupport.unpark(next);
+        if ((int) PARKERS.getOpaque(this) != 0) {
+            Thread next = parked.peek();
+            if (next != null) {
+                LockSupport.unpark(next);
+            }
         }
     }
 
