@@ -23,6 +23,7 @@ import io.rvt.api.WrOpcode;
 import io.rvt.core.RvtDevice;
 import io.rvt.driver.sim.SimDriver;
 import io.rvt.driver.sim.clock.Agent;
+import io.rvt.driver.sim.clock.AgentInvoker;
 import io.rvt.driver.sim.clock.AgentRunner;
 import io.rvt.driver.sim.clock.BackoffIdleStrategy;
 import io.rvt.driver.sim.clock.CompositeAgent;
@@ -96,7 +97,7 @@ public class SimBenchmark {
     private Fabric fabric;
     private AgentRunner runner;
     /** threading=invoker: the fabric's and HCAs' agents, run by the benchmark thread. */
-    private Agent invoker;
+    private AgentInvoker invoker;
     private RvtDevice d0;
     private RvtDevice d1;
     private QueuePair a;
@@ -135,7 +136,8 @@ public class SimBenchmark {
             if (shared) {
                 runner = AgentRunner.start(network, idleStrategy(), Throwable::printStackTrace);
             } else {
-                invoker = network;
+                invoker = new AgentInvoker(network);
+                invoker.start();
             }
         }
         ProtectionDomain pa = d0.allocPd();
@@ -203,6 +205,9 @@ public class SimBenchmark {
         if (runner != null) {
             runner.close();
         }
+        if (invoker != null) {
+            invoker.close();
+        }
         d0.unregister();
         d1.unregister();
         fabric.close();
@@ -227,12 +232,8 @@ public class SimBenchmark {
     private void idle() {
         if (invoker == null) {
             Thread.onSpinWait();
-            return;
-        }
-        try {
-            invoker.doWork();
-        } catch (Exception e) {
-            throw new IllegalStateException("network agent failed", e);
+        } else {
+            invoker.invoke();
         }
     }
 

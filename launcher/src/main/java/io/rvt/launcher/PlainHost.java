@@ -5,6 +5,7 @@ import io.rvt.api.DeviceRegistry;
 import io.rvt.api.Rvt;
 import io.rvt.driver.sim.SimDriver;
 import io.rvt.driver.sim.clock.Agent;
+import io.rvt.driver.sim.clock.AgentInvoker;
 import io.rvt.driver.sim.clock.AgentRunner;
 import io.rvt.driver.sim.clock.BusySpinIdleStrategy;
 import io.rvt.driver.sim.clock.CompositeAgent;
@@ -44,7 +45,7 @@ public final class PlainHost implements Host {
     /** The network thread ({@link Threading#NETWORK} in real time), else null. */
     private final AgentRunner network;
     /** The network's agents, run by {@link #progress()} ({@link Threading#INVOKER}), else null. */
-    private final Agent invoker;
+    private final AgentInvoker invoker;
     private final List<Device> devices;
 
     private PlainHost(FabricOptions options, Threading threading) {
@@ -72,12 +73,12 @@ public final class PlainHost implements Host {
         devices = List.of(registry.register(sim0), registry.register(sim1));
         Agent agents = options.deterministic() ? null : new CompositeAgent(NETWORK_THREAD + name,
                 List.of(fabric.agent(), sim0.sendAgent(), sim1.sendAgent()));
-        invoker = threading == Threading.INVOKER ? agents : null;
+        invoker = threading == Threading.INVOKER ? new AgentInvoker(agents) : null;
         network = agents != null && invoker == null ? AgentRunner.start(agents, idle(),
                 e -> System.getLogger(PlainHost.class.getName())
                         .log(System.Logger.Level.WARNING, "simulated network failed", e)) : null;
         if (invoker != null) {
-            invoker.onStart(); // on the starting thread, as Aeron's AgentInvoker.start() does
+            invoker.start(); // on the starting thread, as Aeron's AgentInvoker.start() does
         }
     }
 
@@ -152,13 +153,8 @@ public final class PlainHost implements Host {
     public void progress() {
         if (invoker == null) {
             Thread.onSpinWait();
-            return;
-        }
-        try {
-            invoker.doWork();
-        } catch (Exception e) {
-            throw new IllegalStateException("simulated network failed: " + (e.getMessage() != null
-                    ? e.getMessage() : e.toString()), e);
+        } else {
+            invoker.invoke();
         }
     }
 
@@ -186,7 +182,7 @@ public final class PlainHost implements Host {
             network.close();
         }
         if (invoker != null) {
-            invoker.onClose();
+            invoker.close();
         }
         registry.close();
         fabric.close();

@@ -1,10 +1,11 @@
 package io.rvt.launcher;
 
+import static io.rvt.launcher.MiniJson.map;
+import static io.rvt.launcher.MiniJson.parseFile;
+import static io.rvt.launcher.MiniJson.tests;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -87,7 +88,7 @@ class InvokerThreadingTest {
                 "(real-time, no faults; --threading invoker)");
         assertThat(rows()).hasSize(1);
         assertThat(rows().get(0)).startsWith(" 64        2000 ");
-        Map<String, Object> doc = json(json);
+        Map<String, Object> doc = parseFile(json);
         Map<String, Object> test = tests(doc).get(0);
         assertThat(map(test.get("test_info"))).containsEntry("Threading", "invoker")
                 .containsEntry("test", "Send_BW_Test").containsEntry("TX_depth", 128.0);
@@ -104,7 +105,7 @@ class InvokerThreadingTest {
                 .as(cli.err()).isZero();
         assertThat(cli.out()).contains(" Threading       : network (the network's own threads)")
                 .doesNotContain("--threading invoker");
-        assertThat(map(tests(json(json)).get(0).get("test_info"))).containsEntry("Threading", "network");
+        assertThat(map(tests(parseFile(json)).get(0).get("test_info"))).containsEntry("Threading", "network");
     }
 
     @Test
@@ -161,20 +162,5 @@ class InvokerThreadingTest {
     /** @return the table rows of the output: lines that start with a space and a number */
     private List<String> rows() {
         return cli.out().lines().filter(l -> l.matches(" \\d+ .*")).toList();
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> json(Path file) throws IOException {
-        return (Map<String, Object>) MiniJson.parse(Files.readString(file, StandardCharsets.UTF_8));
-    }
-
-    @SuppressWarnings("unchecked")
-    private static List<Map<String, Object>> tests(Map<String, Object> doc) {
-        return (List<Map<String, Object>>) doc.get("tests");
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> map(Object o) {
-        return (Map<String, Object>) o;
     }
 }

@@ -21,6 +21,28 @@ final class MiniJson {
      * @param text a JSON document
      * @return its value
      */
+    /**
+     * @param file a JSON document whose top level is an object
+     * @return it, parsed
+     */
+    @SuppressWarnings("unchecked")
+    static java.util.Map<String, Object> parseFile(java.nio.file.Path file) throws java.io.IOException {
+        return (java.util.Map<String, Object>) parse(java.nio.file.Files.readString(file,
+                java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /** @return the {@code tests} array of an {@code rvt perf --json} document */
+    @SuppressWarnings("unchecked")
+    static java.util.List<java.util.Map<String, Object>> tests(java.util.Map<String, Object> doc) {
+        return (java.util.List<java.util.Map<String, Object>>) doc.get("tests");
+    }
+
+    /** @return {@code o} as a JSON object */
+    @SuppressWarnings("unchecked")
+    static java.util.Map<String, Object> map(Object o) {
+        return (java.util.Map<String, Object>) o;
+    }
+
     static Object parse(String text) {
         MiniJson p = new MiniJson(text);
         Object v = p.value();

@@ -1,10 +1,11 @@
 package io.rvt.launcher;
 
+import static io.rvt.launcher.MiniJson.map;
+import static io.rvt.launcher.MiniJson.parseFile;
+import static io.rvt.launcher.MiniJson.tests;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +37,7 @@ class PerfCommandTest {
                 + "BW average[MiB/sec]    MsgRate[Mpps]", "TX depth        : 128", "a simulated device: driver-sim");
         assertThat(rows()).hasSize(1);
         assertThat(rows().get(0)).startsWith(" 64        300 ");
-        Map<String, Object> doc = json(json);
+        Map<String, Object> doc = parseFile(json);
         assertThat(doc).containsEntry("simulated", true).containsKey("measured_on");
         Map<String, Object> test = tests(doc).get(0);
         Map<String, Object> info = map(test.get("test_info"));
@@ -58,7 +59,7 @@ class PerfCommandTest {
         assertThat(cli.out()).contains("RDMA_Write Latency Test", " #bytes    #iterations    t_min[usec]    "
                 + "t_max[usec]    t_typical[usec]    t_avg[usec]    t_stdev[usec]    99% percentile[usec]    "
                 + "99.9% percentile[usec]");
-        Map<String, Object> result = map(((List<?>) tests(json(json)).get(0).get("results")).get(0));
+        Map<String, Object> result = map(((List<?>) tests(parseFile(json)).get(0).get("results")).get(0));
         assertThat(result).containsOnlyKeys(LAT_FIELDS).containsEntry("n_iterations", 200.0);
         double min = (Double) result.get("t_min");
         assertThat(min).isPositive();
@@ -122,7 +123,7 @@ class PerfCommandTest {
         assertThat(cli.out()).contains("a short sweep", "Send BW Test", "RDMA_Write BW Test", "RDMA_Read BW Test",
                 "Atomic FETCH_AND_ADD BW Test", "Send Latency Test", "RDMA_Write Latency Test",
                 "RDMA_Read Latency Test", "Atomic FETCH_AND_ADD Latency Test");
-        assertThat(tests(json(json))).hasSize(PerfCommand.defaultSweep().size());
+        assertThat(tests(parseFile(json))).hasSize(PerfCommand.defaultSweep().size());
         for (String row : rows()) {
             assertThat(iterations(row)).as(row).isPositive();
         }
@@ -155,20 +156,5 @@ class PerfCommandTest {
         Matcher m = Pattern.compile(" \\d+\\s+(\\d+) ").matcher(row);
         assertThat(m.find()).as(row).isTrue();
         return Long.parseLong(m.group(1));
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> json(Path file) throws IOException {
-        return (Map<String, Object>) MiniJson.parse(Files.readString(file, StandardCharsets.UTF_8));
-    }
-
-    @SuppressWarnings("unchecked")
-    private static List<Map<String, Object>> tests(Map<String, Object> doc) {
-        return (List<Map<String, Object>>) doc.get("tests");
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> map(Object o) {
-        return (Map<String, Object>) o;
     }
 }
