@@ -30,6 +30,11 @@ final class PerfRunner implements AutoCloseable {
     private static final int RX_DEPTH = 512;
     /** The most latency samples one row keeps (a timed row stops when they are full). */
     private static final int MAX_SAMPLES = 1 << 20;
+    /**
+     * How long a bandwidth row waits for its first completion (a window of 8 MiB WRITEs on a slow machine) before it
+     * gives up on a stuck fabric; later completions get {@link Completions#DEADLINE_NANOS}.
+     */
+    static final long FIRST_COMPLETION_NANOS = 6 * Completions.DEADLINE_NANOS;
 
     private final PerfSpec spec;
     /** Moves the network on whenever a loop finds nothing to poll. */
@@ -53,6 +58,8 @@ final class PerfRunner implements AutoCloseable {
     private final long[] samples;
     private final int dataOff;
     private final String hint;
+    /** {@link #FIRST_COMPLETION_NANOS}; shorter in tests. */
+    private long firstCompletionNanos = FIRST_COMPLETION_NANOS;
     /** What each wait is for, in errors; built once so that the loops allocate nothing. */
     private final String atRequester;
     private final String atResponder;
@@ -193,6 +200,7 @@ final class PerfRunner implements AutoCloseable {
         long done = 0;
         double best = Double.MAX_VALUE;
         boolean posting = true;
+        int emptyPolls = 0;
         while (true) {
             if (posting) {
                 for (int q = 0; q < qps; q++) {
@@ -231,9 +239,12 @@ final class PerfRunner implements AutoCloseable {
                 }
             } else {
                 host.progress(); // nothing to poll: with --threading invoker this thread is the network
-                if (last - start > 0 && System.nanoTime() - last > Completions.DEADLINE_NANOS) {
+                // The first completion may take a whole window of large WRITEs: a longer wait, but not forever.
+                long quiet = last == start ? firstCompletionNanos : Completions.DEADLINE_NANOS;
+                if ((++emptyPolls & 1023) == 0 && System.nanoTime() - last > quiet) {
                     throw new IllegalStateException("no completion on " + requester.device.name() + " within "
-                            + Completions.DEADLINE_NANOS / 1_000_000_000L + " s" + hint);
+                            + (quiet >= 1_000_000_000L ? quiet / 1_000_000_000L + " s" : quiet / 1_000_000L + " ms")
+                            + hint);
                 }
             }
             if (receives) {
@@ -383,5 +394,14 @@ final class PerfRunner implements AutoCloseable {
     public void close() {
         requester.close();
         responder.close();
+    }
+
+    /**
+     * @param nanos how long a bandwidth row waits for its first completion (tests of a stuck fabric)
+     * @return this
+     */
+    PerfRunner firstCompletionWait(long nanos) {
+        firstCompletionNanos = nanos;
+        return this;
     }
 }

@@ -1,8 +1,10 @@
 package io.rvt.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.reflect.Method;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -54,5 +56,42 @@ class PerfRunnerTest {
         long n = latency ? runner.latency(size).iterations() : runner.bandwidth(size).iterations();
         assertThat(n).isEqualTo(latency ? ITERS : 2L * ITERS);
         return n;
+    }
+
+    /** The devices of an invoker-mode host whose network nobody runs: a stuck fabric. */
+    private record Stuck(PlainHost inner) implements Host {
+        @Override
+        public java.util.List<io.rvt.api.Device> devices() {
+            return inner.devices();
+        }
+
+        @Override
+        public String description() {
+            return "a fabric nobody runs";
+        }
+
+        @Override
+        public DriverKind driver() {
+            return DriverKind.SIM;
+        }
+
+        @Override
+        public void close() {
+            inner.close();
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldEndABandwidthRowWithAnErrorWhenNoFirstCompletionComes() throws Exception {
+        try (Stuck host = new Stuck(PlainHost.start(Options.parse().fabric(), Threading.INVOKER))) {
+            PerfSpec spec = new PerfSpec(PerfTest.WRITE, Transport.RC, false, new int[] {4096}, 1, 1000, 0, 128);
+            try (Progress progress = new Progress(System.err, false);
+                    PerfRunner runner = new PerfRunner(host, host.devices().get(0), host.devices().get(1), spec, 4096,
+                            progress).firstCompletionWait(200_000_000L)) {
+                assertThatThrownBy(() -> runner.bandwidth(4096)).isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("no completion on").hasMessageContaining("within 200 ms");
+            }
+        }
     }
 }
