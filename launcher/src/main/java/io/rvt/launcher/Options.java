@@ -210,6 +210,11 @@ public final class Options {
                         : " applies to --driver jni"));
             }
         }
+        if (deterministic && noOsgi && driver == DriverKind.SIM && !given.contains("--threading")) {
+            // Virtual time driven by the command's own thread: the same seed and command give the same packet
+            // trace. With a loop thread of its own, where a post lands in virtual time depends on thread timing.
+            threading = Threading.INVOKER;
+        }
         checkThreading();
         if (qps > 64) {
             throw new UsageException("option --qps: " + qps + " is more than 64 queue pairs");
@@ -227,10 +232,6 @@ public final class Options {
         if (driver == DriverKind.JNI) {
             throw new UsageException("option --threading invoker applies to the simulated fabric, not to --driver jni "
                     + "(its HCAs run their own engine threads)");
-        }
-        if (deterministic) {
-            throw new UsageException("options --threading invoker and --deterministic exclude each other (a "
-                    + "deterministic fabric runs its virtual time on an event-loop thread of its own)");
         }
         if (!noOsgi) {
             throw new UsageException("option --threading invoker needs --no-osgi (under OSGi the driver-sim bundle "
@@ -336,7 +337,8 @@ public final class Options {
                 "driver:    --driver sim (default: two simulated HCAs) | jni (two RoCEv2 HCAs over UDP)",
                 "fabric:    --loss P  --dup P  --reorder P  --seed N  --deterministic  (--driver sim)",
                 "           --threading network (default: a thread of its own runs the fabric and both HCAs)",
-                "                     | invoker (the command's thread runs them while it polls; --no-osgi, real time)",
+                "                     | invoker (the command's thread runs them while it polls; --no-osgi;",
+                "                       the default with --deterministic --no-osgi: same seed, same packet trace)",
                 "jni:       --address A[,B] (127.0.0.1; ::1 for IPv6)  --udp-port P (P and P+1; default: free ports)",
                 "other:     --no-osgi (plain class path, no Felix)  --debug (stack traces)  -h|--help",
                 "",

@@ -29,8 +29,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * with {@link Threading#NETWORK} on a thread of its own (named {@value #NETWORK_THREAD} and the fabric's name), which
  * leaves the other core of a small machine to the command's thread; with {@link Threading#INVOKER} on the command's
  * thread, one duty cycle per {@link #progress()}, so that no packet's cache lines move between cores. A deterministic
- * fabric (virtual time) is driven by one thread of its own that runs its event loop, which also runs the HCAs' send
- * engines and timers; the command's thread only posts and polls.
+ * fabric (virtual time) has one event loop, which also runs the HCAs' send engines and timers: with
+ * {@link Threading#NETWORK} a thread of its own drives it while the command's thread posts and polls (so where a post
+ * lands in virtual time depends on the two threads' timing); with {@link Threading#INVOKER} the command's thread
+ * drives it, one event per {@link #progress()}, and the same seed and command give the same packet trace
+ * ({@code trace_hash} in {@link #fabricCounters()}).
  */
 public final class PlainHost implements Host {
     /** The start of the network thread's name; the fabric's name follows. */
@@ -44,15 +47,13 @@ public final class PlainHost implements Host {
     private final DeviceRegistry registry;
     /** The network thread ({@link Threading#NETWORK} in real time), else null. */
     private final AgentRunner network;
-    /** The network's agents, run by {@link #progress()} ({@link Threading#INVOKER}), else null. */
+    /** The network's agents, run by {@link #progress()} ({@link Threading#INVOKER} in real time), else null. */
     private final AgentInvoker invoker;
+    /** Deterministic with {@link Threading#INVOKER}: {@link #progress()} runs the event loop's next event. */
+    private final boolean drivesLoop;
     private final List<Device> devices;
 
     private PlainHost(FabricOptions options, Threading threading) {
-        if (threading == Threading.INVOKER && options.deterministic()) {
-            throw new IllegalArgumentException("a deterministic fabric runs on its own event-loop thread: "
-                    + "no invoker threading");
-        }
         this.options = options;
         this.threading = threading;
         int n = HOSTS.getAndIncrement();
@@ -61,7 +62,8 @@ public final class PlainHost implements Host {
                 .reorder(options.reorder(), options.reorder() > 0 ? FabricOptions.MAX_REORDER_DELAY_NANOS : 0)
                 .build();
         if (options.deterministic()) {
-            fabric = Fabric.builder(name).deterministic(options.seed()).threading(ThreadingMode.DEDICATED)
+            fabric = Fabric.builder(name).deterministic(options.seed())
+                    .threading(threading == Threading.INVOKER ? ThreadingMode.INVOKER : ThreadingMode.DEDICATED)
                     .idleStrategy(idle()).faults(faults).build();
         } else {
             fabric = Fabric.builder(name).realTime().seed(options.seed()).threading(ThreadingMode.INVOKER)
@@ -73,7 +75,8 @@ public final class PlainHost implements Host {
         devices = List.of(registry.register(sim0), registry.register(sim1));
         Agent agents = options.deterministic() ? null : new CompositeAgent(NETWORK_THREAD + name,
                 List.of(fabric.agent(), sim0.sendAgent(), sim1.sendAgent()));
-        invoker = threading == Threading.INVOKER ? new AgentInvoker(agents) : null;
+        invoker = threading == Threading.INVOKER && agents != null ? new AgentInvoker(agents) : null;
+        drivesLoop = threading == Threading.INVOKER && options.deterministic();
         network = agents != null && invoker == null ? AgentRunner.start(agents, idle(),
                 e -> System.getLogger(PlainHost.class.getName())
                         .log(System.Logger.Level.WARNING, "simulated network failed", e)) : null;
@@ -145,16 +148,17 @@ public final class PlainHost implements Host {
 
     /**
      * With {@link Threading#INVOKER}: runs one duty cycle of the fabric's delivery agent and both HCAs' send agents on
-     * the calling thread. Otherwise spins, as {@link Host#progress()}.
+     * the calling thread, or, in a deterministic fabric, the event loop's next event (spinning if there is none).
+     * Otherwise spins, as {@link Host#progress()}.
      *
      * @throws IllegalStateException if an agent fails
      */
     @Override
     public void progress() {
-        if (invoker == null) {
-            Thread.onSpinWait();
-        } else {
+        if (invoker != null) {
             invoker.invoke();
+        } else if (!drivesLoop || !fabric.step()) {
+            Thread.onSpinWait();
         }
     }
 
@@ -172,6 +176,9 @@ public final class PlainHost implements Host {
         m.put("duplicated", c.duplicated());
         m.put("reordered", c.reordered());
         m.put("corrupted", c.corrupted());
+        if (options.deterministic()) {
+            m.put("trace_hash", fabric.traceHash()); // the same for the same seed and command with --threading invoker
+        }
         return m;
     }
 

@@ -33,6 +33,11 @@ class InvokerThreadingTest {
         assertThat(Options.parse("perf", "--no-osgi", "--threading=invoker", "--seed", "7").threading)
                 .isEqualTo(Threading.INVOKER);
         assertThat(Options.parse("--threading", "network").threading).isEqualTo(Threading.NETWORK); // OSGi: fine
+        // --deterministic without OSGi: the command's thread drives virtual time unless told otherwise
+        assertThat(Options.parse("stat", "--no-osgi", "--deterministic").threading).isEqualTo(Threading.INVOKER);
+        assertThat(Options.parse("stat", "--no-osgi", "--deterministic", "--threading", "network").threading)
+                .isEqualTo(Threading.NETWORK);
+        assertThat(Options.parse("stat", "--deterministic").threading).isEqualTo(Threading.NETWORK);
     }
 
     @Test
@@ -41,8 +46,6 @@ class InvokerThreadingTest {
                 "--no-osgi", "--threading", "inline");
         cli.assertUsage("option --threading needs a value", "pingpong", "--threading");
         cli.assertUsage("option --threading invoker needs --no-osgi", "pingpong", "--threading", "invoker");
-        cli.assertUsage("options --threading invoker and --deterministic exclude each other", "pingpong",
-                "--no-osgi", "--threading", "invoker", "--deterministic");
         cli.assertUsage("option --threading invoker applies to the simulated fabric, not to --driver jni",
                 "pingpong", "--no-osgi", "--driver", "jni", "--threading", "invoker");
         cli.assertUsage("option --threading does not apply to 'shell'", "shell", "--threading", "network");
@@ -162,5 +165,26 @@ class InvokerThreadingTest {
     /** @return the table rows of the output: lines that start with a space and a number */
     private List<String> rows() {
         return cli.out().lines().filter(l -> l.matches(" \\d+ .*")).toList();
+    }
+
+    /** @return the {@code trace_hash} line of a {@code stat} run */
+    private String traceHash(String... args) {
+        cli.reset();
+        assertThat(cli.run(args)).as(cli.err()).isZero();
+        return cli.out().lines().filter(l -> l.trim().startsWith("trace_hash")).findFirst()
+                .orElseThrow(() -> new AssertionError("no trace_hash in " + cli.out()));
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldGiveTheSameTraceForTheSameSeedWhenTheCommandThreadDrivesVirtualTime() {
+        String[] run = {"stat", "--no-osgi", "--deterministic", "--loss", "0.05", "--dup", "0.02", "--reorder",
+            "0.02", "-n", "60", "--seed", "11"}; // --threading invoker by default with --deterministic --no-osgi
+        String first = traceHash(run);
+        String second = traceHash(run);
+        run[run.length - 1] = "12";
+        String other = traceHash(run);
+        assertThat(second).isEqualTo(first);
+        assertThat(other).isNotEqualTo(first);
     }
 }
