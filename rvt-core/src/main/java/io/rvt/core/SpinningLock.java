@@ -4,8 +4,9 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -19,7 +20,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * taken about ten times per message, and an uncontended {@code ReentrantLock} pays two fences per lock and unlock (its
  * release is a volatile store); here unlocking is a release store (no fence on x86), which halves the cost of a
  * lock-unlock pair. A thread that finds the lock held spins {@value #SPINS} times, then parks; the unlocker unparks
- * the oldest parked thread. Because the release is not followed by a fence, an unlocker can miss a waiter that is just
+ * a parked thread. Because the release is not followed by a fence, an unlocker can miss a waiter that is just
  * going to sleep, so a parked thread also wakes after {@value #PARK_NANOS} ns and tries again: a lost wake-up costs at
  * most that, and it can only happen to a thread that already spun through a contended lock.
  *
@@ -53,10 +54,13 @@ public final class SpinningLock extends ReentrantLock {
     private transient Thread owner;
     /** Re-entries of the holder; touched only by the holder. */
     private int holds;
-    /** Threads parked (or about to park) waiting for the lock, oldest first. */
-    private final transient ConcurrentLinkedQueue<Thread> parked = new ConcurrentLinkedQueue<>();
-    /** How many threads are in {@link #parked}: read by every unlock, beside the lock word, instead of the queue. */
+    /** Slots the unlocker finds parked (or about to park) threads in; a waiter finding none free just sleeps its
+     *  {@value #PARK_NANOS} ns. Fixed: parking allocates nothing. */
+    private final transient AtomicReferenceArray<Thread> parked = new AtomicReferenceArray<>(PARK_SLOTS);
+    /** How many threads hold a slot in {@link #parked}: read by every unlock, beside the lock word. */
     private volatile int parkers;
+    /** Parked threads an unlock can wake directly; more wait for their timeout (several waiters on one spinlock). */
+    static final int PARK_SLOTS = 4;
     private static final VarHandle PARKERS;
 
     @Override
@@ -144,8 +148,17 @@ public final class SpinningLock extends ReentrantLock {
                 return true;
             }
         }
-        PARKERS.getAndAdd(this, 1); // a full fence: the re-check below sees an unlock that happened before it
-        parked.add(me);
+        int slot = -1;
+        for (int i = 0; i < PARK_SLOTS && slot < 0; i++) {
+            if (parked.get(i) == null && parked.compareAndSet(i, null, me)) {
+                slot = i;
+            }
+        }
+        if (slot >= 0) {
+            PARKERS.getAndAdd(this, 1); // a full fence: the re-check below sees an unlock that happened before it
+        } else {
+            VarHandle.fullFence();
+        }
         boolean interrupted = false;
         try {
             while (true) {
@@ -169,8 +182,10 @@ public final class SpinningLock extends ReentrantLock {
                 }
             }
         } finally {
-            parked.remove(me);
-            PARKERS.getAndAdd(this, -1);
+            if (slot >= 0) {
+                parked.set(slot, null);
+                PARKERS.getAndAdd(this, -1);
+            }
             if (interrupted) {
                 me.interrupt(); // lock() is not interruptible: keep the status for the caller
             }
@@ -188,9 +203,12 @@ public final class SpinningLock extends ReentrantLock {
         owner = null;
         WORD.setRelease(this, 0);
         if ((int) PARKERS.getOpaque(this) != 0) {
-            Thread next = parked.peek();
-            if (next != null) {
-                LockSupport.unpark(next);
+            for (int i = 0; i < PARK_SLOTS; i++) {
+                Thread next = parked.get(i);
+                if (next != null) {
+                    LockSupport.unpark(next);
+                    break;
+                }
             }
         }
     }
@@ -227,17 +245,29 @@ public final class SpinningLock extends ReentrantLock {
      *         unused synchroniser and always report no waiters)
      */
     public boolean isParked(Thread thread) {
-        return parked.contains(thread);
+        for (int i = 0; i < PARK_SLOTS; i++) {
+            if (parked.get(i) == thread) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return true if any thread is parked waiting for this lock */
     public boolean hasParkedThreads() {
-        return !parked.isEmpty();
+        return parkers != 0;
     }
 
     @Override
     protected Collection<Thread> getQueuedThreads() {
-        return new ArrayList<>(parked);
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < PARK_SLOTS; i++) {
+            Thread t = parked.get(i);
+            if (t != null) {
+                threads.add(t);
+            }
+        }
+        return threads;
     }
 
     /** @throws IllegalArgumentException always: no condition belongs to this lock */

@@ -142,4 +142,41 @@ class SpinningLockTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(lock::newCondition)
                 .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("spinlock");
     }
+
+    @Test
+    @Timeout(30)
+    void shouldLetEveryWaiterInWhenMoreWaitThanThereAreParkingSlots() throws Exception {
+        SpinningLock lock = new SpinningLock();
+        int waiters = 2 * SpinningLock.PARK_SLOTS + 1; // the ones without a slot wake on their own timeout
+        AtomicLong got = new AtomicLong();
+        lock.lock();
+        Thread[] ts = new Thread[waiters];
+        for (int i = 0; i < waiters; i++) {
+            ts[i] = new Thread(() -> {
+                lock.lock();
+                try {
+                    got.incrementAndGet();
+                } finally {
+                    lock.unlock();
+                }
+            });
+            ts[i].start();
+        }
+        // every slot taken: the unlock below has parked threads to wake
+        TestUtil.await(() -> {
+            int parked = 0;
+            for (Thread t : ts) {
+                parked += lock.isParked(t) ? 1 : 0;
+            }
+            return parked == SpinningLock.PARK_SLOTS;
+        }, "all parking slots taken");
+        assertThat(got.get()).isZero();
+        lock.unlock();
+        for (Thread t : ts) {
+            t.join();
+        }
+        assertThat(got.get()).isEqualTo(waiters);
+        assertThat(lock.hasParkedThreads()).isFalse();
+        assertThat(lock.isLocked()).isFalse();
+    }
 }
