@@ -145,6 +145,15 @@ public final class RvtDevice implements DriverDevice {
         }
         dispatch(AsyncEvent.ofDevice(AsyncEventType.DEVICE_REMOVAL, this), null);
         alive = false;
+        // A QP that entered the table meanwhile (its modifyQp to INIT checked the device before) joins the flush.
+        Set<RvtQp> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        seen.addAll(qps);
+        qpTable.forEach(qp -> {
+            if (seen.add(qp)) {
+                qp.moveToError();
+                qps.add(qp);
+            }
+        });
         for (int i = 0; i < ports.length; i++) {
             driver.notifyFreeMadAgent(this, i);
         }

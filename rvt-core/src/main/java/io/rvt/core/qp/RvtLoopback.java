@@ -99,10 +99,11 @@ final class RvtLoopback {
     private int step(RvtQp qp, RvtIbport port) {
         ReentrantLock sl = sqp.sendLock();
         RvtSwqe wqe;
+        int last;
         boolean flush = false;
         sl.lock();
         try {
-            int last = sqp.sendLast();
+            last = sqp.sendLast();
             if (last == sqp.sendHead()) {
                 clearBusy();
                 return STOP;
@@ -124,12 +125,12 @@ final class RvtLoopback {
         if (flush) {
             // Completed with recvLock then sendLock: never wait for recvLock while holding sendLock (S_BUSY keeps
             // other engines off the QP meanwhile; a reset in between makes sendComplete a no-op).
-            completeSend(wqe, WcStatus.WR_FLUSH_ERR, false);
+            completeSend(last, wqe, WcStatus.WR_FLUSH_ERR, false);
             return COMP;
         }
         localOps = false;
         if (qp == null) {
-            return sendError(wqe, drop(port));
+            return sendError(last, wqe, drop(port));
         }
         int r;
         ReentrantLock rl = qp.recvLock();
@@ -146,7 +147,7 @@ final class RvtLoopback {
         }
         switch (r) {
             case COMP:
-                completeSend(wqe, status, true);
+                completeSend(last, wqe, status, true);
                 return COMP;
             case RNR:
                 sl.lock();
@@ -160,7 +161,7 @@ final class RvtLoopback {
                 }
                 return STOP;
             default:
-                return sendError(wqe, status);
+                return sendError(last, wqe, status);
         }
     }
 
@@ -349,8 +350,13 @@ final class RvtLoopback {
         return sqp.type() == QpType.RC ? WcStatus.RETRY_EXC_ERR : WcStatus.SUCCESS;
     }
 
-    /** {@code send_comp} / {@code flush_send}: complete the WQE with the sender's two locks, in order. */
-    private void completeSend(RvtSwqe wqe, WcStatus st, boolean countLoop) {
+    /**
+     * {@code send_comp} / {@code flush_send}: complete the WQE with the sender's two locks, in order, if it is still
+     * the oldest one. The locks were dropped since the WQE was read; only an engine that ignores {@code S_BUSY} (a
+     * driver's) could have completed it meanwhile, and then completing it again would sweep the ring
+     * ({@code sendLast} passing {@code sendHead}).
+     */
+    private void completeSend(int index, RvtSwqe wqe, WcStatus st, boolean countLoop) {
         ReentrantLock rl = sqp.recvLock();
         ReentrantLock sl = sqp.sendLock();
         rl.lock();
@@ -358,6 +364,9 @@ final class RvtLoopback {
         try {
             if (countLoop && sqp.iport() != null) {
                 sqp.iport().addCounter(PortCounter.LOOP_PKTS, 1);
+            }
+            if (sqp.sendLast() != index) {
+                return;
             }
             sqp.sendRnrRetry(sqp.rnrRetryCnt());
             sqp.sendComplete(wqe, st);
@@ -372,14 +381,16 @@ final class RvtLoopback {
     }
 
     /** {@code err} / {@code send_err}: complete the WQE with its error; an RC sender moves to ERR. */
-    private int sendError(RvtSwqe wqe, WcStatus st) {
+    private int sendError(int index, RvtSwqe wqe, WcStatus st) {
         ReentrantLock rl = sqp.recvLock();
         ReentrantLock sl = sqp.sendLock();
         boolean lastWqe = false;
         rl.lock();
         sl.lock();
         try {
-            sqp.sendComplete(wqe, st);
+            if (sqp.sendLast() == index) {
+                sqp.sendComplete(wqe, st);
+            }
             if (sqp.type() == QpType.RC) {
                 lastWqe = sqp.errorQp(WcStatus.WR_FLUSH_ERR);
             }

@@ -90,6 +90,8 @@ public final class RvtQp implements DriverQp {
         }
     }
 
+    /** How long a device removal waits for an engine that holds {@code S_BUSY} before it flushes anyway. */
+    static final long BUSY_WAIT_NANOS = 10_000_000_000L;
     /** {@code IB_MULTICAST_LID_BASE}: IB unicast DLIDs are below it. */
     static final int IB_MULTICAST_LID_BASE = 0xC000;
     /** {@code opa_get_mcast_base(OPA_MCAST_NR)}: OPA unicast DLIDs are below it (unsigned). */
@@ -564,22 +566,36 @@ public final class RvtQp implements DriverQp {
 
     /**
      * Completes every posted send WQE with {@code WR_FLUSH_ERR} in order (what a driver's engine does in ERR); rvt
-     * uses it when a device goes away, since the driver's engine is gone.
+     * uses it when a device goes away, since the driver's engine is gone. It holds all three locks, so no post can
+     * publish a WQE behind it (a post checks the device under {@code postLock}), and it waits while another engine
+     * holds {@code S_BUSY}: that engine (e.g. the loopback on an application's thread) has read a WQE it is about to
+     * complete, and in ERR it flushes the rest itself. rdmavt's flush ignores {@code S_BUSY} ([deviation]: there a
+     * WQE could complete twice).
      */
     public void flushSendQueue() {
-        recvLock.lock();
-        sendLock.lock();
-        try {
-            if (!state.can(Ops.FLUSH_SEND)) {
-                return;
+        long deadline = System.nanoTime() + BUSY_WAIT_NANOS;
+        while (true) {
+            lockAll();
+            try {
+                if (!state.can(Ops.FLUSH_SEND)) {
+                    return;
+                }
+                if ((sendFlags & QpFlags.S_BUSY) == 0 || System.nanoTime() - deadline > 0) {
+                    if ((sendFlags & QpFlags.S_BUSY) != 0) {
+                        System.getLogger(RvtQp.class.getName()).log(System.Logger.Level.WARNING,
+                                "QP 0x" + Integer.toHexString(qpNum) + ": an engine kept S_BUSY for "
+                                        + BUSY_WAIT_NANOS / 1_000_000_000L + " s after device removal; flushing");
+                    }
+                    int head = (int) SEND_HEAD.getAcquire(this);
+                    while ((int) SEND_LAST.getAcquire(this) != head) {
+                        sendComplete(ring[(int) SEND_LAST.getAcquire(this)], WcStatus.WR_FLUSH_ERR);
+                    }
+                    return;
+                }
+            } finally {
+                unlockAll();
             }
-            int head = (int) SEND_HEAD.getAcquire(this);
-            while ((int) SEND_LAST.getAcquire(this) != head) {
-                sendComplete(ring[(int) SEND_LAST.getAcquire(this)], WcStatus.WR_FLUSH_ERR);
-            }
-        } finally {
-            sendLock.unlock();
-            recvLock.unlock();
+            Thread.yield(); // the busy engine needs recvLock and sendLock to finish
         }
     }
 
@@ -947,16 +963,18 @@ public final class RvtQp implements DriverQp {
 
     @Override
     public void postSend(SendWorkRequest wr) {
-        if (!dev.isAlive()) {
-            throw new WorkRequestException(Errno.ENODEV, WorkRequestException.NO_INDEX,
-                    "postSend: device " + dev.name() + " was removed");
-        }
         dev.checkVerb(io.rvt.api.spi.Verb.POST_SEND);
         int nreq = 0;
         int err = 0;
         boolean doSendNow;
         postLock.lock();
         try {
+            // Under postLock, which the removal's flush also takes: a post either publishes before that flush
+            // (which completes its WQEs) or sees the device gone. rdmavt's check is outside the lock.
+            if (!dev.isAlive()) {
+                throw new WorkRequestException(Errno.ENODEV, WorkRequestException.NO_INDEX,
+                        "postSend: device " + dev.name() + " was removed");
+            }
             QpState s = state;
             if (!s.can(Ops.POST_SEND_OK)) {
                 // rdmavt returns -EINVAL without setting bad_wr here.
@@ -1213,7 +1231,7 @@ public final class RvtQp implements DriverQp {
             return;
         }
         int old = (int) SEND_LAST.get(this);
-        OperationParams p = dev.operationTable().get(wqe.opcode());
+        OperationParams p = wqe.opcode() == null ? null : dev.operationTable().get(wqe.opcode());
         WcOpcode wcOp = p == null || p.wcOpcode() == null ? WcOpcode.SEND : p.wcOpcode();
         int last = completeSwqe(wqe, wcOp, status);
         if (sendAcked == old) {

@@ -17,13 +17,20 @@ import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WorkRequestException;
 import io.rvt.api.WrOpcode;
+import io.rvt.api.spi.CallSend;
 import io.rvt.api.spi.DriverDevice;
+import io.rvt.api.spi.DriverQp;
+import io.rvt.api.spi.SendWqe;
 import io.rvt.core.LoopbackTestDriver;
 import io.rvt.core.TestDriver;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
@@ -182,5 +189,60 @@ class DeviceRemovalTest {
                     .hasSize((int) posted.get()).extracting(WorkCompletion::status)
                     .containsOnly(WcStatus.WR_FLUSH_ERR);
         }
+    }
+
+    /**
+     * A post held inside the driver's {@code setup_wqe} while the device is removed: the removal's flush waits for
+     * the post (it takes {@code postLock}), so the two accepted WRs complete with WR_FLUSH_ERR although the driver's
+     * engine has stopped. Before, the flush ran past the post and its WRs never completed.
+     */
+    @Test
+    void shouldCompleteAPostThatRacesDeviceRemovalWhenTheDriverEngineHasStopped() throws Exception {
+        CountDownLatch inSetup = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean hold = new AtomicBoolean(true);
+        TestDriver driver = new TestDriver() {
+            @Override
+            public int setupWqe(DriverQp qp, SendWqe wqe, CallSend callSend) {
+                if (hold.getAndSet(false)) {
+                    inSetup.countDown();
+                    try {
+                        release.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return 0;
+            }
+        };
+        driver.params(LoopbackTestDriver.loopbackParams(1).build());
+        QpEnv env = new QpEnv(driver);
+        RvtQp qp = env.rc();
+        env.up(qp, qp.qpNum());
+        AtomicReference<Throwable> postResult = new AtomicReference<>();
+        Thread poster = new Thread(() -> {
+            try {
+                qp.postSend(new SendWorkRequest(0).opcode(WrOpcode.SEND).wrId(1)
+                        .next(new SendWorkRequest(0).opcode(WrOpcode.SEND).wrId(2)));
+            } catch (Throwable t) {
+                postResult.set(t);
+            }
+        }, "poster");
+        poster.start();
+        assertThat(inSetup.await(10, TimeUnit.SECONDS)).isTrue();
+        Thread remover = new Thread(env.dev::unregister, "remover");
+        remover.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (env.dev.isAlive() && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(env.dev.isAlive()).isFalse();
+        release.countDown();
+        poster.join(10_000);
+        remover.join(10_000);
+        assertThat(poster.isAlive() || remover.isAlive()).isFalse();
+
+        assertThat(postResult.get()).as("the post was accepted before the removal").isNull();
+        assertThat(wcs(QpEnv.poll(env.scq))).isEqualTo("1:WR_FLUSH_ERR 2:WR_FLUSH_ERR");
     }
 }
