@@ -17,8 +17,11 @@ import io.rvt.api.QpType;
 import io.rvt.api.QueuePair;
 import io.rvt.api.SigType;
 import java.nio.ByteBuffer;
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One device's side of a test: a protection domain, a send and a receive completion queue, one registered buffer
@@ -48,6 +51,7 @@ final class Endpoint implements AutoCloseable {
     private static final int RD_ATOMIC = 16;
     /** The GRH hop limit of a global address. */
     private static final int HOP_LIMIT = 64;
+    private static final SecureRandom PSN_RANDOM = new SecureRandom();
 
     /** The device. */
     final Device device;
@@ -67,6 +71,8 @@ final class Endpoint implements AutoCloseable {
     final Gid gid;
     /** The QPs created here, destroyed by {@link #close()}. */
     final List<QueuePair> qps = new ArrayList<>();
+    /** Each QP's initial send PSN, the peer's expected receive PSN ({@link #initialPsn}). */
+    private final Map<QueuePair, Integer> initialPsns = new IdentityHashMap<>();
     private final List<AddressHandle> ahs = new ArrayList<>();
 
     /**
@@ -99,7 +105,18 @@ final class Endpoint implements AutoCloseable {
         init.cap().maxSendWr(sendDepth).maxRecvWr(recvDepth).maxSendSge(1).maxRecvSge(1);
         QueuePair qp = pd.createQp(init);
         qps.add(qp);
+        // RoCE faces a real network: a random 24-bit PSN, as rdma_cm picks it, so that an attacker cannot guess the
+        // expected one. A simulated fabric starts at 0 (a deterministic run's trace stays a function of its seed).
+        initialPsns.put(qp, global() ? PSN_RANDOM.nextInt(1 << 24) : 0);
         return qp;
+    }
+
+    /**
+     * @param qp a QP of this endpoint
+     * @return its initial send PSN
+     */
+    int initialPsn(QueuePair qp) {
+        return initialPsns.getOrDefault(qp, 0);
     }
 
     /** @return the LID of port 1 (0 on RoCE) */
@@ -139,7 +156,7 @@ final class Endpoint implements AutoCloseable {
             qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qkey(QKEY),
                     QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.QKEY));
             qp.modifyQp(new QpAttr().qpState(QpState.RTR), QpAttrMask.STATE.bit());
-            qp.modifyQp(new QpAttr().qpState(QpState.RTS).sqPsn(0),
+            qp.modifyQp(new QpAttr().qpState(QpState.RTS).sqPsn(initialPsn(qp)),
                     QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.SQ_PSN));
             AddressHandle ah = pd.createAh(peer.address(new AhAttr()));
             ahs.add(ah);
@@ -149,7 +166,7 @@ final class Endpoint implements AutoCloseable {
         qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(ALL_ACCESS),
                 QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
         QpAttr rtr = new QpAttr().qpState(QpState.RTR).pathMtu(device.queryPort(1, new PortAttr()).activeMtu())
-                .destQpNum(peerQp.qpNum()).rqPsn(0);
+                .destQpNum(peerQp.qpNum()).rqPsn(peer.initialPsn(peerQp));
         peer.address(rtr.ahAttr());
         int mask = QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
                 QpAttrMask.RQ_PSN);
@@ -158,7 +175,7 @@ final class Endpoint implements AutoCloseable {
             mask |= QpAttrMask.mask(QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER);
         }
         qp.modifyQp(rtr, mask);
-        QpAttr rts = new QpAttr().qpState(QpState.RTS).sqPsn(0);
+        QpAttr rts = new QpAttr().qpState(QpState.RTS).sqPsn(initialPsn(qp));
         mask = QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.SQ_PSN);
         if (rc) {
             rts.timeout(RC_TIMEOUT).retryCnt(7).rnrRetry(7).maxRdAtomic(RD_ATOMIC);

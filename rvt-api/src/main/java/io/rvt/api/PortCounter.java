@@ -48,5 +48,24 @@ public enum PortCounter {
     /** Bytes received on the port. */
     RX_BYTES,
     /** Malformed packets dropped by the receive path (bad header, bad ICRC, unknown QP). */
-    RX_MALFORMED
+    RX_MALFORMED,
+    /**
+     * RC/UC packets dropped because their source address is not the QP's remote GID (rxe's {@code check_addr}); a
+     * driver that knows the sender's address counts them (driver-jni).
+     */
+    RX_ADDR_MISMATCH,
+    /**
+     * RC requests dropped because their PSN is ahead of the expected one: every one, where {@link #SEQ_NAKS} counts
+     * the one NAK a gap earns (rxe's {@code out_of_seq_request}).
+     */
+    RC_OUT_OF_SEQ,
+    /** Multicast packets that arrived on a port that has joined no group. */
+    RX_MCAST_NO_GROUP,
+    /** UD packets dropped because their payload is longer than the port's MTU. */
+    RX_UD_OVERSIZE,
+    /**
+     * Datagrams the host's kernel dropped before the driver could read them (a full socket receive buffer); only a
+     * driver over kernel sockets that can read the socket's drop count sees them.
+     */
+    RX_KERNEL_DROPS
 }

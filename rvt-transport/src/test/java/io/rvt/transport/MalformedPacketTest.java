@@ -149,6 +149,19 @@ class MalformedPacketTest {
     }
 
     @Test
+    void shouldCountEveryDroppedPacketWhenThePsnIsAhead() {
+        int psn = BthDescriptor.psn(ByteBuffer.wrap(sample), BTH);
+        for (int k = 1; k <= 20; k++) {
+            int ahead = psn + 1 + k; // psn + 1 is the expected PSN
+            inject(edited(bb -> BthDescriptor.psn(bb, BTH, ahead)));
+        }
+        assertThat(b.counter(PortCounter.RC_OUT_OF_SEQ)).isEqualTo(20);
+        assertThat(b.counter(PortCounter.SEQ_NAKS)).isEqualTo(1);
+        assertThat(Node.poll(b.rcq)).isEmpty();
+        assertStillWorking();
+    }
+
+    @Test
     void shouldReAckAndNotReExecuteWhenThePacketIsADuplicate() {
         inject(sample.clone());
         assertThat(b.counter(PortCounter.RC_DUPREQ)).isEqualTo(1);

@@ -35,8 +35,14 @@ public final class Endpoint {
     public final ByteBuffer buffer;
     /** A region over {@link #buffer} with {@link #ALL_ACCESS}. */
     public final MemoryRegion mr;
+    /**
+     * The QP's first send PSN (24 bits, random as rdma_cm picks it; a peer's expected receive PSN): a PSN that always
+     * starts at 0 is an attacker's easy guess, and a random one also makes the suite cross PSN wrap-around.
+     */
+    public final int initialPsn;
 
-    Endpoint(Device device, QpType type, int bufferBytes, int queueDepth, int maxSge) {
+    Endpoint(Device device, QpType type, int bufferBytes, int queueDepth, int maxSge, int initialPsn) {
+        this.initialPsn = initialPsn & 0xFF_FFFF;
         this.device = device;
         this.pd = device.allocPd();
         this.sendCq = device.createCq(4 * queueDepth, 0, null, null);

@@ -27,12 +27,15 @@ public final class Verbs {
     public static final long DEADLINE_NANOS = 20_000_000_000L;
 
     private final DriverFixture fixture;
+    /** Initial PSNs: random, from the fixture's seed so that a seeded run stays a function of its seed. */
+    private final SplittableRandom psns;
 
     /**
      * @param fixture the driver's fixture
      */
     public Verbs(DriverFixture fixture) {
         this.fixture = fixture;
+        this.psns = new SplittableRandom(fixture.seed() ^ 0x5053_4E5F_5345_4544L);
     }
 
     /**
@@ -41,10 +44,10 @@ public final class Verbs {
      * @param device the device
      * @param type the QP type
      * @param bufferBytes size of the registered buffer
-     * @return the endpoint, QP in RESET
+     * @return the endpoint, QP in RESET, with a random {@link Endpoint#initialPsn}
      */
     public Endpoint endpoint(Device device, QpType type, int bufferBytes) {
-        return new Endpoint(device, type, bufferBytes, 64, 4);
+        return new Endpoint(device, type, bufferBytes, 64, 4, psns.nextInt(1 << 24));
     }
 
     /**
@@ -81,7 +84,7 @@ public final class Verbs {
         self.qp.modifyQp(a, QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT,
                 QpAttrMask.ACCESS_FLAGS));
         PathMtu mtu = self.device.queryPort(1, new PortAttr()).activeMtu();
-        a = new QpAttr().qpState(QpState.RTR).pathMtu(mtu).destQpNum(peer.qp.qpNum()).rqPsn(0x10);
+        a = new QpAttr().qpState(QpState.RTR).pathMtu(mtu).destQpNum(peer.qp.qpNum()).rqPsn(peer.initialPsn);
         peer.address(a.ahAttr());
         int mask = QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
                 QpAttrMask.RQ_PSN);
@@ -90,7 +93,7 @@ public final class Verbs {
             mask |= QpAttrMask.mask(QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER);
         }
         self.qp.modifyQp(a, mask);
-        a = new QpAttr().qpState(QpState.RTS).sqPsn(0x10);
+        a = new QpAttr().qpState(QpState.RTS).sqPsn(self.initialPsn);
         mask = QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.SQ_PSN);
         if (rc) {
             // 14: about 69 ms per try, robust against a busy machine in real time; free in virtual time
@@ -111,7 +114,7 @@ public final class Verbs {
         self.qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qkey(qkey),
                 QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.QKEY));
         self.qp.modifyQp(new QpAttr().qpState(QpState.RTR), QpAttrMask.STATE.bit());
-        self.qp.modifyQp(new QpAttr().qpState(QpState.RTS).sqPsn(0), QpAttrMask.mask(QpAttrMask.STATE,
+        self.qp.modifyQp(new QpAttr().qpState(QpState.RTS).sqPsn(self.initialPsn), QpAttrMask.mask(QpAttrMask.STATE,
                 QpAttrMask.SQ_PSN));
     }
 

@@ -7,6 +7,7 @@ import io.rvt.api.PathMtu;
 import io.rvt.api.PortAttr;
 import io.rvt.api.PortCounter;
 import io.rvt.api.PortState;
+import io.rvt.api.QpType;
 import io.rvt.api.VerbsException;
 import io.rvt.api.spi.DriverAh;
 import io.rvt.api.spi.DriverDevice;
@@ -24,6 +25,7 @@ import io.rvt.transport.header.BthDescriptor;
 import io.rvt.transport.header.Framing;
 import io.rvt.transport.header.GrhDescriptor;
 import io.rvt.transport.header.Icrc;
+import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.PacketHeaders;
 import io.rvt.transport.header.RejectReason;
 import java.net.Inet6Address;
@@ -748,6 +750,9 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
             dropMalformed(p, port);
             return;
         }
+        if (oversizeUd(h, port)) {
+            return;
+        }
         synthesizeGrh(p, src, p.localGid, len);
         RxInfo info = p.info.set(p.portNum, 0, 0, 0, p.grh, 0);
         DriverQp qp = dev.lookupQpnAndRetain(port, h.destQp());
@@ -756,10 +761,41 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
             return;
         }
         try {
+            QpType type = qp.type();
+            if ((type == QpType.RC || type == QpType.UC) && !fromRemote(qp, src)) {
+                p.addrMismatches++;
+                port.addCounter(PortCounter.RX_ADDR_MISMATCH, 1);
+                return;
+            }
             t.receive(qp, buf, h, info);
         } finally {
             qp.release();
         }
+    }
+
+    /**
+     * A UD message is one packet of at most the path MTU, which for UD is the port's MTU: a longer payload is dropped
+     * and counted ({@code RX_UD_OVERSIZE}), as a NIC drops a frame larger than its MTU.
+     */
+    private boolean oversizeUd(PacketHeaders h, DriverPort port) {
+        if (Opcode.transport(h.opcode()) == Opcode.UD && h.payloadLength() > mtu.bytes()) {
+            port.addCounter(PortCounter.RX_UD_OVERSIZE, 1);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * rxe's {@code check_addr}: a connected QP takes packets only from its peer's address, its primary path's DGID
+     * (or its alternate path's, for path migration). The UDP source port is flow entropy and identifies nothing.
+     */
+    private static boolean fromRemote(DriverQp qp, Gid src) {
+        AhAttr primary = qp.remoteAhAttr();
+        if (primary != null && src.equals(primary.dgid())) {
+            return true;
+        }
+        AhAttr alt = qp.altAhAttr();
+        return alt != null && alt.isGlobal() && src.equals(alt.dgid());
     }
 
     private void receiveMulticast(PortEngine p, DriverPort port, Transport t, Gid src, int srcV4, int srcPort,
@@ -770,6 +806,9 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
             if (check && !icrcMatches(p, src, srcV4, srcPort, j.mgid, j.v4, off, len)) {
                 continue;
             }
+            if (oversizeUd(p.headers, port)) {
+                return;
+            }
             synthesizeGrh(p, src, j.mgid, len);
             t.receiveMulticast(port, j.mgid, j.mlid, p.rx.data, p.headers, p.info.set(p.portNum, 0, 0, 0, p.grh, 0));
             delivered++;
@@ -777,9 +816,12 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
                 break; // the ICRC names exactly one group
             }
         }
-        if (delivered == 0) {
+        if (js.length == 0) {
+            // No group joined here: nothing to check the ICRC against, and nobody to deliver to.
+            port.addCounter(PortCounter.RX_MCAST_NO_GROUP, 1);
+        } else if (delivered == 0) {
             if (check) {
-                p.icrcErrors++;
+                p.icrcErrors++; // corrupt, or for a group this port has not joined: the ICRC cannot tell which
             }
             dropMalformed(p, port);
         }

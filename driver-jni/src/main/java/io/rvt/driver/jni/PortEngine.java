@@ -64,6 +64,7 @@ final class PortEngine implements Runnable {
     volatile long icrcErrors;
     volatile long malformed;
     volatile long sendErrors;
+    volatile long addrMismatches;
     /** Packets whose payload went from registered memory to the socket without a copy (any sending thread). */
     final LongAdder zeroCopyPackets = new LongAdder();
 

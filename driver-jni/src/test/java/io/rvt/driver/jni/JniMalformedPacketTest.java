@@ -3,10 +3,12 @@ package io.rvt.driver.jni;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rvt.api.Device;
+import io.rvt.api.Gid;
 import io.rvt.api.PortCounter;
 import io.rvt.api.QpType;
 import io.rvt.api.RecvWorkRequest;
 import io.rvt.api.SendWorkRequest;
+import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
 import io.rvt.testkit.Endpoint;
 import io.rvt.testkit.Verbs;
@@ -63,10 +65,18 @@ class JniMalformedPacketTest {
         return fixture.drivers().get(1);
     }
 
-    /** A UD SEND_ONLY to the UD QP with 8 bytes of payload and the ICRC this socket's datagram needs. */
+    /** A UD SEND_ONLY to the UD QP with {@code payload} bytes and the ICRC this socket's datagram needs. */
     private byte[] udPacket(int payload) {
+        return udPacket(ud.qp.qpNum(), payload, Peer.gidOf(local));
+    }
+
+    /**
+     * A UD SEND_ONLY to QP {@code destQp} with {@code payload} bytes and the ICRC of a datagram to {@code dst} (this
+     * host, or a multicast group).
+     */
+    private byte[] udPacket(int destQp, int payload, Gid dst) {
         ByteBuffer b = ByteBuffer.allocate(BthDescriptor.LENGTH + DethDescriptor.LENGTH + payload + Icrc.LENGTH);
-        int at = BthDescriptor.write(b, 0, Opcode.UD_SEND_ONLY, false, false, 0, 0xFFFF, ud.qp.qpNum(), false, 0);
+        int at = BthDescriptor.write(b, 0, Opcode.UD_SEND_ONLY, false, false, 0, 0xFFFF, destQp, false, 0);
         at = DethDescriptor.write(b, at, QKEY, 5);
         b.putLong(at, 42);
         int len = b.capacity();
@@ -74,11 +84,53 @@ class JniMalformedPacketTest {
         Icrc icrc = new Icrc();
         if (local.getAddress().length == 4) {
             int ip = ByteBuffer.wrap(local.getAddress()).getInt();
-            icrc.writeRoceV4(ip, ip, 0, true, raw.getLocalPort(), port, b, 0, len);
+            int to = dst.isMulticast() ? JniDriver.groupV4(dst) : (int) dst.interfaceId();
+            icrc.writeRoceV4(ip, to, 0, true, raw.getLocalPort(), port, b, 0, len);
         } else {
-            icrc.writeRoceV6(Peer.gidOf(local), Peer.gidOf(local), raw.getLocalPort(), port, b, 0, len);
+            icrc.writeRoceV6(Peer.gidOf(local), dst, raw.getLocalPort(), port, b, 0, len);
         }
         return b.array();
+    }
+
+    /**
+     * A UD payload a word longer than the port's MTU (4096) is dropped and counted as {@code RX_UD_OVERSIZE}, not
+     * delivered; one of exactly the MTU is delivered.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"127.0.0.1", "::1"})
+    void shouldDropAndCountUdPayloadLongerThanTheMtu(String host) throws Exception {
+        setUp(host);
+        ud.qp.postRecv(new RecvWorkRequest(1).wrId(1).sge(ud.mr, 0, 4096));
+        ud.qp.postRecv(new RecvWorkRequest(1).wrId(2).sge(ud.mr, 0, 4096));
+        byte[] big = udPacket(4100); // no pad: a payload of whole words
+        inject(big, big.length);
+        verbs.awaitTrue("rx_ud_oversize 1", () -> dev[1].portCounter(1, PortCounter.RX_UD_OVERSIZE) >= 1);
+        byte[] fits = udPacket(4096 - 40);
+        inject(fits, fits.length);
+        WorkCompletion wc = verbs.await(ud.recvCq, 1).get(0);
+        Verbs.assertSuccess(wc, 1);
+        assertThat(wc.byteLen()).isEqualTo(4096);
+        assertThat(dev[1].portCounter(1, PortCounter.RX_UD_OVERSIZE)).isEqualTo(1);
+        assertThat(target().malformed(1)).isZero();
+    }
+
+    /**
+     * A multicast packet (destination QP 0xFFFFFF) with a good ICRC to a port that joined no group is counted as
+     * {@code RX_MCAST_NO_GROUP}, not as an ICRC error or a malformed packet.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"127.0.0.1", "::1"})
+    void shouldCountMulticastToAPortWithoutGroupsAsNoGroup(String host) throws Exception {
+        setUp(host);
+        Gid mgid = Gid.of(0xFF0E_0000_0000_0000L, 0x0000_0000_EF01_0203L);
+        byte[] m = udPacket(BthDescriptor.MULTICAST_QPN, 8, mgid);
+        for (int i = 0; i < 3; i++) {
+            inject(m, m.length);
+        }
+        verbs.awaitTrue("rx_mcast_no_group 3", () -> dev[1].portCounter(1, PortCounter.RX_MCAST_NO_GROUP) >= 3);
+        assertThat(dev[1].portCounter(1, PortCounter.RX_MCAST_NO_GROUP)).isEqualTo(3);
+        assertThat(target().icrcErrors(1)).isZero();
+        assertThat(target().malformed(1)).isZero();
     }
 
     private void inject(byte[] bytes, int len) throws Exception {

@@ -1,6 +1,7 @@
 package io.rvt.driver.jni;
 
 import io.rvt.api.Device;
+import io.rvt.api.PortCounter;
 import io.rvt.api.QpAttr;
 import io.rvt.api.QpAttrMask;
 import io.rvt.api.QpState;
@@ -26,7 +27,15 @@ import java.util.zip.CRC32;
  * and checks each (sequence number in order, pattern) and prints {@code RECEIVED <count> <crc32>}, or as
  * {@code client} sends them in windows and prints {@code SENT <count> <crc32>}.
  *
- * <p>Arguments: {@code server|client <local-ip> <peer-ip> <count>}.
+ * <p>Then the server posts one more receive, prints {@code EXPECTS <qpn> <psn> <rkey> <addr>} (what an intruder
+ * needs to know) and
+ * answers each {@code probe <n>} on stdin, once {@code n} packets were dropped as {@code RX_ADDR_MISMATCH}, with
+ * {@code DROPPED <count> PSN unchanged} (or {@code moved to <psn>}), failing if anything was delivered. As
+ * {@code intruder} it reads {@code QPN <qpn> <psn> <rkey> <addr>}, sends {@code count} in-window RDMA WRITEs once
+ * each and prints
+ * {@code INJECTED <count>}.
+ *
+ * <p>Arguments: {@code server|client|intruder <local-ip> <peer-ip> <count>}.
  */
 public final class NetnsPeer {
     static final int SLOT = 8192;
@@ -46,22 +55,30 @@ public final class NetnsPeer {
         JniDriver driver = JniDriver.builder().name(args[0]).address(local).build();
         RvtDevice dev = RvtDevice.register(driver);
         try {
-            run(server, dev, count, args[2]);
+            run(server, args[0].equals("intruder"), dev, count, args[2]);
         } finally {
             dev.unregister();
         }
     }
 
-    private static void run(boolean server, Device dev, int count, String peerIp) throws Exception {
+    private static void run(boolean server, boolean intruder, Device dev, int count, String peerIp)
+            throws Exception {
         // Only the waiting helpers are used: a fixture with no devices of its own serves them.
         Verbs verbs = new Verbs(new JniFixture(0, "127.0.0.1"));
         Endpoint self = verbs.endpoint(dev, QpType.RC, WINDOW * SLOT);
-        System.out.println("QPN " + self.qp.qpNum());
+        System.out.println("QPN " + self.qp.qpNum() + " " + self.initialPsn); // the peer's expected PSN
         System.out.flush();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line = in.readLine();
-        int peerQpn = Integer.parseInt(line.trim().split(" ")[1]);
-        connect(self, peerQpn, peerIp);
+        String[] peer = in.readLine().trim().split(" ");
+        int peerQpn = Integer.parseInt(peer[1]);
+        int peerPsn = Integer.parseInt(peer[2]);
+        if (intruder) {
+            inject(verbs, self, peerQpn, peerPsn, Integer.parseInt(peer[3]), Long.parseLong(peer[4]), peerIp,
+                    count);
+            in.readLine(); // the parent's go-ahead: it has read the counters meanwhile
+            return;
+        }
+        connect(self, peerQpn, peerIp, peerPsn, self.initialPsn, 7);
         CRC32 crc = new CRC32();
         WorkCompletion wc = new WorkCompletion();
         if (server) {
@@ -90,6 +107,30 @@ public final class NetnsPeer {
             }
             verbs.assertQuiet(self.recvCq, 1000);
             System.out.println("RECEIVED " + count + " " + crc.getValue());
+            // What an intruder needs to know to inject in-window: the QPN and the PSN this QP expects next.
+            QpAttr now = new QpAttr();
+            self.qp.queryQp(now);
+            self.qp.postRecv(new RecvWorkRequest(1).wrId(-1).sge(self.mr, 0, SLOT));
+            System.out.println("EXPECTS " + self.qp.qpNum() + " " + now.rqPsn() + " " + self.mr.rkey() + " "
+                    + self.mr.addr());
+            System.out.flush();
+            String cmd;
+            while ((cmd = in.readLine()) != null && cmd.startsWith("probe ")) {
+                long n = Long.parseLong(cmd.substring("probe ".length()).trim());
+                verbs.awaitTrue(n + " packets counted as rx_addr_mismatch (rx_packets "
+                        + dev.portCounter(1, PortCounter.RX_PACKETS) + ", rx_malformed "
+                        + dev.portCounter(1, PortCounter.RX_MALFORMED) + " before)",
+                        () -> dev.portCounter(1, PortCounter.RX_ADDR_MISMATCH) >= n);
+                if (self.recvCq.pollCq(wc)) {
+                    throw new AssertionError("an injected packet was delivered: " + wc);
+                }
+                QpAttr after = new QpAttr();
+                self.qp.queryQp(after);
+                System.out.println("DROPPED " + dev.portCounter(1, PortCounter.RX_ADDR_MISMATCH) + " PSN "
+                        + (after.rqPsn() == now.rqPsn() ? "unchanged" : "moved to " + after.rqPsn()));
+                System.out.flush();
+            }
+            return;
         } else {
             int posted = 0;
             int done = 0;
@@ -129,16 +170,34 @@ public final class NetnsPeer {
         }
     }
 
-    private static void connect(Endpoint self, int peerQpn, String peerIp) {
+    /**
+     * The intruder: an RC QP that sends {@code count} one-packet RDMA WRITEs (no SEND credits needed, so all go out
+     * at once) to the server's region at the PSNs it expects, without retries (each injected packet goes out once),
+     * then prints {@code INJECTED <packets sent>} when every WQE completed (in error: no ACK comes back).
+     */
+    private static void inject(Verbs verbs, Endpoint self, int qpn, int psn, int rkey, long addr, String peerIp,
+            int count) throws Exception {
+        connect(self, qpn, peerIp, 0, psn, 0);
+        Verbs.fill(self.buffer, 0, 256, 0xE71L);
+        for (int i = 0; i < count; i++) {
+            self.qp.postSend(new SendWorkRequest(1).wrId(i).opcode(WrOpcode.RDMA_WRITE).sge(self.mr, 0, 256)
+                    .remoteAddr(addr + 256L * i).rkey(rkey));
+        }
+        verbs.await(self.sendCq, count);
+        System.out.println("INJECTED " + self.device.portCounter(1, PortCounter.TX_PACKETS));
+        System.out.flush();
+    }
+
+    private static void connect(Endpoint self, int peerQpn, String peerIp, int rqPsn, int sqPsn, int retries) {
         self.qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(Endpoint.ALL_ACCESS),
                 QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
         QpAttr a = new QpAttr().qpState(QpState.RTR).pathMtu(io.rvt.api.PathMtu.MTU_1024).destQpNum(peerQpn)
-                .rqPsn(0x10).maxDestRdAtomic(4).minRnrTimer(1);
+                .rqPsn(rqPsn).maxDestRdAtomic(4).minRnrTimer(1);
         a.ahAttr().clear().portNum(1).dgid(Peer.gidOf(parse(peerIp))).sgidIndex(0).hopLimit(64);
         self.qp.modifyQp(a, QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU,
                 QpAttrMask.DEST_QPN, QpAttrMask.RQ_PSN, QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER));
         // timeout 14: about 67 ms per try (robust on a busy machine); retries 7, RNR retries forever
-        self.qp.modifyQp(new QpAttr().qpState(QpState.RTS).sqPsn(0x10).timeout(14).retryCnt(7).rnrRetry(7)
+        self.qp.modifyQp(new QpAttr().qpState(QpState.RTS).sqPsn(sqPsn).timeout(14).retryCnt(retries).rnrRetry(7)
                 .maxRdAtomic(4), QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.SQ_PSN, QpAttrMask.TIMEOUT,
                         QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY, QpAttrMask.MAX_QP_RD_ATOMIC));
     }

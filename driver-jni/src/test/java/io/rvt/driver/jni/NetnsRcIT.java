@@ -25,16 +25,23 @@ import org.junit.jupiter.api.TestInstance;
  * fe80::b), a child JVM in
  * each ({@link NetnsPeer}) with a driver-jni HCA on UDP 4791, and RC traffic between them, checked message by message
  * and by a CRC-32 of everything; then again with 5 % random loss injected by nftables in the server's namespace, in
- * both directions. Needs root, {@code ip} and (for the loss run) {@code nft}; otherwise it skips and says why.
+ * both directions; and a third namespace, joined to the server's by a second veth pair, that tries to inject into
+ * the connection. Needs root, {@code ip} and (for the loss run) {@code nft}; otherwise it skips and says why.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class NetnsRcIT {
     private static final int MESSAGES = 2000;
     private static final long CHILD_DEADLINE_SECONDS = 300;
+    /** In-window packets the intruder of the third namespace sends. */
+    private static final int INJECTED = 8;
 
     private final String tag = Long.toString(ProcessHandle.current().pid() % 100_000);
     private final String nsA = "rvtA" + tag;
     private final String nsB = "rvtB" + tag;
+    /** The intruder's namespace, joined to B by a second veth pair on another subnet (10.214.x.0/24). */
+    private final String nsC = "rvtC" + tag;
+    private final String ipC = "10.214." + (ProcessHandle.current().pid() % 250) + ".2";
+    private final String ipBtoC = "10.214." + (ProcessHandle.current().pid() % 250) + ".1";
     private final String ipA = "10.213." + (ProcessHandle.current().pid() % 250) + ".1";
     private final String ipB = "10.213." + (ProcessHandle.current().pid() % 250) + ".2";
     private final java.util.Map<Process, File> errors = new java.util.concurrent.ConcurrentHashMap<>();
@@ -47,17 +54,27 @@ class NetnsRcIT {
         created = true;
         sh("ip", "netns", "add", nsA);
         sh("ip", "netns", "add", nsB);
-        sh("ip", "link", "add", "va" + tag, "type", "veth", "peer", "name", "vb" + tag);
-        sh("ip", "link", "set", "va" + tag, "netns", nsA);
-        sh("ip", "link", "set", "vb" + tag, "netns", nsB);
-        sh("ip", "-n", nsA, "addr", "add", ipA + "/24", "dev", "va" + tag);
-        sh("ip", "-n", nsB, "addr", "add", ipB + "/24", "dev", "vb" + tag);
+        sh("ip", "netns", "add", nsC);
+        veth(nsA, "va" + tag, ipA, nsB, "vb" + tag, ipB);
         // Link-local IPv6 too, without duplicate address detection (the address is usable at once).
         sh("ip", "-n", nsA, "addr", "add", "fe80::a/64", "dev", "va" + tag, "nodad");
         sh("ip", "-n", nsB, "addr", "add", "fe80::b/64", "dev", "vb" + tag, "nodad");
-        for (String[] nd : new String[][] {{nsA, "va" + tag}, {nsB, "vb" + tag}}) {
-            sh("ip", "-n", nd[0], "link", "set", "lo", "up");
-            sh("ip", "-n", nd[0], "link", "set", nd[1], "up");
+        // C reaches B's address 10.213.x.2 through B's second interface (B delivers it locally).
+        veth(nsC, "vc" + tag, ipC, nsB, "vd" + tag, ipBtoC);
+        sh("ip", "-n", nsC, "route", "add", "default", "via", ipBtoC);
+        for (String ns : new String[] {nsA, nsB, nsC}) {
+            sh("ip", "-n", ns, "link", "set", "lo", "up");
+        }
+    }
+
+    /** A veth pair between two namespaces, an IPv4 /24 address on each end, both ends up. */
+    private static void veth(String ns1, String if1, String ip1, String ns2, String if2, String ip2)
+            throws Exception {
+        sh("ip", "link", "add", if1, "type", "veth", "peer", "name", if2);
+        for (String[] end : new String[][] {{ns1, if1, ip1}, {ns2, if2, ip2}}) {
+            sh("ip", "link", "set", end[1], "netns", end[0]);
+            sh("ip", "-n", end[0], "addr", "add", end[2] + "/24", "dev", end[1]);
+            sh("ip", "-n", end[0], "link", "set", end[1], "up");
         }
     }
 
@@ -67,12 +84,23 @@ class NetnsRcIT {
             // Deleting a namespace deletes its end of the veth pair, and with it the other end.
             shQuiet("ip", "netns", "del", nsA);
             shQuiet("ip", "netns", "del", nsB);
+            shQuiet("ip", "netns", "del", nsC);
         }
     }
 
     @Test
     void shouldDeliverEveryMessageOnceInOrderBetweenNamespaces() throws Exception {
         exchange(ipB, ipA, ipA, ipB);
+    }
+
+    /**
+     * After the exchange, an HCA in a third namespace that knows the server's QPN, expected PSN and rkey sends
+     * in-window RDMA WRITEs to it: each is dropped and counted ({@code RX_ADDR_MISMATCH}), nothing is delivered, the expected PSN
+     * does not move.
+     */
+    @Test
+    void shouldDropAndCountInWindowPacketsInjectedFromAThirdNamespace() throws Exception {
+        exchange(ipB, ipA, ipA, ipB, INJECTED);
     }
 
     /** The GIDs RoCE NICs list first: link-local IPv6 addresses, each bound with its interface as scope. */
@@ -103,6 +131,12 @@ class NetnsRcIT {
     /** RC from a client in A to a server in B, each bound to its local address and talking to the other's GID. */
     private void exchange(String serverLocal, String serverPeer, String clientLocal, String clientPeer)
             throws Exception {
+        exchange(serverLocal, serverPeer, clientLocal, clientPeer, 0);
+    }
+
+    /** ... then, if {@code inject > 0}, that many in-window packets from the third namespace. */
+    private void exchange(String serverLocal, String serverPeer, String clientLocal, String clientPeer, int inject)
+            throws Exception {
         Process server = child(nsB, "server", serverLocal, serverPeer);
         Process client = child(nsA, "client", clientLocal, clientPeer);
         try {
@@ -121,6 +155,10 @@ class NetnsRcIT {
             String received = expectLine(so, "RECEIVED ", server);
             assertThat(sent).startsWith("SENT " + MESSAGES + " ");
             assertThat(received.substring("RECEIVED ".length())).isEqualTo(sent.substring("SENT ".length()));
+            String expects = expectLine(so, "EXPECTS ", server);
+            if (inject > 0) {
+                injectFromThirdNamespace(expects, serverLocal, inject, so, si, server);
+            }
             si.write("done\n");
             si.flush();
             ci.write("done\n");
@@ -135,11 +173,37 @@ class NetnsRcIT {
         }
     }
 
+    private void injectFromThirdNamespace(String expects, String target, int count, BufferedReader so, Writer si,
+            Process server) throws Exception {
+        Process intruder = child(nsC, "intruder", ipC, target, count);
+        try {
+            BufferedReader io = reader(intruder);
+            expectLine(io, "QPN ", intruder);
+            Writer ii = new OutputStreamWriter(intruder.getOutputStream(), StandardCharsets.UTF_8);
+            ii.write("QPN " + expects.substring("EXPECTS ".length()) + "\n");
+            ii.flush();
+            assertThat(expectLine(io, "INJECTED ", intruder)).isEqualTo("INJECTED " + count);
+            si.write("probe " + count + "\n");
+            si.flush();
+            assertThat(expectLine(so, "DROPPED ", server)).isEqualTo("DROPPED " + count + " PSN unchanged");
+            ii.write("done\n");
+            ii.flush();
+            assertThat(intruder.waitFor(CHILD_DEADLINE_SECONDS, TimeUnit.SECONDS)).isTrue();
+            assertThat(intruder.exitValue()).as(stderr(intruder)).isZero();
+        } finally {
+            intruder.destroyForcibly();
+        }
+    }
+
     private Process child(String ns, String role, String local, String peer) throws IOException {
+        return child(ns, role, local, peer, MESSAGES);
+    }
+
+    private Process child(String ns, String role, String local, String peer, int messages) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns, java, "-cp",
                 System.getProperty("java.class.path"), NetnsPeer.class.getName(), role, local, peer,
-                Integer.toString(MESSAGES)));
+                Integer.toString(messages)));
         File err = Files.createTempFile("rvt-netns-" + role, ".err").toFile();
         err.deleteOnExit();
         Process p = new ProcessBuilder(cmd).redirectError(err).start();

@@ -402,7 +402,9 @@ final class RcResponder {
     private static boolean receiveOutOfSequence(DriverQp qp, RcState st, PacketHeaders hdr, int opcode, int psn,
             int diff) {
         if (diff > 0) {
-            // Ahead: packets were lost. NAK once; the NAK implicitly ACKs everything before the expected PSN.
+            // Ahead: packets were lost. Every such packet is dropped and counted; NAK once (the NAK implicitly ACKs
+            // everything before the expected PSN).
+            Packets.count(qp, PortCounter.RC_OUT_OF_SEQ);
             if (qp.recvNakState() == 0) {
                 Packets.count(qp, PortCounter.SEQ_NAKS);
                 qp.recvNakState(SYNDROME_NAK_PSN_ERROR);
