@@ -9,6 +9,7 @@ module io.rvt.launcher {
     requires io.rvt.driver.sim;
     requires org.apache.felix.framework;
     requires org.osgi.service.cm;
+    requires info.picocli;
 
     uses io.rvt.api.DeviceRegistry;
     uses org.osgi.framework.launch.FrameworkFactory;

@@ -14,6 +14,34 @@ public record BandwidthResult(int size, long iterations, double peakMiBps, doubl
         double messageRateMpps) {
     /** Bytes in a MiB, perftest's {@code MBS} format factor. */
     public static final double MIB = 0x100000;
+    /** MiB/s to Gb/s (10^9 bits per second), perftest's {@code --report_gbits}. */
+    private static final double GBITS_PER_MIB = MIB * 8 / 1e9;
+
+    /** @return {@link #peakMiBps} in Gb/s (10^9 bits), as perftest's {@code --report_gbits} prints it */
+    public double peakGbps() {
+        return peakMiBps * GBITS_PER_MIB;
+    }
+
+    /** @return {@link #averageMiBps} in Gb/s (10^9 bits) */
+    public double averageGbps() {
+        return averageMiBps * GBITS_PER_MIB;
+    }
+
+    /**
+     * @param gbits Gb/s ({@code --report_gbits}) rather than MiB/s
+     * @return the peak in that unit
+     */
+    public double peak(boolean gbits) {
+        return gbits ? peakGbps() : peakMiBps;
+    }
+
+    /**
+     * @param gbits Gb/s rather than MiB/s
+     * @return the average in that unit
+     */
+    public double average(boolean gbits) {
+        return gbits ? averageGbps() : averageMiBps;
+    }
 
     /**
      * @param size bytes per message

@@ -7,6 +7,7 @@ import io.rvt.api.CompletionQueue;
 import io.rvt.api.Device;
 import io.rvt.api.Gid;
 import io.rvt.api.MemoryRegion;
+import io.rvt.api.PathMtu;
 import io.rvt.api.PortAttr;
 import io.rvt.api.ProtectionDomain;
 import io.rvt.api.QpAttr;
@@ -31,7 +32,8 @@ import java.util.Map;
  *
  * <p>A peer's address is its port's LID on InfiniBand (driver-sim); a port without a LID is RoCE (driver-jni), whose
  * packets are routed by GID, so the address is global: a GRH to the peer's GID 0 (its IP address), as
- * ibv_rc_pingpong {@code -g 0} does.
+ * ibv_rc_pingpong {@code -g 0} does. {@link LinkOptions} choose the port, cap the path MTU and, with a GID index,
+ * make the address global from that GID on InfiniBand too (perftest's {@code -x}).
  */
 final class Endpoint implements AutoCloseable {
     /** Access rights of the buffer and of the QPs: everything a test may do to it. */
@@ -48,7 +50,7 @@ final class Endpoint implements AutoCloseable {
      */
     private static final int RC_TIMEOUT = 14;
     /** RDMA READs and atomics in flight per QP (the simulated HCA's limit). */
-    private static final int RD_ATOMIC = 16;
+    static final int RD_ATOMIC = 16;
     /** The GRH hop limit of a global address. */
     private static final int HOP_LIMIT = 64;
     private static final SecureRandom PSN_RANDOM = new SecureRandom();
@@ -65,10 +67,14 @@ final class Endpoint implements AutoCloseable {
     final ByteBuffer buffer;
     /** The region over {@link #buffer}, with {@link #ALL_ACCESS}. */
     final MemoryRegion mr;
-    /** Port 1's LID; 0 on RoCE, which has none. */
+    /** The port, path MTU and GID index. */
+    final LinkOptions link;
+    /** The port's LID; 0 on RoCE, which has none. */
     private final int lid;
-    /** Port 1's GID 0: on RoCE its IP address (IPv4-mapped for IPv4). */
+    /** The port's GID at the GID index (default 0): on RoCE its IP address (IPv4-mapped for IPv4). */
     final Gid gid;
+    /** The index of {@link #gid}. */
+    private final int gidIndex;
     /** The QPs created here, destroyed by {@link #close()}. */
     final List<QueuePair> qps = new ArrayList<>();
     /** Each QP's initial send PSN, the peer's expected receive PSN ({@link #initialPsn}). */
@@ -81,14 +87,27 @@ final class Endpoint implements AutoCloseable {
      * @param cqDepth entries of each completion queue
      */
     Endpoint(Device device, int bufferBytes, int cqDepth) {
+        this(device, bufferBytes, cqDepth, LinkOptions.DEFAULT);
+    }
+
+    /**
+     * @param device the device
+     * @param bufferBytes size of the registered buffer (direct)
+     * @param cqDepth entries of each completion queue
+     * @param link the port, path MTU and GID index ({@link LinkOptions#check checked} against the device)
+     */
+    Endpoint(Device device, int bufferBytes, int cqDepth, LinkOptions link) {
+        link.check(device);
         this.device = device;
+        this.link = link;
         this.pd = device.allocPd();
         this.sendCq = device.createCq(cqDepth, 0, null, null);
         this.recvCq = device.createCq(cqDepth, 0, null, null);
         this.buffer = ByteBuffer.allocateDirect(bufferBytes);
         this.mr = pd.regMr(buffer, ALL_ACCESS);
-        this.lid = device.queryPort(1, new PortAttr()).lid();
-        this.gid = device.queryGid(1, 0);
+        this.lid = device.queryPort(link.port(), new PortAttr()).lid();
+        this.gidIndex = Math.max(0, link.gidIndex());
+        this.gid = device.queryGid(link.port(), gidIndex);
     }
 
     /**
@@ -107,7 +126,7 @@ final class Endpoint implements AutoCloseable {
         qps.add(qp);
         // RoCE faces a real network: a random 24-bit PSN, as rdma_cm picks it, so that an attacker cannot guess the
         // expected one. A simulated fabric starts at 0 (a deterministic run's trace stays a function of its seed).
-        initialPsns.put(qp, global() ? PSN_RANDOM.nextInt(1 << 24) : 0);
+        initialPsns.put(qp, lid == 0 ? PSN_RANDOM.nextInt(1 << 24) : 0);
         return qp;
     }
 
@@ -119,26 +138,31 @@ final class Endpoint implements AutoCloseable {
         return initialPsns.getOrDefault(qp, 0);
     }
 
-    /** @return the LID of port 1 (0 on RoCE) */
+    /** @return the LID of the port (0 on RoCE) */
     int lid() {
         return lid;
     }
 
-    /** @return whether this endpoint is reached by a global address (a GRH to its GID): its port has no LID */
+    /**
+     * @return whether this endpoint is reached by a global address (a GRH to its GID): its port has no LID, or a GID
+     *         index was asked for
+     */
     boolean global() {
-        return lid == 0;
+        return lid == 0 || link.gidIndex() >= 0;
     }
 
     /**
-     * Fills {@code out} with the address of this endpoint's port 1: its LID, and if {@link #global()} its GID.
+     * Fills {@code out} with the address of {@code peer} as seen from this endpoint's port: the peer's LID, and if
+     * either end is {@link #global()} a GRH from this end's GID to the peer's.
      *
+     * @param peer the other endpoint
      * @param out the address to fill
      * @return {@code out}
      */
-    AhAttr address(AhAttr out) {
-        out.dlid(lid).portNum(1);
-        if (global()) {
-            out.dgid(gid).sgidIndex(0).hopLimit(HOP_LIMIT);
+    AhAttr addressOf(Endpoint peer, AhAttr out) {
+        out.dlid(peer.lid).portNum(link.port());
+        if (global() || peer.global()) {
+            out.dgid(peer.gid).sgidIndex(gidIndex).hopLimit(HOP_LIMIT);
         }
         return out;
     }
@@ -153,21 +177,21 @@ final class Endpoint implements AutoCloseable {
      */
     AddressHandle connect(QueuePair qp, Endpoint peer, QueuePair peerQp) {
         if (qp.type() == QpType.UD) {
-            qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qkey(QKEY),
+            qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(link.port()).qkey(QKEY),
                     QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.QKEY));
             qp.modifyQp(new QpAttr().qpState(QpState.RTR), QpAttrMask.STATE.bit());
             qp.modifyQp(new QpAttr().qpState(QpState.RTS).sqPsn(initialPsn(qp)),
                     QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.SQ_PSN));
-            AddressHandle ah = pd.createAh(peer.address(new AhAttr()));
+            AddressHandle ah = pd.createAh(addressOf(peer, new AhAttr()));
             ahs.add(ah);
             return ah;
         }
         boolean rc = qp.type() == QpType.RC;
-        qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(ALL_ACCESS),
+        qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(link.port()).qpAccessFlags(ALL_ACCESS),
                 QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
-        QpAttr rtr = new QpAttr().qpState(QpState.RTR).pathMtu(device.queryPort(1, new PortAttr()).activeMtu())
-                .destQpNum(peerQp.qpNum()).rqPsn(peer.initialPsn(peerQp));
-        peer.address(rtr.ahAttr());
+        QpAttr rtr = new QpAttr().qpState(QpState.RTR).pathMtu(pathMtu(peer)).destQpNum(peerQp.qpNum())
+                .rqPsn(peer.initialPsn(peerQp));
+        addressOf(peer, rtr.ahAttr());
         int mask = QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
                 QpAttrMask.RQ_PSN);
         if (rc) {
@@ -184,6 +208,16 @@ final class Endpoint implements AutoCloseable {
         }
         qp.modifyQp(rts, mask);
         return null;
+    }
+
+    /**
+     * @param peer the other endpoint
+     * @return the path MTU to it: the smaller of both ends' {@link LinkOptions#pathMtu}
+     */
+    PathMtu pathMtu(Endpoint peer) {
+        PathMtu mine = link.pathMtu(device);
+        PathMtu theirs = peer.link.pathMtu(peer.device);
+        return mine.bytes() <= theirs.bytes() ? mine : theirs;
     }
 
     /** Destroys the QPs, address handles, CQs, region and PD (best effort: the device may be gone). */

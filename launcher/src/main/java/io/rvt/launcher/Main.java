@@ -15,10 +15,10 @@ import java.util.function.Function;
  * rvt                      devices, then an RC ping-pong
  * rvt devices [-v]         like ibv_devinfo
  * rvt pingpong             like ibv_rc_pingpong (--transport rc|uc|ud, -s BYTES, -n ITERS)
- * rvt perf                 like perftest (--test, --bw|--lat, --size|--all, --qps, --iters|--duration, --json)
+ * rvt perf                 like perftest, with its flags (-s, -a, -n, -D, -q, -c, -t, -Q, -l, -b, --out_json, ...)
  * rvt stat                 port, QP and fabric counters after a short traffic run
  * </pre>
- * Exit codes: {@value #EXIT_OK} success, {@value #EXIT_FAILURE} failure, {@value #EXIT_USAGE} bad command line.
+ * {@code rvt COMMAND --help} prints a command's options ({@link Syntax}). Exit codes: {@value #EXIT_OK} success, {@value #EXIT_FAILURE} failure, {@value #EXIT_USAGE} bad command line.
  * {@code --debug} adds the stack trace of a failure.
  */
 public final class Main {
@@ -119,7 +119,7 @@ public final class Main {
             return EXIT_USAGE;
         }
         if (options.help) {
-            out.println(Options.usage());
+            out.println(options.command.equals("default") ? Options.usage() : Syntax.help(options.command));
             return EXIT_OK;
         }
         try (Host host = hosts.apply(options)) {
@@ -142,7 +142,7 @@ public final class Main {
         int iters = o.iters > 0 ? o.iters : PingPongCommand.DEFAULT_ITERS;
         switch (o.command) {
             case "devices" -> new DevicesCommand(out, o.verbose).run(host);
-            case "pingpong" -> new PingPongCommand(out, o.transport, size, iters).run(host);
+            case "pingpong" -> new PingPongCommand(out, o.transport, size, iters).on(o.ibDev, o.link()).run(host);
             case "perf" -> new PerfCommand(out, err, o).run(host);
             case "shell" -> new ShellCommand(out).run(host);
             case "stat" -> new StatCommand(out, o.iters > 0 ? o.iters : StatCommand.DEFAULT_ITERS, !o.noTraffic,
@@ -152,6 +152,35 @@ public final class Main {
                 new PingPongCommand(out, Transport.RC, size, iters).run(host);
             }
         }
+    }
+
+    /**
+     * The two devices a one-JVM test connects, the requester first: the host's first two, or with {@code -d NAME}
+     * that device and the host's first other one.
+     *
+     * @param host a host
+     * @param ibDev the device {@code -d} names, or null
+     * @param command the command, for the errors
+     * @return the requester's device and the responder's
+     * @throws UsageException if no device has that name
+     */
+    static List<Device> requirePair(Host host, String ibDev, String command) {
+        List<Device> devs = requireDevices(host, 2, command);
+        if (ibDev == null) {
+            return devs.subList(0, 2);
+        }
+        Device first = null;
+        for (Device d : devs) {
+            if (d.name().equals(ibDev)) {
+                first = d;
+            }
+        }
+        if (first == null) {
+            throw new UsageException("option --ib-dev: no device '" + ibDev + "' (devices: "
+                    + String.join(", ", devs.stream().map(Device::name).toList()) + ")");
+        }
+        Device other = devs.get(0) == first ? devs.get(1) : devs.get(0);
+        return List.of(first, other);
     }
 
     /**

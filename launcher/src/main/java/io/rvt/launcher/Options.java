@@ -8,9 +8,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The parsed command line: the command, the fabric options, and each command's own options. Every option belongs to
- * some commands; an option given to a command it does not belong to is a usage error, so that nothing is silently
- * ignored. Values are checked here when they are impossible whatever the device ({@code --size 0}); limits of a
+ * The parsed command line: the command, the fabric options, and each command's own options, perftest's and
+ * ibv_rc_pingpong's flags among them. {@link Syntax} reads the command line (picocli) against the option table
+ * {@link OptionDef#ALL}; every option belongs to some commands, and an option given to a command it does not belong
+ * to is a usage error, so that nothing is silently ignored. Values are checked here when they are impossible whatever the device ({@code --size 0}); limits of a
  * device are checked by the command.
  */
 public final class Options {
@@ -20,33 +21,14 @@ public final class Options {
     /** The commands, in the order help lists them. */
     static final List<String> COMMANDS = List.of("devices", "pingpong", "perf", "stat", "shell");
 
-    private static final String FABRIC = "devices pingpong perf stat shell default";
-    /** Option (long form) to the commands it belongs to. */
-    private static final Map<String, String> APPLIES = Map.ofEntries(
-            Map.entry("--debug", FABRIC), Map.entry("--no-osgi", FABRIC), Map.entry("--driver", FABRIC),
-            Map.entry("--loss", FABRIC), Map.entry("--dup", FABRIC), Map.entry("--reorder", FABRIC),
-            Map.entry("--seed", FABRIC), Map.entry("--deterministic", FABRIC), Map.entry("--help", FABRIC),
-            Map.entry("--address", FABRIC), Map.entry("--udp-port", FABRIC),
-            // not the shell's: it always runs under OSGi, where the driver-sim bundle keeps its network thread
-            Map.entry("--threading", "devices pingpong perf stat default"),
-            Map.entry("--verbose", "devices default"),
-            Map.entry("--transport", "pingpong perf"),
-            Map.entry("--size", "pingpong perf default"),
-            Map.entry("--iters", "pingpong perf stat default"),
-            Map.entry("--test", "perf"), Map.entry("--bw", "perf"), Map.entry("--lat", "perf"),
-            Map.entry("--all", "perf"), Map.entry("--qps", "perf"), Map.entry("--duration", "perf"),
-            Map.entry("--json", "perf"), Map.entry("--tx-depth", "perf"),
-            Map.entry("--no-traffic", "stat"));
     /** The simulated fabric's options: refused with {@code --driver jni}, whose network is real. */
     private static final List<String> SIM_ONLY = List.of("--loss", "--dup", "--reorder", "--seed", "--deterministic");
     /** driver-jni's options: refused with {@code --driver sim}. */
     private static final List<String> JNI_ONLY = List.of("--address", "--udp-port");
-    /** Short option to its long form. */
-    private static final Map<String, String> SHORT = Map.of("-v", "--verbose", "-s", "--size", "-n", "--iters",
-            "-a", "--all", "-q", "--qps", "-D", "--duration", "-t", "--tx-depth", "-h", "--help");
-    /** Options that take no value. */
-    private static final Set<String> FLAGS = Set.of("--debug", "--no-osgi", "--deterministic", "--help",
-            "--verbose", "--bw", "--lat", "--all", "--no-traffic");
+    /** perftest's default CM port ({@code -p}), also ibv_rc_pingpong's. */
+    public static final int DEFAULT_CM_PORT = 18515;
+    /** perftest's default {@code --out_json_file}, in the working directory. */
+    public static final String DEFAULT_JSON_FILE = "perftest_out.json";
 
     /** The command: one of {@link #COMMANDS}, or "default" (devices, then a ping-pong). */
     String command = "default";
@@ -100,6 +82,30 @@ public final class Options {
     int txDepth = 128;
     /** {@code --no-traffic}. */
     boolean noTraffic;
+    /** {@code --test}'s perftest program name said latency (true), bandwidth (false), or neither (null). */
+    Boolean testLatency;
+    /** {@code -Q}, {@code --cq-mod}; 0 for the default (100, or the post list). */
+    int cqMod;
+    /** {@code -l}, {@code --post_list}. */
+    int postList = 1;
+    /** {@code -b}, {@code --bidirectional}. */
+    boolean bidirectional;
+    /** {@code --report_gbits}. */
+    boolean reportGbits;
+    /** {@code --out_json} (or {@code --out_json_file}): perftest's JSON report to {@link #outJsonFile}. */
+    boolean outJson;
+    /** {@code --out_json_file}. */
+    String outJsonFile = DEFAULT_JSON_FILE;
+    /** {@code -d}, {@code --ib-dev}; null for the host's first device. */
+    String ibDev;
+    /** {@code -i}, {@code --ib-port}. */
+    int ibPort = 1;
+    /** {@code -m}, {@code --mtu} in bytes; 0 for the port's active MTU. */
+    int mtu;
+    /** {@code -x}, {@code --gid-index}; -1 unless given (LIDs on InfiniBand, GID 0 on RoCE). */
+    int gidIndex = -1;
+    /** {@code -p}, {@code --port}: the CM port. */
+    int cmPort = DEFAULT_CM_PORT;
 
     private Options() {
     }
@@ -115,48 +121,11 @@ public final class Options {
         Options o = new Options();
         // --debug counts even if a later argument is bad, so that the failure can be traced
         o.debug = List.of(args).contains("--debug");
-        for (int i = 0; i < args.length; i++) {
-            String arg = args[i];
-            if (!arg.startsWith("-")) {
-                if (!o.command.equals("default")) {
-                    throw new UsageException("unexpected argument '" + arg + "' after command '" + o.command + "'");
-                }
-                if (!COMMANDS.contains(arg)) {
-                    throw new UsageException("unknown command '" + arg + "' (commands: "
-                            + String.join(", ", COMMANDS) + ")");
-                }
-                o.command = arg;
-                continue;
-            }
-            String name = arg;
-            String value = null;
-            int eq = arg.indexOf('=');
-            if (arg.startsWith("--") && eq > 0) {
-                name = arg.substring(0, eq);
-                value = arg.substring(eq + 1);
-            }
-            name = SHORT.getOrDefault(name, name);
-            if (!APPLIES.containsKey(name)) {
-                throw new UsageException("unknown option '" + arg + "' (rvt --help lists them)");
-            }
-            if (FLAGS.contains(name)) {
-                if (value != null) {
-                    throw new UsageException("option " + name + " takes no value, got '" + value + "'");
-                }
-            } else if (value == null) {
-                if (i + 1 >= args.length) {
-                    throw new UsageException("option " + name + " needs a value");
-                }
-                value = args[++i];
-            }
-            o.given.add(name);
-            o.set(name, value);
-        }
-        for (String name : o.given) {
-            if (!List.of(APPLIES.get(name).split(" ")).contains(o.command)) {
-                throw new UsageException("option " + name + " does not apply to " + (o.command.equals("default")
-                        ? "the default run" : "'" + o.command + "'"));
-            }
+        Syntax.Parsed parsed = Syntax.parse(args);
+        o.command = parsed.command();
+        for (Map.Entry<String, String> e : parsed.values().entrySet()) {
+            o.given.add(e.getKey());
+            o.set(e.getKey(), e.getValue());
         }
         o.check();
         return o;
@@ -180,7 +149,10 @@ public final class Options {
             case "--transport" -> transport = Transport.parse(v);
             case "--size" -> size = size(name, v);
             case "--iters" -> iters = positive(name, v);
-            case "--test" -> test = PerfTest.parse(v);
+            case "--test" -> {
+                test = PerfTest.parse(v);
+                testLatency = PerfTest.latencyOf(v);
+            }
             case "--bw" -> latency = false;
             case "--lat" -> latency = true;
             case "--all" -> all = true;
@@ -189,6 +161,23 @@ public final class Options {
             case "--json" -> json = v;
             case "--tx-depth" -> txDepth = positive(name, v);
             case "--no-traffic" -> noTraffic = true;
+            case "--cq-mod" -> cqMod = positive(name, v);
+            case "--post_list" -> postList = positive(name, v);
+            case "--bidirectional" -> bidirectional = true;
+            case "--report_gbits" -> reportGbits = true;
+            case "--out_json" -> outJson = true;
+            case "--out_json_file" -> {
+                outJson = true; // perftest needs both flags; the file alone says enough
+                outJsonFile = v;
+            }
+            case "--CPU-freq", "--rdma_cm" -> {
+                // perftest's: rvt has no CPU frequency check to silence, and always connects through its CM
+            }
+            case "--ib-dev" -> ibDev = v;
+            case "--ib-port" -> ibPort = inRange(name, v, 1, 255, "a port number");
+            case "--mtu" -> mtu = mtu(name, v);
+            case "--gid-index" -> gidIndex = inRange(name, v, 0, 255, "a GID index");
+            case "--port" -> cmPort = inRange(name, v, 1, 65535, "a port (1 to 65535)");
             default -> throw new IllegalStateException("option table and parser disagree on " + name);
         }
     }
@@ -196,6 +185,13 @@ public final class Options {
     private void check() {
         if (given.contains("--bw") && given.contains("--lat")) {
             throw new UsageException("options --bw and --lat exclude each other");
+        }
+        if (testLatency != null) {
+            if (given.contains(testLatency ? "--bw" : "--lat")) {
+                throw new UsageException("option --test: " + test.option() + (testLatency ? " latency" : " bandwidth")
+                        + " is what the perftest name says, not " + (testLatency ? "--bw" : "--lat"));
+            }
+            latency = testLatency;
         }
         if (all && given.contains("--size")) {
             throw new UsageException("options --all and --size exclude each other");
@@ -242,6 +238,11 @@ public final class Options {
     /** @return the jni HCAs' addresses and UDP ports (free ports are picked now unless {@code --udp-port}) */
     JniSetup jniSetup() {
         return JniSetup.of(addresses, udpPort);
+    }
+
+    /** @return the port, path MTU and GID index of {@code -i}, {@code -m}, {@code -x} */
+    LinkOptions link() {
+        return new LinkOptions(ibPort, mtu, gidIndex);
     }
 
     /** @return the fabric options */
@@ -299,6 +300,23 @@ public final class Options {
         return (int) n;
     }
 
+    private static int inRange(String option, String v, int min, int max, String what) {
+        long n = longValue(option, v);
+        if (n < min || n > max) {
+            throw new UsageException("option " + option + ": " + v + " is not " + what);
+        }
+        return (int) n;
+    }
+
+    /** An IBTA path MTU ({@code enum ibv_mtu}): 256 to 4096 bytes in powers of two. */
+    private static int mtu(String option, String v) {
+        long n = longValue(option, v);
+        if (n < 256 || n > 4096 || Long.bitCount(n) != 1) {
+            throw new UsageException("option " + option + ": " + v + " is not an MTU (256, 512, 1024, 2048 or 4096)");
+        }
+        return (int) n;
+    }
+
     private static int size(String option, String v) {
         long n = longValue(option, v);
         if (n <= 0 || n > MAX_SIZE) {
@@ -329,10 +347,14 @@ public final class Options {
                 "  stat        port counters, QP state and fabric counters after a short traffic run",
                 "  shell       the Gogo shell with the rvt:* commands (OSGi)",
                 "",
-                "pingpong:  --transport rc|uc|ud  -s|--size BYTES (4096)  -n|--iters N (1000)",
-                "perf:      --test send|write|read|atomic  --bw (default) | --lat  -s|--size BYTES | -a|--all",
-                "           -n|--iters N | -D|--duration SECONDS  -q|--qps N  --transport rc|uc|ud",
-                "           -t|--tx-depth N (128)  --json FILE",
+                "pingpong:  -c|--connection|--transport RC|UC|UD  -s|--size BYTES (4096)  -n|--iters N (1000)",
+                "           -d|--ib-dev DEV  -i|--ib-port PORT  -m|--mtu BYTES  -x|--gid-index N  -p|--port PORT",
+                "perf:      perftest's flags: --test send|write|read|atomic (or ib_write_bw, send_lat, ...)",
+                "           --bw (default) | --lat  -s BYTES | -a  -n N | -D SECONDS  -q|--qp N  -c RC|UC|UD",
+                "           -t|--tx-depth N (128)  -Q|--cq-mod N (100)  -l|--post_list N  -b|--bidirectional",
+                "           -d DEV  -i PORT  -m BYTES  -x N  -p PORT  --report_gbits  -F  -R",
+                "           --out_json [--out_json_file=FILE] (perftest's report)  --json FILE (every table)",
+                "           (rvt perf --help, rvt pingpong --help: each option)",
                 "stat:      -n|--iters N (traffic run)  --no-traffic",
                 "driver:    --driver sim (default: two simulated HCAs) | jni (two RoCEv2 HCAs over UDP)",
                 "fabric:    --loss P  --dup P  --reorder P  --seed N  --deterministic  (--driver sim)",

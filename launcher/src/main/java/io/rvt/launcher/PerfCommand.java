@@ -1,7 +1,6 @@
 package io.rvt.launcher;
 
 import io.rvt.api.Device;
-import io.rvt.api.PortAttr;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -12,14 +11,21 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * {@code rvt perf}: perftest's bandwidth and latency tests between the host's first two devices, with perftest's
- * tables and {@code --out_json} fields. Without test options it runs {@link #defaultSweep a short sweep} that shows
- * what rvt does.
+ * {@code rvt perf}: perftest's bandwidth and latency tests between the host's first two devices (or {@code -d}'s and
+ * the other), with perftest's tables, its {@code --out_json} report ({@link PerftestJson}) and rvt's whole-run
+ * {@code --json} document ({@link JsonReport}). Without test options it runs {@link #defaultSweep a short sweep}
+ * that shows what rvt does.
  */
 final class PerfCommand {
-    /** The options that choose a test; without any, the default sweep runs. */
+    /**
+     * The options that make a perftest command line: one test. Without any, the default sweep runs (on {@code -d}'s
+     * device and {@code -i}'s port, in {@code --report_gbits}' unit, into {@code --json}'s file if given).
+     */
     private static final Set<String> TEST_OPTIONS = Set.of("--test", "--bw", "--lat", "--size", "--all", "--qps",
-            "--iters", "--duration", "--transport", "--tx-depth");
+            "--iters", "--duration", "--transport", "--tx-depth", "--cq-mod", "--post_list", "--bidirectional",
+            "--out_json", "--out_json_file", "--CPU-freq", "--rdma_cm");
+    /** perftest's {@code Data_ex_method} of a run whose two sides are in this process (rvt's own value). */
+    static final String IN_PROCESS = "in_process";
     /** How long each row of the default sweep runs. */
     static final long SWEEP_ROW_NANOS = 400_000_000L;
     /** perftest's default size of a bandwidth test. */
@@ -49,59 +55,78 @@ final class PerfCommand {
      * @throws UsageException if a test cannot run as asked on these devices
      */
     void run(Host host) {
-        List<Device> devs = Main.requireDevices(host, 2, "perf");
+        List<Device> devs = Main.requirePair(host, options.ibDev, "perf");
         Device a = devs.get(0);
         Device b = devs.get(1);
-        int mtu = a.queryPort(1, new PortAttr()).activeMtu().bytes();
+        LinkOptions link = options.link();
+        link.check(a);
+        link.check(b);
+        int mtu = Math.min(link.pathMtu(a).bytes(), link.pathMtu(b).bytes());
         boolean sweep = options.given.stream().noneMatch(TEST_OPTIONS::contains);
         List<PerfSpec> specs = sweep ? defaultSweep() : List.of(fromOptions(mtu));
         for (PerfSpec s : specs) {
             check(s, a, mtu);
         }
-        Path json = options.json != null ? jsonPath(options.json) : null;
-        JsonReport report = new JsonReport(host);
+        Path json = options.json != null ? writablePath("--json", options.json) : null;
+        Path perftestJson = options.outJson ? writablePath("--out_json_file", options.outJsonFile) : null;
+        JsonReport report = new JsonReport(host, options.reportGbits);
         if (sweep) {
-            out.printf("rvt perf: a short sweep of what rvt does, %d ms a row (rvt --help: perf options)%n",
+            out.printf("rvt perf: a short sweep of what rvt does, %d ms a row (rvt perf --help: its options)%n",
                     SWEEP_ROW_NANOS / 1_000_000);
         }
         // a terminal only: System.console() is null when output goes to a file or a pipe
         try (Progress progress = new Progress(err, err == System.err && System.console() != null)) {
             for (PerfSpec s : specs) {
-                runTable(s, a, b, host, mtu, progress, report);
+                PerftestJson.TestInfo info = new PerftestJson.TestInfo(s, a, mtu, host.driver().perftestLinkType(),
+                        link, PerfRunner.rxDepth(s), IN_PROCESS);
+                runTable(s, a, b, host, link, progress, report, info, perftestJson);
             }
         }
         if (json != null) {
-            try {
-                Files.writeString(json, report.finish(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                throw new IllegalStateException("cannot write " + json + ": " + e.getMessage(), e);
-            }
+            write(json, report.finish());
         }
     }
 
-    private void runTable(PerfSpec s, Device a, Device b, Host host, int mtu, Progress progress, JsonReport report) {
-        PerfTable table = new PerfTable(out, s.latency());
-        progress.printQuietly(() -> table.header(s, a, b, host));
-        report.beginTest(s, a, mtu);
+    private void runTable(PerfSpec s, Device a, Device b, Host host, LinkOptions link, Progress progress,
+            JsonReport report, PerftestJson.TestInfo info, Path perftestJson) {
+        PerfTable table = new PerfTable(out, s.latency(), options.reportGbits);
+        progress.printQuietly(() -> table.header(s, a, b, host, link));
+        report.beginTest(info);
         int largest = 0;
         for (int size : s.sizes()) {
             largest = Math.max(largest, size);
         }
-        try (PerfRunner runner = new PerfRunner(host, a, b, s, largest, progress)) {
+        try (PerfRunner runner = new PerfRunner(host, a, b, s, largest, progress, link)) {
             for (int size : s.sizes()) {
+                BandwidthResult bw = null;
+                LatencyResult lat = null;
                 if (s.latency()) {
                     LatencyResult r = runner.latency(size);
                     progress.printQuietly(() -> table.row(r));
                     report.result(r);
+                    lat = r;
                 } else {
                     BandwidthResult r = runner.bandwidth(size);
                     progress.printQuietly(() -> table.row(r));
                     report.result(r);
+                    bw = r;
+                }
+                if (perftestJson != null) {
+                    // as perftest: the file is rewritten for every row, and holds the last
+                    write(perftestJson, PerftestJson.report(info, bw, lat, options.reportGbits));
                 }
             }
         }
         progress.printQuietly(table::footer);
         report.endTest();
+    }
+
+    private static void write(Path file, String json) {
+        try {
+            Files.writeString(file, json, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write " + file + ": " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -133,6 +158,11 @@ final class PerfCommand {
         if (o.latency && o.has("--qps")) {
             throw new UsageException("option --qps applies to bandwidth tests; latency tests use one QP");
         }
+        for (String bwOnly : List.of("--bidirectional", "--post_list", "--cq-mod", "--report_gbits")) {
+            if (o.latency && o.has(bwOnly)) {
+                throw new UsageException("option " + bwOnly + " applies to bandwidth tests, not to --lat");
+            }
+        }
         if (o.test == PerfTest.ATOMIC && o.has("--size") && o.size != PerfTest.ATOMIC_SIZE) {
             throw new UsageException("option --size: atomic operations are " + PerfTest.ATOMIC_SIZE
                     + " bytes, not " + o.size);
@@ -153,7 +183,29 @@ final class PerfCommand {
         int iters = o.durationSeconds > 0 ? 0
                 : o.iters > 0 ? o.iters : o.latency ? PerfSpec.DEFAULT_LAT_ITERS : PerfSpec.DEFAULT_BW_ITERS;
         long duration = (long) (o.durationSeconds * 1e9);
-        return new PerfSpec(o.test, o.transport, o.latency, sizes, o.qps, iters, duration, o.txDepth);
+        return new PerfSpec(o.test, o.transport, o.latency, sizes, o.qps, iters, duration, o.txDepth,
+                cqModeration(iters), o.postList, o.bidirectional);
+    }
+
+    /** perftest's rules for {@code -l} and {@code -Q}: {@code -Q} is the post list unless given, and divides it. */
+    private int cqModeration(int iters) {
+        Options o = options;
+        int list = o.postList;
+        if (list > o.txDepth) {
+            throw new UsageException("option --post_list: " + list + " requests do not fit the TX depth (-t "
+                    + o.txDepth + ")");
+        }
+        if (list > 1 && iters > 0 && iters % list != 0) {
+            throw new UsageException("option --post_list: " + iters + " iterations are not a multiple of the post "
+                    + "list, " + list);
+        }
+        if (o.cqMod == 0) {
+            return list > 1 ? list : PerfSpec.CQ_MODERATION;
+        }
+        if (list > 1 && list % o.cqMod != 0) {
+            throw new UsageException("option --cq-mod: the post list, " + list + ", is not a multiple of " + o.cqMod);
+        }
+        return o.cqMod;
     }
 
     private static String allowed(PerfTest t) {
@@ -181,14 +233,14 @@ final class PerfCommand {
         }
     }
 
-    private static Path jsonPath(String file) {
+    private static Path writablePath(String option, String file) {
         Path p = Path.of(file).toAbsolutePath();
         Path dir = p.getParent();
         if (dir == null || !Files.isDirectory(dir)) {
-            throw new UsageException("option --json: cannot write '" + file + "': no directory " + dir);
+            throw new UsageException("option " + option + ": cannot write '" + file + "': no directory " + dir);
         }
         if (Files.isDirectory(p)) {
-            throw new UsageException("option --json: '" + file + "' is a directory");
+            throw new UsageException("option " + option + ": '" + file + "' is a directory");
         }
         return p;
     }

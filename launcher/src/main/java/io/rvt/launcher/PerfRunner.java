@@ -20,8 +20,10 @@ import java.nio.ByteBuffer;
  *
  * <p>Everything is set up once per table: endpoints, QPs, work requests, completion arrays and the latency sample
  * array. The measurement loops then only patch fields of the reused work requests, post and busy-poll: they
- * allocate nothing. Bandwidth keeps up to {@code txDepth} work requests in flight per QP and asks for a completion
- * every {@link PerfSpec#cqModeration()} of them; latency runs one operation at a time with busy polling (SEND: a
+ * allocate nothing. Bandwidth keeps up to {@code txDepth} work requests in flight per QP, posts them
+ * {@link PerfSpec#postList()} at a time as one chained list, and asks for a completion every
+ * {@link PerfSpec#cqModeration()} of them; a bidirectional table ({@code -b}) runs a second such {@link Flow} from the
+ * responder back to the requester at the same time, and its rows add both. Latency runs one operation at a time with busy polling (SEND: a
  * ping-pong of messages; WRITE: a ping-pong of RDMA WRITEs, each side polling the last byte of its memory, as
  * perftest's write_lat; READ and atomics: one operation and its completion).
  */
@@ -44,17 +46,16 @@ final class PerfRunner implements AutoCloseable {
     private final Endpoint responder;
     private final QueuePair[] sendQps;
     private final QueuePair[] recvQps;
-    private final int[] sendQpns;
-    private final int[] recvQpns;
+    /** Per QP, the head of the requester's post list (latency: its one request). */
     private final SendWorkRequest[] wrs;
+    /** Per QP, the head of the responder's post list (latency: its reply). */
     private final SendWorkRequest[] replies;
     private final RecvWorkRequest[] recvs;
     private final RecvWorkRequest[] replyRecvs;
     private final WorkCompletion[] wcs = new WorkCompletion[16];
     private final WorkCompletion wc = new WorkCompletion();
-    private final long[] posted;
-    private final long[] completed;
-    private final long[] lastSignaled;
+    /** The bandwidth flows: requester to responder, and back with {@code -b}. */
+    private final Flow[] flows;
     private final long[] samples;
     private final int dataOff;
     private final String hint;
@@ -77,6 +78,21 @@ final class PerfRunner implements AutoCloseable {
      * @param progress where rows report their iterations
      */
     PerfRunner(Host host, Device a, Device b, PerfSpec spec, int largest, Progress progress) {
+        this(host, a, b, spec, largest, progress, LinkOptions.DEFAULT);
+    }
+
+    /**
+     * Sets up both sides for every row of {@code spec} on the given port, path MTU and GID index.
+     *
+     * @param host the devices' host, whose network progresses while the loops wait
+     * @param a the requester's device
+     * @param b the responder's device
+     * @param spec the table
+     * @param largest the largest size of its rows
+     * @param progress where rows report their iterations
+     * @param link the port, path MTU and GID index of both sides
+     */
+    PerfRunner(Host host, Device a, Device b, PerfSpec spec, int largest, Progress progress, LinkOptions link) {
         this.spec = spec;
         this.host = host;
         this.progress = progress;
@@ -91,13 +107,11 @@ final class PerfRunner implements AutoCloseable {
         // latency: one operation at a time, but ACKs may trail the replies, so leave the send queue room
         int depth = spec.latency() ? 64 : spec.txDepth();
         int cqDepth = qps * Math.max(depth, RX_DEPTH) + 16;
-        requester = new Endpoint(a, Math.max(bufferBytes, PerfTest.ATOMIC_SIZE), cqDepth);
-        responder = new Endpoint(b, Math.max(bufferBytes, PerfTest.ATOMIC_SIZE), cqDepth);
+        requester = new Endpoint(a, Math.max(bufferBytes, PerfTest.ATOMIC_SIZE), cqDepth, link);
+        responder = new Endpoint(b, Math.max(bufferBytes, PerfTest.ATOMIC_SIZE), cqDepth, link);
         SigType sig = spec.latency() ? SigType.SIGNAL_ALL_WR : SigType.SIGNAL_REQ_WR;
         sendQps = new QueuePair[qps];
         recvQps = new QueuePair[qps];
-        sendQpns = new int[qps];
-        recvQpns = new int[qps];
         wrs = new SendWorkRequest[qps];
         replies = new SendWorkRequest[qps];
         recvs = new RecvWorkRequest[qps];
@@ -110,19 +124,18 @@ final class PerfRunner implements AutoCloseable {
             AddressHandle toA = responder.connect(rq, requester, sq);
             sendQps[q] = sq;
             recvQps[q] = rq;
-            sendQpns[q] = sq.qpNum();
-            recvQpns[q] = rq.qpNum();
-            wrs[q] = request(requester, responder, toB, rq);
-            replies[q] = request(responder, requester, toA, sq);
+            wrs[q] = postList(requester, responder, toB, rq);
+            replies[q] = postList(responder, requester, toA, sq);
             recvs[q] = new RecvWorkRequest(1).sge(responder.mr, 0, dataOff + largest);
             replyRecvs[q] = new RecvWorkRequest(1).sge(requester.mr, 0, dataOff + largest);
         }
         for (int i = 0; i < wcs.length; i++) {
             wcs[i] = new WorkCompletion();
         }
-        posted = new long[qps];
-        completed = new long[qps];
-        lastSignaled = new long[qps];
+        Flow forward = new Flow(requester, responder, sendQps, recvQps, wrs, recvs);
+        flows = spec.bidirectional() && !spec.latency()
+                ? new Flow[] {forward, new Flow(responder, requester, recvQps, sendQps, replies, replyRecvs)}
+                : new Flow[] {forward};
         samples = spec.latency() ? new long[spec.iters() > 0 ? Math.max(spec.iters(), WarmUp.MAX_ITERATIONS) : MAX_SAMPLES]
                 : null;
         if (spec.test().needsReceives()) {
@@ -130,12 +143,36 @@ final class PerfRunner implements AutoCloseable {
             for (int q = 0; q < qps; q++) {
                 for (int r = 0; r < (spec.latency() ? 1 : RX_DEPTH); r++) {
                     recvQps[q].postRecv(recvs[q]);
+                    if (flows.length == 2) {
+                        sendQps[q].postRecv(replyRecvs[q]);
+                    }
                 }
                 if (spec.latency()) {
                     sendQps[q].postRecv(replyRecvs[q]);
                 }
             }
         }
+    }
+
+    /**
+     * @param spec a table
+     * @return receives kept posted per receiving QP in it (perftest's {@code RX_depth}; SEND tests only post any)
+     */
+    static int rxDepth(PerfSpec spec) {
+        return spec.latency() ? 1 : RX_DEPTH;
+    }
+
+    /** @return the head of {@link PerfSpec#postList()} chained requests (one for latency) */
+    private SendWorkRequest postList(Endpoint from, Endpoint to, AddressHandle ah, QueuePair peer) {
+        int n = spec.latency() ? 1 : spec.postList();
+        SendWorkRequest head = request(from, to, ah, peer);
+        SendWorkRequest tail = head;
+        for (int i = 1; i < n; i++) {
+            SendWorkRequest wr = request(from, to, ah, peer);
+            tail.next(wr);
+            tail = wr;
+        }
+        return head;
     }
 
     private SendWorkRequest request(Endpoint from, Endpoint to, AddressHandle ah, QueuePair peer) {
@@ -154,8 +191,12 @@ final class PerfRunner implements AutoCloseable {
     private void resize(int size) {
         boolean writeLat = spec.latency() && spec.test() == PerfTest.WRITE;
         for (int q = 0; q < wrs.length; q++) {
-            wrs[q].sge(0).length(size);
-            replies[q].sge(0).length(size);
+            for (SendWorkRequest wr = wrs[q]; wr != null; wr = wr.next()) {
+                wr.sge(0).length(size);
+            }
+            for (SendWorkRequest wr = replies[q]; wr != null; wr = wr.next()) {
+                wr.sge(0).length(size);
+            }
             if (writeLat) {
                 wrs[q].remoteAddr(responder.mr.addr() + size);
                 replies[q].remoteAddr(requester.mr.addr() + size);
@@ -173,7 +214,7 @@ final class PerfRunner implements AutoCloseable {
         resize(size);
         progress.row(spec.label() + " " + size + " B (warm-up)", 0);
         WarmUp.run(size, n -> windowed(n, 0, false));
-        progress.row(spec.label() + " " + size + " B", (long) spec.iters() * wrs.length);
+        progress.row(spec.label() + " " + size + " B", (long) spec.iters() * wrs.length * flows.length);
         return windowed(spec.iters(), spec.durationNanos(), true).withSize(size);
     }
 
@@ -185,14 +226,10 @@ final class PerfRunner implements AutoCloseable {
     }
 
     private Window windowed(int itersPerQp, long durationNanos, boolean report) {
-        int qps = wrs.length;
-        int cqMod = spec.cqModeration();
         long target = itersPerQp > 0 ? itersPerQp : Long.MAX_VALUE;
         boolean receives = spec.test().needsReceives();
-        for (int q = 0; q < qps; q++) {
-            posted[q] = 0;
-            completed[q] = 0;
-            lastSignaled[q] = 0;
+        for (Flow f : flows) {
+            f.reset();
         }
         long start = System.nanoTime();
         long end = durationNanos > 0 ? start + durationNanos : Long.MAX_VALUE;
@@ -203,32 +240,19 @@ final class PerfRunner implements AutoCloseable {
         int emptyPolls = 0;
         while (true) {
             if (posting) {
-                for (int q = 0; q < qps; q++) {
-                    SendWorkRequest wr = wrs[q];
-                    while (posted[q] < target && posted[q] - completed[q] < spec.txDepth()) {
-                        long n = ++posted[q];
-                        boolean signal = n % cqMod == 0 || n == target;
-                        wr.wrId(n).sendFlags(signal ? SendFlag.SIGNALED.bit() : 0);
-                        sendQps[q].postSend(wr);
-                        if (signal) {
-                            lastSignaled[q] = n;
-                        }
-                    }
+                for (Flow f : flows) {
+                    f.post(target);
                 }
                 if (durationNanos > 0 && System.nanoTime() - end >= 0) {
                     posting = false;
                 }
             }
-            int n = requester.sendCq.pollCq(wcs, wcs.length);
-            if (n > 0) {
+            long before = done;
+            for (Flow f : flows) {
+                done += f.pollSends();
+            }
+            if (done > before) {
                 long now = System.nanoTime();
-                long before = done;
-                for (int i = 0; i < n; i++) {
-                    Completions.check(wcs[i], atRequester);
-                    int q = indexOf(sendQpns, wcs[i].qpNum());
-                    done += wcs[i].wrId() - completed[q];
-                    completed[q] = wcs[i].wrId();
-                }
                 double perMessage = (now - last) / (double) (done - before);
                 if (perMessage < best) {
                     best = perMessage;
@@ -248,7 +272,9 @@ final class PerfRunner implements AutoCloseable {
                 }
             }
             if (receives) {
-                repostReceives();
+                for (Flow f : flows) {
+                    f.repostReceives();
+                }
             }
             if (finished(posting, target)) {
                 break;
@@ -256,32 +282,22 @@ final class PerfRunner implements AutoCloseable {
         }
         if (receives) {
             // the last receive completions may trail the last send completion: repost them for the next row
-            while (repostReceives() > 0) {
-                host.progress();
+            for (Flow f : flows) {
+                while (f.repostReceives() > 0) {
+                    host.progress();
+                }
             }
         }
         return new Window(done, last - start, best);
     }
 
     private boolean finished(boolean posting, long target) {
-        for (int q = 0; q < completed.length; q++) {
-            long goal = posting ? target : lastSignaled[q];
-            if (completed[q] < goal) {
+        for (Flow f : flows) {
+            if (!f.finished(posting, target)) {
                 return false;
             }
         }
         return true;
-    }
-
-    /** @return how many receive completions were polled and their receives posted again */
-    private int repostReceives() {
-        int n = responder.recvCq.pollCq(wcs, wcs.length);
-        for (int i = 0; i < n; i++) {
-            Completions.check(wcs[i], atResponder);
-            int q = indexOf(recvQpns, wcs[i].qpNum());
-            recvQps[q].postRecv(recvs[q]);
-        }
-        return n;
     }
 
     private static int indexOf(int[] qpns, int qpn) {
@@ -291,6 +307,134 @@ final class PerfRunner implements AutoCloseable {
             }
         }
         throw new IllegalStateException("completion for unknown QP 0x" + Integer.toHexString(qpn));
+    }
+
+    /**
+     * One direction of a bandwidth table: the senders' QPs on one endpoint post their lists of work requests to the
+     * QPs of the other, which repost their receives (SEND). Its counters are per sending QP, in work requests.
+     */
+    private final class Flow {
+        private final Endpoint from;
+        private final Endpoint to;
+        private final QueuePair[] senders;
+        private final QueuePair[] receivers;
+        private final int[] senderQpns;
+        private final int[] receiverQpns;
+        /** Per sending QP, its post list as an array (the chain's links, in order). */
+        private final SendWorkRequest[][] lists;
+        private final RecvWorkRequest[] receives;
+        private final long[] posted;
+        private final long[] completed;
+        private final long[] lastSignaled;
+        private final String atSender;
+        private final String atReceiver;
+
+        Flow(Endpoint from, Endpoint to, QueuePair[] senders, QueuePair[] receivers, SendWorkRequest[] heads,
+                RecvWorkRequest[] receives) {
+            this.from = from;
+            this.to = to;
+            this.senders = senders;
+            this.receivers = receivers;
+            this.receives = receives;
+            int qps = senders.length;
+            senderQpns = new int[qps];
+            receiverQpns = new int[qps];
+            lists = new SendWorkRequest[qps][];
+            for (int q = 0; q < qps; q++) {
+                senderQpns[q] = senders[q].qpNum();
+                receiverQpns[q] = receivers[q].qpNum();
+                int n = 0;
+                for (SendWorkRequest wr = heads[q]; wr != null; wr = wr.next()) {
+                    n++;
+                }
+                lists[q] = new SendWorkRequest[n];
+                SendWorkRequest wr = heads[q];
+                for (int i = 0; i < n; i++, wr = wr.next()) {
+                    lists[q][i] = wr;
+                }
+            }
+            posted = new long[qps];
+            completed = new long[qps];
+            lastSignaled = new long[qps];
+            atSender = "a work request on " + from.device.name();
+            atReceiver = "a receive on " + to.device.name();
+        }
+
+        void reset() {
+            for (int q = 0; q < senders.length; q++) {
+                posted[q] = 0;
+                completed[q] = 0;
+                lastSignaled[q] = 0;
+            }
+        }
+
+        /** Posts lists while the window has room for a whole one (the last list of a row may be shorter). */
+        void post(long target) {
+            int cqMod = spec.cqModeration();
+            int depth = spec.txDepth();
+            for (int q = 0; q < senders.length; q++) {
+                SendWorkRequest[] list = lists[q];
+                while (posted[q] < target) {
+                    int k = (int) Math.min(list.length, target - posted[q]);
+                    if (posted[q] + k - completed[q] > depth) {
+                        break;
+                    }
+                    for (int i = 0; i < k; i++) {
+                        long n = posted[q] + 1 + i;
+                        boolean signal = n % cqMod == 0 || n == target;
+                        list[i].wrId(n).sendFlags(signal ? SendFlag.SIGNALED.bit() : 0);
+                        if (signal) {
+                            lastSignaled[q] = n;
+                        }
+                    }
+                    if (k < list.length) {
+                        list[k - 1].next(null); // a shorter last list: cut the chain for this post only
+                    }
+                    try {
+                        senders[q].postSend(list[0]);
+                    } finally {
+                        if (k < list.length) {
+                            list[k - 1].next(list[k]);
+                        }
+                    }
+                    posted[q] += k;
+                }
+            }
+        }
+
+        /** @return the work requests that the polled completions account for */
+        long pollSends() {
+            int n = from.sendCq.pollCq(wcs, wcs.length);
+            long done = 0;
+            for (int i = 0; i < n; i++) {
+                Completions.check(wcs[i], atSender);
+                int q = indexOf(senderQpns, wcs[i].qpNum());
+                done += wcs[i].wrId() - completed[q];
+                completed[q] = wcs[i].wrId();
+            }
+            return done;
+        }
+
+        /** @return how many receive completions were polled and their receives posted again */
+        int repostReceives() {
+            int n = to.recvCq.pollCq(wcs, wcs.length);
+            for (int i = 0; i < n; i++) {
+                Completions.check(wcs[i], atReceiver);
+                int q = indexOf(receiverQpns, wcs[i].qpNum());
+                receivers[q].postRecv(receives[q]);
+            }
+            return n;
+        }
+
+        boolean finished(boolean posting, long target) {
+            for (int q = 0; q < completed.length; q++) {
+                long goal = posting ? target : lastSignaled[q];
+                if (completed[q] < goal) {
+                    return false;
+                }
+            }
+            return true;
+        }
     }
 
     /**

@@ -14,9 +14,12 @@ import java.util.Locale;
  * @param iters iterations per row and QP, or 0 to run for {@code durationNanos}
  * @param durationNanos how long each row runs when {@code iters} is 0
  * @param txDepth work requests in flight per QP (bandwidth)
+ * @param cqMod a signaled completion every this many work requests (bandwidth; at most {@code txDepth})
+ * @param postList work requests chained into one post call (bandwidth; {@code cqMod} divides it)
+ * @param bidirectional both sides send at once (bandwidth), perftest's {@code -b}
  */
 public record PerfSpec(PerfTest test, Transport transport, boolean latency, int[] sizes, int qps, int iters,
-        long durationNanos, int txDepth) {
+        long durationNanos, int txDepth, int cqMod, int postList, boolean bidirectional) {
     /** perftest's default iterations of a bandwidth test. */
     public static final int DEFAULT_BW_ITERS = 5000;
     /** perftest's default iterations of a latency test. */
@@ -24,9 +27,27 @@ public record PerfSpec(PerfTest test, Transport transport, boolean latency, int[
     /** perftest's default CQ moderation: one signaled completion per 100 work requests. */
     public static final int CQ_MODERATION = 100;
 
+    /**
+     * A unidirectional table with perftest's CQ moderation and no post lists.
+     *
+     * @param test the operation
+     * @param transport the transport
+     * @param latency latency, else bandwidth
+     * @param sizes the rows' sizes
+     * @param qps queue pairs
+     * @param iters iterations per row and QP, or 0 to run for {@code durationNanos}
+     * @param durationNanos how long a row runs when {@code iters} is 0
+     * @param txDepth work requests in flight per QP
+     */
+    public PerfSpec(PerfTest test, Transport transport, boolean latency, int[] sizes, int qps, int iters,
+            long durationNanos, int txDepth) {
+        this(test, transport, latency, sizes, qps, iters, durationNanos, txDepth, Math.min(CQ_MODERATION, txDepth), 1,
+                false);
+    }
+
     /** @return completions are requested every this many work requests (never more than the TX depth) */
     public int cqModeration() {
-        return Math.min(CQ_MODERATION, txDepth);
+        return Math.min(cqMod, txDepth);
     }
 
     /** @return perftest's title, e.g. {@code Send BW Test}, {@code Atomic FETCH_AND_ADD Latency Test} */
@@ -39,13 +60,29 @@ public record PerfSpec(PerfTest test, Transport transport, boolean latency, int[
         return name("_");
     }
 
+    /** perftest's title words: the verb, the atomic's type, Bidirectional, Post List, BW or Latency, Test. */
     private String name(String sep) {
-        String verb = test == PerfTest.ATOMIC ? test.perftestName() + sep + "FETCH_AND_ADD" : test.perftestName();
-        return verb + sep + (latency ? "Latency" : "BW") + sep + "Test";
+        StringBuilder sb = new StringBuilder(test.perftestName()).append(sep);
+        if (test == PerfTest.ATOMIC) {
+            sb.append("FETCH_AND_ADD").append(sep);
+        }
+        if (latency) {
+            sb.append("Latency").append(sep);
+        } else {
+            if (bidirectional) {
+                sb.append("Bidirectional").append(sep);
+            }
+            if (postList > 1) {
+                sb.append("Post").append(sep).append("List").append(sep);
+            }
+            sb.append("BW").append(sep);
+        }
+        return sb.append("Test").toString();
     }
 
     /** @return e.g. {@code send bw rc} for progress lines */
     public String label() {
-        return String.format(Locale.ROOT, "%s %s %s", test.option(), latency ? "lat" : "bw", transport.option());
+        return String.format(Locale.ROOT, "%s %s %s", test.option(), latency ? "lat" : bidirectional ? "bibw" : "bw",
+                transport.option());
     }
 }

@@ -1,7 +1,6 @@
 package io.rvt.launcher;
 
 import io.rvt.api.Device;
-import io.rvt.api.PortAttr;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
@@ -17,6 +16,9 @@ final class PerfTable {
     /** The bandwidth columns, perftest's {@code RESULT_FMT}. */
     static final List<String> BW_COLUMNS = List.of("#bytes", "#iterations", "BW peak[MiB/sec]",
             "BW average[MiB/sec]", "MsgRate[Mpps]");
+    /** The bandwidth columns with {@code --report_gbits}, perftest's {@code RESULT_FMT_G}. */
+    static final List<String> GBITS_COLUMNS = List.of("#bytes", "#iterations", "BW peak[Gb/sec]",
+            "BW average[Gb/sec]", "MsgRate[Mpps]");
     /** The latency columns, perftest's {@code RESULT_FMT_LAT}. */
     static final List<String> LAT_COLUMNS = List.of("#bytes", "#iterations", "t_min[usec]", "t_max[usec]",
             "t_typical[usec]", "t_avg[usec]", "t_stdev[usec]", "99% percentile[usec]", "99.9% percentile[usec]");
@@ -24,14 +26,25 @@ final class PerfTable {
 
     private final PrintStream out;
     private final List<String> columns;
+    private final boolean gbits;
 
     /**
      * @param out where the table goes
      * @param latency a latency table, else bandwidth
      */
     PerfTable(PrintStream out, boolean latency) {
+        this(out, latency, false);
+    }
+
+    /**
+     * @param out where the table goes
+     * @param latency a latency table, else bandwidth
+     * @param gbits bandwidth in Gb/s ({@code --report_gbits}) rather than MiB/s
+     */
+    PerfTable(PrintStream out, boolean latency, boolean gbits) {
         this.out = out;
-        this.columns = latency ? LAT_COLUMNS : BW_COLUMNS;
+        this.gbits = gbits && !latency;
+        this.columns = latency ? LAT_COLUMNS : this.gbits ? GBITS_COLUMNS : BW_COLUMNS;
     }
 
     /**
@@ -41,8 +54,9 @@ final class PerfTable {
      * @param a the requester's device
      * @param b the responder's device
      * @param host the host, named as what the results were measured on
+     * @param link the port, path MTU and GID index
      */
-    void header(PerfSpec spec, Device a, Device b, Host host) {
+    void header(PerfSpec spec, Device a, Device b, Host host, LinkOptions link) {
         out.println(LINE);
         out.println("                    " + spec.title());
         out.printf(" Device          : %s -> %s%n", a.name(), b.name());
@@ -50,11 +64,17 @@ final class PerfTable {
         out.printf(" Connection type : %s\t\tUsing SRQ      : OFF%n", spec.transport().name());
         if (!spec.latency()) {
             out.printf(" TX depth        : %d%n", spec.txDepth());
+            if (spec.postList() > 1) {
+                out.printf(" Post List       : %d%n", spec.postList());
+            }
             out.printf(" CQ Moderation   : %d%n", spec.cqModeration());
         }
-        out.printf(" Mtu             : %d[B]%n", a.queryPort(1, new PortAttr()).activeMtu().bytes());
+        out.printf(" Mtu             : %d[B]%n", Math.min(link.pathMtu(a).bytes(), link.pathMtu(b).bytes()));
         out.println(" Link type       : " + host.driver().perftestLinkType()
                 + (host.driver().simulated() ? " (simulated)" : ""));
+        if (link.gidIndex() >= 0) {
+            out.printf(" GID index       : %d%n", link.gidIndex());
+        }
         out.println(" Data ex. method : in process");
         out.println(" Threading       : " + host.threading().describe());
         out.println(" Measured on     : " + host.measuredOn() + " -- not a hardware figure");
@@ -70,8 +90,10 @@ final class PerfTable {
      * @param r a bandwidth row
      */
     void row(BandwidthResult r) {
-        cells(Integer.toString(r.size()), Long.toString(r.iterations()), fixed(r.peakMiBps(), 2),
-                fixed(r.averageMiBps(), 2), fixed(r.messageRateMpps(), 6));
+        // perftest prints six decimals in Gb/s when the average is below 0.1 (REPORT_FMT_EXT)
+        int decimals = gbits && r.averageGbps() < 0.1 ? 6 : 2;
+        cells(Integer.toString(r.size()), Long.toString(r.iterations()), fixed(r.peak(gbits), decimals),
+                fixed(r.average(gbits), decimals), fixed(r.messageRateMpps(), 6));
     }
 
     /**

@@ -61,16 +61,32 @@ public enum PerfTest {
     }
 
     /**
-     * @param v {@code send}, {@code write}, {@code read} or {@code atomic} (any case)
+     * @param v {@code send}, {@code write}, {@code read} or {@code atomic}, or perftest's program name for one of
+     *          them ({@code ib_send_bw}, {@code write_lat}, ...), any case
      * @return the test
      * @throws UsageException for anything else
      */
     public static PerfTest parse(String v) {
+        String verb = perftestName(v) ? v.toLowerCase(Locale.ROOT).replaceFirst("^ib_", "").replaceFirst("_(bw|lat)$",
+                "") : v;
         for (PerfTest t : values()) {
-            if (t.option().equalsIgnoreCase(v)) {
+            if (t.option().equalsIgnoreCase(verb)) {
                 return t;
             }
         }
-        throw new UsageException("option --test: unknown test '" + v + "' (send, write, read or atomic)");
+        throw new UsageException("option --test: unknown test '" + v + "' (send, write, read or atomic; or "
+                + "perftest's ib_send_bw, ib_write_lat, ...)");
+    }
+
+    /**
+     * @param v a value of {@code --test}
+     * @return for a perftest program name, whether it names a latency test ({@code _lat}); else null
+     */
+    public static Boolean latencyOf(String v) {
+        return perftestName(v) ? v.toLowerCase(Locale.ROOT).endsWith("_lat") : null;
+    }
+
+    private static boolean perftestName(String v) {
+        return v.toLowerCase(Locale.ROOT).matches("(ib_)?[a-z]+_(bw|lat)");
     }
 }

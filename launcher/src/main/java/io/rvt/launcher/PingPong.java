@@ -2,7 +2,6 @@ package io.rvt.launcher;
 
 import io.rvt.api.AddressHandle;
 import io.rvt.api.Device;
-import io.rvt.api.PortAttr;
 import io.rvt.api.QueuePair;
 import io.rvt.api.RecvWorkRequest;
 import io.rvt.api.SendWorkRequest;
@@ -55,7 +54,25 @@ final class PingPong implements AutoCloseable {
      * @throws UsageException if the size is above what the transport carries on these devices
      */
     PingPong(Host host, Device da, Device db, Transport transport, int size) {
-        int mtu = da.queryPort(1, new PortAttr()).activeMtu().bytes();
+        this(host, da, db, transport, size, LinkOptions.DEFAULT);
+    }
+
+    /**
+     * Creates and connects the pair on the given port, path MTU and GID index.
+     *
+     * @param host the devices' host, whose network progresses while the pair waits
+     * @param da the first device
+     * @param db the second device
+     * @param transport RC, UC or UD
+     * @param size bytes per message
+     * @param link the port, path MTU and GID index of both sides
+     * @throws UsageException if the size is above what the transport carries on these devices, or the port or GID
+     *         index is not there
+     */
+    PingPong(Host host, Device da, Device db, Transport transport, int size, LinkOptions link) {
+        link.check(da);
+        link.check(db);
+        int mtu = Math.min(link.pathMtu(da).bytes(), link.pathMtu(db).bytes());
         if (transport == Transport.UD && size > mtu) {
             throw new UsageException("option --size: " + size + " bytes do not fit one UD datagram (at most the MTU, "
                     + mtu + " bytes, on " + da.name() + ")");
@@ -65,8 +82,8 @@ final class PingPong implements AutoCloseable {
         this.size = size;
         // UD receives land after a 40-byte GRH area: both sides keep their payload at that offset
         this.dataOff = transport == Transport.UD ? Endpoint.GRH_BYTES : 0;
-        this.a = new Endpoint(da, dataOff + size, 16);
-        this.b = new Endpoint(db, dataOff + size, 16);
+        this.a = new Endpoint(da, dataOff + size, 16, link);
+        this.b = new Endpoint(db, dataOff + size, 16, link);
         qa = a.createQp(transport.qpType(), 4, 4, SigType.SIGNAL_ALL_WR);
         qb = b.createQp(transport.qpType(), 4, 4, SigType.SIGNAL_ALL_WR);
         AddressHandle toB = a.connect(qa, b, qb);

@@ -21,6 +21,8 @@ final class PingPongCommand {
     private final int size;
     private final int iters;
     private int corruptIteration = -1;
+    private String ibDev;
+    private LinkOptions link = LinkOptions.DEFAULT;
 
     /**
      * @param out where the results go
@@ -33,6 +35,17 @@ final class PingPongCommand {
         this.transport = transport;
         this.size = size;
         this.iters = iters;
+    }
+
+    /**
+     * @param ibDev the requester's device ({@code -d}), or null for the host's first
+     * @param link the port, path MTU and GID index ({@code -i}, {@code -m}, {@code -x})
+     * @return this command
+     */
+    PingPongCommand on(String ibDev, LinkOptions link) {
+        this.ibDev = ibDev;
+        this.link = link;
+        return this;
     }
 
     /**
@@ -54,8 +67,8 @@ final class PingPongCommand {
      * @throws DataCorruptionException if a message arrives different from what was sent
      */
     void run(Host host) {
-        List<Device> devs = Main.requireDevices(host, 2, "pingpong");
-        try (PingPong pp = new PingPong(host, devs.get(0), devs.get(1), transport, size)) {
+        List<Device> devs = Main.requirePair(host, ibDev, "pingpong");
+        try (PingPong pp = new PingPong(host, devs.get(0), devs.get(1), transport, size, link)) {
             pp.corruptReceivedByteAt(corruptIteration);
             out.printf("  local address:  %s%n", address(pp.a, pp.qa));
             out.printf("  remote address: %s%n", address(pp.b, pp.qb));

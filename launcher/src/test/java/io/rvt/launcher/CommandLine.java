@@ -23,6 +23,15 @@ final class CommandLine {
         return new Main(out, err).run(args);
     }
 
+    /**
+     * @param host the host the command runs on (closed when it ends), whatever its options say
+     * @param args a command line
+     * @return its exit code
+     */
+    int runOn(Host host, String... args) {
+        return new Main(out, err, o -> host).run(args);
+    }
+
     /** @return everything printed on stdout so far */
     String out() {
         return outBytes.toString(StandardCharsets.UTF_8);

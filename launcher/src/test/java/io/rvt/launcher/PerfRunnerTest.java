@@ -33,18 +33,22 @@ class PerfRunnerTest {
                 .getMethod("getCurrentThreadAllocatedBytes");
         try (PlainHost host = PlainHost.start(Options.parse().fabric(), threading)) {
             for (PerfTest test : PerfTest.values()) {
-                for (boolean latency : new boolean[] {false, true}) {
+                for (int variant = 0; variant < 3; variant++) {
+                    boolean latency = variant == 1;
                     int size = test == PerfTest.ATOMIC ? PerfTest.ATOMIC_SIZE : 64;
-                    PerfSpec spec = new PerfSpec(test, Transport.RC, latency, new int[] {size}, 2, ITERS, 0, 128);
+                    // variant 2: both directions at once, in post lists of 4 (-b -l 4)
+                    PerfSpec spec = variant == 2
+                            ? new PerfSpec(test, Transport.RC, false, new int[] {size}, 2, ITERS, 0, 128, 4, 4, true)
+                            : new PerfSpec(test, Transport.RC, latency, new int[] {size}, 2, ITERS, 0, 128);
                     try (Progress progress = new Progress(System.err, false);
                             PerfRunner runner = new PerfRunner(host, host.devices().get(0), host.devices().get(1),
                                     spec, size, progress)) {
-                        measure(runner, latency, size); // first run: class loading, thread-locals, JIT
+                        measure(runner, spec, size); // first run: class loading, thread-locals, JIT
                         long before = (Long) allocatedBytes.invoke(threads);
-                        long messages = measure(runner, latency, size);
+                        long messages = measure(runner, spec, size);
                         long allocated = (Long) allocatedBytes.invoke(threads) - before;
-                        assertThat(allocated).as("%s %s bytes allocated for %d messages", test,
-                                latency ? "lat" : "bw", messages).isLessThan(messages * BYTES_PER_MESSAGE);
+                        assertThat(allocated).as("%s %s bytes allocated for %d messages", test, spec.label(),
+                                messages).isLessThan(messages * BYTES_PER_MESSAGE);
                     }
                 }
             }
@@ -52,9 +56,9 @@ class PerfRunnerTest {
     }
 
     /** @return the messages measured */
-    private static long measure(PerfRunner runner, boolean latency, int size) {
-        long n = latency ? runner.latency(size).iterations() : runner.bandwidth(size).iterations();
-        assertThat(n).isEqualTo(latency ? ITERS : 2L * ITERS);
+    private static long measure(PerfRunner runner, PerfSpec spec, int size) {
+        long n = spec.latency() ? runner.latency(size).iterations() : runner.bandwidth(size).iterations();
+        assertThat(n).isEqualTo(spec.latency() ? ITERS : (spec.bidirectional() ? 4L : 2L) * ITERS);
         return n;
     }
 

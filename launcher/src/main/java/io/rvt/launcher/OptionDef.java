@@ -1,0 +1,135 @@
+package io.rvt.launcher;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One option of the command line: its long name (the one errors use), its other names (perftest's and
+ * ibv_rc_pingpong's short and long forms), its value's label (none for a flag), the commands it belongs to, and its
+ * help line. {@link #ALL} is the whole table; {@link Syntax} gives each command its options from it, and an option
+ * given to a command it does not belong to is an error, so that nothing is silently ignored.
+ *
+ * @param name the long name, e.g. {@code --size}
+ * @param aliases the other names, e.g. {@code -s}
+ * @param label the value's label in help, e.g. {@code BYTES}; null for a flag
+ * @param commands the commands it belongs to, space-separated ({@code default} is the run without a command)
+ * @param help one line of help
+ */
+record OptionDef(String name, List<String> aliases, String label, String commands, String help) {
+    private static final String EVERY = "devices pingpong perf stat shell default";
+    /** Not the shell's: it always runs under OSGi, where the driver-sim bundle keeps its network thread. */
+    private static final String NOT_SHELL = "devices pingpong perf stat default";
+    private static final String CONNECT = "pingpong perf";
+
+    /** Every option, in the order help lists them. */
+    static final List<OptionDef> ALL = List.of(
+            // what each command does
+            opt("--size", "-s", "BYTES", "pingpong perf default", "bytes per message"),
+            opt("--iters", "-n", "N", "pingpong perf stat default", "iterations (perf: per QP and row)"),
+            opt("--all", "-a", null, "perf", "every size from 2 B to 8 MiB (UD: to the MTU)"),
+            opt("--duration", "-D", "SECONDS", "perf", "run each row this long instead of -n iterations"),
+            opt("--test", null, "TEST", "perf", "send, write, read or atomic; or perftest's program name, e.g. "
+                    + "ib_write_bw, write_lat"),
+            opt("--bw", null, null, "perf", "a bandwidth test (the default)"),
+            opt("--lat", null, null, "perf", "a latency test"),
+            opts("--transport", List.of("-c", "--connection"), "RC|UC|UD", CONNECT, "the QPs' transport (RC)"),
+            opts("--qps", List.of("-q", "--qp"), "N", "perf", "queue pairs of a bandwidth test (1)"),
+            opt("--tx-depth", "-t", "N", "perf", "send work requests in flight per QP (128)"),
+            opt("--cq-mod", "-Q", "N", "perf", "a signaled completion every N sends (100, at most -t)"),
+            opt("--post_list", "-l", "N", "perf", "post N chained sends per post call (1)"),
+            opt("--bidirectional", "-b", null, "perf", "both sides send at once; the rows add both directions"),
+            opt("--ib-dev", "-d", "DEVICE", CONNECT, "the device to use (the first one; one JVM: the requester)"),
+            opt("--ib-port", "-i", "PORT", CONNECT, "the device's port (1)"),
+            opt("--mtu", "-m", "BYTES", CONNECT, "path MTU: 256, 512, 1024, 2048 or 4096 (the port's active MTU)"),
+            opt("--gid-index", "-x", "INDEX", CONNECT, "address the peer with a GRH from this GID index"),
+            opt("--port", "-p", "PORT", CONNECT, "the CM port to listen on or connect to (18515)"),
+            opt("--report_gbits", null, null, "perf", "bandwidth in Gb/sec (10^9 bits) instead of MiB/sec"),
+            opt("--json", null, "FILE", "perf", "every table and row as one JSON document"),
+            opt("--out_json", null, null, "perf", "perftest's JSON report (to perftest_out.json unless "
+                    + "--out_json_file)"),
+            opt("--out_json_file", null, "FILE", "perf", "where --out_json writes"),
+            opt("--CPU-freq", "-F", null, "perf", "accepted for perftest's command lines (no CPU frequency check "
+                    + "to silence)"),
+            opt("--rdma_cm", "-R", null, "perf", "accepted for perftest's command lines (rvt always connects "
+                    + "through its CM)"),
+            opt("--verbose", "-v", null, "devices default", "device limits too"),
+            opt("--no-traffic", null, null, "stat", "counters only, no traffic run first"),
+            // where the devices come from
+            opt("--driver", null, "sim|jni", EVERY, "simulated HCAs (sim, the default) or RoCEv2 over UDP (jni)"),
+            opt("--address", null, "A[,B]", EVERY, "jni: the HCAs' IP addresses (127.0.0.1)"),
+            opt("--udp-port", null, "P", EVERY, "jni: the first HCA's UDP port, P+1 the second's (free ports)"),
+            opt("--loss", null, "P", EVERY, "sim: probability of losing a frame"),
+            opt("--dup", null, "P", EVERY, "sim: probability of delivering a frame twice"),
+            opt("--reorder", null, "P", EVERY, "sim: probability of delaying a frame past later ones"),
+            opt("--seed", null, "N", EVERY, "sim: the seed of every fault draw"),
+            opt("--deterministic", null, null, EVERY, "sim: virtual time on one event loop"),
+            opt("--threading", null, "network|invoker", NOT_SHELL, "sim: who runs the simulated network "
+                    + "(invoker: the command's thread; needs --no-osgi)"),
+            opt("--no-osgi", null, null, EVERY, "the plain class path instead of Felix"),
+            opt("--debug", null, null, EVERY, "stack traces with errors"),
+            opt("--help", "-h", null, EVERY, "this help"));
+
+    private static final Map<String, OptionDef> BY_NAME = new HashMap<>();
+
+    static {
+        for (OptionDef d : ALL) {
+            for (String n : d.names()) {
+                if (BY_NAME.put(n, d) != null) {
+                    throw new IllegalStateException("option name " + n + " defined twice");
+                }
+            }
+        }
+    }
+
+    private static OptionDef opt(String name, String alias, String label, String commands, String help) {
+        return opts(name, alias == null ? List.of() : List.of(alias), label, commands, help);
+    }
+
+    private static OptionDef opts(String name, List<String> aliases, String label, String commands, String help) {
+        return new OptionDef(name, aliases, label, commands, help);
+    }
+
+    /** @return true if it takes no value */
+    boolean flag() {
+        return label == null;
+    }
+
+    /**
+     * @param command a command, or {@code default}
+     * @return true if the option belongs to it
+     */
+    boolean appliesTo(String command) {
+        return List.of(commands.split(" ")).contains(command);
+    }
+
+    /** @return every name, the short ones first */
+    String[] names() {
+        List<String> n = new ArrayList<>(aliases);
+        n.add(name);
+        n.sort((a, b) -> Boolean.compare(a.startsWith("--"), b.startsWith("--")));
+        return n.toArray(String[]::new);
+    }
+
+    /**
+     * @param name any of an option's names
+     * @return the option
+     * @throws IllegalStateException if there is none (the table and picocli disagree)
+     */
+    static OptionDef byName(String name) {
+        OptionDef d = BY_NAME.get(name);
+        if (d == null) {
+            throw new IllegalStateException("option table has no " + name);
+        }
+        return d;
+    }
+
+    /**
+     * @param name a name from the command line
+     * @return the option, or null if no command has it
+     */
+    static OptionDef byNameOrNull(String name) {
+        return BY_NAME.get(name);
+    }
+}

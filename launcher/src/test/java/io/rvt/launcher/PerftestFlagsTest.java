@@ -1,0 +1,216 @@
+package io.rvt.launcher;
+
+import static io.rvt.launcher.MiniJson.map;
+import static io.rvt.launcher.MiniJson.parseFile;
+import static io.rvt.launcher.MiniJson.tests;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** perftest's and ibv_rc_pingpong's flags on {@code rvt perf} and {@code rvt pingpong}, their help and refusals. */
+class PerftestFlagsTest {
+    private static final List<String> BW_FIELDS = List.of("MsgSize", "n_iterations", "BW_peak", "BW_average",
+            "MsgRate");
+
+    private final CommandLine cli = new CommandLine();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldReadEveryPerftestFlagInShortAndLongForm() {
+        Options s = Options.parse("perf", "-d", "rvt_sim11", "-i", "1", "-s", "64", "-n", "16", "-q", "2", "-c", "UC",
+                "-t", "64", "-Q", "8", "-l", "16", "-m", "1024", "-x", "0", "-p", "20000", "-b", "--report_gbits",
+                "-F", "-R", "--out_json", "--test", "write");
+        Options l = Options.parse("perf", "--ib-dev=rvt_sim11", "--ib-port=1", "--size=64", "--iters=16", "--qp=2",
+                "--connection=UC", "--tx-depth=64", "--cq-mod=8", "--post_list=16", "--mtu=1024", "--gid-index=0",
+                "--port=20000", "--bidirectional", "--report_gbits", "--CPU-freq", "--rdma_cm",
+                "--out_json_file=x.json", "--test=write");
+        for (Options o : List.of(s, l)) {
+            assertThat(o.ibDev).isEqualTo("rvt_sim11");
+            assertThat(o.link()).isEqualTo(new LinkOptions(1, 1024, 0));
+            assertThat(o.size).isEqualTo(64);
+            assertThat(o.iters).isEqualTo(16);
+            assertThat(o.qps).isEqualTo(2);
+            assertThat(o.transport).isEqualTo(Transport.UC);
+            assertThat(o.txDepth).isEqualTo(64);
+            assertThat(o.cqMod).isEqualTo(8);
+            assertThat(o.postList).isEqualTo(16);
+            assertThat(o.cmPort).isEqualTo(20000);
+            assertThat(o.bidirectional).isTrue();
+            assertThat(o.reportGbits).isTrue();
+            assertThat(o.outJson).isTrue();
+            assertThat(o.test).isEqualTo(PerfTest.WRITE);
+        }
+        assertThat(s.outJsonFile).isEqualTo(Options.DEFAULT_JSON_FILE);
+        assertThat(l.outJsonFile).isEqualTo("x.json");
+        assertThat(Options.parse("perf", "-bF").bidirectional).isTrue(); // clustered flags, as getopt takes them
+        assertThat(Options.parse("perf", "-s64").size).isEqualTo(64);
+        assertThat(Options.parse("pingpong").cmPort).isEqualTo(Options.DEFAULT_CM_PORT);
+        // the old names still work
+        assertThat(Options.parse("perf", "--qps", "3", "--transport", "ud").qps).isEqualTo(3);
+        assertThat(Options.parse("perf", "--transport", "ud").transport).isEqualTo(Transport.UD);
+    }
+
+    @Test
+    void shouldTakePerftestProgramNamesAsTests() {
+        Options o = Options.parse("perf", "--test", "ib_write_lat");
+        assertThat(o.test).isEqualTo(PerfTest.WRITE);
+        assertThat(o.latency).isTrue();
+        assertThat(Options.parse("perf", "--test", "send_bw").latency).isFalse();
+        assertThat(Options.parse("perf", "--test", "IB_ATOMIC_BW", "--bw").test).isEqualTo(PerfTest.ATOMIC);
+        assertThat(Options.parse("perf", "--test", "read", "--lat").latency).isTrue();
+        cli.assertUsage("option --test: write latency is what the perftest name says, not --bw", "perf", "--test",
+                "ib_write_lat", "--bw");
+        cli.assertUsage("unknown test 'ib_flush_bw'", "perf", "--test", "ib_flush_bw");
+    }
+
+    @Test
+    void shouldRefuseBadPerftestValuesWithOneLineNamingOptionAndValue() {
+        cli.assertUsage("option --mtu: 1000 is not an MTU (256, 512, 1024, 2048 or 4096)", "perf", "-m", "1000");
+        cli.assertUsage("option --mtu: 8192 is not an MTU", "pingpong", "--mtu", "8192");
+        cli.assertUsage("option --ib-port: 0 is not a port number", "perf", "-i", "0");
+        cli.assertUsage("option --port: 70000 is not a port (1 to 65535)", "pingpong", "-p", "70000");
+        cli.assertUsage("option --gid-index needs a whole number, got 'x'", "perf", "-x", "x");
+        cli.assertUsage("option --cq-mod must be a positive number, got 0", "perf", "-Q", "0");
+        cli.assertUsage("option --bidirectional applies to bandwidth tests, not to --lat", "perf", "--no-osgi", "-b",
+                "--lat");
+        cli.assertUsage("option --post_list applies to bandwidth tests, not to --lat", "perf", "--no-osgi",
+                "--test", "send_lat", "-l", "2");
+        cli.assertUsage("option --report_gbits applies to bandwidth tests", "perf", "--no-osgi", "--lat",
+                "--report_gbits");
+        cli.assertUsage("option --post_list: 10 iterations are not a multiple of the post list, 3", "perf",
+                "--no-osgi", "-l", "3", "-n", "10");
+        cli.assertUsage("option --cq-mod: the post list, 8, is not a multiple of 3", "perf", "--no-osgi", "-l", "8",
+                "-Q", "3", "-n", "16");
+        cli.assertUsage("option --post_list: 256 requests do not fit the TX depth (-t 128)", "perf", "--no-osgi",
+                "-l", "256");
+        cli.assertUsage("option --debug takes no value, got 'x'", "--debug=x");
+        cli.assertUsage("option --bidirectional does not apply to 'pingpong'", "pingpong", "-b");
+        cli.assertUsage("option --out_json does not apply to 'stat'", "stat", "--out_json");
+        cli.assertUsage("option --verbose does not apply to 'pingpong'", "-v", "pingpong");
+        cli.assertUsage("option --out_json_file needs a value", "perf", "--out_json_file");
+        cli.assertUsage("unknown option '-Z' (rvt perf --help lists them)", "perf", "-Z");
+        cli.assertUsage("option --out_json_file: cannot write", "perf", "--no-osgi", "--out_json_file",
+                dir.resolve("missing/x.json").toString());
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldRefuseDevicesPortsAndGidsTheHostDoesNotHave() {
+        try (PlainHost host = host()) {
+            String a = host.devices().get(0).name();
+            String b = host.devices().get(1).name();
+            assertThat(cli.runOn(host, "perf", "-d", "mlx5_0")).isEqualTo(Main.EXIT_USAGE);
+            assertThat(cli.err()).isEqualTo("rvt: option --ib-dev: no device 'mlx5_0' (devices: " + a + ", " + b
+                    + ")" + System.lineSeparator());
+        }
+        try (PlainHost host = host()) {
+            String a = host.devices().get(0).name();
+            cli.reset();
+            assertThat(cli.runOn(host, "pingpong", "-i", "2")).isEqualTo(Main.EXIT_USAGE);
+            assertThat(cli.err()).startsWith("rvt: option --ib-port: " + a + " has no port 2 (it has 1)");
+        }
+        cli.assertUsage("port 1 has no GID 200", "perf", "--no-osgi", "-x", "200", "-n", "10");
+    }
+
+    private static PlainHost host() {
+        return PlainHost.start(Options.parse().fabric());
+    }
+
+    @Test
+    void shouldPrintEachCommandsOwnOptionsWhenAskedForItsHelp() {
+        assertThat(cli.run("perf", "--help")).isZero();
+        assertThat(cli.out()).contains("usage: rvt perf", "-l, --post_list=N", "-q, --qp, --qps=N",
+                "-c, --transport, --connection=RC|UC|UD", "--out_json_file=FILE", "-F, --CPU-freq", "-R, --rdma_cm",
+                "--report_gbits", "--test ib_write_bw is --test write --bw", "Exit codes: 0 success");
+        assertThat(cli.out()).doesNotContain("--no-traffic", "--verbose");
+        cli.reset();
+        assertThat(cli.run("pingpong", "-h")).isZero();
+        assertThat(cli.out()).contains("usage: rvt pingpong", "ibv_rc_pingpong", "-x, --gid-index=INDEX",
+                "-p, --port=PORT", "--loss=P");
+        assertThat(cli.out()).doesNotContain("--post_list", "--out_json");
+        assertThat(cli.err()).isEmpty();
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldWritePerftestsOwnJsonLayoutAndGbitsWhenPostingLists() throws IOException {
+        Path json = dir.resolve("perftest.json");
+        assertThat(cli.run("perf", "--no-osgi", "--test", "ib_write_bw", "-c", "UC", "-s", "1024", "-n", "200",
+                "-l", "4", "-t", "64", "--report_gbits", "-F", "-R", "--out_json", "--out_json_file=" + json))
+                .as(cli.err()).isZero();
+        assertThat(cli.out()).contains("RDMA_Write Post List BW Test", " Post List       : 4",
+                " CQ Moderation   : 4", " TX depth        : 64", "BW peak[Gb/sec]    BW average[Gb/sec]");
+        Map<String, Object> doc = parseFile(json);
+        assertThat(doc).containsOnlyKeys("test_info", "results");
+        Map<String, Object> info = map(doc.get("test_info"));
+        assertThat(info).containsEntry("test", "RDMA_Write_Post_List_BW_Test").containsEntry("Connection_type", "UC")
+                .containsEntry("Post_List", 4.0).containsEntry("CQ_Moderation", 4.0).containsEntry("TX_depth", 64.0)
+                .containsEntry("Link_type", "IB")
+                .containsKeys("Dual_port", "Number_of_qps", "Transport_type", "Using_SRQ", "Mtu", "Max_inline_data",
+                        "rdma_cm_QPs", "Data_ex_method");
+        Map<String, Object> results = map(doc.get("results"));
+        assertThat(results).containsOnlyKeys(BW_FIELDS).containsEntry("MsgSize", 1024.0)
+                .containsEntry("n_iterations", 200.0);
+        double gbits = (Double) results.get("BW_average");
+        double mpps = (Double) results.get("MsgRate");
+        // Gb/s is 10^9 bits: 1024-byte messages at MsgRate million a second
+        assertThat(gbits).isCloseTo(mpps * 1e6 * 1024 * 8 / 1e9, org.assertj.core.data.Percentage.withPercentage(2));
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldKeepTheLastRowInPerftestJsonAsPerftestDoesWhenRunningAllSizes() throws IOException {
+        Path json = dir.resolve("all.json");
+        assertThat(cli.run("perf", "--no-osgi", "--test", "send", "-c", "UD", "-a", "-n", "20", "--out_json_file",
+                json.toString())).as(cli.err()).isZero();
+        Map<String, Object> results = map(parseFile(json).get("results"));
+        assertThat(results).containsEntry("MsgSize", 4096.0).containsEntry("n_iterations", 20.0);
+        assertThat(map(parseFile(json).get("test_info"))).containsEntry("RX_depth", 512.0);
+    }
+
+    @Test
+    @Timeout(180)
+    void shouldAddBothDirectionsWhenBidirectional() throws IOException {
+        Path json = dir.resolve("bidir.json");
+        for (String test : List.of("send", "write", "read", "atomic")) {
+            cli.reset();
+            assertThat(cli.run("perf", "--no-osgi", "--test", test, "-b", "-q", "2", "-s", "8", "-n", "300",
+                    "--json", json.toString())).as(test + ": " + cli.err()).isZero();
+            assertThat(cli.out()).as(test).contains("Bidirectional BW Test");
+            // 2 directions x 2 QPs x 300 iterations
+            assertThat(cli.out()).as(test).containsPattern("(?m)^ 8\\s+1200\\s");
+            Map<String, Object> info = map(tests(parseFile(json)).get(0).get("test_info"));
+            assertThat((String) info.get("test")).endsWith("_Bidirectional_BW_Test");
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldRunFromTheNamedDeviceOnTheNamedMtuAndGid() {
+        try (PlainHost host = host()) {
+            String a = host.devices().get(0).name();
+            String b = host.devices().get(1).name();
+            assertThat(cli.runOn(host, "perf", "-d", b, "-m", "1024", "-x", "0", "--test", "send", "-s", "3000", "-n",
+                    "100")).as(cli.err()).isZero();
+            assertThat(cli.out()).contains(" Device          : " + b + " -> " + a, " Mtu             : 1024[B]",
+                    " GID index       : 0");
+        }
+        cli.assertUsage("2048 bytes do not fit one UD datagram (at most the MTU, 1024 bytes", "perf", "--no-osgi",
+                "-c", "UD", "-m", "1024", "-s", "2048");
+        cli.reset();
+        try (PlainHost host = host()) {
+            String b = host.devices().get(1).name();
+            assertThat(cli.runOn(host, "pingpong", "-d", b, "-x", "0", "-m", "512", "-n", "20", "-s", "2000"))
+                    .as(cli.err()).isZero();
+            assertThat(cli.out()).contains("local address:  LID 0x0002", "(" + b + ")", ", GID fe80:", "20 iters in");
+        }
+    }
+}
