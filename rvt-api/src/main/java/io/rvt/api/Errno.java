@@ -22,8 +22,14 @@ public enum Errno {
     EINVAL(22),
     /** Operation not supported. */
     EOPNOTSUPP(95),
+    /** Address already in use (rvt-cm: a port somebody already listens on). */
+    EADDRINUSE(98),
+    /** Connection reset by peer (rvt-cm: the peer disconnected, or rejected a stale connection). */
+    ECONNRESET(104),
     /** Timed out. */
-    ETIMEDOUT(110);
+    ETIMEDOUT(110),
+    /** Connection refused (rvt-cm: the peer rejected the connection request). */
+    ECONNREFUSED(111);
 
     private final int value;
 

@@ -327,7 +327,8 @@ class EnumValuesTest {
     @Test
     void shouldHaveLinuxErrnoValuesWhenComparedWithLinux() {
         assertValues(Errno.class, Errno::value, map("EPERM", 1, "ENOENT", 2, "EAGAIN", 11, "ENOMEM", 12,
-                "EACCES", 13, "EBUSY", 16, "ENODEV", 19, "EINVAL", 22, "EOPNOTSUPP", 95, "ETIMEDOUT", 110));
+                "EACCES", 13, "EBUSY", 16, "ENODEV", 19, "EINVAL", 22, "EOPNOTSUPP", 95, "EADDRINUSE", 98,
+                "ECONNRESET", 104, "ETIMEDOUT", 110, "ECONNREFUSED", 111));
     }
 
     @Test
