@@ -460,6 +460,9 @@ public final class SimDriver extends TransportDriver {
         }
         AhAttr ah = tx.ah();
         int dlid = ah.dlid();
+        if (dlid == 0 && ah.isGlobal()) {
+            dlid = lidOf(ah.dgid()); // a GID-only address (rvt-cm's first REQ): the fabric routes it as an SM would
+        }
         int total = HEADROOM + n + Icrc.LENGTH;
         LrhDescriptor.write(buf, 0, 0, tx.sl(), LrhDescriptor.LNH_IBA_GLOBAL, dlid, total / 4, port.lid());
         Gid dgid = ah.isGlobal() ? ah.dgid() : gidOf(dlid);
@@ -515,6 +518,11 @@ public final class SimDriver extends TransportDriver {
                 drain(s);
             }
         }
+    }
+
+    /** @return the LID of the port with {@code gid}, or 0 (dropped by the fabric) if no port has it */
+    private int lidOf(Gid gid) {
+        return fabric.port(gid).map(FabricPort::lid).orElse(0);
     }
 
     private Gid gidOf(int lid) {
