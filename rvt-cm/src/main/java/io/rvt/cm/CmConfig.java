@@ -1,0 +1,181 @@
+package io.rvt.cm;
+
+import io.rvt.api.spi.TimerService;
+import java.util.Objects;
+
+/**
+ * How a {@link ConnectionManager} runs: its clock and timers, the seed of its random numbers (starting PSNs,
+ * communication IDs, transaction IDs), and its default CM timing. Immutable; build with {@link #builder()}.
+ *
+ * <p>Threads and time: the CM has no thread of its own. It reacts to MADs on the completion handler of its GSI
+ * receive CQ (the driver's completion executor) and to its timers; by default the timers run on one daemon thread
+ * shared by every CM of the JVM ({@code rvt-cm-timer}, started with the first CM and stopped with the last). With a
+ * {@link #timerService(TimerService) timer service} of the caller's, e.g. driver-sim's event loop in deterministic
+ * mode, the CM runs entirely on that service's time: the same seed then gives the same MADs at the same virtual
+ * times.
+ */
+public final class CmConfig {
+    /** librdmacm's default CM response timeout code ({@code CMA_CM_RESPONSE_TIMEOUT}): 4.096 us x 2^20 = 4.3 s. */
+    public static final int DEFAULT_CM_RESPONSE_TIMEOUT = 20;
+    /** librdmacm's default Max CM Retries ({@code CMA_MAX_CM_RETRIES}). */
+    public static final int DEFAULT_MAX_CM_RETRIES = 15;
+    /** The service timeout code of the MRAs the CM sends: 4.096 us x 2^24 = 69 s, as rdma_cm's MRA setting. */
+    public static final int DEFAULT_SERVICE_TIMEOUT = 24;
+
+    private static final CmConfig DEFAULTS = builder().build();
+
+    private final TimerService timerService;
+    private final long seed;
+    private final boolean seeded;
+    private final int cmResponseTimeout;
+    private final int maxCmRetries;
+    private final int serviceTimeout;
+
+    private CmConfig(Builder b) {
+        this.timerService = b.timerService;
+        this.seed = b.seed;
+        this.seeded = b.seeded;
+        this.cmResponseTimeout = b.cmResponseTimeout;
+        this.maxCmRetries = b.maxCmRetries;
+        this.serviceTimeout = b.serviceTimeout;
+    }
+
+    /** @return the defaults: real time, a random seed, librdmacm's timing */
+    public static CmConfig defaults() {
+        return DEFAULTS;
+    }
+
+    /** @return a builder with the defaults */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return the caller's timer service, or null for the CM's shared real-time timer thread */
+    public TimerService timerService() {
+        return timerService;
+    }
+
+    /** @return true if {@link #seed()} was set; otherwise the CM seeds itself from the system's entropy */
+    public boolean isSeeded() {
+        return seeded;
+    }
+
+    /** @return the seed of the CM's random numbers, if {@link #isSeeded()} */
+    public long seed() {
+        return seed;
+    }
+
+    /** @return the default CM response timeout code (4.096 us x 2^code per try) */
+    public int cmResponseTimeout() {
+        return cmResponseTimeout;
+    }
+
+    /** @return the default Max CM Retries */
+    public int maxCmRetries() {
+        return maxCmRetries;
+    }
+
+    /** @return the service timeout code of the MRAs this CM sends */
+    public int serviceTimeout() {
+        return serviceTimeout;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof CmConfig)) {
+            return false;
+        }
+        CmConfig c = (CmConfig) o;
+        return c.timerService == timerService && c.seed == seed && c.seeded == seeded
+                && c.cmResponseTimeout == cmResponseTimeout && c.maxCmRetries == maxCmRetries
+                && c.serviceTimeout == serviceTimeout;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(System.identityHashCode(timerService), seed, seeded, cmResponseTimeout, maxCmRetries,
+                serviceTimeout);
+    }
+
+    @Override
+    public String toString() {
+        return "CmConfig[timer=" + (timerService == null ? "rvt-cm-timer" : timerService) + ", seed="
+                + (seeded ? Long.toString(seed) : "random") + ", cmResponseTimeout=" + cmResponseTimeout
+                + ", maxCmRetries=" + maxCmRetries + ", serviceTimeout=" + serviceTimeout + "]";
+    }
+
+    /** Builds a {@link CmConfig}. */
+    public static final class Builder {
+        private TimerService timerService;
+        private long seed;
+        private boolean seeded;
+        private int cmResponseTimeout = DEFAULT_CM_RESPONSE_TIMEOUT;
+        private int maxCmRetries = DEFAULT_MAX_CM_RETRIES;
+        private int serviceTimeout = DEFAULT_SERVICE_TIMEOUT;
+
+        private Builder() {
+        }
+
+        /**
+         * @param timers the clock and timers the CM runs on (e.g. driver-sim's {@code Fabric.timerService()} in
+         *               deterministic mode), or null for the shared real-time timer thread
+         * @return this
+         */
+        public Builder timerService(TimerService timers) {
+            this.timerService = timers;
+            return this;
+        }
+
+        /**
+         * @param seed the seed of starting PSNs, communication IDs and transaction IDs (reproducible runs)
+         * @return this
+         */
+        public Builder seed(long seed) {
+            this.seed = seed;
+            this.seeded = true;
+            return this;
+        }
+
+        /**
+         * @param code the default CM response timeout, 0..31
+         * @return this
+         */
+        public Builder cmResponseTimeout(int code) {
+            this.cmResponseTimeout = checkCode("cmResponseTimeout", code);
+            return this;
+        }
+
+        /**
+         * @param retries the default Max CM Retries, 0..15
+         * @return this
+         */
+        public Builder maxCmRetries(int retries) {
+            if (retries < 0 || retries > 15) {
+                throw new IllegalArgumentException("maxCmRetries must be 0..15, got " + retries);
+            }
+            this.maxCmRetries = retries;
+            return this;
+        }
+
+        /**
+         * @param code the service timeout of the MRAs this CM sends, 0..31
+         * @return this
+         */
+        public Builder serviceTimeout(int code) {
+            this.serviceTimeout = checkCode("serviceTimeout", code);
+            return this;
+        }
+
+        /** @return the configuration */
+        public CmConfig build() {
+            return new CmConfig(this);
+        }
+
+        private static int checkCode(String what, int code) {
+            if (code < 0 || code > 31) {
+                throw new IllegalArgumentException(what + " must be a 5-bit timeout code 0..31, got " + code);
+            }
+            return code;
+        }
+    }
+}

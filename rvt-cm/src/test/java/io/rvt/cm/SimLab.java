@@ -1,0 +1,113 @@
+package io.rvt.cm;
+
+import io.rvt.api.AccessFlag;
+import io.rvt.api.CompletionQueue;
+import io.rvt.api.Device;
+import io.rvt.api.Gid;
+import io.rvt.api.MemoryRegion;
+import io.rvt.api.ProtectionDomain;
+import io.rvt.api.WorkCompletion;
+import io.rvt.core.RvtDevice;
+import io.rvt.driver.sim.SimDriver;
+import io.rvt.driver.sim.fabric.Fabric;
+import io.rvt.driver.sim.fabric.FaultConfig;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Simulated HCAs on a deterministic fabric, each with a connection manager on the fabric's virtual time, and the
+ * verbs objects a connection needs (PD, CQ, registered buffer). The test thread drives the fabric.
+ */
+final class SimLab implements AutoCloseable {
+    private static final AtomicInteger FABRICS = new AtomicInteger();
+    /** Virtual-time budget of one wait: far above any retry schedule the tests use. */
+    static final long BUDGET_NANOS = 600_000_000_000L;
+
+    /** One HCA: its device, CM and verbs objects. */
+    static final class Host {
+        final Device device;
+        final ConnectionManager cm;
+        final ProtectionDomain pd;
+        final CompletionQueue cq;
+        final ByteBuffer buf;
+        final MemoryRegion mr;
+
+        Host(Device device, ConnectionManager cm) {
+            this.device = device;
+            this.cm = cm;
+            this.pd = device.allocPd();
+            this.cq = device.createCq(256, 0, null, null);
+            this.buf = ByteBuffer.allocateDirect(4096);
+            this.mr = pd.regMr(buf, AccessFlag.mask(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
+                    AccessFlag.REMOTE_READ));
+        }
+
+        Gid gid() {
+            return device.queryGid(1, 0);
+        }
+
+        QpOptions qp() {
+            return new QpOptions().pd(pd).cq(cq);
+        }
+    }
+
+    final long seed;
+    final Fabric fabric;
+    private final List<RvtDevice> devices = new ArrayList<>();
+    final List<Host> hosts = new ArrayList<>();
+
+    SimLab(long seed) {
+        this.seed = seed;
+        this.fabric = Fabric.builder("cm-" + FABRICS.incrementAndGet()).deterministic(seed).build();
+    }
+
+    Host host() {
+        SimDriver d = SimDriver.builder(fabric).name("hca" + devices.size()).build();
+        RvtDevice dev = RvtDevice.register(d);
+        devices.add(dev);
+        ConnectionManager cm = ConnectionManager.of(dev, CmConfig.builder().timerService(fabric.timerService())
+                .seed(seed + devices.size()).cmResponseTimeout(16).build());
+        Host h = new Host(dev, cm);
+        hosts.add(h);
+        return h;
+    }
+
+    void loss(double loss, double duplication) {
+        fabric.defaultFaults(FaultConfig.builder().loss(loss).duplication(duplication).build());
+    }
+
+    /** Runs the fabric until {@code condition} holds; fails with {@code what} if the virtual budget runs out. */
+    void runUntil(String what, BooleanSupplier condition) {
+        if (!fabric.runUntil(condition, BUDGET_NANOS)) {
+            throw new AssertionError("not within " + BUDGET_NANOS / 1_000_000 + " virtual ms: " + what + " (seed "
+                    + seed + ")");
+        }
+    }
+
+    <T> T await(String what, CompletableFuture<T> f) {
+        runUntil(what, f::isDone);
+        return f.join();
+    }
+
+    /** Polls {@code cq} (driving the fabric) until a completion arrives. */
+    WorkCompletion poll(CompletionQueue cq) {
+        WorkCompletion wc = new WorkCompletion();
+        runUntil("a completion", () -> cq.pollCq(wc));
+        return wc;
+    }
+
+    @Override
+    public void close() {
+        for (Host h : hosts) {
+            h.cm.close();
+        }
+        for (RvtDevice d : devices) {
+            d.unregister();
+        }
+        fabric.close();
+    }
+}
