@@ -7,6 +7,7 @@ import io.rvt.api.PathMtu;
 import io.rvt.api.PortAttr;
 import io.rvt.api.PortCounter;
 import io.rvt.api.PortState;
+import io.rvt.api.QpState;
 import io.rvt.api.VerbsException;
 import io.rvt.api.spi.DriverAh;
 import io.rvt.api.spi.DriverDevice;
@@ -77,6 +78,8 @@ public final class SimDriver extends TransportDriver {
     private final long nodeGuid;
     private final DriverParams params;
     private final FabricPort[] ports;
+    /** Per port: the send engines that found its pool empty, woken when a frame comes back. */
+    private final FrameWait[] frameWaits;
     private final boolean deterministic;
     private final SimSendAgent sendAgent;
     private final IdleStrategy idleStrategy;
@@ -107,6 +110,8 @@ public final class SimDriver extends TransportDriver {
         // Payload by reference: an RC request's frame points into the sending region (see sendOne).
         final TxInfo tx = new TxInfo().payloadByReference(Frame.MAX_PAYLOAD_SLICES, MIN_REFERENCE_LENGTH);
         final Icrc icrc = new Icrc();
+        /** What a QP in ERR flushes into when no frame is free ({@link #flushWithoutFrame}); made on first use. */
+        ByteBuffer flushBuffer;
     }
 
     /** Shorter payloads are copied into the frame: below this a copy costs less than carrying references. */
@@ -138,6 +143,7 @@ public final class SimDriver extends TransportDriver {
         this.deterministic = fabric.mode() == FabricMode.DETERMINISTIC;
         this.params = packetHcaParams(nodeGuid, 0x51D, b.maxQp, nports);
         this.ports = new FabricPort[nports];
+        this.frameWaits = new FrameWait[nports];
         for (int i = 0; i < nports; i++) {
             int portNum = i + 1;
             FabricPort.Builder pb = fabric.newPort().name(name + ":" + portNum).guid(nodeGuid + portNum)
@@ -149,6 +155,8 @@ public final class SimDriver extends TransportDriver {
                 pb.faults(b.faults);
             }
             ports[i] = pb.attach();
+            frameWaits[i] = new FrameWait(ports[i]);
+            ports[i].pool().refillListener(frameWaits[i]);
         }
         this.idleStrategy = b.idleStrategy;
         this.sealedParser = b.checkEveryIcrc ? parser : new PacketParser(false);
@@ -224,6 +232,17 @@ public final class SimDriver extends TransportDriver {
         return deterministic ? fabric.executor() : null;
     }
 
+    /**
+     * In a deterministic fabric driven by its caller ({@link ThreadingMode#INVOKER}), runs one event of its loop, so a
+     * verb that waits for the HCA's work (rvt-core's {@code deregMr} waiting for in-flight work to let go of a region)
+     * gets it done on the waiting thread, as the send engine's thread does in real time. Nothing when the loop is
+     * driven by a thread of its own or further up the caller's stack (the verb was called from a completion handler).
+     */
+    @Override
+    public boolean progressWhileWaiting() {
+        return deterministic && fabric.threading() == ThreadingMode.INVOKER && fabric.loop().tryStep();
+    }
+
     @Override
     public void registered(DriverDevice dev) {
         attach(dev);
@@ -285,9 +304,29 @@ public final class SimDriver extends TransportDriver {
         return mtu;
     }
 
+    /** Mirrors {@code flush_qp_waiters}: a QP reset while it waits for a frame leaves the wait and drains now. */
     @Override
     public void flushQpWaiters(DriverQp qp) {
-        // No I/O wait lists: a QP that found no frame is rescheduled through the executor instead.
+        stopWaiting(qp);
+    }
+
+    /**
+     * Mirrors {@code notify_error_qp} (as hfi1 takes the QP off its I/O wait list): a QP that waits for a frame
+     * stops waiting and is drained now, so its send queue is flushed at once and the flush lets go of the regions it
+     * references ({@code deregMr} waits for that), instead of only when a frame comes back.
+     */
+    @Override
+    public void notifyErrorQp(DriverQp qp) {
+        super.notifyErrorQp(qp);
+        stopWaiting(qp);
+    }
+
+    /** QP locks held: takes {@code qp} off its port's frame wait and queues its drain (it keeps its pending count). */
+    private void stopWaiting(DriverQp qp) {
+        SimQp s = QpSendEngine.of(qp);
+        if (s != null && frameWaits[s.waitPort - 1].remove(s)) {
+            execute(s);
+        }
     }
 
     @Override
@@ -395,8 +434,10 @@ public final class SimDriver extends TransportDriver {
                     }
                 }
                 if (backpressure) {
-                    // No frame: leave pending set and come back through the executor.
-                    execute(s);
+                    // No frame: leave pending set and wait for one to come back. Re-queueing the drain right away
+                    // would spin at one virtual instant in deterministic mode, before the deliveries that return
+                    // frames could run.
+                    frameWaits[s.waitPort - 1].park(s);
                     return;
                 }
                 seen = s.finish(seen);
@@ -444,6 +485,11 @@ public final class SimDriver extends TransportDriver {
         if (frame == null) {
             frame = port.acquire();
             if (frame == null) {
+                if (qp.state() == QpState.ERR) {
+                    flushWithoutFrame(qp, portNum); // a QP in ERR sends nothing: its flush needs no frame
+                    return 0;
+                }
+                s.waitPort = portNum;
                 return -1;
             }
         }
@@ -487,6 +533,22 @@ public final class SimDriver extends TransportDriver {
     }
 
     /**
+     * Runs the transport on a QP in ERR with a scratch buffer instead of a frame: it flushes the send queue (the
+     * WQEs complete with WR_FLUSH_ERR and let go of their regions) and builds no packet. Without this, a QP that went
+     * to ERR while its port's frames were all in flight would flush only once one came back, and {@code deregMr}
+     * would wait for the network.
+     */
+    private void flushWithoutFrame(DriverQp qp, int portNum) {
+        TxScratch sc = txScratch.get();
+        if (sc.flushBuffer == null) {
+            sc.flushBuffer = ByteBuffer.allocate(fabric.maxFrameSize()); // once per thread
+        }
+        if (transport().makePacket(qp, sc.flushBuffer, HEADROOM, sc.tx) > 0) {
+            device.port(portNum).addCounter(PortCounter.PKT_DROPS, 1); // not expected in ERR: lost, never sent
+        }
+    }
+
+    /**
      * The transport left the payload in the sending region. An RC request's frame keeps pointing there: its work
      * request completes only once the responder has acknowledged it, so the memory cannot change before delivery
      * (a copy that arrives later is a duplicate, whose payload the responder ignores), and the receiving HCA copies
@@ -504,6 +566,85 @@ public final class SimDriver extends TransportDriver {
                 buf.put(at, tx.segmentBuffer(i), tx.segmentOffset(i), tx.segmentLength(i));
             }
             at += tx.segmentLength(i);
+        }
+    }
+
+    /**
+     * The send engines that found one port's pool empty, in the order they did: each waits (its pending count left
+     * raised, so it is queued here at most once) until the pool's refill listener, this, runs on the thread that
+     * returns a frame; then all of them are scheduled again (a woken engine that finds the pool empty again waits
+     * again). In a deterministic fabric that is an event at the virtual time the frame came back.
+     */
+    private final class FrameWait implements Runnable {
+        private final FabricPort port;
+        /** Waiting engines, linked through {@link SimQp#nextWaiting}; under this object's monitor. */
+        private SimQp head;
+        private SimQp tail;
+
+        FrameWait(FabricPort port) {
+            this.port = port;
+        }
+
+        void park(SimQp s) {
+            synchronized (this) {
+                s.nextWaiting = null;
+                if (tail == null) {
+                    head = s;
+                } else {
+                    tail.nextWaiting = s;
+                }
+                tail = s;
+            }
+            if (!port.pool().armRefill()) {
+                run(); // a frame came back since the engine looked
+            }
+        }
+
+        /** @return true if {@code s} was waiting here (and is not any more) */
+        synchronized boolean remove(SimQp s) {
+            SimQp prev = null;
+            for (SimQp q = head; q != null; prev = q, q = q.nextWaiting) {
+                if (q == s) {
+                    if (prev == null) {
+                        head = q.nextWaiting;
+                    } else {
+                        prev.nextWaiting = q.nextWaiting;
+                    }
+                    if (tail == q) {
+                        tail = prev;
+                    }
+                    q.nextWaiting = null;
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** A frame came back: schedule every waiting engine. */
+        @Override
+        public void run() {
+            SimQp s;
+            synchronized (this) {
+                s = head;
+                head = null;
+                tail = null;
+            }
+            while (s != null) {
+                SimQp next = s.nextWaiting;
+                s.nextWaiting = null;
+                execute(s);
+                s = next;
+            }
+        }
+
+        /** @return which QPs wait, for the fabric's "cannot make progress" error */
+        @Override
+        public synchronized String toString() {
+            StringBuilder sb = new StringBuilder("send engines of ").append(name).append(" waiting for a frame:");
+            for (SimQp s = head; s != null; s = s.nextWaiting) {
+                sb.append(" qp 0x").append(Integer.toHexString(s.qp.qpNum()));
+            }
+            return head == null ? sb.append(" none").toString() : sb.toString();
         }
     }
 

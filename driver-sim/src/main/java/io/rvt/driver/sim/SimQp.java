@@ -17,6 +17,10 @@ final class SimQp extends QpSendEngine {
     int txPackets;
     long txBytes;
     int txPort = 1;
+    /** The port whose pool the last drain found empty (1-based). */
+    int waitPort = 1;
+    /** The next engine waiting for a frame of the same port; under that port's wait list's monitor. */
+    SimQp nextWaiting;
 
     SimQp(DriverQp qp, SimDriver driver) {
         super(qp);

@@ -3,6 +3,7 @@ package io.rvt.driver.sim;
 import io.rvt.api.Device;
 import io.rvt.core.RvtDevice;
 import io.rvt.driver.sim.fabric.Fabric;
+import io.rvt.driver.sim.fabric.FabricBuilder;
 import io.rvt.driver.sim.fabric.FabricPort;
 import io.rvt.driver.sim.fabric.FaultConfig;
 import io.rvt.testkit.DriverFixture;
@@ -11,6 +12,7 @@ import io.rvt.testkit.Feature;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 
 /** driver-sim's conformance fixture: simulated HCAs on a fresh fabric, deterministic or real-time. */
 final class SimFixture implements DriverFixture {
@@ -23,10 +25,17 @@ final class SimFixture implements DriverFixture {
     private final List<SimDriver> drivers = new ArrayList<>();
 
     SimFixture(long seed, boolean deterministic) {
+        this(seed, deterministic, b -> b);
+    }
+
+    /**
+     * @param setup adds links or faults to the fabric's builder (already set to the mode and seed)
+     */
+    SimFixture(long seed, boolean deterministic, UnaryOperator<FabricBuilder> setup) {
         this.seed = seed;
         this.deterministic = deterministic;
-        io.rvt.driver.sim.fabric.FabricBuilder b = Fabric.builder("conformance-" + FABRICS.incrementAndGet());
-        this.fabric = deterministic ? b.deterministic(seed).build() : b.realTime().seed(seed).build();
+        FabricBuilder b = Fabric.builder("conformance-" + FABRICS.incrementAndGet());
+        this.fabric = setup.apply(deterministic ? b.deterministic(seed) : b.realTime().seed(seed)).build();
     }
 
     Fabric fabric() {

@@ -177,6 +177,20 @@ public interface RvtDriver {
         throw new UnsupportedOperationException(name() + " does not provide do_send");
     }
 
+    /**
+     * rvt extension (no rdmavt counterpart: a kernel driver's engines always run on their own): called by rvt-core on
+     * a thread that waits for work the driver's engines do, so far {@code deregMr} waiting for the references that
+     * in-flight work holds ({@code rvt_check_refs}). A driver whose engines run only when the caller drives them
+     * (driver-sim in deterministic mode, where the caller's thread runs the event loop) runs a bounded piece of that
+     * work here, on the waiting thread. No QP lock held. Optional; the default does nothing and returns false.
+     *
+     * @return true if it did some work (rvt-core checks what it waits for and may call again), false if it had none
+     *         it could do (rvt-core then blocks until its condition holds or its wait times out)
+     */
+    default boolean progressWhileWaiting() {
+        return false;
+    }
+
     // ------------------------------------------------------------------ device
 
     /**

@@ -69,6 +69,11 @@ class RvtDriverDefaultsTest {
     }
 
     @Test
+    void shouldReportNoWorkWhenProgressWhileWaitingIsNotProvided() {
+        assertThat(driver.progressWhileWaiting()).isFalse();
+    }
+
+    @Test
     void shouldAcceptAndLeaveAhUntouchedWhenAhCallbacksAreNotProvided() {
         AhAttr attr = new AhAttr().dlid(5).sl(3).dgid(Gid.of(1, 2));
         AhAttr before = new AhAttr().copyFrom(attr);

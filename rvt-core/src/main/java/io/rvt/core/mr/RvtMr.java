@@ -396,9 +396,14 @@ public final class RvtMr implements DriverMr {
     }
 
     private boolean awaitRefsGone(long timeoutNanos) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        // rvt extension: a driver whose engines run on the caller's thread does the work that drops them here
+        while (refcount.get() > 0 && deadline - System.nanoTime() > 0 && dev.driver().progressWhileWaiting()) {
+            continue; // it did some: look again
+        }
         refLock.lock();
         try {
-            long left = timeoutNanos;
+            long left = deadline - System.nanoTime();
             boolean interrupted = false;
             while (refcount.get() > 0) {
                 if (left <= 0) {

@@ -208,6 +208,28 @@ public final class EventLoop implements NanoClock {
     }
 
     /**
+     * {@link #step()} for a caller that may be inside an event or race a thread that drives the loop (a verb that
+     * waits for work the loop does): runs the earliest event only if no thread is driving the loop now.
+     *
+     * @return true if an event ran; false if the queue was empty or the loop is being driven (by another thread, or
+     *         by this one further up its stack)
+     */
+    public boolean tryStep() {
+        Thread self = Thread.currentThread();
+        synchronized (lock) {
+            if (driver != null) {
+                return false;
+            }
+            driver = self;
+        }
+        try {
+            return runOne(Long.MAX_VALUE);
+        } finally {
+            exit();
+        }
+    }
+
+    /**
      * Runs events until the queue is empty; virtual time ends at the last event's time. An event that always
      * schedules another (a periodic timer) makes this run forever: use {@link #runFor(long)} then.
      *

@@ -265,10 +265,17 @@ public final class Fabric implements AutoCloseable {
      * {@code run}/{@code step} methods throw {@link IllegalStateException} in real-time mode or with
      * {@link ThreadingMode#DEDICATED}.
      *
+     * <p>They also throw it when the loop runs out of events while a sender waits for a frame of an empty pool
+     * ({@link FramePool#isRefillArmed()}): with no event left, no frame can come back, so the run could never make
+     * progress. The message names each such port, its pool and who waits (the QPs of a simulated HCA). Frames are
+     * then held outside the fabric: by a frame handler that did not release them, or by the application.
+     *
      * @return the number of events run
      */
     public long runUntilIdle() {
-        return drivenLoop().runUntilIdle();
+        long n = drivenLoop().runUntilIdle();
+        checkProgressPossible();
+        return n;
     }
 
     /**
@@ -276,18 +283,29 @@ public final class Fabric implements AutoCloseable {
      *
      * @param nanos how long
      * @return the number of events run
+     * @throws IllegalStateException if no event is left and a sender waits for a frame ({@link #runUntilIdle()})
      */
     public long runFor(long nanos) {
-        return drivenLoop().runFor(nanos);
+        EventLoop l = drivenLoop();
+        long n = l.runFor(nanos);
+        if (l.pending() == 0) {
+            checkProgressPossible();
+        }
+        return n;
     }
 
     /**
      * Deterministic mode: runs one event ({@link EventLoop#step()}).
      *
      * @return false if there was none
+     * @throws IllegalStateException if no event is left and a sender waits for a frame ({@link #runUntilIdle()})
      */
     public boolean step() {
-        return drivenLoop().step();
+        if (drivenLoop().step()) {
+            return true;
+        }
+        checkProgressPossible();
+        return false;
     }
 
     /**
@@ -297,9 +315,36 @@ public final class Fabric implements AutoCloseable {
      * @param condition what to wait for
      * @param maxVirtualNanos the virtual-time budget
      * @return true if {@code condition} held
+     * @throws IllegalStateException if no event is left and a sender waits for a frame ({@link #runUntilIdle()})
      */
     public boolean runUntil(BooleanSupplier condition, long maxVirtualNanos) {
-        return drivenLoop().runUntil(condition, maxVirtualNanos);
+        EventLoop l = drivenLoop();
+        boolean held = l.runUntil(condition, maxVirtualNanos);
+        if (!held && l.pending() == 0) {
+            checkProgressPossible();
+        }
+        return held;
+    }
+
+    /** The loop is idle: if a sender waits for a frame, nothing can ever return one. */
+    private void checkProgressPossible() {
+        StringBuilder stuck = null;
+        for (FabricPort p : ports()) {
+            FramePool pool = p.pool();
+            if (!pool.isRefillArmed()) {
+                continue;
+            }
+            if (stuck == null) {
+                stuck = new StringBuilder("fabric '").append(name).append("' cannot make progress at virtual time ")
+                        .append(nanoTime()).append(" ns: no event is left, but senders wait for a frame to come back");
+            }
+            stuck.append("; port ").append(p.name()).append(" has no frame (").append(pool.available()).append(" of ")
+                    .append(pool.frames()).append(" free: the others are held outside the fabric, by a frame handler"
+                            + " or the application), ").append(pool.refillListener());
+        }
+        if (stuck != null) {
+            throw new IllegalStateException(stuck.toString());
+        }
     }
 
     /** The loop, for a caller that drives it: not while the fabric's own thread does. */

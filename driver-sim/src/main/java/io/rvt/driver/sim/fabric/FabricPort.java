@@ -99,7 +99,7 @@ public final class FabricPort implements AutoCloseable {
     public Frame acquire() {
         Frame f = pool.acquire();
         if (f == null) {
-            counters.incrementShared(Counters.BACKPRESSURE);
+            countBackpressure();
         }
         return f;
     }
@@ -124,7 +124,7 @@ public final class FabricPort implements AutoCloseable {
         frame.state = Frame.IN_FABRIC;
         if (!fabric.engine().submit(frame)) {
             frame.state = Frame.OWNED;
-            counters.incrementShared(Counters.BACKPRESSURE);
+            countBackpressure();
             return false;
         }
         return true;
@@ -209,6 +209,12 @@ public final class FabricPort implements AutoCloseable {
 
     int index() {
         return index;
+    }
+
+    /** On the port and on the fabric, whose counters are the sums over its ports. */
+    private void countBackpressure() {
+        counters.incrementShared(Counters.BACKPRESSURE);
+        fabric.counters().incrementShared(Counters.BACKPRESSURE);
     }
 
     @Override

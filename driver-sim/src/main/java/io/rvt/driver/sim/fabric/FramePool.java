@@ -1,6 +1,7 @@
 package io.rvt.driver.sim.fabric;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -8,6 +9,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #acquire()} and returned by {@link Frame#release()}. An empty pool is backpressure: {@code acquire()}
  * returns null and counts it, and nothing is ever allocated after construction. Thread-safe: any thread may acquire
  * and any thread may release (a lock-free ring is the free list).
+ *
+ * <p>A sender that found the pool empty need not poll it: it {@linkplain #armRefill() arms} the pool's
+ * {@linkplain #refillListener(Runnable) refill listener}, which then runs once, on the thread that returns the next
+ * frame (in a deterministic fabric, an event on its loop).
  */
 public final class FramePool {
     /** Default number of frames of a port's pool. */
@@ -22,6 +27,9 @@ public final class FramePool {
     private final int frameCapacity;
     private final boolean direct;
     private final AtomicLong exhausted = new AtomicLong();
+    /** Set by {@link #armRefill()}, cleared by whoever runs the listener: the one thread that swaps it to false. */
+    private final AtomicBoolean refillArmed = new AtomicBoolean();
+    private volatile Runnable refillListener;
 
     private FramePool(int frames, int frameCapacity, boolean direct) {
         if (frames < 1) {
@@ -91,6 +99,54 @@ public final class FramePool {
             free.put(f); // a pool never holds more than its frames; Frame's state check catches a double release
         } catch (IllegalStateException e) {
             throw new IllegalStateException("frame pool overflow: a frame was released twice? " + f, e);
+        }
+        // The put's CAS, then this volatile read; armRefill writes the flag, then reads the ring: one of the two sees
+        // the other, so a frame returned while a sender arms is never missed.
+        if (refillArmed.get() && refillArmed.compareAndSet(true, false)) {
+            runRefillListener();
+        }
+    }
+
+    /**
+     * Sets who is told that frames came back after {@link #armRefill()}: the pool's owner (a simulated HCA's port
+     * wakes the send engines that found it empty). One listener per pool; a second call replaces the first.
+     *
+     * @param listener runs on the thread that returns a frame (or that arms a pool a frame already came back to);
+     *        it must only schedule work, not send; null for none
+     */
+    public void refillListener(Runnable listener) {
+        this.refillListener = listener;
+    }
+
+    /**
+     * Asks for one call of the {@linkplain #refillListener(Runnable) refill listener} when a frame comes back. If a
+     * frame came back since the caller found the pool empty, the notice is taken back and this returns false: the
+     * caller should try {@link #acquire()} again (or run the listener itself).
+     *
+     * @return true if armed (the pool was still empty), false if a frame is free now
+     */
+    public boolean armRefill() {
+        refillArmed.set(true);
+        if (free.size() > 0 && refillArmed.compareAndSet(true, false)) {
+            return false;
+        }
+        return true; // still empty, or a returning thread already took the notice and runs the listener
+    }
+
+    /** @return true while a sender waits for a frame to come back ({@link #armRefill()} and no frame since) */
+    public boolean isRefillArmed() {
+        return refillArmed.get();
+    }
+
+    /** @return the refill listener, or null */
+    public Runnable refillListener() {
+        return refillListener;
+    }
+
+    private void runRefillListener() {
+        Runnable l = refillListener;
+        if (l != null) {
+            l.run();
         }
     }
 

@@ -52,6 +52,24 @@ class EventLoopTest {
     }
 
     @Test
+    void shouldRunOneEventWhenTryStepFindsTheLoopFreeAndNoneWhenItIsDriven() {
+        boolean[] inner = new boolean[1];
+        loop.schedule(10, () -> {
+            log.add("outer");
+            inner[0] = loop.tryStep(); // inside an event: the loop is being driven, so it runs nothing
+        });
+        loop.schedule(20, () -> log.add("second"));
+
+        assertThat(loop.tryStep()).isTrue();
+        assertThat(inner[0]).isFalse();
+        assertThat(log).containsExactly("outer");
+        assertThat(loop.tryStep()).isTrue();
+        assertThat(log).containsExactly("outer", "second");
+        assertThat(loop.nanoTime()).isEqualTo(20);
+        assertThat(loop.tryStep()).as("empty queue").isFalse();
+    }
+
+    @Test
     void shouldRunOnlyDueEventsAndEndAtTheTargetWhenRunFor() {
         loop.schedule(50, () -> log.add("50"));
         loop.schedule(100, () -> log.add("100"));
