@@ -167,6 +167,9 @@ public final class RvtQp implements DriverQp {
     private int sendAvail;
     /** s_reserved_used: reserved slots in use; incremented by post, decremented by completion. */
     private final AtomicInteger sendReservedUsed = new AtomicInteger();
+    /** Unreserves without a reserved WQE in flight, and s_avail recomputations past the bound (both: bugs). */
+    private final AtomicInteger unbalancedUnreserves = new AtomicInteger();
+    private final AtomicInteger availOvershoots = new AtomicInteger();
     /** local_ops_pending: deferred LOCAL_INVs queued; post increments, the engine decrements. */
     private final AtomicInteger localOpsPending = new AtomicInteger();
     /** s_next_psn, s_ssn: assigned at post, under postLock. */
@@ -1157,11 +1160,23 @@ public final class RvtQp implements DriverQp {
         return 0;
     }
 
+    /**
+     * Mirrors {@code rvt_qp_is_avail}, with two changes ([deviation], semantics §4.3): a reserved post also needs the
+     * ring not to be physically full (the slot after {@code sendHead} is not {@code sendLast}), and the cached
+     * {@code sendAvail} never exceeds {@code sendSize - 1 - R}. rdmavt checks only the reserved count, which a
+     * completion lowers before it publishes {@code s_last}: a reserved post in that window took the empty-marker
+     * slot and the next ordinary post overwrote the WQE being retired. The count is compared unsigned, as rdmavt's
+     * {@code u32}: a count an unbalanced unreserve drove below zero fails closed.
+     */
     @Override
     public boolean isAvail(boolean reservedOp) {
         if (reservedOp) {
             // volatile read: sees every decrement that wqeUnreserve made before its fence
-            return sendReservedUsed.get() < reserved;
+            if (Integer.compareUnsigned(sendReservedUsed.get(), reserved) >= 0) {
+                return false;
+            }
+            // acquire: the retiring slot counts as taken until completeSwqe has published s_last past it
+            return swqeIncr((int) SEND_HEAD.get(this)) != (int) SEND_LAST.getAcquire(this);
         }
         if (sendAvail != 0) {
             return true; // the cached lower bound: no cross-thread state is read on this path
@@ -1176,27 +1191,58 @@ public final class RvtQp implements DriverQp {
         if (avail <= 0) {
             return false;
         }
-        sendAvail = avail;
-        if (sendAvail > sendSize - 1 - reserved) {
+        int bound = sendSize - 1 - reserved;
+        if (avail > bound) {
+            availOvershoots.incrementAndGet();
             System.getLogger(RvtQp.class.getName()).log(System.Logger.Level.WARNING,
-                    "QP 0x" + Integer.toHexString(qpNum) + ": s_avail " + sendAvail + " exceeds "
-                            + (sendSize - 1 - reserved));
+                    "QP 0x" + Integer.toHexString(qpNum) + ": s_avail " + avail + " exceeds " + bound
+                            + "; clamped");
+            avail = bound;
         }
+        sendAvail = avail;
         return true;
     }
 
+    /**
+     * Mirrors {@code rvt_qp_wqe_reserve}: one more reserved WQE in flight (the caller flags the WQE with
+     * {@code SEND_RESERVE_USED}).
+     *
+     * @param wqe the WQE being posted
+     */
     @Override
     public void wqeReserve(SendWqe wqe) {
         sendReservedUsed.incrementAndGet();
     }
 
+    /**
+     * Mirrors {@code rvt_qp_wqe_unreserve}: a WQE flagged {@code SEND_RESERVE_USED} is retired, the reserved count
+     * drops. An unreserve that finds no reserved WQE in flight (a driver bug) is counted
+     * ({@link #unbalancedUnreserves()}) and logged once per QP; the count still drops, as in rdmavt, and the unsigned
+     * comparison in {@link #isAvail(boolean)} then refuses reserved posts.
+     *
+     * @param flags the retired WQE's send flags
+     */
     @Override
     public void wqeUnreserve(int flags) {
         if ((flags & QpFlags.SEND_RESERVE_USED) != 0) {
-            sendReservedUsed.decrementAndGet();
+            if (sendReservedUsed.getAndDecrement() <= 0 && unbalancedUnreserves.getAndIncrement() == 0) {
+                System.getLogger(RvtQp.class.getName()).log(System.Logger.Level.WARNING,
+                        "QP 0x" + Integer.toHexString(qpNum) + ": wqe_unreserve without a reserved WQE in flight"
+                                + " (reserved count now " + sendReservedUsed.get() + "); reserved posts now fail");
+            }
             // Must precede the sendLast update: a poster that sees the new s_last sees the smaller count.
             VarHandle.fullFence();
         }
+    }
+
+    /** @return how many unreserves found no reserved WQE in flight (driver bugs; logged once) */
+    public int unbalancedUnreserves() {
+        return unbalancedUnreserves.get();
+    }
+
+    /** @return how many times the recomputed {@code s_avail} exceeded its bound and was clamped (should be 0) */
+    public int availOvershoots() {
+        return availOvershoots.get();
     }
 
     @Override
