@@ -11,12 +11,14 @@ import io.rvt.core.RvtDevice;
 import io.rvt.driver.sim.SimDriver;
 import io.rvt.driver.sim.fabric.Fabric;
 import io.rvt.driver.sim.fabric.FaultConfig;
+import io.rvt.driver.sim.fabric.Partition;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 
 /**
  * Simulated HCAs on a deterministic fabric, each with a connection manager on the fabric's virtual time, and the
@@ -58,6 +60,7 @@ final class SimLab implements AutoCloseable {
     final long seed;
     final Fabric fabric;
     private final List<RvtDevice> devices = new ArrayList<>();
+    private final List<SimDriver> drivers = new ArrayList<>();
     final List<Host> hosts = new ArrayList<>();
 
     SimLab(long seed) {
@@ -66,12 +69,23 @@ final class SimLab implements AutoCloseable {
     }
 
     Host host() {
-        SimDriver d = SimDriver.builder(fabric).name("hca" + devices.size()).build();
+        return host(b -> b, c -> c);
+    }
+
+    /**
+     * @param driver changes to the HCA's builder
+     * @param cm changes to the CM's configuration (on the fabric's timers, seeded, response timeout 16 = 268 ms)
+     * @return a new HCA with its CM
+     */
+    Host host(UnaryOperator<SimDriver.Builder> driver, UnaryOperator<CmConfig.Builder> cm) {
+        SimDriver d = driver.apply(SimDriver.builder(fabric).name("hca" + devices.size())
+                .nodeGuid(0x0052_5654_00C0_0000L + devices.size())).build(); // GIDs independent of other tests
         RvtDevice dev = RvtDevice.register(d);
         devices.add(dev);
-        ConnectionManager cm = ConnectionManager.of(dev, CmConfig.builder().timerService(fabric.timerService())
-                .seed(seed + devices.size()).cmResponseTimeout(16).build());
-        Host h = new Host(dev, cm);
+        drivers.add(d);
+        ConnectionManager m = ConnectionManager.of(dev, cm.apply(CmConfig.builder()
+                .timerService(fabric.timerService()).seed(seed + devices.size()).cmResponseTimeout(16)).build());
+        Host h = new Host(dev, m);
         hosts.add(h);
         return h;
     }
@@ -98,6 +112,22 @@ final class SimLab implements AutoCloseable {
         WorkCompletion wc = new WorkCompletion();
         runUntil("a completion", () -> cq.pollCq(wc));
         return wc;
+    }
+
+    /** Cuts the link between two hosts both ways (heal the partition to restore it). */
+    Partition cut(Host a, Host b) {
+        return fabric.partition(List.of(drivers.get(hosts.indexOf(a)).fabricPort(1)),
+                List.of(drivers.get(hosts.indexOf(b)).fabricPort(1)));
+    }
+
+    /** @return the QPs alive on {@code h}'s device (the CM's GSI QP included) */
+    int qpCount(Host h) {
+        return devices.get(hosts.indexOf(h)).qpTable().size();
+    }
+
+    /** @return the device of {@code h} as rvt-core sees it */
+    RvtDevice rvtDevice(Host h) {
+        return devices.get(hosts.indexOf(h));
     }
 
     @Override
