@@ -26,6 +26,8 @@ public enum CmEventType {
      * no answer after the retries, or a local error; {@link CmEvent#error()} says which.
      */
     CONNECT_ERROR,
+    /** A DREQ arrived from the peer: the QP was moved to ERR and the DREP goes out; DISCONNECTED follows. */
+    DISCONNECT_RECEIVED,
     /** A DREQ was sent (local disconnect). */
     DISCONNECT_REQUESTED,
     /**

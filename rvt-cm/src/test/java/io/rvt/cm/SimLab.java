@@ -24,19 +24,19 @@ import java.util.function.UnaryOperator;
  * Simulated HCAs on a deterministic fabric, each with a connection manager on the fabric's virtual time, and the
  * verbs objects a connection needs (PD, CQ, registered buffer). The test thread drives the fabric.
  */
-final class SimLab implements AutoCloseable {
+public final class SimLab implements AutoCloseable {
     private static final AtomicInteger FABRICS = new AtomicInteger();
     /** Virtual-time budget of one wait: far above any retry schedule the tests use. */
     static final long BUDGET_NANOS = 600_000_000_000L;
 
     /** One HCA: its device, CM and verbs objects. */
-    static final class Host {
-        final Device device;
-        final ConnectionManager cm;
-        final ProtectionDomain pd;
-        final CompletionQueue cq;
-        final ByteBuffer buf;
-        final MemoryRegion mr;
+    public static final class Host {
+        public final Device device;
+        public final ConnectionManager cm;
+        public final ProtectionDomain pd;
+        public final CompletionQueue cq;
+        public final ByteBuffer buf;
+        public final MemoryRegion mr;
 
         Host(Device device, ConnectionManager cm) {
             this.device = device;
@@ -48,27 +48,27 @@ final class SimLab implements AutoCloseable {
                     AccessFlag.REMOTE_READ));
         }
 
-        Gid gid() {
+        public Gid gid() {
             return device.queryGid(1, 0);
         }
 
-        QpOptions qp() {
+        public QpOptions qp() {
             return new QpOptions().pd(pd).cq(cq);
         }
     }
 
     final long seed;
-    final Fabric fabric;
+    public final Fabric fabric;
     private final List<RvtDevice> devices = new ArrayList<>();
     private final List<SimDriver> drivers = new ArrayList<>();
     final List<Host> hosts = new ArrayList<>();
 
-    SimLab(long seed) {
+    public SimLab(long seed) {
         this.seed = seed;
         this.fabric = Fabric.builder("cm-" + FABRICS.incrementAndGet()).deterministic(seed).build();
     }
 
-    Host host() {
+    public Host host() {
         return host(b -> b, c -> c);
     }
 
@@ -95,14 +95,14 @@ final class SimLab implements AutoCloseable {
     }
 
     /** Runs the fabric until {@code condition} holds; fails with {@code what} if the virtual budget runs out. */
-    void runUntil(String what, BooleanSupplier condition) {
+    public void runUntil(String what, BooleanSupplier condition) {
         if (!fabric.runUntil(condition, BUDGET_NANOS)) {
             throw new AssertionError("not within " + BUDGET_NANOS / 1_000_000 + " virtual ms: " + what + " (seed "
                     + seed + ")");
         }
     }
 
-    <T> T await(String what, CompletableFuture<T> f) {
+    public <T> T await(String what, CompletableFuture<T> f) {
         runUntil(what, f::isDone);
         return f.join();
     }
@@ -112,6 +112,17 @@ final class SimLab implements AutoCloseable {
         WorkCompletion wc = new WorkCompletion();
         runUntil("a completion", () -> cq.pollCq(wc));
         return wc;
+    }
+
+    /** @return a registered simulated HCA with no connection manager (its GSI QP is free for a raw test peer) */
+    public Device bareDevice() {
+        SimDriver d = SimDriver.builder(fabric).name("raw" + devices.size())
+                .nodeGuid(0x0052_5654_00C1_0000L + devices.size()).build();
+        RvtDevice dev = RvtDevice.register(d);
+        devices.add(dev);
+        drivers.add(d);
+        hosts.add(null);
+        return dev;
     }
 
     /** Cuts the link between two hosts both ways (heal the partition to restore it). */
@@ -133,7 +144,9 @@ final class SimLab implements AutoCloseable {
     @Override
     public void close() {
         for (Host h : hosts) {
-            h.cm.close();
+            if (h != null) {
+                h.cm.close();
+            }
         }
         for (RvtDevice d : devices) {
             d.unregister();

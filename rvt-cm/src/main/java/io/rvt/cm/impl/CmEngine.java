@@ -1290,7 +1290,7 @@ final class CmEngine {
                 byte[] pd = java.util.Arrays.copyOf(m.privateData, CmMad.DREQ_PRIVATE);
                 disarm(id);
                 qpToError(id);
-                transition(id, CmState.DREQ_RCVD, CmEventType.DISCONNECTED, pd, null, null);
+                transition(id, CmState.DREQ_RCVD, CmEventType.DISCONNECT_RECEIVED, pd, null, null);
                 sendDrep(port, sgid, slid, id.localId, id.remoteId, m.tid);
                 enterTimewait(id, CmEventType.DISCONNECTED, pd);
                 break;

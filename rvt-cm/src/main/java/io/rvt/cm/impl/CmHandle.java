@@ -25,6 +25,11 @@ final class CmHandle implements ConnectionManager {
         this.engine = engine;
     }
 
+    /** @return the engine behind the handle (for tests of this package) */
+    CmEngine engineRef() {
+        return engine;
+    }
+
     private CmEngine engine() {
         if (!open.get() || !engine.isOpen()) {
             throw new CmException(Errno.ENODEV, "connection manager of " + engine.device().name() + " is closed",

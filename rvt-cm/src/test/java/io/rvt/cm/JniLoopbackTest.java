@@ -1,0 +1,174 @@
+package io.rvt.cm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rvt.api.AccessFlag;
+import io.rvt.api.CompletionQueue;
+import io.rvt.api.Device;
+import io.rvt.api.MemoryRegion;
+import io.rvt.api.ProtectionDomain;
+import io.rvt.api.RecvWorkRequest;
+import io.rvt.api.SendWorkRequest;
+import io.rvt.api.WcStatus;
+import io.rvt.api.WorkCompletion;
+import io.rvt.api.WrOpcode;
+import io.rvt.core.RvtDevice;
+import io.rvt.driver.jni.JniDriver;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The CM over driver-jni on loopback, two HCAs in one JVM on real UDP sockets and real time: connect with the
+ * blocking API, traffic, disconnect. Both the shape of two hosts (two addresses, both on UDP 4791) and that of two
+ * HCAs on one address (ephemeral UDP ports and peer tables, IPv4 and IPv6).
+ */
+class JniLoopbackTest {
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    private final List<RvtDevice> devices = new ArrayList<>();
+    private final List<AutoCloseable> closers = new ArrayList<>();
+
+    /** An HCA with its CM and verbs objects. */
+    final class Hca {
+        final JniDriver driver;
+        final Device device;
+        final ConnectionManager cm;
+        final ProtectionDomain pd;
+        final CompletionQueue cq;
+        final ByteBuffer buf = ByteBuffer.allocateDirect(1 << 16);
+        final MemoryRegion mr;
+
+        Hca(JniDriver driver) {
+            this.driver = driver;
+            RvtDevice d = RvtDevice.register(driver);
+            devices.add(d);
+            this.device = d;
+            this.cm = ConnectionManager.of(d);
+            closers.add(cm);
+            pd = d.allocPd();
+            cq = d.createCq(256, 0, null, null);
+            mr = pd.regMr(buf, AccessFlag.mask(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE));
+        }
+
+        QpOptions qp() {
+            return new QpOptions().pd(pd).cq(cq);
+        }
+
+        WorkCompletion poll() {
+            WorkCompletion wc = new WorkCompletion();
+            long end = System.nanoTime() + WAIT.toNanos();
+            while (!cq.pollCq(wc)) {
+                if (System.nanoTime() > end) {
+                    throw new AssertionError("no completion within " + WAIT);
+                }
+                Thread.onSpinWait();
+            }
+            return wc;
+        }
+    }
+
+    static Hca[] sameAddress(JniLoopbackTest t, String address) {
+        JniDriver a = JniDriver.builder().name("cm-a").address(address).udpPort(0).build();
+        JniDriver b = JniDriver.builder().name("cm-b").address(address).udpPort(0).build();
+        a.addPeer(b.gid(1), b.localPort(1));
+        b.addPeer(a.gid(1), a.localPort(1));
+        return new Hca[] {t.new Hca(a), t.new Hca(b)};
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable c : closers) {
+            c.close();
+        }
+        for (RvtDevice d : devices) {
+            d.unregister();
+        }
+        assertThat(io.rvt.cm.impl.CmRegistry.timerThreadRunning()).as("the CM timer thread stops with the last CM")
+                .isFalse();
+    }
+
+    /** Connects b to a, checks a message each way and an RDMA WRITE, and disconnects from b. */
+    private static void exercise(Hca server, Hca client, InetAddress serverAddress, InetAddress clientAddress) {
+        CompletableFuture<Connection> accepted = new CompletableFuture<>();
+        CompletableFuture<InetSocketAddress> from = new CompletableFuture<>();
+        server.cm.listen(18515, req -> {
+            from.complete(req.remoteAddress());
+            Connection s = req.acceptAsync(server.qp(), "welcome".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            s.qp().postRecv(new RecvWorkRequest(1).wrId(1).sge(server.mr, 0, 4096));
+            accepted.complete(s);
+        });
+        Connection c = client.cm.connect(new ConnectOptions().destination(serverAddress).port(18515)
+                .qp(client.qp()).privateData(new byte[] {1}), WAIT);
+        assertThat(new String(c.remotePrivateData(), 0, 7, java.nio.charset.StandardCharsets.US_ASCII))
+                .isEqualTo("welcome");
+        Connection s = accepted.join().awaitEstablished(WAIT);
+        assertThat(from.join().getAddress()).isEqualTo(clientAddress);
+        assertThat(c.remoteGid()).isEqualTo(ConnectionManager.gidOf(serverAddress));
+
+        client.buf.put(0, (byte) 0x5A);
+        c.qp().postSend(new SendWorkRequest(1).wrId(2).opcode(WrOpcode.SEND).sge(client.mr, 0, 1000));
+        assertThat(client.poll().status()).isEqualTo(WcStatus.SUCCESS);
+        WorkCompletion got = server.poll();
+        assertThat(got.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(got.byteLen()).isEqualTo(1000);
+        assertThat(server.buf.get(0)).isEqualTo((byte) 0x5A);
+
+        client.buf.put(100, (byte) 0x77);
+        c.qp().postSend(new SendWorkRequest(1).wrId(3).opcode(WrOpcode.RDMA_WRITE).sge(client.mr, 100, 8000)
+                .remoteAddr(server.mr.addr() + 8192).rkey(server.mr.rkey()));
+        assertThat(client.poll().status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(server.buf.get(8192)).isEqualTo((byte) 0x77);
+
+        s.qp().postRecv(new RecvWorkRequest(1).wrId(4).sge(server.mr, 0, 64));
+        c.disconnect();
+        CmEvent ev = s.disconnected().orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join();
+        assertThat(ev.type()).isEqualTo(CmEventType.DISCONNECTED);
+        WorkCompletion flushed = server.poll();
+        assertThat(flushed.wrId()).isEqualTo(4);
+        assertThat(flushed.status()).isEqualTo(WcStatus.WR_FLUSH_ERR);
+        c.disconnected().orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join();
+        c.close();
+        s.close();
+    }
+
+    @Test
+    void shouldConnectTwoHcasOnTwoIpv4AddressesBothOnUdp4791() throws Exception {
+        Hca server = new Hca(JniDriver.builder().name("cm-srv").address("127.0.0.1").build());
+        Hca client = new Hca(JniDriver.builder().name("cm-cli").address("127.0.0.2").build());
+        exercise(server, client, InetAddress.getByName("127.0.0.1"), InetAddress.getByName("127.0.0.2"));
+    }
+
+    @Test
+    void shouldConnectTwoHcasOnOneIpv4Address() throws Exception {
+        Hca[] h = sameAddress(this, "127.0.0.1");
+        InetAddress lo = InetAddress.getByName("127.0.0.1");
+        exercise(h[0], h[1], lo, lo);
+    }
+
+    @Test
+    void shouldConnectTwoHcasOnOneIpv6Address() throws Exception {
+        Hca[] h = sameAddress(this, "::1");
+        InetAddress lo = InetAddress.getByName("::1");
+        exercise(h[0], h[1], lo, lo);
+    }
+
+    @Test
+    void shouldFailWithEconnrefusedAtOnceWhenNobodyListens() throws Exception {
+        Hca[] h = sameAddress(this, "127.0.0.1");
+        long start = System.nanoTime();
+        CmException e = org.junit.jupiter.api.Assertions.assertThrows(CmException.class, () -> h[1].cm.connect(
+                new ConnectOptions().destination(InetAddress.getByName("127.0.0.1")).port(1).qp(h[1].qp()), WAIT));
+        assertThat(e.rejectReason()).isEqualTo(RejectReason.INVALID_SERVICE_ID);
+        assertThat(e.errno()).isEqualTo(io.rvt.api.Errno.ECONNREFUSED);
+        assertThat(System.nanoTime() - start).as("a REJ, not a timeout").isLessThan(WAIT.toNanos());
+        assertThat(h[1].cm.idCount()).isZero();
+    }
+}
