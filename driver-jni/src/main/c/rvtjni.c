@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <jni.h>
 #include <errno.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stddef.h>
@@ -175,6 +176,25 @@ static jint JNICALL rvt_local_port(JNIEnv *env, jclass cls, jint fd)
         return ntohs(((struct sockaddr_in *) &ss)->sin_port);
     }
     return ntohs(((struct sockaddr_in6 *) &ss)->sin6_port);
+}
+
+/*
+ * The socket's drop count (SO_MEMINFO's SK_MEMINFO_DROPS: datagrams the kernel dropped for this socket, above all
+ * because its receive buffer was full), as an unsigned 32-bit value, or -errno.
+ */
+static jlong JNICALL rvt_drops(JNIEnv *env, jclass cls, jint fd)
+{
+    (void) env;
+    (void) cls;
+    uint32_t mem[SK_MEMINFO_VARS];
+    socklen_t len = sizeof mem;
+    if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) != 0) {
+        return -errno;
+    }
+    if (len < (socklen_t) ((SK_MEMINFO_DROPS + 1) * sizeof mem[0])) {
+        return -EOPNOTSUPP;
+    }
+    return (jlong) mem[SK_MEMINFO_DROPS];
 }
 
 static jint JNICALL rvt_close(JNIEnv *env, jclass cls, jint fd)
@@ -343,6 +363,7 @@ static const JNINativeMethod METHODS[] = {
     {"open", "(ZIJJIII)I", (void *) rvt_open},
     {"localPort", "(I)I", (void *) rvt_local_port},
     {"close", "(I)I", (void *) rvt_close},
+    {"drops", "(I)J", (void *) rvt_drops},
     {"sendBatch", "(IJII)I", (void *) rvt_send_batch},
     {"recvBatch", "(IJJII)I", (void *) rvt_recv_batch},
     {"eventfd", "()I", (void *) rvt_eventfd},

@@ -1,6 +1,10 @@
 package io.rvt.launcher;
 
+import io.rvt.api.PortCounter;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * The driver the launcher's two HCAs run on ({@code --driver}), and what that means for how results are labelled:
@@ -9,16 +13,23 @@ import java.util.Locale;
  */
 enum DriverKind {
     /** driver-sim: simulated HCAs on an in-JVM fabric with seeded faults. */
-    SIM(true, "InfiniBand", "IB", "fabric"),
+    SIM(true, "InfiniBand", "IB", "fabric", EnumSet.of(PortCounter.RX_ADDR_MISMATCH, PortCounter.RX_MCAST_NO_GROUP,
+            PortCounter.RX_UD_OVERSIZE, PortCounter.RX_KERNEL_DROPS),
+            "driver-sim has no IP addresses, no RoCE receive checks and no kernel sockets"),
     /** driver-jni: RoCEv2 HCAs over real UDP sockets (loopback, for the launcher). */
-    JNI(false, "Ethernet", "Ethernet", "network");
+    JNI(false, "Ethernet", "Ethernet", "network", EnumSet.noneOf(PortCounter.class), "");
 
     private final boolean simulated;
+    private final Set<PortCounter> unseen;
+    private final String whyUnseen;
     private final String linkLayer;
     private final String perftestLinkType;
     private final String networkLabel;
 
-    DriverKind(boolean simulated, String linkLayer, String perftestLinkType, String networkLabel) {
+    DriverKind(boolean simulated, String linkLayer, String perftestLinkType, String networkLabel,
+            Set<PortCounter> unseen, String whyUnseen) {
+        this.unseen = Collections.unmodifiableSet(unseen);
+        this.whyUnseen = whyUnseen;
         this.simulated = simulated;
         this.linkLayer = linkLayer;
         this.perftestLinkType = perftestLinkType;
@@ -57,6 +68,16 @@ enum DriverKind {
     /** @return the link type as perftest names it ({@code IB}, {@code Ethernet}) */
     String perftestLinkType() {
         return perftestLinkType;
+    }
+
+    /** @return the port counters this driver never counts (its host cannot see what they name): stat shows "-" */
+    Set<PortCounter> unseenCounters() {
+        return unseen;
+    }
+
+    /** @return why {@link #unseenCounters()} are not seen, or empty */
+    String whyUnseen() {
+        return whyUnseen;
     }
 
     /** @return what {@code rvt stat} calls the network between the HCAs ({@code fabric}, {@code network}) */

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * {@code rvt stat}: every port's counters ({@link PortCounter}), the state of each queue pair the traffic run used,
@@ -69,6 +70,10 @@ final class StatCommand {
         }
     }
 
+    private static String name(PortCounter c) {
+        return c.name().toLowerCase(Locale.ROOT);
+    }
+
     private void print(Host host, List<Device> devs, List<QueuePair> qps) {
         List<String> ports = new ArrayList<>();
         for (Device d : devs) {
@@ -82,15 +87,23 @@ final class StatCommand {
             head.append(String.format(Locale.ROOT, " %14s", p));
         }
         out.println(head);
+        Set<PortCounter> unseen = host.driver().unseenCounters();
         for (PortCounter c : PortCounter.values()) {
-            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %-18s", c.name().toLowerCase(
-                    Locale.ROOT)));
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %-18s", name(c)));
             for (Device d : devs) {
                 for (int p = 1; p <= d.portCount(); p++) {
-                    line.append(String.format(Locale.ROOT, " %14d", d.portCounter(p, c)));
+                    line.append(unseen.contains(c) ? String.format(Locale.ROOT, " %14s", "-")
+                            : String.format(Locale.ROOT, " %14d", d.portCounter(p, c)));
                 }
             }
             out.println(line);
+        }
+        if (!unseen.isEmpty()) {
+            StringBuilder names = new StringBuilder();
+            for (PortCounter c : unseen) {
+                names.append(names.length() == 0 ? "" : ", ").append(name(c));
+            }
+            out.println("  - = not visible to this host (" + host.driver().whyUnseen() + "): " + names);
         }
         if (!qps.isEmpty()) {
             out.println();

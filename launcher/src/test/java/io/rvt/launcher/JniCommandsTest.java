@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -85,6 +87,19 @@ abstract class JniCommandsTest {
         assertThat(cli.counter("rc_acks")).isBetween(1L, 20L); // ACKs may be coalesced
         assertThat(cli.counter("rx_packets")).isGreaterThanOrEqualTo(2 * 20); // RC and UD requests at least
         assertThat(cli.counter("rx_malformed")).isZero();
+        assertThat(cli.counter("rx_addr_mismatch")).isZero(); // every packet from the peer's own address
+        assertThat(cli.counter("rx_kernel_drops")).isZero();
+        assertThat(cli.out()).doesNotContain("not visible to this host");
+        // Random initial PSNs: had the four QPs started at 0, each sq_psn would be below 0x1000 after 20 round trips.
+        Matcher psn = Pattern.compile("(?m)^\\s+\\S+\\s+0x\\w+\\s+(?:RC|UD)\\s+RTS\\s+0x(\\w{6})").matcher(cli.out());
+        int qps = 0;
+        int low = 0;
+        while (psn.find()) {
+            qps++;
+            low += Integer.parseInt(psn.group(1), 16) < 0x1000 ? 1 : 0;
+        }
+        assertThat(qps).as("queue pair lines in%n%s", cli.out()).isEqualTo(4);
+        assertThat(low).as("QPs whose sq_psn is below 0x1000").isLessThan(4);
         assertThat(cli.out()).contains("20 RC round trips", "UD round trips", "RC   RTS", "UD   RTS",
                 "network: " + hostDescription());
     }

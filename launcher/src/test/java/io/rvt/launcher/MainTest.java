@@ -97,6 +97,11 @@ class MainTest {
         assertThat(cli.counter("drop.loss")).isZero();
         assertThat(cli.counter("tx_frames")).isGreaterThanOrEqualTo(2 * 20 + 2 * 20); // RC and UD messages
         assertThat(cli.out()).contains("queue pairs", "RC   RTS", "UD   RTS", "20 RC round trips");
+        // What driver-sim cannot see is shown as "-", and the note says why.
+        assertThat(cli.out()).containsPattern("(?m)^\\s+rx_kernel_drops\\s+-\\s+-$")
+                .containsPattern("(?m)^\\s+rc_out_of_seq\\s+\\d+\\s+\\d+$")
+                .contains("- = not visible to this host (driver-sim has no IP addresses, no RoCE receive checks and no "
+                        + "kernel sockets): rx_addr_mismatch, rx_mcast_no_group, rx_ud_oversize, rx_kernel_drops");
         cli.reset();
         assertThat(cli.run("stat", "--no-osgi", "--no-traffic")).isZero();
         assertThat(cli.counter("tx_packets")).isZero();

@@ -46,6 +46,14 @@ interface Datagrams extends AutoCloseable {
     /** Ends an {@link #await} in progress, or the next one. */
     void wakeup();
 
+    /**
+     * @return the datagrams the kernel dropped for this socket so far (a full receive buffer), an unsigned 32-bit
+     *         count that wraps; -1 if this layer cannot see it
+     */
+    default long kernelDrops() {
+        return -1;
+    }
+
     /** @return the errno of the last failed system call, 0 if none failed */
     int lastErrno();
 

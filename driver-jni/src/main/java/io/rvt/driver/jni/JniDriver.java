@@ -276,6 +276,16 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
 
     /**
      * @param portNum a port, 1-based
+     * @return datagrams the kernel dropped before the port could read them (its socket's receive buffer was full;
+     *         {@code SO_MEMINFO}'s drop count, read when a burst of traffic ends), also the port's
+     *         {@code RX_KERNEL_DROPS}; always 0 on {@link Wire#JDK}, which cannot see it
+     */
+    public long kernelDrops(int portNum) {
+        return port(portNum).kernelDrops;
+    }
+
+    /**
+     * @param portNum a port, 1-based
      * @return datagrams the kernel refused to send (dropped)
      */
     public long sendErrors(int portNum) {
@@ -839,6 +849,13 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
     /** The GRH a UD receive gets: IP version 6, payload length, next header UDP, hop limit 64, SGID and DGID. */
     private static void synthesizeGrh(PortEngine p, Gid src, Gid dst, int len) {
         GrhDescriptor.write(p.grh, 0, 0, 0, len, 64, src, dst);
+    }
+
+    void countKernelDrops(PortEngine p, long n) {
+        DriverDevice dev = device;
+        if (dev != null) {
+            dev.port(p.portNum).addCounter(PortCounter.RX_KERNEL_DROPS, n);
+        }
     }
 
     private static void dropMalformed(PortEngine p, DriverPort port) {

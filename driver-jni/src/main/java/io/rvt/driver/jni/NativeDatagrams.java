@@ -168,6 +168,23 @@ final class NativeDatagrams implements Datagrams {
     }
 
     @Override
+    public long kernelDrops() {
+        if (!enter()) {
+            return -1;
+        }
+        try {
+            long r = NativeUdp.drops(fd);
+            if (r < 0) {
+                lastErrno = (int) -r;
+                return -1;
+            }
+            return r;
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
     public int lastErrno() {
         return lastErrno;
     }

@@ -187,6 +187,13 @@ final class NativeUdp {
     static native int close(int fd);
 
     /**
+     * @param fd a socket
+     * @return the datagrams the kernel dropped for it ({@code SO_MEMINFO}'s {@code SK_MEMINFO_DROPS}: a full receive
+     *         buffer above all), an unsigned 32-bit count that wraps, or -errno
+     */
+    static native long drops(int fd);
+
+    /**
      * {@code sendmmsg} of tx descriptors {@code [first, first + count)} (at most {@link #MAX_BATCH}).
      *
      * @param fd the socket

@@ -65,6 +65,11 @@ final class PortEngine implements Runnable {
     volatile long malformed;
     volatile long sendErrors;
     volatile long addrMismatches;
+    volatile long kernelDrops;
+    /** The kernel's drop count at the last reading (from the socket's opening: it counts from 0). */
+    private long lastKernelDrops;
+    /** Cycles since the last one that received nothing (0: idle). */
+    private int busyCycles;
     /** Packets whose payload went from registered memory to the socket without a copy (any sending thread). */
     final LongAdder zeroCopyPackets = new LongAdder();
 
@@ -173,6 +178,16 @@ final class PortEngine implements Runnable {
                 driver.onDatagram(this, i);
             }
             work += n;
+            // The kernel drops only while datagrams arrive: read its count when a burst ends, and now and then
+            // during a long one (a system call, so not every cycle).
+            if (n > 0) {
+                if ((++busyCycles & 1023) == 0) {
+                    readKernelDrops();
+                }
+            } else if (busyCycles != 0) {
+                busyCycles = 0;
+                readKernelDrops();
+            }
             QpSendEngine q;
             while ((q = queue.poll()) != null) {
                 driver.drain(q, tx, this);
@@ -185,6 +200,20 @@ final class PortEngine implements Runnable {
                     "port " + portNum + " engine of " + driver.name() + " failed", e);
         }
         return work;
+    }
+
+    /** Adds what the kernel dropped for the port's socket since the last reading to {@code RX_KERNEL_DROPS}. */
+    void readKernelDrops() {
+        long now = io.kernelDrops();
+        if (now < 0) {
+            return;
+        }
+        long delta = (now - lastKernelDrops) & 0xFFFF_FFFFL; // the kernel's count is 32 bits and wraps
+        lastKernelDrops = now;
+        if (delta != 0) {
+            kernelDrops += delta;
+            driver.countKernelDrops(this, delta);
+        }
     }
 
     /**

@@ -117,6 +117,11 @@ final class FaultyDatagrams implements Datagrams {
     }
 
     @Override
+    public long kernelDrops() {
+        return real.kernelDrops();
+    }
+
+    @Override
     public int lastErrno() {
         return real.lastErrno();
     }
