@@ -4,11 +4,13 @@
  * direct buffers cross; every function returns a value >= 0 or -errno and never throws.
  *
  * Descriptor layouts (shared with NativeUdp/TxBatch/RxBatch; checked at load through rvt_abi_size):
- *   tx (48 bytes): u64 addr1, u32 len1, u32 len2, u64 addr2, u16 port (host order), u8 family (4 or 6),
- *                  u8 pad, u32 scope_id (IPv6 link-local destinations: the interface), u8 ip[16] (IPv4 in the
- *                  first 4 bytes)
- *   rx (32 bytes): u32 len, u32 flags (1: truncated), u16 port (host order), u8 family, u8 pad, u8 ip[16],
- *                  u32 pad
+ *   tx (128 bytes): u16 port (host order), u8 family (4 or 6), u8 nseg (segments used), u32 scope_id (IPv6
+ *                   link-local destinations: the interface), u8 ip[16] (IPv4 in the first 4 bytes), u32 flow_label
+ *                   (IPv6, 20 bits; 0: the kernel's), u8 tclass (IPv4 TOS / IPv6 traffic class), u8 hop_limit
+ *                   (IPv4 TTL / IPv6 hop limit; 0: the socket's default), u16 pad, then RVT_TX_SEGS segments of
+ *                   {u64 addr, u64 len} the datagram is gathered from
+ *   rx (32 bytes):  u32 len, u32 flags (1: truncated, 2: the IP fields below are the received header's),
+ *                   u16 port (host order), u8 family, u8 tclass, u8 ip[16], u32 flow_label (20 bits) | hop_limit << 24
  */
 #define _GNU_SOURCE
 #include <jni.h>
@@ -24,7 +26,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define RVT_ABI_VERSION 3
+#define RVT_ABI_VERSION 4
 #define RVT_MAX_BATCH 64
 /* Segments per datagram: transport headers, up to four payload slices of registered memory, pad and ICRC. */
 #define RVT_TX_SEGS 6
@@ -40,6 +42,10 @@ struct rvt_tx_desc {
     uint8_t nseg;
     uint32_t scope_id;
     uint8_t ip[16];
+    uint32_t flow_label;
+    uint8_t tclass;
+    uint8_t hop_limit;
+    uint16_t pad;
     struct rvt_tx_seg seg[RVT_TX_SEGS];
 };
 
@@ -48,18 +54,35 @@ struct rvt_rx_desc {
     uint32_t flags;
     uint16_t port;
     uint8_t family;
-    uint8_t pad;
+    uint8_t tclass;
     uint8_t ip[16];
-    uint32_t pad2;
+    uint32_t ipinfo;
 };
 
-_Static_assert(sizeof(struct rvt_tx_desc) == 120, "tx descriptor layout");
+_Static_assert(sizeof(struct rvt_tx_desc) == 128, "tx descriptor layout");
 _Static_assert(offsetof(struct rvt_tx_desc, ip) == 8, "tx descriptor layout");
-_Static_assert(offsetof(struct rvt_tx_desc, seg) == 24, "tx descriptor layout");
+_Static_assert(offsetof(struct rvt_tx_desc, flow_label) == 24, "tx descriptor layout");
+_Static_assert(offsetof(struct rvt_tx_desc, tclass) == 28, "tx descriptor layout");
+_Static_assert(offsetof(struct rvt_tx_desc, seg) == 32, "tx descriptor layout");
 _Static_assert(sizeof(struct rvt_rx_desc) == 32, "rx descriptor layout");
+_Static_assert(offsetof(struct rvt_rx_desc, tclass) == 11, "rx descriptor layout");
 _Static_assert(offsetof(struct rvt_rx_desc, ip) == 12, "rx descriptor layout");
+_Static_assert(offsetof(struct rvt_rx_desc, ipinfo) == 28, "rx descriptor layout");
 
 #define RX_TRUNCATED 1u
+#define RX_IPINFO 2u
+
+/* From linux/in6.h, which clashes with glibc's netinet/in.h. */
+#ifndef IPV6_FLOWINFO
+#define IPV6_FLOWINFO 11
+#endif
+#ifndef IPV6_FLOWINFO_SEND
+#define IPV6_FLOWINFO_SEND 33
+#endif
+#define RVT_FLOWLABEL_MASK 0x000FFFFFu
+
+/* Room for the control messages of one datagram: two ints sent; tclass, hop limit and flow info received. */
+#define RVT_CMSG_SPACE (CMSG_SPACE(sizeof(int)) * 3 + CMSG_SPACE(sizeof(uint32_t)))
 
 static jint JNICALL rvt_abi_version(JNIEnv *env, jclass cls)
 {
@@ -104,7 +127,7 @@ static void put_be64(uint8_t *out, jlong v)
  * for unconnected sockets, which the RoCEv2 ICRC covers. IPv6 sockets are IPV6_V6ONLY.
  */
 static jint JNICALL rvt_open(JNIEnv *env, jclass cls, jboolean ipv6, jint v4, jlong hi, jlong lo, jint scope_id,
-                             jint port, jint buf_bytes)
+                             jint port, jint buf_bytes, jboolean reuse_port)
 {
     (void) env;
     (void) cls;
@@ -118,10 +141,36 @@ static jint JNICALL rvt_open(JNIEnv *env, jclass cls, jboolean ipv6, jint v4, jl
     int one = 1;
     int r = 0;
     if (ipv6) {
+        /*
+         * The GRH's fields as the received IP header has them (traffic class, hop limit, flow label), and the flow
+         * label of each datagram sent taken from its destination's sin6_flowinfo.
+         */
         r = setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+        if (r == 0) {
+            r = setsockopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &one, sizeof one);
+        }
+        if (r == 0) {
+            r = setsockopt(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, &one, sizeof one);
+        }
+        if (r == 0) {
+            r = setsockopt(fd, IPPROTO_IPV6, IPV6_FLOWINFO, &one, sizeof one);
+        }
+        if (r == 0) {
+            r = setsockopt(fd, IPPROTO_IPV6, IPV6_FLOWINFO_SEND, &one, sizeof one);
+        }
     } else {
         int pmtu = IP_PMTUDISC_DO;
         r = setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof pmtu);
+        if (r == 0) {
+            r = setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof one);
+        }
+        if (r == 0) {
+            r = setsockopt(fd, IPPROTO_IP, IP_RECVTTL, &one, sizeof one);
+        }
+    }
+    if (r == 0 && reuse_port) {
+        /* A flow's source port: other HCAs of this host may send from the same one. */
+        r = setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
     }
     if (r == 0 && buf_bytes > 0) {
         /*
@@ -218,8 +267,39 @@ static socklen_t to_sockaddr(const struct rvt_tx_desc *d, struct sockaddr_storag
     a->sin6_family = AF_INET6;
     a->sin6_port = htons(d->port);
     a->sin6_scope_id = d->scope_id;
+    a->sin6_flowinfo = htonl(d->flow_label & RVT_FLOWLABEL_MASK);
     memcpy(&a->sin6_addr, d->ip, 16);
     return sizeof *a;
+}
+
+/* The TOS/traffic class and TTL/hop limit of one datagram as control messages; returns their length (0: none). */
+static size_t ip_cmsgs(const struct rvt_tx_desc *d, uint8_t *buf)
+{
+    if (d->tclass == 0 && d->hop_limit == 0) {
+        return 0; /* the kernel's defaults: TOS 0, the default TTL / hop limit */
+    }
+    struct msghdr m;
+    memset(&m, 0, sizeof m);
+    m.msg_control = buf;
+    m.msg_controllen = RVT_CMSG_SPACE;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    size_t len = 0;
+    int v6 = d->family == 6;
+    int values[2] = {d->tclass, d->hop_limit};
+    int types[2] = {v6 ? IPV6_TCLASS : IP_TOS, v6 ? IPV6_HOPLIMIT : IP_TTL};
+    for (int i = 0; i < 2; i++) {
+        if (i == 1 && values[i] == 0) {
+            continue;
+        }
+        c->cmsg_level = v6 ? IPPROTO_IPV6 : IPPROTO_IP;
+        c->cmsg_type = types[i];
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &values[i], sizeof(int));
+        len += CMSG_SPACE(sizeof(int));
+        m.msg_controllen = len;
+        c = (struct cmsghdr *) ((uint8_t *) c + CMSG_SPACE(sizeof(int)));
+    }
+    return len;
 }
 
 /*
@@ -241,6 +321,7 @@ static jint JNICALL rvt_send_batch(JNIEnv *env, jclass cls, jint fd, jlong desc,
     struct mmsghdr msgs[RVT_MAX_BATCH];
     struct iovec iov[RVT_MAX_BATCH][RVT_TX_SEGS];
     struct sockaddr_storage addrs[RVT_MAX_BATCH];
+    uint8_t control[RVT_MAX_BATCH][RVT_CMSG_SPACE] __attribute__((aligned(8)));
     for (int i = 0; i < count; i++) {
         int n = d[i].nseg;
         if (n < 1 || n > RVT_TX_SEGS) {
@@ -255,12 +336,53 @@ static jint JNICALL rvt_send_batch(JNIEnv *env, jclass cls, jint fd, jlong desc,
         msgs[i].msg_hdr.msg_namelen = to_sockaddr(&d[i], &addrs[i]);
         msgs[i].msg_hdr.msg_iov = iov[i];
         msgs[i].msg_hdr.msg_iovlen = (size_t) n;
+        size_t clen = ip_cmsgs(&d[i], control[i]);
+        msgs[i].msg_hdr.msg_control = clen == 0 ? NULL : control[i];
+        msgs[i].msg_hdr.msg_controllen = clen;
     }
     int r;
     do {
         r = sendmmsg(fd, msgs, (unsigned) count, 0);
     } while (r < 0 && errno == EINTR);
     return r < 0 ? -errno : r;
+}
+
+/* The received IP header's TOS/traffic class, TTL/hop limit and IPv6 flow label, from the control messages. */
+static void read_ipinfo(struct msghdr *m, struct rvt_rx_desc *o)
+{
+    uint32_t tclass = 0;
+    uint32_t hop = 0;
+    uint32_t flow = 0;
+    int seen = 0;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c != NULL; c = CMSG_NXTHDR(m, c)) {
+        int v = 0;
+        if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS && c->cmsg_len >= CMSG_LEN(1)) {
+            tclass = *(uint8_t *) CMSG_DATA(c); /* IP_TOS arrives as one byte */
+            seen = 1;
+        } else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TTL && c->cmsg_len >= CMSG_LEN(sizeof v)) {
+            memcpy(&v, CMSG_DATA(c), sizeof v);
+            hop = (uint32_t) v;
+        } else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_TCLASS
+                   && c->cmsg_len >= CMSG_LEN(sizeof v)) {
+            memcpy(&v, CMSG_DATA(c), sizeof v);
+            tclass = (uint32_t) v;
+            seen = 1;
+        } else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_HOPLIMIT
+                   && c->cmsg_len >= CMSG_LEN(sizeof v)) {
+            memcpy(&v, CMSG_DATA(c), sizeof v);
+            hop = (uint32_t) v;
+        } else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_FLOWINFO
+                   && c->cmsg_len >= CMSG_LEN(sizeof(uint32_t))) {
+            uint32_t fi;
+            memcpy(&fi, CMSG_DATA(c), sizeof fi);
+            flow = ntohl(fi) & RVT_FLOWLABEL_MASK;
+        }
+    }
+    o->tclass = (uint8_t) tclass;
+    o->ipinfo = (flow & RVT_FLOWLABEL_MASK) | ((hop & 0xFFu) << 24);
+    if (seen && hop != 0) {
+        o->flags |= RX_IPINFO;
+    }
 }
 
 /*
@@ -283,6 +405,7 @@ static jint JNICALL rvt_recv_batch(JNIEnv *env, jclass cls, jint fd, jlong desc,
     struct mmsghdr msgs[RVT_MAX_BATCH];
     struct iovec iov[RVT_MAX_BATCH];
     struct sockaddr_storage addrs[RVT_MAX_BATCH];
+    uint8_t control[RVT_MAX_BATCH][RVT_CMSG_SPACE] __attribute__((aligned(8)));
     for (int i = 0; i < count; i++) {
         iov[i].iov_base = base + (size_t) i * (size_t) slot_size;
         iov[i].iov_len = (size_t) slot_size;
@@ -291,6 +414,8 @@ static jint JNICALL rvt_recv_batch(JNIEnv *env, jclass cls, jint fd, jlong desc,
         msgs[i].msg_hdr.msg_namelen = sizeof addrs[i];
         msgs[i].msg_hdr.msg_iov = &iov[i];
         msgs[i].msg_hdr.msg_iovlen = 1;
+        msgs[i].msg_hdr.msg_control = control[i];
+        msgs[i].msg_hdr.msg_controllen = RVT_CMSG_SPACE;
     }
     int r;
     do {
@@ -303,6 +428,7 @@ static jint JNICALL rvt_recv_batch(JNIEnv *env, jclass cls, jint fd, jlong desc,
         struct rvt_rx_desc *o = &d[i];
         o->len = msgs[i].msg_len;
         o->flags = (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) ? RX_TRUNCATED : 0;
+        read_ipinfo(&msgs[i].msg_hdr, o);
         memset(o->ip, 0, sizeof o->ip);
         if (addrs[i].ss_family == AF_INET) {
             struct sockaddr_in *a = (struct sockaddr_in *) &addrs[i];
@@ -360,7 +486,7 @@ static const JNINativeMethod METHODS[] = {
     {"abiVersion", "()I", (void *) rvt_abi_version},
     {"abiSize", "(I)I", (void *) rvt_abi_size},
     {"address", "(Ljava/nio/ByteBuffer;)J", (void *) rvt_address},
-    {"open", "(ZIJJIII)I", (void *) rvt_open},
+    {"open", "(ZIJJIIIZ)I", (void *) rvt_open},
     {"localPort", "(I)I", (void *) rvt_local_port},
     {"close", "(I)I", (void *) rvt_close},
     {"drops", "(I)J", (void *) rvt_drops},

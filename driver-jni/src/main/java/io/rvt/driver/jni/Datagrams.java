@@ -72,7 +72,22 @@ interface Datagrams extends AutoCloseable {
      * @throws UdpException if the kernel refuses (address in use, address not local, ...)
      */
     static Datagrams open(Wire wire, InetAddress address, int port, int bufferBytes) {
-        return wire == Wire.NATIVE ? new NativeDatagrams(address, port, bufferBytes)
-                : new JdkDatagrams(address, port, bufferBytes);
+        return open(wire, address, port, bufferBytes, false);
+    }
+
+    /**
+     * Opens a socket of the given layer.
+     *
+     * @param wire the layer
+     * @param address the local address
+     * @param port the local port, 0 for an ephemeral one
+     * @param bufferBytes SO_SNDBUF/SO_RCVBUF to ask for
+     * @param reusePort SO_REUSEPORT: a flow's source port, which other HCAs of this host may send from too
+     * @return the socket
+     * @throws UdpException if the kernel refuses (address in use, address not local, ...)
+     */
+    static Datagrams open(Wire wire, InetAddress address, int port, int bufferBytes, boolean reusePort) {
+        return wire == Wire.NATIVE ? new NativeDatagrams(address, port, bufferBytes, reusePort)
+                : new JdkDatagrams(address, port, bufferBytes, reusePort);
     }
 }

@@ -35,6 +35,10 @@ final class JdkDatagrams implements Datagrams {
             new java.util.concurrent.ConcurrentHashMap<>();
 
     JdkDatagrams(InetAddress address, int port, int bufferBytes) {
+        this(address, port, bufferBytes, false);
+    }
+
+    JdkDatagrams(InetAddress address, int port, int bufferBytes, boolean reusePort) {
         if (port < 0 || port > 0xFFFF) {
             throw new IllegalArgumentException("UDP port must be in 0..65535, got " + port);
         }
@@ -46,6 +50,9 @@ final class JdkDatagrams implements Datagrams {
             if (bufferBytes > 0) {
                 ch.setOption(StandardSocketOptions.SO_RCVBUF, bufferBytes);
                 ch.setOption(StandardSocketOptions.SO_SNDBUF, bufferBytes);
+            }
+            if (reusePort) {
+                ch.setOption(StandardSocketOptions.SO_REUSEPORT, true);
             }
             ch.bind(new InetSocketAddress(address, port));
             ch.configureBlocking(false);

@@ -623,6 +623,9 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
     private void queue(TxScratch sc, PortEngine p, int srcPort, Peer to, Gid dst, int dstV4, int off, int inSlot) {
         TxInfo tx = sc.info;
         TxBatch b = sc.batch;
+        AhAttr ah = tx.ah();
+        // RoCEv2 (Annex A17) maps the GRH onto the IP header; the ICRC masks these fields, so it does not change.
+        b.ipHeader(ah.trafficClass(), ah.hopLimit(), ah.flowLabel());
         ByteBuffer buf = b.data;
         Icrc icrc = sc.icrc;
         if (!tx.isPayloadByReference()) {
@@ -752,7 +755,7 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
                 : p.sourceGid(0, 0x0000_FFFF_0000_0000L | (srcV4 & 0xFFFF_FFFFL));
         boolean check = v6 || checkIpv4Icrc;
         if (h.destQp() == BthDescriptor.MULTICAST_QPN) {
-            receiveMulticast(p, port, t, src, srcV4, srcPort, off, len, check);
+            receiveMulticast(p, i, port, t, src, srcV4, srcPort, off, len, check);
             return;
         }
         if (check && !icrcMatches(p, src, srcV4, srcPort, p.localGid, p.localV4, off, len)) {
@@ -763,7 +766,7 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
         if (oversizeUd(h, port)) {
             return;
         }
-        synthesizeGrh(p, src, p.localGid, len);
+        synthesizeGrh(p, i, src, p.localGid, len);
         RxInfo info = p.info.set(p.portNum, 0, 0, 0, p.grh, 0);
         DriverQp qp = dev.lookupQpnAndRetain(port, h.destQp());
         if (qp == null) {
@@ -808,8 +811,8 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
         return alt != null && alt.isGlobal() && src.equals(alt.dgid());
     }
 
-    private void receiveMulticast(PortEngine p, DriverPort port, Transport t, Gid src, int srcV4, int srcPort,
-            int off, int len, boolean check) {
+    private void receiveMulticast(PortEngine p, int i, DriverPort port, Transport t, Gid src, int srcV4,
+            int srcPort, int off, int len, boolean check) {
         McastJoin[] js = joins[p.portNum - 1];
         int delivered = 0;
         for (McastJoin j : js) {
@@ -819,7 +822,7 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
             if (oversizeUd(p.headers, port)) {
                 return;
             }
-            synthesizeGrh(p, src, j.mgid, len);
+            synthesizeGrh(p, i, src, j.mgid, len);
             t.receiveMulticast(port, j.mgid, j.mlid, p.rx.data, p.headers, p.info.set(p.portNum, 0, 0, 0, p.grh, 0));
             delivered++;
             if (check) {
@@ -846,9 +849,18 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
         return p.icrc.checkRoceV4(srcV4, dstV4, 0, true, srcPort, p.io.localPort(), buf, off, len);
     }
 
-    /** The GRH a UD receive gets: IP version 6, payload length, next header UDP, hop limit 64, SGID and DGID. */
-    private static void synthesizeGrh(PortEngine p, Gid src, Gid dst, int len) {
-        GrhDescriptor.write(p.grh, 0, 0, 0, len, 64, src, dst);
+    /**
+     * The GRH a UD receive gets, from the IP header as RoCEv2 maps it: traffic class, flow label and hop limit as
+     * received (when the socket layer reports them; else 0, 0 and 64), payload length, next header UDP, SGID and
+     * DGID.
+     */
+    private static void synthesizeGrh(PortEngine p, int i, Gid src, Gid dst, int len) {
+        RxBatch rx = p.rx;
+        if (rx.hasIpInfo(i)) {
+            GrhDescriptor.write(p.grh, 0, rx.trafficClass(i), rx.flowLabel(i), len, rx.hopLimit(i), src, dst);
+        } else {
+            GrhDescriptor.write(p.grh, 0, 0, 0, len, 64, src, dst);
+        }
     }
 
     void countKernelDrops(PortEngine p, long n) {

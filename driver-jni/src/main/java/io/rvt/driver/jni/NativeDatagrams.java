@@ -20,6 +20,10 @@ final class NativeDatagrams implements Datagrams {
     private volatile int lastErrno;
 
     NativeDatagrams(InetAddress address, int port, int bufferBytes) {
+        this(address, port, bufferBytes, false);
+    }
+
+    NativeDatagrams(InetAddress address, int port, int bufferBytes, boolean reusePort) {
         NativeUdp.ensureAvailable();
         if (port < 0 || port > 0xFFFF) {
             throw new IllegalArgumentException("UDP port must be in 0..65535, got " + port);
@@ -37,7 +41,7 @@ final class NativeDatagrams implements Datagrams {
             v4 = ByteBuffer.wrap(raw).getInt();
         }
         int scope = v6 ? ((Inet6Address) address).getScopeId() : 0;
-        int r = NativeUdp.open(v6, v4, hi, lo, scope, port, bufferBytes);
+        int r = NativeUdp.open(v6, v4, hi, lo, scope, port, bufferBytes, reusePort);
         if (r < 0) {
             throw new UdpException("bind", Peer.format(address, port), -r);
         }

@@ -23,9 +23,9 @@ import java.nio.file.StandardCopyOption;
  */
 final class NativeUdp {
     /** The ABI version this class expects ({@code RVT_ABI_VERSION}). */
-    static final int ABI_VERSION = 3;
+    static final int ABI_VERSION = 4;
     /** Size of a send descriptor ({@code struct rvt_tx_desc}). */
-    static final int TX_DESC_SIZE = 120;
+    static final int TX_DESC_SIZE = 128;
     /** Segments one datagram is gathered from at most ({@code RVT_TX_SEGS}). */
     static final int TX_SEGS = 6;
     /** Size of a receive descriptor ({@code struct rvt_rx_desc}). */
@@ -161,7 +161,9 @@ final class NativeUdp {
     static native long address(ByteBuffer directBuffer);
 
     /**
-     * Opens a non-blocking UDP socket ({@code socket}, {@code setsockopt}, {@code bind}).
+     * Opens a non-blocking UDP socket ({@code socket}, {@code setsockopt}, {@code bind}) that reports each received
+     * datagram's TOS/traffic class, TTL/hop limit and IPv6 flow label, and sends IPv6 flow labels from the
+     * destination's {@code sin6_flowinfo}.
      *
      * @param ipv6 IPv6 (IPV6_V6ONLY) or IPv4 (IP_MTU_DISCOVER = IP_PMTUDISC_DO)
      * @param v4 the IPv4 address, big-endian int
@@ -170,9 +172,11 @@ final class NativeUdp {
      * @param scopeId the interface of a link-local IPv6 address ({@code sin6_scope_id}), else 0
      * @param port the UDP port, 0 for an ephemeral one
      * @param bufBytes SO_RCVBUF and SO_SNDBUF to ask for, 0 to keep the defaults
+     * @param reusePort SO_REUSEPORT (a flow's source port, which other sockets of this host may share)
      * @return the file descriptor, or -errno
      */
-    static native int open(boolean ipv6, int v4, long hi, long lo, int scopeId, int port, int bufBytes);
+    static native int open(boolean ipv6, int v4, long hi, long lo, int scopeId, int port, int bufBytes,
+            boolean reusePort);
 
     /**
      * @param fd a socket

@@ -9,6 +9,8 @@ import java.nio.ByteBuffer;
 final class RxBatch extends Slots {
     /** The datagram did not fit its slot ({@code MSG_TRUNC}). */
     static final int TRUNCATED = 1;
+    /** The descriptor holds the received IP header's traffic class, hop limit and flow label. */
+    static final int IP_INFO = 2;
 
     /**
      * @param slots how many datagrams, at most {@link NativeUdp#MAX_BATCH}
@@ -28,6 +30,26 @@ final class RxBatch extends Slots {
 
     boolean truncated(int i) {
         return (desc.getInt(i * NativeUdp.RX_DESC_SIZE + 4) & TRUNCATED) != 0;
+    }
+
+    /** @return whether {@link #trafficClass}, {@link #hopLimit} and {@link #flowLabel} are the received header's */
+    boolean hasIpInfo(int i) {
+        return (desc.getInt(i * NativeUdp.RX_DESC_SIZE + 4) & IP_INFO) != 0;
+    }
+
+    /** @return the received IPv4 TOS / IPv6 traffic class */
+    int trafficClass(int i) {
+        return desc.get(i * NativeUdp.RX_DESC_SIZE + 11) & 0xFF;
+    }
+
+    /** @return the received IPv4 TTL / IPv6 hop limit */
+    int hopLimit(int i) {
+        return desc.getInt(i * NativeUdp.RX_DESC_SIZE + 28) >>> 24;
+    }
+
+    /** @return the received IPv6 flow label (0 over IPv4) */
+    int flowLabel(int i) {
+        return desc.getInt(i * NativeUdp.RX_DESC_SIZE + 28) & 0xF_FFFF;
     }
 
     int sourcePort(int i) {

@@ -12,7 +12,7 @@ import java.nio.ByteBuffer;
 final class TxBatch extends Slots {
     /** Payload slices one datagram may reference: every segment but the slot's head and tail. */
     static final int MAX_PAYLOAD_SEGMENTS = NativeUdp.TX_SEGS - 2;
-    private static final int SEG_OFFSET = 24;
+    private static final int SEG_OFFSET = 32;
     private static final int SEG_SIZE = 16;
 
     /**
@@ -32,6 +32,10 @@ final class TxBatch extends Slots {
     /** The last buffer whose address was asked for, and that address (one native call per buffer change). */
     private ByteBuffer lastBuffer;
     private long lastAddress;
+    /** The IP header fields of the datagrams queued next ({@link #ipHeader}). */
+    private int trafficClass;
+    private int hopLimit;
+    private int flowLabel;
 
     /**
      * @param slots how many datagrams, at most {@link NativeUdp#MAX_BATCH}
@@ -46,6 +50,19 @@ final class TxBatch extends Slots {
         this.pinned = new ByteBuffer[slots * MAX_PAYLOAD_SEGMENTS];
         this.pinOffsets = new int[pinned.length];
         this.pinLengths = new int[pinned.length];
+    }
+
+    /**
+     * Sets the IP header fields of the datagrams queued from now on: the GRH of their address, as RoCEv2 maps it.
+     *
+     * @param tclass the IPv4 TOS / IPv6 traffic class (DSCP and ECN bits)
+     * @param hops the IPv4 TTL / IPv6 hop limit, 0 for the socket's default
+     * @param flow the IPv6 flow label (20 bits), 0 for the kernel's
+     */
+    void ipHeader(int tclass, int hops, int flow) {
+        trafficClass = tclass & 0xFF;
+        hopLimit = hops & 0xFF;
+        flowLabel = flow & 0xF_FFFF;
     }
 
     /** @return true if no slot is left */
@@ -181,6 +198,9 @@ final class TxBatch extends Slots {
             b.putInt(d + 12, 0);
             b.putLong(d + 16, 0);
         }
+        b.putInt(d + 24, flowLabel);
+        b.put(d + 28, (byte) trafficClass);
+        b.put(d + 29, (byte) hopLimit);
         return d;
     }
 
