@@ -29,7 +29,29 @@ public enum Errno {
     /** Timed out. */
     ETIMEDOUT(110),
     /** Connection refused (rvt-cm: the peer rejected the connection request). */
-    ECONNREFUSED(111);
+    ECONNREFUSED(111),
+    /**
+     * An errno rvt has no constant for (a driver's own, e.g. {@code -E2BIG}); {@link VerbsException#errnoValue()}
+     * carries its number and the message its Linux name. Never returned by {@link #of(int)}.
+     */
+    OTHER(0);
+
+    /** Linux names of errno values 1..133 (asm-generic errno-base.h and errno.h); null where unassigned. */
+    private static final String[] LINUX_NAMES = {null, "EPERM", "ENOENT", "ESRCH", "EINTR", "EIO", "ENXIO", "E2BIG",
+        "ENOEXEC", "EBADF", "ECHILD", "EAGAIN", "ENOMEM", "EACCES", "EFAULT", "ENOTBLK", "EBUSY", "EEXIST", "EXDEV",
+        "ENODEV", "ENOTDIR", "EISDIR", "EINVAL", "ENFILE", "EMFILE", "ENOTTY", "ETXTBSY", "EFBIG", "ENOSPC", "ESPIPE",
+        "EROFS", "EMLINK", "EPIPE", "EDOM", "ERANGE", "EDEADLK", "ENAMETOOLONG", "ENOLCK", "ENOSYS", "ENOTEMPTY",
+        "ELOOP", null, "ENOMSG", "EIDRM", "ECHRNG", "EL2NSYNC", "EL3HLT", "EL3RST", "ELNRNG", "EUNATCH", "ENOCSI",
+        "EL2HLT", "EBADE", "EBADR", "EXFULL", "ENOANO", "EBADRQC", "EBADSLT", null, "EBFONT", "ENOSTR", "ENODATA",
+        "ETIME", "ENOSR", "ENONET", "ENOPKG", "EREMOTE", "ENOLINK", "EADV", "ESRMNT", "ECOMM", "EPROTO", "EMULTIHOP",
+        "EDOTDOT", "EBADMSG", "EOVERFLOW", "ENOTUNIQ", "EBADFD", "EREMCHG", "ELIBACC", "ELIBBAD", "ELIBSCN",
+        "ELIBMAX", "ELIBEXEC", "EILSEQ", "ERESTART", "ESTRPIPE", "EUSERS", "ENOTSOCK", "EDESTADDRREQ", "EMSGSIZE",
+        "EPROTOTYPE", "ENOPROTOOPT", "EPROTONOSUPPORT", "ESOCKTNOSUPPORT", "EOPNOTSUPP", "EPFNOSUPPORT",
+        "EAFNOSUPPORT", "EADDRINUSE", "EADDRNOTAVAIL", "ENETDOWN", "ENETUNREACH", "ENETRESET", "ECONNABORTED",
+        "ECONNRESET", "ENOBUFS", "EISCONN", "ENOTCONN", "ESHUTDOWN", "ETOOMANYREFS", "ETIMEDOUT", "ECONNREFUSED",
+        "EHOSTDOWN", "EHOSTUNREACH", "EALREADY", "EINPROGRESS", "ESTALE", "EUCLEAN", "ENOTNAM", "ENAVAIL", "EISNAM",
+        "EREMOTEIO", "EDQUOT", "ENOMEDIUM", "EMEDIUMTYPE", "ECANCELED", "ENOKEY", "EKEYEXPIRED", "EKEYREVOKED",
+        "EKEYREJECTED", "EOWNERDEAD", "ENOTRECOVERABLE", "ERFKILL", "EHWPOISON"};
 
     private final int value;
 
@@ -48,12 +70,38 @@ public enum Errno {
      * @throws IllegalArgumentException if the value is not one rvt uses
      */
     public static Errno of(int value) {
-        int v = Math.abs(value);
-        for (Errno e : values()) {
-            if (e.value == v) {
-                return e;
+        Errno e = find(value);
+        if (e == OTHER) {
+            throw new IllegalArgumentException("unknown errno value: " + value);
+        }
+        return e;
+    }
+
+    /**
+     * Maps any errno value, never failing: for a driver's return value, which may be one rvt has no constant for.
+     *
+     * @param value a positive or negative errno value
+     * @return its constant, or {@link #OTHER}
+     */
+    public static Errno find(int value) {
+        int v = value == Integer.MIN_VALUE ? 0 : Math.abs(value);
+        if (v != 0) {
+            for (Errno e : values()) {
+                if (e.value == v) {
+                    return e;
+                }
             }
         }
-        throw new IllegalArgumentException("unknown errno value: " + value);
+        return OTHER;
+    }
+
+    /**
+     * @param value a positive or negative errno value
+     * @return its Linux name ({@code E2BIG} for 7 or -7), or {@code errno N} if Linux has none
+     */
+    public static String linuxName(int value) {
+        long v = Math.abs((long) value);
+        String n = v < LINUX_NAMES.length ? LINUX_NAMES[(int) v] : null;
+        return n != null ? n : "errno " + v;
     }
 }

@@ -53,6 +53,9 @@ public final class QpAttr {
     }
 
     /**
+     * With {@code QpAttrMask.CUR_STATE}: the state the caller asserts is current. {@code modifyQp} fails with EINVAL
+     * when it differs from the QP's state (rdmavt instead takes it as the current state).
+     *
      * @param s the state the caller asserts is current
      * @return this
      */

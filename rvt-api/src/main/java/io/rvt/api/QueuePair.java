@@ -82,8 +82,11 @@ public interface QueuePair {
      *
      * @param gid the multicast GID
      * @param lid the multicast LID
-     * @throws VerbsException EINVAL for QP 0/1, a QP in RESET, or a GID already bound to another LID; ENOMEM over the
-     *                        group or attachment limits
+     * @throws VerbsException EINVAL for a GID that is not multicast ({@code ff00::/8} or IPv4-mapped
+     *                        {@code 224.0.0.0/4}) or a LID that is not multicast ({@code 0xC000..0xFFFE}; on OPA from
+     *                        {@code 0xF0000000}), both checked before anything changes as {@code ib_attach_mcast} does;
+     *                        for QP 0/1, a QP in RESET, a GID already bound to another LID, or a driver that refuses
+     *                        the group (the attachment is rolled back); ENOMEM over the group or attachment limits
      */
     void attachMcast(Gid gid, int lid);
 

@@ -11,6 +11,7 @@ public class VerbsException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     private final Errno errno;
+    private final int errnoValue;
 
     /**
      * @param errno the errno rdmavt would return
@@ -19,6 +20,25 @@ public class VerbsException extends RuntimeException {
     public VerbsException(Errno errno, String message) {
         super(message + " (" + errno + ")");
         this.errno = errno;
+        this.errnoValue = errno.value();
+    }
+
+    /**
+     * For an errno that may have no {@link Errno} constant (a driver's return value): {@link #errno()} is then
+     * {@link Errno#OTHER}, {@link #errnoValue()} the number, and the message names it ({@code (E2BIG, errno 7)}).
+     *
+     * @param errnoValue a positive or negative errno value
+     * @param message what went wrong, naming the field and the value
+     */
+    public VerbsException(int errnoValue, String message) {
+        super(message + " (" + describe(errnoValue) + ")");
+        this.errno = Errno.find(errnoValue);
+        this.errnoValue = errnoValue == Integer.MIN_VALUE ? 0 : Math.abs(errnoValue);
+    }
+
+    private static String describe(int errnoValue) {
+        Errno e = Errno.find(errnoValue);
+        return e != Errno.OTHER ? e.name() : Errno.linuxName(errnoValue) + ", errno " + Math.abs((long) errnoValue);
     }
 
     /**
@@ -29,10 +49,16 @@ public class VerbsException extends RuntimeException {
     public VerbsException(Errno errno, String message, Throwable cause) {
         super(message + " (" + errno + ")", cause);
         this.errno = errno;
+        this.errnoValue = errno.value();
     }
 
-    /** @return the errno rdmavt would return for this error */
+    /** @return the errno rdmavt would return for this error ({@link Errno#OTHER} for one rvt has no constant for) */
     public Errno errno() {
         return errno;
+    }
+
+    /** @return the positive errno number, also for {@link Errno#OTHER} */
+    public int errnoValue() {
+        return errnoValue;
     }
 }

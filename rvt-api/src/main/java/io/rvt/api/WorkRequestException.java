@@ -26,6 +26,19 @@ public class WorkRequestException extends VerbsException {
         this.badIndex = badIndex;
     }
 
+    /**
+     * For an errno that may have no {@link Errno} constant (a driver's {@code setup_wqe} result): see
+     * {@link VerbsException#VerbsException(int, String)}.
+     *
+     * @param errnoValue a positive or negative errno value
+     * @param badIndex index of the first work request not posted, or {@link #NO_INDEX}
+     * @param message what went wrong, naming the field and the value
+     */
+    public WorkRequestException(int errnoValue, int badIndex, String message) {
+        super(errnoValue, badIndex == NO_INDEX ? message : "work request " + badIndex + ": " + message);
+        this.badIndex = badIndex;
+    }
+
     /** @return index in the list of the first work request that was not posted, or {@link #NO_INDEX} */
     public int badIndex() {
         return badIndex;

@@ -328,7 +328,7 @@ class EnumValuesTest {
     void shouldHaveLinuxErrnoValuesWhenComparedWithLinux() {
         assertValues(Errno.class, Errno::value, map("EPERM", 1, "ENOENT", 2, "EAGAIN", 11, "ENOMEM", 12,
                 "EACCES", 13, "EBUSY", 16, "ENODEV", 19, "EINVAL", 22, "EOPNOTSUPP", 95, "EADDRINUSE", 98,
-                "ECONNRESET", 104, "ETIMEDOUT", 110, "ECONNREFUSED", 111));
+                "ECONNRESET", 104, "ETIMEDOUT", 110, "ECONNREFUSED", 111, "OTHER", 0));
     }
 
     @Test
@@ -337,6 +337,9 @@ class EnumValuesTest {
         assertThat(Errno.of(22)).isSameAs(Errno.EINVAL);
         assertThat(Errno.of(-12)).isSameAs(Errno.ENOMEM);
         for (Errno e : Errno.values()) {
+            if (e == Errno.OTHER) {
+                continue;
+            }
             assertThat(Errno.of(e.value())).isSameAs(e);
             assertThat(Errno.of(-e.value())).isSameAs(e);
         }
@@ -348,5 +351,32 @@ class EnumValuesTest {
             assertThatThrownBy(() -> Errno.of(v)).as("value %d", v).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining(String.valueOf(v));
         }
+    }
+
+    @Test
+    void shouldMapAnyErrnoWithoutFailingWhenADriverReturnsOneRvtHasNoConstantFor() {
+        assertThat(Errno.find(-7)).isSameAs(Errno.OTHER);
+        assertThat(Errno.find(-22)).isSameAs(Errno.EINVAL);
+        assertThat(Errno.find(0)).isSameAs(Errno.OTHER);
+        assertThat(Errno.find(Integer.MIN_VALUE)).isSameAs(Errno.OTHER);
+        assertThat(Errno.linuxName(-7)).isEqualTo("E2BIG");
+        assertThat(Errno.linuxName(133)).isEqualTo("EHWPOISON");
+        assertThat(Errno.linuxName(61)).isEqualTo("ENODATA");
+        assertThat(Errno.linuxName(71)).isEqualTo("EPROTO");
+        assertThat(Errno.linuxName(125)).isEqualTo("ECANCELED");
+        for (Errno known : Errno.values()) {
+            if (known != Errno.OTHER) {
+                assertThat(Errno.linuxName(known.value())).isEqualTo(known.name());
+            }
+        }
+        assertThat(Errno.linuxName(4000)).isEqualTo("errno 4000");
+        VerbsException e = new VerbsException(-7, "setup_wqe refused");
+        assertThat(e.errno()).isSameAs(Errno.OTHER);
+        assertThat(e.errnoValue()).isEqualTo(7);
+        assertThat(e).hasMessage("setup_wqe refused (E2BIG, errno 7)");
+        WorkRequestException w = new WorkRequestException(-22, 1, "bad");
+        assertThat(w.errno()).isSameAs(Errno.EINVAL);
+        assertThat(w).hasMessage("work request 1: bad (EINVAL)");
+        assertThat(new VerbsException(Errno.ENOMEM, "full").errnoValue()).isEqualTo(12);
     }
 }

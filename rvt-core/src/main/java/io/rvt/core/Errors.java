@@ -41,11 +41,11 @@ public final class Errors {
     }
 
     /**
-     * @param errno a positive or negative errno
+     * @param errno a positive or negative errno, also one {@link Errno} has no constant for (a driver's)
      * @param message the message
-     * @return the error
+     * @return the error; never fails on the errno
      */
     public static VerbsException of(int errno, String message) {
-        return new VerbsException(Errno.of(errno), message);
+        return new VerbsException(errno, message);
     }
 }

@@ -52,6 +52,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 public final class RvtDevice implements DriverDevice {
     private static final System.Logger LOG = System.getLogger(RvtDevice.class.getName());
     private static final AtomicInteger INSTANCES = new AtomicInteger();
+    /** The live device of each registered driver instance (by identity). */
+    private static final java.util.Map<RvtDriver, RvtDevice> REGISTERED = new java.util.IdentityHashMap<>();
 
     /** Upper bound of the lkey index bits ({@code RVT_MAX_LKEY_TABLE_BITS}). */
     public static final int MAX_LKEY_TABLE_BITS = 23;
@@ -118,14 +120,33 @@ public final class RvtDevice implements DriverDevice {
      * @return the registered device
      * @throws io.rvt.api.spi.DriverValidationException naming the driver and the verb and callback, or the
      *                                                  parameter, that failed
+     * @throws VerbsException EBUSY if this driver instance is registered already (naming its device)
      */
     public static RvtDevice register(RvtDriver driver) {
         DriverValidator.Result ok = DriverValidator.validate(driver);
-        RvtDevice dev = new RvtDevice(driver, ok.params(), ok.operationTable(), ok.provided());
-        for (int i = 0; i < dev.ports.length; i++) {
-            driver.notifyCreateMadAgent(dev, i);
+        RvtDevice dev;
+        synchronized (REGISTERED) {
+            RvtDevice existing = REGISTERED.get(driver);
+            if (existing != null) {
+                // rdmavt cannot see this (one rvt_dev_info per driver instance); two devices would share the
+                // driver's per-device state, and removing one would close the other's ports.
+                throw new VerbsException(Errno.EBUSY, "driver '" + driver.name() + "' is already registered as "
+                        + existing.name() + "; unregister that device first");
+            }
+            dev = new RvtDevice(driver, ok.params(), ok.operationTable(), ok.provided());
+            REGISTERED.put(driver, dev);
         }
-        driver.registered(dev);
+        try {
+            for (int i = 0; i < dev.ports.length; i++) {
+                driver.notifyCreateMadAgent(dev, i);
+            }
+            driver.registered(dev);
+        } catch (RuntimeException e) {
+            synchronized (REGISTERED) {
+                REGISTERED.remove(driver, dev);
+            }
+            throw e;
+        }
         return dev;
     }
 
@@ -180,6 +201,9 @@ public final class RvtDevice implements DriverDevice {
             }
             if (ownTimers != null) {
                 ownTimers.close();
+            }
+            synchronized (REGISTERED) {
+                REGISTERED.remove(driver, this);
             }
         }
     }

@@ -224,4 +224,21 @@ class DriverRegistrationTest {
         assertThat(dev.isAlive()).isTrue();
         assertThat(dev.driverName()).isEqualTo("test");
     }
+
+    @Test
+    void shouldRefuseTheSameDriverInstanceWithEbusyWhileItsDeviceIsRegistered() {
+        TestDriver driver = new TestDriver();
+        RvtDevice first = driver.register();
+        assertThatThrownBy(driver::register).isInstanceOfSatisfying(VerbsException.class, e -> {
+            assertThat(e.errno()).isEqualTo(Errno.EBUSY);
+            assertThat(e.getMessage()).contains(first.name()).contains("'" + driver.name() + "'");
+        });
+        assertThat(first.isAlive()).isTrue();
+        assertThat(first.queryPort(1, new PortAttr())).isNotNull();
+        first.unregister();
+        RvtDevice again = driver.register(); // once removed, the instance may register again
+        assertThat(again.isAlive()).isTrue();
+        assertThat(new TestDriver().register().isAlive()).as("another instance is independent").isTrue();
+        again.unregister();
+    }
 }

@@ -72,9 +72,10 @@ public final class McastTable {
      * @param qp the QP
      * @param mgid the multicast GID
      * @param mlid the multicast LID
+     * @return true if the QP joined the group, false if it was attached already
      * @throws VerbsException ENODEV, EINVAL or ENOMEM, naming the QPN, GID and LID; nothing changes then
      */
-    public void attach(RvtQp qp, Gid mgid, int mlid) {
+    public boolean attach(RvtQp qp, Gid mgid, int mlid) {
         RvtDevice dev = port.device();
         dev.checkAlive();
         int qpn = qp.qpNum();
@@ -95,7 +96,7 @@ public final class McastTable {
                             + lid(mlid) + " (QP " + qpn + ")");
                 }
                 if (g.indexOf(qp) >= 0) {
-                    return;
+                    return false;
                 }
                 if (g.qps().length >= props.maxMcastQpAttach()) {
                     throw Errors.nomem("multicast group " + mgid + " (MLID " + lid(mlid) + ") already has "
@@ -103,7 +104,7 @@ public final class McastTable {
                 }
                 qp.retain();
                 g.append(qp);
-                return;
+                return true;
             }
             if (!dev.tryCount(DeviceCounter.MCAST_GRPS_ALLOCATED, props.maxMcastGrp())) {
                 throw Errors.nomem("device " + dev.name() + " already has max_mcast_grp=" + props.maxMcastGrp()
@@ -111,6 +112,7 @@ public final class McastTable {
             }
             qp.retain();
             groups.put(mgid, new RvtMcast(mgid, mlid, qp));
+            return true;
         } finally {
             lock.unlock();
         }

@@ -339,39 +339,71 @@ public final class RvtQp implements DriverQp {
             throw Errors.inval("createQp: recvCq is missing or belongs to another device");
         }
 
-        RvtQp qp = new RvtQp(dev, pd, init, init.cap().maxSendSge(), recvMaxSge);
-        qp.priv = dev.driver().qpPrivAlloc(dev, qp);
-        boolean aip = (init.createFlags() & QpInitAttr.CREATE_NETDEV_USE) != 0;
-        int qpn = dev.driver().allocQpn(dev, init.qpType(), init.portNum());
-        if (qpn == RvtDriver.USE_CORE_QPN_ALLOCATOR) {
-            qpn = dev.qpnTable().alloc(init.qpType(), init.portNum(), aip);
-        }
-        if (qpn < 0) {
-            dev.driver().qpPrivFree(dev, qp);
-            qp.closeTimers();
-            qp.freeRq();
-            throw qpn == Errnos.EINVAL
-                    ? Errors.inval("createQp: port " + init.portNum() + " already has its " + init.qpType() + " QP")
-                    : Errors.of(qpn, "createQp: no QP number available");
-        }
-        qp.qpNum = aip ? (qpn | QpnTable.AIP_QP_BASE) : qpn;
-        qp.portNum = init.qpType() == QpType.SMI || init.qpType() == QpType.GSI ? init.portNum() : 0;
-        qp.initQp();
-        int r = dev.driver().qpPrivInit(dev, qp, init);
-        if (r != 0) {
-            // rdmavt leaks the QPN here ([quirk]); rvt frees it.
-            dev.qpnTable().free(qpn, init.qpType(), init.portNum());
-            dev.driver().qpPrivFree(dev, qp);
-            qp.closeTimers();
-            qp.freeRq();
-            throw Errors.of(r < 0 ? r : Errnos.EINVAL, "createQp: driver qp_priv_init failed with " + r);
-        }
-        if (!dev.tryCount(DeviceCounter.QPS_ALLOCATED, props.maxQp())) {
-            dev.qpnTable().free(qpn, init.qpType(), init.portNum());
-            dev.driver().qpPrivFree(dev, qp);
-            qp.closeTimers();
-            qp.freeRq();
-            throw Errors.nomem("createQp: the device's limit of " + props.maxQp() + " QPs is reached");
+        // Every use is taken before anything else and given back on any failure (a deallocated PD, a destroyed CQ
+        // or SRQ, a driver callback that fails or throws): a failed create leaves every count as it was.
+        pd.retainUse();
+        RvtQp qp = null;
+        boolean privAllocated = false;
+        int qpn = -1;
+        int taken = 0; // 1: the QPN, 2: + QPS_ALLOCATED, 3: + sendCq, 4: + recvCq, 5: + srq
+        try {
+            qp = new RvtQp(dev, pd, init, init.cap().maxSendSge(), recvMaxSge);
+            qp.priv = dev.driver().qpPrivAlloc(dev, qp);
+            privAllocated = true;
+            boolean aip = (init.createFlags() & QpInitAttr.CREATE_NETDEV_USE) != 0;
+            qpn = dev.driver().allocQpn(dev, init.qpType(), init.portNum());
+            if (qpn == RvtDriver.USE_CORE_QPN_ALLOCATOR) {
+                qpn = dev.qpnTable().alloc(init.qpType(), init.portNum(), aip);
+            }
+            if (qpn < 0) {
+                throw qpn == Errnos.EINVAL
+                        ? Errors.inval("createQp: port " + init.portNum() + " already has its " + init.qpType()
+                                + " QP")
+                        : Errors.of(qpn, "createQp: no QP number available (alloc_qpn gave " + qpn + ")");
+            }
+            taken = 1;
+            qp.qpNum = aip ? (qpn | QpnTable.AIP_QP_BASE) : qpn;
+            qp.portNum = init.qpType() == QpType.SMI || init.qpType() == QpType.GSI ? init.portNum() : 0;
+            qp.initQp();
+            int r = dev.driver().qpPrivInit(dev, qp, init);
+            if (r != 0) {
+                // rdmavt leaks the QPN here ([quirk]); rvt frees it.
+                throw Errors.of(r < 0 ? r : Errnos.EINVAL, "createQp: driver qp_priv_init failed with " + r);
+            }
+            if (!dev.tryCount(DeviceCounter.QPS_ALLOCATED, props.maxQp())) {
+                throw Errors.nomem("createQp: the device's limit of " + props.maxQp() + " QPs is reached");
+            }
+            taken = 2;
+            qp.sendCq.addUser();
+            taken = 3;
+            qp.recvCq.addUser();
+            taken = 4;
+            if (qp.srq != null) {
+                qp.srq.addUser();
+            }
+            taken = 5;
+        } catch (RuntimeException e) {
+            if (taken >= 4) {
+                qp.recvCq.removeUser();
+            }
+            if (taken >= 3) {
+                qp.sendCq.removeUser();
+            }
+            if (taken >= 2) {
+                dev.uncount(DeviceCounter.QPS_ALLOCATED);
+            }
+            if (taken >= 1 && qpn >= 0) {
+                dev.qpnTable().free(qpn, init.qpType(), init.portNum());
+            }
+            if (privAllocated) {
+                dev.driver().qpPrivFree(dev, qp);
+            }
+            if (qp != null) {
+                qp.closeTimers();
+                qp.freeRq();
+            }
+            pd.releaseUse();
+            throw e;
         }
         if (qp.type == QpType.RC) {
             dev.countRcQp(1);
@@ -379,11 +411,7 @@ public final class RvtQp implements DriverQp {
         init.cap().maxInlineData(0);
         if (qp.srq != null) {
             init.cap().maxRecvWr(0);
-            qp.srq.addUser();
         }
-        qp.sendCq.addUser();
-        qp.recvCq.addUser();
-        pd.retainUse();
         return qp;
     }
 
@@ -623,7 +651,13 @@ public final class RvtQp implements DriverQp {
         QpState next;
         lockAll();
         try {
-            cur = QpAttrMask.CUR_STATE.in(mask) ? attr.curQpState() : state;
+            // CUR_STATE asserts the state the caller believes the QP is in: a wrong belief is refused ([deviation]:
+            // rdmavt takes attr->cur_qp_state as the current state and could move an INIT QP as if it were RTS).
+            if (QpAttrMask.CUR_STATE.in(mask) && attr.curQpState() != state) {
+                throw Errors.inval("modifyQp on QP 0x" + Integer.toHexString(qpNum) + ": curQpState "
+                        + attr.curQpState() + " does not match the QP's state " + state);
+            }
+            cur = state;
             next = QpAttrMask.STATE.in(mask) ? attr.qpState() : cur;
             String why = QpTransitions.check(cur, next, type, mask);
             if (why != null) {
@@ -1005,7 +1039,7 @@ public final class RvtQp implements DriverQp {
             }
         }
         if (err != 0) {
-            throw new WorkRequestException(Errno.of(err), nreq, postError);
+            throw new WorkRequestException(err, nreq, postError);
         }
     }
 
@@ -1639,6 +1673,7 @@ public final class RvtQp implements DriverQp {
     public void attachMcast(Gid gid, int lid) {
         checkNotDestroyed();
         dev.checkAlive();
+        checkMcastAddress("attachMcast", gid, lid);
         if (type != QpType.UD) {
             throw Errors.inval("attachMcast: QP 0x" + Integer.toHexString(qpNum) + " is " + type + ", not UD");
         }
@@ -1647,13 +1682,48 @@ public final class RvtQp implements DriverQp {
             throw Errors.inval("attachMcast: QP 0x" + Integer.toHexString(qpNum) + " has no port (state " + state
                     + ")");
         }
-        port.mcastTable().attach(this, gid, lid);
-        driver.notifyMcastAttach(dev, port, gid, lid);
+        if (!port.mcastTable().attach(this, gid, lid)) {
+            return; // attached already: nothing changes, the driver was told before
+        }
+        try {
+            driver.notifyMcastAttach(dev, port, gid, lid);
+        } catch (RuntimeException e) {
+            port.mcastTable().detach(this, gid, lid); // the driver refused: as if nothing happened
+            throw new VerbsException(Errno.EINVAL, "attachMcast: driver '" + driver.name() + "' refused group " + gid
+                    + " (LID 0x" + Integer.toHexString(lid) + ") for QP 0x" + Integer.toHexString(qpNum) + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * {@code ib_attach_mcast}'s address checks, done before anything changes: a multicast GID (IPv6 {@code ff00::/8}
+     * or IPv4-mapped {@code 224.0.0.0/4}, {@code rdma_is_multicast_addr}) and a multicast LID ({@code 0xC000..0xFFFE},
+     * on OPA from {@code 0xF0000000}, the permissive LID excluded).
+     */
+    private void checkMcastAddress(String verb, Gid gid, int lid) {
+        if (gid == null) {
+            throw Errors.inval(verb + ": gid is null");
+        }
+        boolean v4Mapped = gid.subnetPrefix() == 0 && (gid.interfaceId() >>> 32) == 0xFFFF
+                && ((gid.interfaceId() >>> 28) & 0xF) == 0xE;
+        if (!gid.isMulticast() && !v4Mapped) {
+            throw Errors.inval(verb + ": gid " + gid + " is not a multicast GID (ff00::/8 or IPv4-mapped 224.0.0.0/4)");
+        }
+        boolean opa = (dev.params().coreCapFlags() & DriverParams.CORE_CAP_OPA_AH) != 0;
+        boolean ok = opa ? Integer.compareUnsigned(lid, OPA_MULTICAST_BASE) >= 0 && lid != -1
+                : lid >= IB_MULTICAST_LID_BASE && lid < 0xFFFF;
+        if (!ok) {
+            throw Errors.inval(verb + ": lid 0x" + Integer.toHexString(lid) + " is not a multicast LID ("
+                    + (opa ? "0xf0000000..0xfffffffe" : "0xc000..0xfffe") + ")");
+        }
     }
 
     @Override
     public void detachMcast(Gid gid, int lid) {
         checkNotDestroyed();
+        if (gid == null) {
+            throw Errors.inval("detachMcast: gid is null");
+        }
         RvtIbport port = iport();
         if (port == null) {
             throw Errors.inval("detachMcast: QP 0x" + Integer.toHexString(qpNum) + " has no port");

@@ -239,7 +239,7 @@ public final class RvtSrq implements SharedReceiveQueue {
                 p.unlock();
             }
             if (r != 0) {
-                throw new WorkRequestException(Errno.of(r), index, r == Errnos.EINVAL
+                throw new WorkRequestException(r, index, r == Errnos.EINVAL
                         ? "numSge " + w.numSge() + " exceeds the SRQ's maxSge " + rq.maxSge()
                         : "SRQ is full: " + (slots - 1) + " work requests queued (maxWr " + (slots - 1) + ")");
             }
