@@ -24,8 +24,9 @@ import java.util.Map;
  * @param addresses the two HCAs' IP addresses, as given (both of one family; often the same)
  * @param udpPorts the two HCAs' UDP ports
  * @param mtu the ports' MTU in bytes
+ * @param sourcePorts UDP source sockets per port ({@code --source-ports}; {@link JniDriver.Builder#sourcePorts})
  */
-record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu) {
+record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sourcePorts) {
     /** The address both HCAs bind unless {@code --address} says otherwise. */
     static final String DEFAULT_ADDRESS = "127.0.0.1";
     /** The MTU of both HCAs' ports. */
@@ -71,11 +72,12 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu) {
      *
      * @param addresses the two addresses ({@link #parseAddresses})
      * @param udpPort the first HCA's UDP port, or 0 for free ports
+     * @param sourcePorts UDP source sockets per port
      * @return the setup
      */
-    static JniSetup of(List<String> addresses, int udpPort) {
+    static JniSetup of(List<String> addresses, int udpPort, int sourcePorts) {
         List<Integer> ports = udpPort > 0 ? List.of(udpPort, udpPort + 1) : freePorts(addresses);
-        return new JniSetup(addresses, ports, DEFAULT_MTU);
+        return new JniSetup(addresses, ports, DEFAULT_MTU, sourcePorts);
     }
 
     /** Two UDP ports free on the two addresses now: both sockets are bound at once, so the ports differ. */
@@ -103,7 +105,7 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu) {
      */
     JniDriver.Builder builder(int i) {
         return JniDriver.builder().name(name(i)).address(addresses.get(i)).udpPort(udpPorts.get(i))
-                .mtu(PathMtu.ofBytes(mtu)).peer(addresses.get(1 - i), udpPorts.get(1 - i));
+                .mtu(PathMtu.ofBytes(mtu)).sourcePorts(sourcePorts).peer(addresses.get(1 - i), udpPorts.get(1 - i));
     }
 
     /**
@@ -117,6 +119,7 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu) {
         p.put("address", addresses.get(i));
         p.put("udp.port", udpPorts.get(i));
         p.put("mtu", mtu);
+        p.put("source.ports", sourcePorts);
         p.put("peers", new String[] {addresses.get(1 - i) + "=" + udpPorts.get(1 - i)});
         return p;
     }

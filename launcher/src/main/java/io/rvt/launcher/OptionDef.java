@@ -60,6 +60,8 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--driver", null, "sim|jni", EVERY, "simulated HCAs (sim, the default) or RoCEv2 over UDP (jni)"),
             opt("--address", null, "A[,B]", EVERY, "jni: the HCAs' IP addresses (127.0.0.1)"),
             opt("--udp-port", null, "P", EVERY, "jni: the first HCA's UDP port, P+1 the second's (free ports)"),
+            opt("--source-ports", null, "N", EVERY, "jni: UDP source ports per HCA, one per flow in 0xC000-0xFFFF "
+                    + "(16; 1: every packet from the HCA's port)"),
             opt("--loss", null, "P", EVERY, "sim: probability of losing a frame"),
             opt("--dup", null, "P", EVERY, "sim: probability of delivering a frame twice"),
             opt("--reorder", null, "P", EVERY, "sim: probability of delaying a frame past later ones"),

@@ -1,5 +1,6 @@
 package io.rvt.launcher;
 
+import io.rvt.driver.jni.JniDriver;
 import io.rvt.driver.sim.fabric.Fabric;
 import java.util.HashSet;
 import java.util.List;
@@ -24,7 +25,7 @@ public final class Options {
     /** The simulated fabric's options: refused with {@code --driver jni}, whose network is real. */
     private static final List<String> SIM_ONLY = List.of("--loss", "--dup", "--reorder", "--seed", "--deterministic");
     /** driver-jni's options: refused with {@code --driver sim}. */
-    private static final List<String> JNI_ONLY = List.of("--address", "--udp-port");
+    private static final List<String> JNI_ONLY = List.of("--address", "--udp-port", "--source-ports");
     /** perftest's default CM port ({@code -p}), also ibv_rc_pingpong's. */
     public static final int DEFAULT_CM_PORT = 18515;
     /** perftest's default {@code --out_json_file}, in the working directory. */
@@ -46,6 +47,8 @@ public final class Options {
     List<String> addresses = List.of(JniSetup.DEFAULT_ADDRESS, JniSetup.DEFAULT_ADDRESS);
     /** {@code --udp-port}: the first jni HCA's UDP port (the second's is one more); 0 for free ports. */
     int udpPort;
+    /** {@code --source-ports N}: UDP source sockets per jni HCA port (flow entropy; 1: one port for all). */
+    int sourcePorts = JniDriver.Builder.DEFAULT_SOURCE_PORTS;
     /** {@code --loss}. */
     double loss;
     /** {@code --dup}. */
@@ -139,6 +142,8 @@ public final class Options {
             case "--driver" -> driver = DriverKind.parse(v);
             case "--address" -> addresses = JniSetup.parseAddresses(v);
             case "--udp-port" -> udpPort = udpPort(name, v);
+            case "--source-ports" -> sourcePorts = inRange(name, v, 1, JniDriver.Builder.MAX_SOURCE_PORTS,
+                    "a number of UDP source ports (1 to " + JniDriver.Builder.MAX_SOURCE_PORTS + ")");
             case "--loss" -> loss = probability(name, v);
             case "--dup" -> duplication = probability(name, v);
             case "--reorder" -> reorder = probability(name, v);
@@ -237,7 +242,7 @@ public final class Options {
 
     /** @return the jni HCAs' addresses and UDP ports (free ports are picked now unless {@code --udp-port}) */
     JniSetup jniSetup() {
-        return JniSetup.of(addresses, udpPort);
+        return JniSetup.of(addresses, udpPort, sourcePorts);
     }
 
     /** @return the port, path MTU and GID index of {@code -i}, {@code -m}, {@code -x} */
@@ -362,6 +367,8 @@ public final class Options {
                 "                     | invoker (the command's thread runs them while it polls; --no-osgi;",
                 "                       the default with --deterministic --no-osgi: same seed, same packet trace)",
                 "jni:       --address A[,B] (127.0.0.1; ::1 for IPv6)  --udp-port P (P and P+1; default: free ports)",
+                "           --source-ports N (UDP source ports per HCA, one per flow from 0xC000; default "
+                        + JniDriver.Builder.DEFAULT_SOURCE_PORTS + "; 1: all from P)",
                 "other:     --no-osgi (plain class path, no Felix)  --debug (stack traces)  -h|--help",
                 "",
                 "exit codes: 0 success, 1 failure, 2 bad command line");

@@ -3,6 +3,7 @@ package io.rvt.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.rvt.driver.jni.JniDriver;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -37,6 +38,9 @@ class JniOptionsTest {
         cli.assertUsage("option --udp-port: 65535 is not a UDP port for two HCAs", "--driver", "jni",
                 "--udp-port", "65535");
         cli.assertUsage("option --driver: unknown driver 'rxe' (sim or jni)", "--driver", "rxe");
+        cli.assertUsage("option --source-ports applies to --driver jni", "devices", "--source-ports", "4");
+        cli.assertUsage("option --source-ports: 0 is not a number of UDP source ports (1 to 16384)", "--driver", "jni",
+                "--source-ports", "0");
     }
 
     @Test
@@ -51,11 +55,14 @@ class JniOptionsTest {
 
     @Test
     void shouldGiveEachHcaTheOtherAsPeerOnConsecutivePortsWhenUdpPortIsGiven() {
-        JniSetup setup = JniSetup.of(JniSetup.parseAddresses("127.0.0.1,127.0.0.2"), 6000);
+        JniSetup setup = JniSetup.of(JniSetup.parseAddresses("127.0.0.1,127.0.0.2"), 6000, 4);
         assertThat(setup.udpPorts()).containsExactly(6000, 6001);
         Map<String, Object> p0 = setup.properties(0);
         assertThat(p0).containsEntry("name", "roce0").containsEntry("address", "127.0.0.1")
-                .containsEntry("udp.port", 6000).containsEntry("mtu", 4096);
+                .containsEntry("udp.port", 6000).containsEntry("mtu", 4096).containsEntry("source.ports", 4);
+        try (JniDriver d = JniSetup.of(JniSetup.parseAddresses("127.0.0.1"), 0, 4).builder(0).build()) {
+            assertThat(d.sourcePorts()).isEqualTo(4); // --source-ports reaches the driver
+        }
         assertThat((String[]) p0.get("peers")).containsExactly("127.0.0.2=6001");
         assertThat((String[]) setup.properties(1).get("peers")).containsExactly("127.0.0.1=6000");
         assertThat(setup.describe()).isEqualTo("RoCEv2 over UDP on 127.0.0.1 port 6000 and 127.0.0.2 port 6001");
@@ -63,7 +70,7 @@ class JniOptionsTest {
 
     @Test
     void shouldPickTwoDifferentFreePortsWhenNoUdpPortIsGiven() {
-        JniSetup setup = JniSetup.of(JniSetup.parseAddresses("::1"), 0);
+        JniSetup setup = JniSetup.of(JniSetup.parseAddresses("::1"), 0, 16);
         assertThat(setup.addresses()).containsExactly("::1", "::1");
         assertThat(setup.udpPorts().get(0)).isPositive().isNotEqualTo(setup.udpPorts().get(1));
         assertThat(setup.describe()).startsWith("RoCEv2 over UDP on ::1, ports ");

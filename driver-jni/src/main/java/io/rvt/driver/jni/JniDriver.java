@@ -67,11 +67,14 @@ import java.util.function.UnaryOperator;
  * other's port.
  *
  * <h2>UDP source port</h2>
- * RoCEv2 senders pick the source port from a flow hash so that ECMP spreads QPs over paths. With an ordinary socket
- * the source port is the socket's bound port, so by default every packet of a port leaves from that one port (4791
- * by default). {@link Builder#sourcePorts(int)} opens more sending sockets on ephemeral ports and sends each flow (a
- * hash of source and destination QP) through one of them. Replies always go to the peer's listening port, as RoCEv2
- * wants; the ICRC covers the real source port either way.
+ * RoCEv2 senders pick the source port from a flow hash so that ECMP spreads QPs over paths. As Linux rxe does, a
+ * flow's source port is derived from its QP numbers (or the path's flow label, when it has one) in 0xC000-0xFFFF
+ * ({@link #flowSourcePort}); with an ordinary socket the source port is the socket's bound port, so a port opens a
+ * sending socket bound to a flow's port when that flow first sends ({@code SO_REUSEPORT}: other HCAs of the host may
+ * send from the same port), up to {@link Builder#sourcePorts(int)} sockets (default
+ * {@value Builder#DEFAULT_SOURCE_PORTS}); flows beyond share them. {@code sourcePorts(1)} sends everything from the
+ * port's own socket (4791 by default). Replies always go to the peer's listening port, as RoCEv2 wants; the ICRC
+ * covers the real source port either way.
  *
  * <h2>ICRC</h2>
  * Written on every packet as hardware expects it: over IPv6 with the real addresses and ports; over IPv4 with
@@ -134,8 +137,11 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
     private final int txBatch;
     private final int txSlotSize;
     private volatile McastJoin[][] joins;
-    /** Every socket opened, to close them all (also when building fails half-way). */
+    /** Every socket opened, to close them all (also when building fails half-way); guarded by itself. */
     private final List<Datagrams> openSockets = new ArrayList<>();
+    private final UnaryOperator<Datagrams> decorator;
+    private final int socketBufferBytes;
+    private final int sourcePorts;
     private volatile DriverDevice device;
     private volatile boolean closed;
 
@@ -163,6 +169,9 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
         this.ownThreads = b.ownThreads;
         this.defaultPeerPort = b.defaultPeerPort;
         this.nodeGuid = GUID_BASE + GUIDS.getAndIncrement() * 16;
+        this.decorator = b.decorator;
+        this.socketBufferBytes = b.socketBufferBytes;
+        this.sourcePorts = b.sourcePorts;
         int nports = b.addresses.size();
         this.params = packetHcaParams(nodeGuid, 0x4A4E, b.maxQp, nports);
         int slotSize = slotSize(mtu);
@@ -172,22 +181,56 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
         this.joins = new McastJoin[nports][0];
         try {
             for (int i = 0; i < nports; i++) {
-                Datagrams[] senders = new Datagrams[b.sourcePorts];
-                for (int k = 0; k < senders.length; k++) {
-                    // The first is the port's own socket (it also receives); the others only send, from their own
-                    // ephemeral ports: the flows' UDP source ports.
-                    Datagrams io = Datagrams.open(wire, b.addresses.get(i), k == 0 ? b.udpPort : 0,
-                            b.socketBufferBytes);
-                    senders[k] = b.decorator != null ? b.decorator.apply(io) : io;
-                    openSockets.add(senders[k]);
-                }
-                ports[i] = new PortEngine(this, i + 1, senders, b.maxQp, b.batch, slotSize, b.busyPoll);
+                // The port's own socket receives, and sends unless flows have source ports of their own.
+                Datagrams io = open(b.addresses.get(i), b.udpPort, false);
+                ports[i] = new PortEngine(this, i + 1, io, b.sourcePorts, b.maxQp, b.batch, slotSize, b.busyPoll);
             }
         } catch (RuntimeException e) {
             closeSockets();
             throw e;
         }
         b.peers.forEach(this::addPeer);
+    }
+
+    /**
+     * Opens (and decorates, for tests) a socket of this driver's wire, kept for {@link #close()}.
+     *
+     * @return the socket, or null if the driver is closed
+     * @throws UdpException if it cannot be bound
+     */
+    Datagrams open(InetAddress address, int udpPort, boolean reusePort) {
+        synchronized (openSockets) {
+            if (closed) {
+                return null;
+            }
+            Datagrams io = Datagrams.open(wire, address, udpPort, socketBufferBytes, reusePort);
+            Datagrams d = decorator != null ? decorator.apply(io) : io;
+            openSockets.add(d);
+            return d;
+        }
+    }
+
+    /**
+     * A flow's UDP source port, in 0xC000-0xFFFF (the range RoCEv2 senders use, as rxe does): from the path's flow
+     * label if it has one (folded to 14 bits), else a hash of the two QP numbers, so that ECMP routers spread QPs over
+     * paths. Every packet of a flow leaves from the same port, so a flow stays on one path and in order.
+     *
+     * @param qpn the sending QP
+     * @param destQpn the destination QP
+     * @param flowLabel the path's IPv6 flow label, 0 if none
+     * @return the source port
+     */
+    public static int flowSourcePort(int qpn, int destQpn, int flowLabel) {
+        int h;
+        if (flowLabel != 0) {
+            h = flowLabel ^ (flowLabel >>> 14);
+        } else {
+            h = qpn * 0x9E3779B1 + destQpn * 0x85EBCA6B;
+            h ^= h >>> 16;
+            h *= 0x7FEB352D;
+            h ^= h >>> 15;
+        }
+        return 0xC000 | (h & 0x3FFF);
     }
 
     /** A slot holds the largest packet: transport headers, one path MTU of payload, pad and ICRC. */
@@ -225,6 +268,11 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
      */
     public Gid gid(int portNum) {
         return port(portNum).localGid;
+    }
+
+    /** @return the most UDP source sockets per port ({@link Builder#sourcePorts(int)}) */
+    public int sourcePorts() {
+        return sourcePorts;
     }
 
     /** @return the socket layer */
@@ -389,8 +437,11 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
     }
 
     private void closeSockets() {
-        for (Datagrams d : openSockets) {
-            d.close();
+        synchronized (openSockets) {
+            closed = true; // no socket opens from now on
+            for (Datagrams d : openSockets) {
+                d.close();
+            }
         }
     }
 
@@ -566,7 +617,7 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
         if (b.count == 0 || p == null) {
             return;
         }
-        int dropped = p.senders[sc.sender].send(b);
+        int dropped = sc.sender.send(b);
         if (dropped > 0) {
             p.sendErrors += dropped;
             DriverDevice dev = device;
@@ -599,7 +650,7 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
         }
         Gid dgid = ah.dgid();
         off = chooseSender(sc, p, tx, off, inSlot);
-        int srcPort = p.senders[sc.sender].localPort();
+        int srcPort = sc.sender.localPort();
         if (dgid.isMulticast()) {
             sendMulticast(sc, p, dgid, srcPort, off, inSlot, dp);
             return true;
@@ -661,16 +712,14 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
     }
 
     /**
-     * Picks the socket of the packet's flow (the UDP source port): a hash of source and destination QP over the port's
-     * {@link Builder#sourcePorts(int) source sockets}. A batch goes out through one socket, so a packet of another
-     * flow first sends what is queued, and moves to the first slot.
+     * Picks the socket of the packet's flow (its UDP source port, {@link #flowSourcePort}). A batch goes out through
+     * one socket, so a packet of another flow first sends what is queued, and moves to the first slot.
      *
      * @param inSlot the packet's bytes in its slot
      * @return where the packet is now
      */
     private static int chooseSender(TxScratch sc, PortEngine p, TxInfo tx, int off, int inSlot) {
-        int n = p.senders.length;
-        int want = n == 1 ? 0 : Math.floorMod((tx.qpn() * 0x9E3779B1) ^ (tx.destQpn() * 0x85EBCA6B), n);
+        Datagrams want = p.sender(tx.qpn(), tx.destQpn(), tx.ah().flowLabel());
         if (want == sc.sender) {
             return off;
         }
@@ -888,6 +937,10 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
 
     /** Configures a {@link JniDriver}. */
     public static final class Builder {
+        /** Source sockets per port by default ({@link #sourcePorts(int)}). */
+        public static final int DEFAULT_SOURCE_PORTS = 16;
+        /** The most source sockets per port: every port of 0xC000-0xFFFF. */
+        public static final int MAX_SOURCE_PORTS = 0x4000;
         private final List<InetAddress> addresses = new ArrayList<>();
         private final Map<Gid, Integer> peers = new LinkedHashMap<>();
         private String name = "roce0";
@@ -901,7 +954,7 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
         private boolean ownThreads = true;
         private int batch = 32;
         private int socketBufferBytes = 4 << 20;
-        private int sourcePorts = 1;
+        private int sourcePorts = DEFAULT_SOURCE_PORTS;
         private UnaryOperator<Datagrams> decorator;
 
         Builder() {
@@ -1092,15 +1145,16 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
         }
 
         /**
-         * @param v UDP source ports per port, 1..64 (default 1: every packet leaves from the port's own socket, e.g.
-         *          4791); with more, the port opens {@code v - 1} more sockets on ephemeral ports and sends each flow
-         *          (a hash of source and destination QP) through one of them, so that ECMP routers spread QPs over
-         *          paths as they do for RoCE NICs, which pick the source port from a flow hash
+         * @param v most UDP source sockets per port, 1..{@value #MAX_SOURCE_PORTS} (default
+         *          {@value #DEFAULT_SOURCE_PORTS}): each flow (QP pair) sends from its own source port in
+         *          0xC000-0xFFFF ({@link JniDriver#flowSourcePort}), whose socket the port opens when the flow first
+         *          sends, so that ECMP routers spread QPs over paths as they do for RoCE NICs; flows beyond {@code v}
+         *          sockets share them; 1: every packet leaves from the port's own socket (e.g. 4791)
          * @return this
          */
         public Builder sourcePorts(int v) {
-            if (v < 1 || v > NativeUdp.MAX_BATCH) {
-                throw new IllegalArgumentException("sourcePorts must be in 1.." + NativeUdp.MAX_BATCH + ", got " + v);
+            if (v < 1 || v > MAX_SOURCE_PORTS) {
+                throw new IllegalArgumentException("sourcePorts must be in 1.." + MAX_SOURCE_PORTS + ", got " + v);
             }
             sourcePorts = v;
             return this;

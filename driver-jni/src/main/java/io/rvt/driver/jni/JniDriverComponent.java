@@ -44,6 +44,12 @@ public final class JniDriverComponent extends JniDriver {
         @AttributeDefinition(description = "MTU in bytes: 256, 512, 1024, 2048 or 4096")
         int mtu() default 4096;
 
+        /** @return most UDP source sockets per port (flow entropy; 1: all from the port's own socket) */
+        @AttributeDefinition(description = "UDP source ports per port: each flow (QP pair) sends from its own port "
+                + "in 0xC000-0xFFFF, up to this many sockets, so that ECMP spreads flows; 1 = every packet from the "
+                + "port's own socket")
+        int source_ports() default JniDriver.Builder.DEFAULT_SOURCE_PORTS;
+
         /** @return peer table entries {@code gid-or-ip=udpport} */
         @AttributeDefinition(description = "Peers that do not listen on 4791: entries gid-or-ip=udpport",
                 required = false)
@@ -74,6 +80,12 @@ public final class JniDriverComponent extends JniDriver {
             b.mtu(PathMtu.ofBytes(c.mtu()));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("mtu must be 256, 512, 1024, 2048 or 4096, got " + c.mtu(), e);
+        }
+        try {
+            b.sourcePorts(c.source_ports());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("source.ports must be in 1.." + JniDriver.Builder.MAX_SOURCE_PORTS
+                    + ", got " + c.source_ports(), e);
         }
         for (String entry : c.peers()) {
             if (entry.isBlank()) {

@@ -7,6 +7,9 @@ import io.rvt.transport.header.Icrc;
 import io.rvt.transport.header.PacketHeaders;
 import io.rvt.transport.header.PacketParser;
 import java.net.Inet6Address;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.nio.ByteBuffer;
 import java.util.concurrent.locks.LockSupport;
@@ -29,10 +32,15 @@ final class PortEngine implements Runnable {
 
     final JniDriver driver;
     final int portNum;
-    /** The port's socket: receives, and sends flow 0. */
+    /** The port's socket: receives, and sends when flows have no source ports of their own. */
     final Datagrams io;
-    /** The sockets packets leave from, one per UDP source port ({@code senders[0] == io}). */
-    final Datagrams[] senders;
+    /**
+     * The socket of each flow source port 0xC000 + i, opened when a flow first sends from it (null: not yet), or
+     * shared once {@link #maxFlowSockets} are open; null when every packet leaves from {@link #io}.
+     */
+    private final AtomicReferenceArray<Datagrams> flowSockets;
+    private final List<Datagrams> flowOpened = new ArrayList<>();
+    private final int maxFlowSockets;
     final Gid localGid;
     final boolean ipv6;
     /** The interface of a link-local IPv6 address, else 0 (the scope of link-local destinations). */
@@ -73,12 +81,13 @@ final class PortEngine implements Runnable {
     /** Packets whose payload went from registered memory to the socket without a copy (any sending thread). */
     final LongAdder zeroCopyPackets = new LongAdder();
 
-    PortEngine(JniDriver driver, int portNum, Datagrams[] senders, int maxQp, int batch, int slotSize,
+    PortEngine(JniDriver driver, int portNum, Datagrams io, int sourcePorts, int maxQp, int batch, int slotSize,
             boolean busyPoll) {
         this.driver = driver;
         this.portNum = portNum;
-        this.io = senders[0];
-        this.senders = senders;
+        this.io = io;
+        this.maxFlowSockets = sourcePorts;
+        this.flowSockets = sourcePorts > 1 ? new AtomicReferenceArray<>(0x4000) : null;
         this.localGid = Peer.gidOf(io.localAddress());
         this.ipv6 = io.localAddress() instanceof Inet6Address;
         this.scopeId = io.scopeId();
@@ -222,6 +231,52 @@ final class PortEngine implements Runnable {
      */
     void adopt() {
         thread = Thread.currentThread();
+    }
+
+    /**
+     * The socket a flow's packets leave from: the one bound to its {@link JniDriver#flowSourcePort}, opened on the
+     * flow's first packet; once the port has its most flow sockets, a flow without one shares an open one.
+     *
+     * @param qpn the sending QP
+     * @param destQpn the destination QP
+     * @param flowLabel the path's flow label, 0 if none
+     * @return the socket
+     */
+    Datagrams sender(int qpn, int destQpn, int flowLabel) {
+        if (flowSockets == null) {
+            return io;
+        }
+        int i = JniDriver.flowSourcePort(qpn, destQpn, flowLabel) - 0xC000;
+        Datagrams s = flowSockets.get(i);
+        return s != null ? s : openFlowSocket(i);
+    }
+
+    private synchronized Datagrams openFlowSocket(int i) {
+        Datagrams s = flowSockets.get(i);
+        if (s != null) {
+            return s;
+        }
+        if (flowOpened.size() < maxFlowSockets) {
+            try {
+                s = driver.open(io.localAddress(), 0xC000 + i, true);
+                if (s != null) {
+                    flowOpened.add(s);
+                }
+            } catch (UdpException e) {
+                // Taken by a socket of another program (without SO_REUSEPORT): share one of ours instead.
+                s = null;
+            }
+        }
+        if (s == null) {
+            s = flowOpened.isEmpty() ? io : flowOpened.get(i % flowOpened.size());
+        }
+        flowSockets.set(i, s);
+        return s;
+    }
+
+    /** @return the flow sockets opened so far */
+    synchronized int flowSocketCount() {
+        return flowOpened.size();
     }
 
     /**

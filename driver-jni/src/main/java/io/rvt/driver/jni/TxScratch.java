@@ -18,8 +18,8 @@ final class TxScratch {
     final TxInfo info = new TxInfo();
     final Icrc icrc = new Icrc();
     PortEngine port;
-    /** The socket of {@link #port} the batch goes out through ({@code port.senders[sender]}). */
-    int sender;
+    /** The socket of {@link #port} the batch goes out through (its UDP source port). */
+    Datagrams sender;
 
     /**
      * @param slots datagrams per batch

@@ -40,6 +40,7 @@ class JniDriverComponentTest {
             assertThat(dev.queryPort(1, new PortAttr()).activeMtu()).isEqualTo(PathMtu.MTU_1024);
             assertThat(dev.queryGid(1, 0)).isEqualTo(c.gid(1));
             assertThat(c.localPort(1)).isPositive();
+            assertThat(c.sourcePorts()).isEqualTo(JniDriver.Builder.DEFAULT_SOURCE_PORTS);
         } finally {
             ((RvtDevice) dev).unregister();
             c.deactivate();
@@ -61,5 +62,16 @@ class JniDriverComponentTest {
         v.put("peers", new String[] {"10.0.0.2=port"});
         assertThatThrownBy(() -> new JniDriverComponent(config(v))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("10.0.0.2=port");
+        v.remove("peers");
+        v.put("source_ports", 0);
+        assertThatThrownBy(() -> new JniDriverComponent(config(v))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("source.ports").hasMessageContaining("got 0");
+        v.put("source_ports", 4);
+        JniDriverComponent four = new JniDriverComponent(config(v));
+        try {
+            assertThat(four.sourcePorts()).isEqualTo(4);
+        } finally {
+            four.deactivate();
+        }
     }
 }

@@ -7,6 +7,7 @@ import io.rvt.testkit.Faults;
 import io.rvt.testkit.Feature;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * driver-jni's conformance fixture: HCAs on one loopback address ({@code 127.0.0.1} or {@code ::1}), each on an
@@ -18,9 +19,12 @@ final class JniFixture implements DriverFixture {
     private final Wire wire;
     private final List<RvtDevice> devices = new ArrayList<>();
     private final List<JniDriver> drivers = new ArrayList<>();
-    private final List<FaultyDatagrams> sockets = new ArrayList<>();
+    /** Every decorated socket; flow sockets are opened (and decorated) later, on a sending thread. */
+    private final List<FaultyDatagrams> sockets = new CopyOnWriteArrayList<>();
+    private volatile Faults faults = Faults.NONE;
+    private volatile boolean partitioned;
     private final boolean shared;
-    private int sourcePorts = 1;
+    private int sourcePorts = JniDriver.Builder.DEFAULT_SOURCE_PORTS;
     private boolean callerRunsEngines;
     private volatile boolean running;
     private Thread engine;
@@ -66,6 +70,8 @@ final class JniFixture implements DriverFixture {
                     .ownThreads(!shared).sourcePorts(sourcePorts)
                     .decorate(io -> {
                         FaultyDatagrams f = new FaultyDatagrams(io, s, 4096 + 128);
+                        f.faults(faults);
+                        f.partition(partitioned);
                         sockets.add(f);
                         return f;
                     }).build();
@@ -133,6 +139,7 @@ final class JniFixture implements DriverFixture {
 
     @Override
     public void faults(Faults f) {
+        faults = f;
         for (FaultyDatagrams s : sockets) {
             s.faults(f);
         }
@@ -140,6 +147,7 @@ final class JniFixture implements DriverFixture {
 
     @Override
     public void partition(boolean cut) {
+        partitioned = cut;
         for (FaultyDatagrams s : sockets) {
             s.partition(cut);
         }

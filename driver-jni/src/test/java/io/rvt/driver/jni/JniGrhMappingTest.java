@@ -103,7 +103,8 @@ class JniGrhMappingTest {
             assertThat(rx.trafficClass(0)).as("traffic class / TOS").isEqualTo(0xB8);
             assertThat(rx.hopLimit(0)).as("hop limit / TTL").isEqualTo(9);
             assertThat(rx.flowLabel(0)).as("flow label").isEqualTo(v6 ? 0x12345 : 0);
-            assertThat(rx.sourcePort(0)).isEqualTo(d.localPort(1));
+            assertThat(rx.sourcePort(0)).as("the flow's source port, from its flow label")
+                    .isEqualTo(JniDriver.flowSourcePort(rc.qp.qpNum(), 0x77, 0x12345));
             Icrc icrc = new Icrc();
             boolean good = v6 ? icrc.checkRoceV6(d.gid(1), d.gid(1), rx.sourcePort(0), peer.localPort(), rx.data, 0,
                     rx.length(0))
