@@ -2,16 +2,8 @@ package io.rvt.bench;
 
 import io.rvt.api.AccessFlag;
 import io.rvt.api.CompletionQueue;
-import io.rvt.api.Device;
 import io.rvt.api.MemoryRegion;
-import io.rvt.api.PathMtu;
-import io.rvt.api.PortAttr;
 import io.rvt.api.ProtectionDomain;
-import io.rvt.api.QpAttr;
-import io.rvt.api.QpAttrMask;
-import io.rvt.api.QpInitAttr;
-import io.rvt.api.QpState;
-import io.rvt.api.QpType;
 import io.rvt.api.QueuePair;
 import io.rvt.api.RecvWorkRequest;
 import io.rvt.api.SendFlag;
@@ -20,6 +12,7 @@ import io.rvt.api.SigType;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
+import io.rvt.cm.QpOptions;
 import io.rvt.core.RvtDevice;
 import io.rvt.driver.sim.SimDriver;
 import io.rvt.driver.sim.clock.Agent;
@@ -100,6 +93,7 @@ public class SimBenchmark {
     private AgentInvoker invoker;
     private RvtDevice d0;
     private RvtDevice d1;
+    private CmPair pair;
     private QueuePair a;
     private QueuePair b;
     private CompletionQueue cqA;
@@ -144,10 +138,9 @@ public class SimBenchmark {
         ProtectionDomain pb = d1.allocPd();
         cqA = d0.createCq(4096, 0, null, null);
         cqB = d1.createCq(4096, 0, null, null);
-        a = qp(pa, cqA);
-        b = qp(pb, cqB);
-        connect(a, b, d1);
-        connect(b, a, d0);
+        pair = new CmPair(d0, qpOptions(pa, cqA), d1, qpOptions(pb, cqB), this::idle);
+        a = pair.first();
+        b = pair.second();
         int acc = AccessFlag.mask(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE);
         MemoryRegion ma = pa.regMr(ByteBuffer.allocateDirect(size), acc);
         MemoryRegion mb = pb.regMr(ByteBuffer.allocateDirect(size), acc);
@@ -178,30 +171,21 @@ public class SimBenchmark {
         return "spin".equals(idle) ? new BusySpinIdleStrategy() : new BackoffIdleStrategy();
     }
 
-    private static QueuePair qp(ProtectionDomain pd, CompletionQueue cq) {
+    private static QpOptions qpOptions(ProtectionDomain pd, CompletionQueue cq) {
         // perftest's way: only the WRs flagged SIGNALED complete on the CQ (its --cq-mod moderation)
-        QpInitAttr init = new QpInitAttr().qpType(QpType.RC).sendCq(cq).recvCq(cq).sigType(SigType.SIGNAL_REQ_WR);
-        init.cap().maxSendWr(1024).maxRecvWr(1024).maxSendSge(1).maxRecvSge(1);
-        return pd.createQp(init);
-    }
-
-    private static void connect(QueuePair qp, QueuePair peer, Device peerDev) {
-        int all = AccessFlag.mask(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ);
-        qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(all),
-                QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
-        QpAttr r = new QpAttr().qpState(QpState.RTR).pathMtu(PathMtu.MTU_4096).destQpNum(peer.qpNum()).rqPsn(0)
-                .maxDestRdAtomic(4).minRnrTimer(1);
-        r.ahAttr().dlid(peerDev.queryPort(1, new PortAttr()).lid()).portNum(1);
-        qp.modifyQp(r, QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
-                QpAttrMask.RQ_PSN, QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER));
-        qp.modifyQp(new QpAttr().qpState(QpState.RTS).timeout(14).retryCnt(7).rnrRetry(7).sqPsn(0).maxRdAtomic(4),
-                QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY,
-                        QpAttrMask.SQ_PSN, QpAttrMask.MAX_QP_RD_ATOMIC));
+        QpOptions o = new QpOptions().pd(pd).cq(cq).sigType(SigType.SIGNAL_REQ_WR).minRnrTimer(1)
+                .accessFlags(AccessFlag.mask(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ))
+                .responderResources(4).initiatorDepth(4);
+        o.cap().maxSendWr(1024).maxRecvWr(1024).maxSendSge(1).maxRecvSge(1);
+        return o;
     }
 
     /** Removes the devices and the fabric. */
     @TearDown(Level.Trial)
     public void tearDown() {
+        if (pair != null) {
+            pair.close();
+        }
         if (runner != null) {
             runner.close();
         }
