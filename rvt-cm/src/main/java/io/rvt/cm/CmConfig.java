@@ -10,7 +10,7 @@ import java.util.Objects;
  * <p>Threads and time: the CM has no thread of its own. It reacts to MADs on the completion handler of its GSI
  * receive CQ (the driver's completion executor) and to its timers; by default the timers run on one daemon thread
  * shared by every CM of the JVM ({@code rvt-cm-timer}, started with the first CM and stopped with the last). With a
- * {@link #timerService(TimerService) timer service} of the caller's, e.g. driver-sim's event loop in deterministic
+ * {@link Builder#timerService(TimerService) timer service} of the caller's, e.g. driver-sim's event loop in deterministic
  * mode, the CM runs entirely on that service's time: the same seed then gives the same MADs at the same virtual
  * times.
  */

@@ -14,11 +14,17 @@ import io.rvt.api.VerbsException;
 public class CmException extends VerbsException {
     private static final long serialVersionUID = 1L;
 
+    /** The remote GID (not serialised). */
     private final transient Gid peer;
+    /** The CM port. */
     private final int port;
+    /** The service ID. */
     private final long serviceId;
+    /** The REJ's reason, or null. */
     private final RejectReason rejectReason;
+    /** The REJ's private data. */
     private final byte[] rejectPrivateData;
+    /** Retransmissions before giving up. */
     private final int retries;
 
     /**

@@ -1630,7 +1630,8 @@ final class CmEngine {
         closeListeners();
         open = false;
         CmRegistry.remove(this);
-        releaseResources();
+        // outside the monitor: destroying the CQ waits for a completion handler that may be waiting for it
+        later(this::releaseResources);
     }
 
     private void closeListeners() {
@@ -1686,9 +1687,10 @@ final class CmEngine {
             }
             closeListeners();
             open = false;
-            releaseResources();
         }
         drain();
+        // outside the monitor: destroying the CQ waits for a completion handler that may be waiting for it
+        releaseResources();
     }
 
     private void releaseResources() {
