@@ -161,6 +161,49 @@ class JniLoopbackTest {
     }
 
     @Test
+    void shouldConnectAndDisconnectFromManyThreadsAtOnce() throws Exception {
+        Hca[] h = sameAddress(this, "127.0.0.1");
+        Hca server = h[0];
+        Hca client = h[1];
+        List<Connection> accepted = java.util.Collections.synchronizedList(new ArrayList<>());
+        server.cm.listen(7, req -> {
+            Connection s = req.acceptAsync(server.qp(), null);
+            s.disconnected().thenRun(s::close);
+            accepted.add(s);
+        });
+        InetAddress lo = InetAddress.getByName("127.0.0.1");
+        int threads = 6;
+        int cycles = 15;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            List<java.util.concurrent.Future<?>> runs = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                runs.add(pool.submit(() -> {
+                    for (int i = 0; i < cycles; i++) {
+                        try (Connection c = client.cm.connect(new ConnectOptions().destination(lo).port(7)
+                                .qp(client.qp()), WAIT)) {
+                            assertThat(c.state()).isEqualTo(CmState.ESTABLISHED);
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : runs) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(accepted).hasSize(threads * cycles);
+        long end = System.nanoTime() + WAIT.toNanos();
+        while ((client.cm.idCount() != 0 || server.cm.idCount() != 1) && System.nanoTime() < end) {
+            Thread.onSpinWait(); // waiting for timewait (134 ms) to end on both sides
+        }
+        assertThat(client.cm.idCount()).as("client IDs after timewait").isZero();
+        assertThat(server.cm.idCount()).as("server: the listener only").isEqualTo(1);
+    }
+
+    @Test
     void shouldFailWithEconnrefusedAtOnceWhenNobodyListens() throws Exception {
         Hca[] h = sameAddress(this, "127.0.0.1");
         long start = System.nanoTime();
