@@ -90,8 +90,7 @@ final class CmEngine {
         final int lid;
         final int pkey;
         final PathMtu activeMtu;
-        final Map<Long, AddressHandle> ahs = new HashMap<>();
-        final Map<Gid, AddressHandle> globalAhs = new HashMap<>();
+        final Map<RemoteKey, AddressHandle> ahs = new HashMap<>();
         final int recvBase;
 
         Port(int num, QueuePair gsi, PortAttr attr, Gid gid, int pkey, int recvBase) {
@@ -110,19 +109,14 @@ final class CmEngine {
         }
 
         AddressHandle ah(Gid dgid, int dlid) {
-            Map<Gid, AddressHandle> byGid = globalAhs;
-            AddressHandle ah = dlid == 0 ? byGid.get(dgid) : ahs.get(((long) dlid << 48) ^ dgid.hashCode());
-            if (ah != null) {
-                return ah;
-            }
-            if (byGid.size() + ahs.size() > 4096) {
-                destroyAhs(this);
-            }
-            ah = pd.createAh(new AhAttr().dlid(dlid).portNum(num).global(true).dgid(dgid).hopLimit(64));
-            if (dlid == 0) {
-                byGid.put(dgid, ah);
-            } else {
-                ahs.put(((long) dlid << 48) ^ dgid.hashCode(), ah);
+            RemoteKey key = new RemoteKey(dgid, dlid);
+            AddressHandle ah = ahs.get(key);
+            if (ah == null) {
+                if (ahs.size() >= 4096) {
+                    destroyAhs(this); // a CM that talked to that many peers starts over
+                }
+                ah = pd.createAh(new AhAttr().dlid(dlid).portNum(num).global(true).dgid(dgid).hopLimit(64));
+                ahs.put(key, ah);
             }
             return ah;
         }
@@ -398,11 +392,7 @@ final class CmEngine {
         for (AddressHandle ah : p.ahs.values()) {
             quietly(ah::destroyAh);
         }
-        for (AddressHandle ah : p.globalAhs.values()) {
-            quietly(ah::destroyAh);
-        }
         p.ahs.clear();
-        p.globalAhs.clear();
     }
 
     // ------------------------------------------------------------------ deferred work
