@@ -10,7 +10,9 @@ package io.rvt.api;
 public class VerbsException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** The errno rdmavt would return. */
     private final Errno errno;
+    /** The errno's number, positive; kept for an errno that has no {@link Errno} constant. */
     private final int errnoValue;
 
     /**

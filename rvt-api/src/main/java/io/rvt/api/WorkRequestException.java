@@ -14,6 +14,7 @@ public class WorkRequestException extends VerbsException {
     /** The value of {@link #badIndex()} when no work request was singled out. */
     public static final int NO_INDEX = -1;
 
+    /** Index in the list of the first work request that was not posted, or {@link #NO_INDEX}. */
     private final int badIndex;
 
     /**

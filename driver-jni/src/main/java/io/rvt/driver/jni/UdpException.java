@@ -8,8 +8,11 @@ package io.rvt.driver.jni;
 public final class UdpException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** The kernel's errno, positive. */
     private final int errno;
+    /** The operation that failed. */
     private final String operation;
+    /** The address it concerned. */
     private final String address;
 
     /**

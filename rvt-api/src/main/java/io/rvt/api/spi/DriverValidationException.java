@@ -11,6 +11,7 @@ import io.rvt.api.VerbsException;
 public class DriverValidationException extends VerbsException {
     private static final long serialVersionUID = 1L;
 
+    /** The name of the driver that was refused. */
     private final String driverName;
 
     /**
