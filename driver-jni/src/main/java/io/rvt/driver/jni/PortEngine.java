@@ -274,11 +274,6 @@ final class PortEngine implements Runnable {
         return s;
     }
 
-    /** @return the flow sockets opened so far */
-    synchronized int flowSocketCount() {
-        return flowOpened.size();
-    }
-
     /**
      * @param hi first half of the sender's IPv6 address (or the IPv4-mapped form)
      * @param lo second half
