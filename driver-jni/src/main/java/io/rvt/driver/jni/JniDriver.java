@@ -825,7 +825,6 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
         try {
             QpType type = qp.type();
             if ((type == QpType.RC || type == QpType.UC) && !fromRemote(qp, src)) {
-                p.addrMismatches++;
                 port.addCounter(PortCounter.RX_ADDR_MISMATCH, 1);
                 return;
             }

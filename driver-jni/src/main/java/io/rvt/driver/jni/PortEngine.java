@@ -72,7 +72,6 @@ final class PortEngine implements Runnable {
     volatile long icrcErrors;
     volatile long malformed;
     volatile long sendErrors;
-    volatile long addrMismatches;
     volatile long kernelDrops;
     /** The kernel's drop count at the last reading (from the socket's opening: it counts from 0). */
     private long lastKernelDrops;

@@ -160,7 +160,7 @@ class JniFelixIT extends FelixTest {
         for (var ad : ocd.getAttributeDefinitions(ObjectClassDefinition.ALL)) {
             ids.add(ad.getID());
         }
-        assertThat(ids).containsExactlyInAnyOrder("name", "address", "udp.port", "mtu", "peers");
+        assertThat(ids).containsExactlyInAnyOrder("name", "address", "udp.port", "mtu", "source.ports", "peers");
     }
 
     @Test
