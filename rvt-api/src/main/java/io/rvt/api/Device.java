@@ -117,8 +117,10 @@ public interface Device {
     long deviceCounter(DeviceCounter counter);
 
     /**
-     * @return true while the device is usable; false once it was removed (its driver went away), after which every
-     *         verb fails with {@code ENODEV}
+     * @return true while the device is usable; false once it was removed (its driver went away). After removal every
+     *         verb that creates, modifies or posts fails with {@code ENODEV}; polling completion queues (the flushed
+     *         completions are still there), queries of counters and teardown (destroy, deregister, deallocate,
+     *         detach) keep working, so that applications can clean up
      */
     boolean isAlive();
 }

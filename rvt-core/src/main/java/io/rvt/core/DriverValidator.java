@@ -60,6 +60,7 @@ final class DriverValidator {
             throw new DriverValidationException(name, "params() returned null");
         }
         checkParams(name, p);
+        checkLimits(name, p.props(), declined);
         return new Result(p, ops == null ? OperationTable.builder().build() : ops, provided);
     }
 
@@ -121,6 +122,34 @@ final class DriverValidator {
         }
         if (p.props().maxQpWr() > (1 << 24)) {
             throw new DriverValidationException(name, "max_qp_wr " + p.props().maxQpWr() + " exceeds 2^24");
+        }
+    }
+
+    /**
+     * Every limit a verb the driver offers needs must be positive: PDs and CQs are always offered, QPs unless
+     * CREATE_QP is declined. All zero ones are named at once (rdmavt registers such a driver, and its verbs fail later
+     * with e.g. "max_pd 0 protection domains exist").
+     */
+    private static void checkLimits(String name, io.rvt.api.DeviceAttributes a, Set<Verb> declined) {
+        java.util.List<String> zero = new java.util.ArrayList<>();
+        zeroIf(zero, "max_pd (allocPd)", a.maxPd());
+        zeroIf(zero, "max_cq (createCq)", a.maxCq());
+        zeroIf(zero, "max_cqe (createCq)", a.maxCqe());
+        if (!declined.contains(Verb.CREATE_QP)) {
+            zeroIf(zero, "max_qp (createQp)", a.maxQp());
+            zeroIf(zero, "max_qp_wr (createQp)", a.maxQpWr());
+            zeroIf(zero, "max_send_sge (createQp)", a.maxSendSge());
+            zeroIf(zero, "max_recv_sge (createQp)", a.maxRecvSge());
+        }
+        if (!zero.isEmpty()) {
+            throw new DriverValidationException(name, "device attribute" + (zero.size() == 1 ? " " : "s ")
+                    + String.join(", ", zero) + (zero.size() == 1 ? " is" : " are") + " 0 (or negative)");
+        }
+    }
+
+    private static void zeroIf(java.util.List<String> zero, String what, long value) {
+        if (value <= 0) {
+            zero.add(what);
         }
     }
 

@@ -378,6 +378,9 @@ public final class RvtDevice implements DriverDevice {
 
     @Override
     public PortAttr queryPort(int portNum, PortAttr out) {
+        if (out == null) {
+            throw Errors.inval("queryPort: out is null");
+        }
         checkAlive();
         checkVerb(Verb.QUERY_PORT);
         RvtIbport p = checkedPort(portNum);
@@ -458,11 +461,17 @@ public final class RvtDevice implements DriverDevice {
 
     @Override
     public long portCounter(int portNum, PortCounter counter) {
+        if (counter == null) {
+            throw Errors.inval("portCounter: counter is null");
+        }
         return checkedPort(portNum).counter(counter);
     }
 
     @Override
     public long deviceCounter(DeviceCounter counter) {
+        if (counter == null) {
+            throw Errors.inval("deviceCounter: counter is null");
+        }
         return counts.get(counter.ordinal());
     }
 

@@ -53,6 +53,18 @@ public final class RvtAh implements DriverAh {
         return check(dev, attr, null);
     }
 
+    /**
+     * {@link #checkAh} with the reason.
+     *
+     * @param dev the device
+     * @param attr the attributes
+     * @return null if they are valid, else what is wrong, naming the field and value
+     */
+    public static String whyInvalid(RvtDevice dev, AhAttr attr) {
+        StringBuilder why = new StringBuilder();
+        return check(dev, attr, why) == 0 ? null : why.length() > 0 ? why.toString() : attr.toString();
+    }
+
     private static int check(RvtDevice dev, AhAttr attr, StringBuilder why) {
         int port = attr.portNum();
         if (port < 1 || port > dev.portCount()) {

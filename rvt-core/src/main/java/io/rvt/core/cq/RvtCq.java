@@ -372,11 +372,20 @@ public final class RvtCq implements DriverCq {
     @Override
     public int pollCq(WorkCompletion[] out, int max) {
         checkLive("pollCq");
+        if (out == null) {
+            throw Errors.inval("pollCq: out is null");
+        }
         if (max < 0 || max > out.length) {
             throw Errors.inval("pollCq: max " + max + " is outside 0..out.length " + out.length);
         }
         if (looksEmpty()) {
             return 0;
+        }
+        // Checked before anything is taken: a null entry must not cost the completion it would have received.
+        for (int i = 0; i < max; i++) {
+            if (out[i] == null) {
+                throw Errors.inval("pollCq: out[" + i + "] is null");
+            }
         }
         lock.lock();
         try {
@@ -402,6 +411,9 @@ public final class RvtCq implements DriverCq {
     @Override
     public boolean pollCq(WorkCompletion out) {
         checkLive("pollCq");
+        if (out == null) {
+            throw Errors.inval("pollCq: out is null");
+        }
         if (looksEmpty()) {
             return false;
         }

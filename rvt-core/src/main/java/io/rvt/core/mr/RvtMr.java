@@ -126,6 +126,9 @@ public final class RvtMr implements DriverMr {
             throw Errors.inval("regMr: buffer is null");
         }
         checkAccess("regMr", access);
+        if (AccessFlag.ON_DEMAND.in(access)) {
+            throw Errors.notsupp("regMr: access ON_DEMAND (on-demand paging) is not supported");
+        }
         if (!buffer.hasRemaining()) {
             throw Errors.inval("regMr: buffer range is empty (position " + buffer.position() + ", limit "
                     + buffer.limit() + ")");
@@ -152,6 +155,12 @@ public final class RvtMr implements DriverMr {
     static RvtMr alloc(RvtPd pd, int maxNumSg) {
         if (maxNumSg < 1) {
             throw Errors.inval("allocMr: maxNumSg " + maxNumSg + " must be at least 1");
+        }
+        // rvt's fast-registration page list limit: the pages must fit in max_mr_size (4 KiB each).
+        long maxPages = pd.dev().props().maxMrSize() / RvtLkeyTable.PAGE_SIZE;
+        if (maxNumSg > maxPages) {
+            throw Errors.inval("allocMr: maxNumSg " + maxNumSg + " pages exceed the device's limit of " + maxPages
+                    + " (max_mr_size " + pd.dev().props().maxMrSize() + " / " + RvtLkeyTable.PAGE_SIZE + ")");
         }
         RvtMr mr = new RvtMr(pd.dev(), pd, new Mapping(EMPTY, 0), 0, true, maxNumSg);
         publishNew(mr, false);
@@ -332,8 +341,12 @@ public final class RvtMr implements DriverMr {
             throw Errors.inval("mapBuffer: region lkey 0x" + Integer.toHexString(key)
                     + " is not a fast-registration region (use allocMr)");
         }
-        if (buffer == null || !buffer.hasRemaining()) {
-            throw Errors.inval("mapBuffer: buffer range is empty");
+        if (buffer == null) {
+            throw Errors.inval("mapBuffer: buffer is null");
+        }
+        if (!buffer.hasRemaining()) {
+            throw Errors.inval("mapBuffer: buffer range is empty (position " + buffer.position() + ", limit "
+                    + buffer.limit() + ")");
         }
         long pages = ((iova & (RvtLkeyTable.PAGE_SIZE - 1)) + buffer.remaining() + RvtLkeyTable.PAGE_SIZE - 1)
                 / RvtLkeyTable.PAGE_SIZE;

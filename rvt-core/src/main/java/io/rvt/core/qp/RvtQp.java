@@ -281,6 +281,9 @@ public final class RvtQp implements DriverQp {
      * @return the QP
      */
     public static RvtQp create(RvtDevice dev, RvtPd pd, QpInitAttr init) {
+        if (init == null) {
+            throw Errors.inval("createQp: init is null");
+        }
         dev.checkAlive();
         dev.checkVerb(io.rvt.api.spi.Verb.CREATE_QP);
         io.rvt.api.DeviceAttributes props = dev.props();
@@ -638,6 +641,9 @@ public final class RvtQp implements DriverQp {
 
     @Override
     public void modifyQp(QpAttr attr, int mask) {
+        if (attr == null) {
+            throw Errors.inval("modifyQp: attr is null");
+        }
         checkNotDestroyed();
         dev.checkAlive();
         dev.checkVerb(io.rvt.api.spi.Verb.MODIFY_QP);
@@ -681,6 +687,10 @@ public final class RvtQp implements DriverQp {
             if (QpAttrMask.PKEY_INDEX.in(mask) && attr.pkeyIndex() >= dev.params().npkeys()) {
                 throw Errors.inval("modifyQp: pkeyIndex " + attr.pkeyIndex() + " is outside the table of "
                         + dev.params().npkeys());
+            }
+            if (QpAttrMask.ACCESS_FLAGS.in(mask) && (attr.qpAccessFlags() & ~AccessFlag.ALL) != 0) {
+                throw Errors.inval("modifyQp: qpAccessFlags 0x" + Integer.toHexString(attr.qpAccessFlags())
+                        + " has unknown bits 0x" + Integer.toHexString(attr.qpAccessFlags() & ~AccessFlag.ALL));
             }
             if (QpAttrMask.MIN_RNR_TIMER.in(mask) && attr.minRnrTimer() > 31) {
                 throw Errors.inval("modifyQp: minRnrTimer " + attr.minRnrTimer() + " exceeds 31");
@@ -782,9 +792,9 @@ public final class RvtQp implements DriverQp {
             throw Errors.inval("modifyQp: " + which + " dlid 0x" + Integer.toHexString(ah.dlid())
                     + " is a multicast LID (unicast is below 0x" + Integer.toHexString(mcastBase) + ")");
         }
-        int r = RvtAh.checkAh(dev, ah);
-        if (r != 0) {
-            throw Errors.inval("modifyQp: " + which + " address is invalid: " + ah);
+        String why = RvtAh.whyInvalid(dev, ah);
+        if (why != null) {
+            throw Errors.inval("modifyQp: " + which + " address is invalid: " + why);
         }
     }
 
@@ -1000,6 +1010,10 @@ public final class RvtQp implements DriverQp {
 
     @Override
     public void postSend(SendWorkRequest wr) {
+        if (wr == null) {
+            throw new WorkRequestException(Errno.EINVAL, WorkRequestException.NO_INDEX, "postSend: wr is null");
+        }
+        checkPostable("postSend");
         dev.checkVerb(io.rvt.api.spi.Verb.POST_SEND);
         int nreq = 0;
         int err = 0;
@@ -1043,6 +1057,14 @@ public final class RvtQp implements DriverQp {
         }
     }
 
+    /** A post to a destroyed QP: EINVAL saying so (its state reads RESET, which would mislead). */
+    private void checkPostable(String verb) {
+        if (destroyed) {
+            throw new WorkRequestException(Errno.EINVAL, WorkRequestException.NO_INDEX, verb + ": QP 0x"
+                    + Integer.toHexString(qpNum) + " was destroyed");
+        }
+    }
+
     private int fail(int errno, String why) {
         postError = why;
         return errno;
@@ -1051,6 +1073,9 @@ public final class RvtQp implements DriverQp {
     /** Mirrors {@code rvt_post_one_wr} (postLock held); returns 0 or a negative errno with {@link #postError} set. */
     private int postOneWr(SendWorkRequest wr) {
         WrOpcode op = wr.opcode();
+        if (op == null) {
+            return fail(Errnos.EINVAL, "opcode is null");
+        }
         if (wr.numSge() > sendMaxSge) {
             return fail(Errnos.EINVAL, "numSge " + wr.numSge() + " exceeds the QP's maxSendSge " + sendMaxSge);
         }
@@ -1077,6 +1102,9 @@ public final class RvtQp implements DriverQp {
                 return fail(Errnos.EINVAL, "a " + type + " send needs an address handle of the QP's PD, got "
                         + (wr.ah() == null ? "none" : "one of another PD"));
             }
+            if (((RvtAh) wr.ah()).isDestroyed()) {
+                return fail(Errnos.EINVAL, "the address handle " + wr.ah() + " was destroyed");
+            }
         }
         boolean local = params.has(OperationFlag.LOCAL);
         boolean deferred = false;
@@ -1084,11 +1112,14 @@ public final class RvtQp implements DriverQp {
             boolean signaled = SendFlag.SIGNALED.in(wr.sendFlags());
             if (op == WrOpcode.REG_MR) {
                 if (!(wr.mr() instanceof RvtMr)) {
-                    return fail(Errnos.EINVAL, "REG_MR needs a memory region from allocMr");
+                    return fail(Errnos.EINVAL, "REG_MR needs a memory region from allocMr, got "
+                            + (wr.mr() == null ? "none" : wr.mr().getClass().getName()));
                 }
-                int r = dev.lkeyTable().fastRegMr(pd, (RvtMr) wr.mr(), wr.key(), wr.access());
+                RvtMr fr = (RvtMr) wr.mr();
+                int r = dev.lkeyTable().fastRegMr(pd, fr, wr.key(), wr.access());
                 if (r < 0) {
-                    return fail(r, "REG_MR of key 0x" + Integer.toHexString(wr.key()) + " failed");
+                    return fail(r, "REG_MR of key 0x" + Integer.toHexString(wr.key()) + " failed: "
+                            + regMrProblem(fr, wr.key()));
                 }
                 if (!signaled) {
                     return 0;
@@ -1176,7 +1207,11 @@ public final class RvtQp implements DriverQp {
                 }
                 wqe.putMrs();
                 wqe.numSge = 0;
-                return fail(r, "the driver's setup_wqe refused the work request (" + r + ")");
+                // The usual reason, said when it applies (the check is the driver's, as in rdmavt and hfi1).
+                String mtu = udLike && lp > 0 && Integer.toUnsignedLong(length) > 1L << lp
+                        ? " exceeds the path MTU " + (1 << lp) + " of its address handle" : "";
+                return fail(r, "the driver's setup_wqe refused the work request (opcode " + op + ", length "
+                        + Integer.toUnsignedString(length) + mtu + ", returned " + r + ")");
             }
         }
         if (!local) {
@@ -1202,6 +1237,22 @@ public final class RvtQp implements DriverQp {
      * slot and the next ordinary post overwrote the WQE being retired. The count is compared unsigned, as rdmavt's
      * {@code u32}: a count an unbalanced unreserve drove below zero fails closed.
      */
+    /** Says which of {@code RvtLkeyTable.fastRegMr}'s checks refused a REG_MR. */
+    private String regMrProblem(RvtMr mr, int key) {
+        if (mr.rvtPd() != pd) {
+            return "the region (lkey 0x" + Integer.toHexString(mr.lkey()) + ") belongs to another PD than the QP's";
+        }
+        if (!mr.isFastReg() || mr.lkey() == 0) {
+            return "the region (lkey 0x" + Integer.toHexString(mr.lkey()) + ") is not a fast-registration region"
+                    + " (allocMr)";
+        }
+        if ((key & 0xFFFF_FF00) != (mr.lkey() & 0xFFFF_FF00)) {
+            return "the new key changes the index bits of the region's key 0x" + Integer.toHexString(mr.lkey())
+                    + " (only the low 8 bits may change)";
+        }
+        return "the access asks for write on a read-only region";
+    }
+
     @Override
     public boolean isAvail(boolean reservedOp) {
         if (reservedOp) {
@@ -1410,6 +1461,10 @@ public final class RvtQp implements DriverQp {
 
     @Override
     public void postRecv(RecvWorkRequest wr) {
+        if (wr == null) {
+            throw new WorkRequestException(Errno.EINVAL, WorkRequestException.NO_INDEX, "postRecv: wr is null");
+        }
+        checkPostable("postRecv");
         if (!dev.isAlive()) {
             throw new WorkRequestException(Errno.ENODEV, 0, "postRecv: device " + dev.name() + " was removed");
         }

@@ -62,7 +62,8 @@ public final class RvtSrq implements SharedReceiveQueue {
      * Mirrors {@code rvt_create_srq}: checks the type ({@code EOPNOTSUPP} unless {@link SrqInitAttr#SRQT_BASIC}),
      * {@code maxSge} in {@code 1..max_srq_sge} and {@code maxWr} in {@code 1..max_srq_wr} ({@code EINVAL}), builds a
      * ring of {@code maxWr + 1} slots, counts the SRQ against {@code max_srq} ({@code ENOMEM}) and takes a use of
-     * the PD (EINVAL if it was deallocated). The limit is taken as given (rdmavt does not validate it at creation).
+     * the PD (EINVAL if it was deallocated). The limit must be in {@code 0..maxWr}, as
+     * {@code modifySrq} requires (rdmavt does not validate it at creation).
      * Nothing is counted or retained when it fails.
      *
      * @param dev the device
@@ -72,6 +73,9 @@ public final class RvtSrq implements SharedReceiveQueue {
      * @throws VerbsException ENODEV, EOPNOTSUPP, EINVAL or ENOMEM, naming the field and value
      */
     public static RvtSrq create(RvtDevice dev, RvtPd pd, SrqInitAttr init) {
+        if (init == null) {
+            throw Errors.inval("createSrq: init is null");
+        }
         dev.checkAlive();
         if (init.srqType() != SrqInitAttr.SRQT_BASIC) {
             throw Errors.notsupp("srqType " + init.srqType() + " is not supported (only SRQT_BASIC = "
@@ -85,6 +89,12 @@ public final class RvtSrq implements SharedReceiveQueue {
         int maxWr = init.maxWr();
         if (maxWr == 0 || maxWr > props.maxSrqWr()) {
             throw Errors.inval("srq maxWr " + maxWr + " must be in 1.." + props.maxSrqWr() + " (max_srq_wr)");
+        }
+        if (init.srqLimit() < 0 || init.srqLimit() > maxWr) {
+            // modifySrq's rule (limit below the ring's maxWr + 1 slots); rdmavt takes it at creation unchecked
+            // ([deviation]).
+            throw Errors.inval("srqLimit " + init.srqLimit() + " must be in 0.." + maxWr + " (at most maxWr "
+                    + maxWr + ", as modifySrq requires)");
         }
         RvtRq rq = allocRq(maxWr, maxSge);
         if (!dev.tryCount(DeviceCounter.SRQS_ALLOCATED, props.maxSrq())) {
@@ -225,6 +235,9 @@ public final class RvtSrq implements SharedReceiveQueue {
      */
     @Override
     public void postSrqRecv(RecvWorkRequest wr) {
+        if (wr == null) {
+            throw new WorkRequestException(Errno.EINVAL, WorkRequestException.NO_INDEX, "postSrqRecv: wr is null");
+        }
         checkUsable();
         ReentrantLock p = rq.producerLock();
         int index = 0;
@@ -263,6 +276,9 @@ public final class RvtSrq implements SharedReceiveQueue {
      */
     @Override
     public void modifySrq(SrqAttr attr, int mask) {
+        if (attr == null) {
+            throw Errors.inval("modifySrq: attr is null");
+        }
         checkUsable();
         if ((mask & ~SrqAttrMask.ALL) != 0) {
             throw Errors.inval("modifySrq mask " + SrqAttrMask.describe(mask) + " has bits outside "

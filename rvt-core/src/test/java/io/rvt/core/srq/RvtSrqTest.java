@@ -159,14 +159,17 @@ class RvtSrqTest {
     }
 
     @Test
-    void shouldReportAttributesAndKeepUnvalidatedLimitWhenCreated() {
-        RvtSrq srq = RvtSrq.create(dev, pd, init(MAX_SRQ_WR, MAX_SRQ_SGE).srqLimit(1000));
+    void shouldReportAttributesAndRefuseALimitModifySrqWouldRefuseWhenCreated() {
+        assertThatThrownBy(() -> RvtSrq.create(dev, pd, init(MAX_SRQ_WR, MAX_SRQ_SGE).srqLimit(MAX_SRQ_WR + 1)))
+                .satisfies(errno(Errno.EINVAL)).hasMessageContaining("srqLimit " + (MAX_SRQ_WR + 1));
+        assertThat(dev.deviceCounter(DeviceCounter.SRQS_ALLOCATED)).isZero();
+        RvtSrq srq = RvtSrq.create(dev, pd, init(MAX_SRQ_WR, MAX_SRQ_SGE).srqLimit(1000 % MAX_SRQ_WR));
 
         SrqAttr a = query(srq);
         assertThat(a.maxWr()).isEqualTo(MAX_SRQ_WR);
         assertThat(a.maxSge()).isEqualTo(MAX_SRQ_SGE);
-        assertThat(a.srqLimit()).isEqualTo(1000);
-        assertThat(srq.limit()).isEqualTo(1000);
+        assertThat(a.srqLimit()).isEqualTo(1000 % MAX_SRQ_WR);
+        assertThat(srq.limit()).isEqualTo(1000 % MAX_SRQ_WR);
         assertThat(srq.rq().size()).isEqualTo(MAX_SRQ_WR + 1);
         assertThat(srq.device()).isSameAs(dev);
         assertThat(srq.pd()).isSameAs(pd);
