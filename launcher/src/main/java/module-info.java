@@ -5,6 +5,7 @@
  */
 module io.rvt.launcher {
     requires io.rvt.api;
+    requires io.rvt.cm;
     requires io.rvt.driver.jni;
     requires io.rvt.driver.sim;
     requires org.apache.felix.framework;

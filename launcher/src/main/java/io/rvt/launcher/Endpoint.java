@@ -17,6 +17,11 @@ import io.rvt.api.QpState;
 import io.rvt.api.QpType;
 import io.rvt.api.QueuePair;
 import io.rvt.api.SigType;
+import io.rvt.cm.Connection;
+import io.rvt.cm.ConnectOptions;
+import io.rvt.cm.DatagramPeer;
+import io.rvt.cm.QpOptions;
+import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -26,14 +31,13 @@ import java.util.Map;
 
 /**
  * One device's side of a test: a protection domain, a send and a receive completion queue, one registered buffer
- * with every access right, and the queue pairs created on them. {@link #connect} brings a QP to RTS talking to a
- * peer the way ibv_rc_pingpong and perftest do (RC and UC: INIT, RTR with the peer's address and QPN, RTS; UD: INIT
- * with a Q_Key, RTR, RTS, plus an address handle to the peer).
+ * with every access right, and the connections whose QPs the CM created on them ({@link Connector}): RC and UC QPs
+ * are built from {@link #qpOptions} and brought to RTS by rvt-cm; a UD QP is created here and served and resolved by
+ * SIDR, its peer reached through an address handle from the {@link DatagramPeer}.
  *
- * <p>A peer's address is its port's LID on InfiniBand (driver-sim); a port without a LID is RoCE (driver-jni), whose
- * packets are routed by GID, so the address is global: a GRH to the peer's GID 0 (its IP address), as
- * ibv_rc_pingpong {@code -g 0} does. {@link LinkOptions} choose the port, cap the path MTU and, with a GID index,
- * make the address global from that GID on InfiniBand too (perftest's {@code -x}).
+ * <p>A peer is reached by GID: on driver-sim its port's GID (the CM's first REQ is routed by GID; the connection then
+ * uses the LID), on RoCE (driver-jni, no LID) its IP address, whose GID the CM derives and puts in rdma_cm's IP
+ * header. {@link LinkOptions} choose the port, cap the path MTU and pick the source GID index (perftest's {@code -x}).
  */
 final class Endpoint implements AutoCloseable {
     /** Access rights of the buffer and of the QPs: everything a test may do to it. */
@@ -44,15 +48,13 @@ final class Endpoint implements AutoCloseable {
     /** Bytes a UD receive buffer needs before the payload: the GRH area. */
     static final int GRH_BYTES = 40;
     /**
-     * RC local ACK timeout code: 4.096 µs × 2^14 ≈ 67 ms per try, 8 tries: a 2-core machine busy with other work can
+     * RC local ACK timeout code: 4.096 µs × 2^14 ≈ 67 ms per try, 7 retries: a 2-core machine busy with other work can
      * starve the network thread for tens of milliseconds, which a shorter timeout turns into spurious
      * retransmissions (and, eight in a row, into a failed QP).
      */
     private static final int RC_TIMEOUT = 14;
     /** RDMA READs and atomics in flight per QP (the simulated HCA's limit). */
     static final int RD_ATOMIC = 16;
-    /** The GRH hop limit of a global address. */
-    private static final int HOP_LIMIT = 64;
     private static final SecureRandom PSN_RANDOM = new SecureRandom();
 
     /** The device. */
@@ -75,10 +77,12 @@ final class Endpoint implements AutoCloseable {
     final Gid gid;
     /** The index of {@link #gid}. */
     private final int gidIndex;
-    /** The QPs created here, destroyed by {@link #close()}. */
-    final List<QueuePair> qps = new ArrayList<>();
-    /** Each QP's initial send PSN, the peer's expected receive PSN ({@link #initialPsn}). */
-    private final Map<QueuePair, Integer> initialPsns = new IdentityHashMap<>();
+    /** The connections made on this endpoint, closed (their QPs destroyed) by {@link #close()}. */
+    private final List<Connection> connections = new ArrayList<>();
+    /** The UD QPs created here, destroyed by {@link #close()}. */
+    private final List<QueuePair> udQps = new ArrayList<>();
+    /** Each UD QP's send PSN. */
+    private final Map<QueuePair, Integer> udPsns = new IdentityHashMap<>();
     private final List<AddressHandle> ahs = new ArrayList<>();
 
     /**
@@ -110,104 +114,116 @@ final class Endpoint implements AutoCloseable {
         this.gid = device.queryGid(link.port(), gidIndex);
     }
 
-    /**
-     * Creates a QP in RESET on this endpoint's CQs.
-     *
-     * @param type RC, UC or UD
-     * @param sendDepth send queue entries
-     * @param recvDepth receive queue entries
-     * @param sigType whether every send completes or only signaled ones
-     * @return the QP (also in {@link #qps})
-     */
-    QueuePair createQp(QpType type, int sendDepth, int recvDepth, SigType sigType) {
-        QpInitAttr init = new QpInitAttr().qpType(type).sendCq(sendCq).recvCq(recvCq).sigType(sigType);
-        init.cap().maxSendWr(sendDepth).maxRecvWr(recvDepth).maxSendSge(1).maxRecvSge(1);
-        QueuePair qp = pd.createQp(init);
-        qps.add(qp);
-        // RoCE faces a real network: a random 24-bit PSN, as rdma_cm picks it, so that an attacker cannot guess the
-        // expected one. A simulated fabric starts at 0 (a deterministic run's trace stays a function of its seed).
-        initialPsns.put(qp, lid == 0 ? PSN_RANDOM.nextInt(1 << 24) : 0);
-        return qp;
-    }
-
-    /**
-     * @param qp a QP of this endpoint
-     * @return its initial send PSN
-     */
-    int initialPsn(QueuePair qp) {
-        return initialPsns.getOrDefault(qp, 0);
-    }
-
     /** @return the LID of the port (0 on RoCE) */
     int lid() {
         return lid;
     }
 
-    /**
-     * @return whether this endpoint is reached by a global address (a GRH to its GID): its port has no LID, or a GID
-     *         index was asked for
-     */
+    /** @return whether peers address this endpoint with a GRH: its port has no LID, or a GID index was asked for */
     boolean global() {
         return lid == 0 || link.gidIndex() >= 0;
     }
 
     /**
-     * Fills {@code out} with the address of {@code peer} as seen from this endpoint's port: the peer's LID, and if
-     * either end is {@link #global()} a GRH from this end's GID to the peer's.
+     * How rvt-cm builds an RC or UC QP on this endpoint's CQs: every access right, 16 RDMA READs and atomics each
+     * way, a 67 ms ACK timeout ({@link #RC_TIMEOUT}), retries and RNR retries 7, the path MTU of {@link LinkOptions}.
      *
-     * @param peer the other endpoint
-     * @param out the address to fill
-     * @return {@code out}
+     * @param type RC or UC
+     * @param sendDepth send queue entries
+     * @param recvDepth receive queue entries
+     * @param sigType whether every send completes or only signaled ones
+     * @return the options
      */
-    AhAttr addressOf(Endpoint peer, AhAttr out) {
-        out.dlid(peer.lid).portNum(link.port());
-        if (global() || peer.global()) {
-            out.dgid(peer.gid).sgidIndex(gidIndex).hopLimit(HOP_LIMIT);
+    QpOptions qpOptions(QpType type, int sendDepth, int recvDepth, SigType sigType) {
+        QpOptions o = new QpOptions().pd(pd).sendCq(sendCq).recvCq(recvCq).type(type).sigType(sigType)
+                .accessFlags(ALL_ACCESS).responderResources(RD_ATOMIC).initiatorDepth(RD_ATOMIC)
+                .localAckTimeout(RC_TIMEOUT).retryCount(7).rnrRetryCount(7);
+        o.cap().maxSendWr(sendDepth).maxRecvWr(recvDepth).maxSendSge(1).maxRecvSge(1);
+        if (link.mtu() > 0) {
+            o.pathMtu(PathMtu.ofBytes(link.mtu()));
         }
-        return out;
+        return o;
     }
 
     /**
-     * Brings {@code qp} (of this endpoint) to RTS talking to {@code peerQp} of {@code peer}.
+     * The CM's options to reach {@code destination} from this endpoint's port and GID.
      *
-     * @param qp a QP of this endpoint in RESET
-     * @param peer the other endpoint
-     * @param peerQp the QP there
-     * @return for UD, an address handle to the peer's port; null otherwise
+     * @param destination the peer's {@link Gid}, or its {@link InetAddress} on RoCE
+     * @param port the CM port
+     * @param qp how to build the QP
+     * @param privateData the REQ's private data, or null
+     * @return the options
      */
-    AddressHandle connect(QueuePair qp, Endpoint peer, QueuePair peerQp) {
-        if (qp.type() == QpType.UD) {
-            qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(link.port()).qkey(QKEY),
-                    QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.QKEY));
-            qp.modifyQp(new QpAttr().qpState(QpState.RTR), QpAttrMask.STATE.bit());
-            qp.modifyQp(new QpAttr().qpState(QpState.RTS).sqPsn(initialPsn(qp)),
-                    QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.SQ_PSN));
-            AddressHandle ah = pd.createAh(addressOf(peer, new AhAttr()));
-            ahs.add(ah);
-            return ah;
+    ConnectOptions connectOptions(Object destination, int port, QpOptions qp, byte[] privateData) {
+        ConnectOptions o = new ConnectOptions().port(port).qp(qp).privateData(privateData).hcaPort(link.port())
+                .sgidIndex(gidIndex);
+        return destination instanceof InetAddress a ? o.destination(a) : o.destination((Gid) destination);
+    }
+
+    /**
+     * @return how a peer reaches this endpoint: its IP address on RoCE (no LID), else its port's GID
+     */
+    Object destination() {
+        if (lid != 0) {
+            return gid;
         }
-        boolean rc = qp.type() == QpType.RC;
-        qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(link.port()).qpAccessFlags(ALL_ACCESS),
-                QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
-        QpAttr rtr = new QpAttr().qpState(QpState.RTR).pathMtu(pathMtu(peer)).destQpNum(peerQp.qpNum())
-                .rqPsn(peer.initialPsn(peerQp));
-        addressOf(peer, rtr.ahAttr());
-        int mask = QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
-                QpAttrMask.RQ_PSN);
-        if (rc) {
-            rtr.maxDestRdAtomic(RD_ATOMIC).minRnrTimer(1);
-            mask |= QpAttrMask.mask(QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER);
+        try {
+            return InetAddress.getByAddress(gid.toBytes()); // IPv4-mapped GIDs come back as IPv4 addresses
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException("GID " + gid + " of " + device.name() + " is no IP address", e);
         }
-        qp.modifyQp(rtr, mask);
-        QpAttr rts = new QpAttr().qpState(QpState.RTS).sqPsn(initialPsn(qp));
-        mask = QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.SQ_PSN);
-        if (rc) {
-            rts.timeout(RC_TIMEOUT).retryCnt(7).rnrRetry(7).maxRdAtomic(RD_ATOMIC);
-            mask |= QpAttrMask.mask(QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY,
-                    QpAttrMask.MAX_QP_RD_ATOMIC);
-        }
-        qp.modifyQp(rts, mask);
-        return null;
+    }
+
+    /**
+     * @param c a connection whose QP is on this endpoint's CQs, closed with it
+     */
+    void track(Connection c) {
+        connections.add(c);
+    }
+
+    /**
+     * Creates a UD QP on this endpoint's CQs and brings it to RTS with {@link #QKEY} (a UD QP has no connection: it
+     * is served and found by SIDR).
+     *
+     * @param sendDepth send queue entries
+     * @param recvDepth receive queue entries
+     * @param sigType whether every send completes or only signaled ones
+     * @return the QP, in RTS
+     */
+    QueuePair createUdQp(int sendDepth, int recvDepth, SigType sigType) {
+        QpInitAttr init = new QpInitAttr().qpType(QpType.UD).sendCq(sendCq).recvCq(recvCq).sigType(sigType);
+        init.cap().maxSendWr(sendDepth).maxRecvWr(recvDepth).maxSendSge(1).maxRecvSge(1);
+        QueuePair qp = pd.createQp(init);
+        udQps.add(qp);
+        // RoCE faces a real network: a random 24-bit PSN, as rdma_cm picks it. A simulated fabric starts at 0 (a
+        // deterministic run's trace stays a function of its seed).
+        int psn = lid == 0 ? PSN_RANDOM.nextInt(1 << 24) : 0;
+        udPsns.put(qp, psn);
+        qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(link.port()).qkey(QKEY),
+                QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.QKEY));
+        qp.modifyQp(new QpAttr().qpState(QpState.RTR), QpAttrMask.STATE.bit());
+        qp.modifyQp(new QpAttr().qpState(QpState.RTS).sqPsn(psn), QpAttrMask.mask(QpAttrMask.STATE,
+                QpAttrMask.SQ_PSN));
+        return qp;
+    }
+
+    /**
+     * @param qp a UD QP of {@link #createUdQp}
+     * @return its send PSN
+     */
+    int udPsn(QueuePair qp) {
+        return udPsns.getOrDefault(qp, 0);
+    }
+
+    /**
+     * @param peer a UD peer that SIDR resolved
+     * @return an address handle to it from this endpoint's port and GID (destroyed by {@link #close()})
+     */
+    AddressHandle addressHandle(DatagramPeer peer) {
+        AhAttr attr = peer.address(new AhAttr(), link.port()).sgidIndex(gidIndex);
+        AddressHandle ah = pd.createAh(attr);
+        ahs.add(ah);
+        return ah;
     }
 
     /**
@@ -226,10 +242,14 @@ final class Endpoint implements AutoCloseable {
         if (!device.isAlive()) {
             return;
         }
-        for (QueuePair qp : qps) {
+        for (Connection c : connections) {
+            c.close(); // disconnects and destroys the QP
+        }
+        connections.clear();
+        for (QueuePair qp : udQps) {
             qp.destroyQp();
         }
-        qps.clear();
+        udQps.clear();
         for (AddressHandle ah : ahs) {
             ah.destroyAh();
         }

@@ -114,7 +114,7 @@ public final class FelixHost implements Host {
             tracker.open();
             configure(ctx, shell);
             this.devices = tracker;
-            this.deviceList = awaitDevices(2);
+            this.deviceList = awaitDevices(hcas.properties(!shell).size());
         } catch (Exception | Error e) {
             if (tracker != null) {
                 tracker.close();

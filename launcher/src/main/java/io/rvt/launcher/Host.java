@@ -57,6 +57,14 @@ public interface Host extends AutoCloseable {
         return Threading.NETWORK;
     }
 
+    /**
+     * @return how the launcher's connection managers run on these devices: real-time timers
+     *         ({@link Connector#realTime()}) unless the host's network has a clock of its own
+     */
+    default io.rvt.cm.CmConfig cmConfig() {
+        return Connector.realTime();
+    }
+
     /** Removes the devices and stops whatever the host started. Idempotent. */
     @Override
     void close();

@@ -29,7 +29,7 @@ record JniConfigurations(JniSetup setup) implements HcaConfigurations {
     /** driver-jni's port engines spin briefly, then wait in {@code poll}, whatever the command. */
     @Override
     public List<Map<String, Object>> properties(boolean spin) {
-        return List.of(setup.properties(0), setup.properties(1));
+        return setup.count() == 1 ? List.of(setup.properties(0)) : List.of(setup.properties(0), setup.properties(1));
     }
 
     @Override

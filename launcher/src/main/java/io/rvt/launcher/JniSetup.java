@@ -15,8 +15,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The two RoCEv2 HCAs of {@code --driver jni}, {@code roce0} and {@code roce1}: each bound to its IP address and UDP
- * port, each with the other in its peer table (two HCAs on one address differ only by their UDP port, so the peer
+ * The RoCEv2 HCAs of {@code --driver jni}: in one process two, {@code roce0} and {@code roce1}, each bound to its IP
+ * address and UDP port, each with the other in its peer table (two HCAs on one address differ only by their UDP port, so the peer
  * table is what routes a packet for the shared GID to the other one). The same configuration serves both hosts: as a
  * {@link JniDriver.Builder} on the plain class path and as Config Admin properties of factory PID
  * {@value JniDriverComponent#PID} under OSGi.
@@ -31,6 +31,25 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
     static final String DEFAULT_ADDRESS = "127.0.0.1";
     /** The MTU of both HCAs' ports. */
     static final int DEFAULT_MTU = 4096;
+    /** The RoCEv2 UDP port (IANA), which a process with one HCA binds. */
+    static final int ROCEV2_PORT = 4791;
+
+    /**
+     * One HCA, {@code roce0}, on UDP 4791 of {@code address}: a {@code --server} or client process.
+     *
+     * @param address the HCA's IP address
+     * @param sourcePorts UDP source sockets per port
+     * @return the setup
+     */
+    static JniSetup single(String address, int sourcePorts) {
+        resolve(address);
+        return new JniSetup(List.of(address), List.of(ROCEV2_PORT), DEFAULT_MTU, sourcePorts);
+    }
+
+    /** @return how many HCAs: 1 or 2 */
+    int count() {
+        return addresses.size();
+    }
 
     /**
      * Checks {@code --address A[,B]}: one address for both HCAs or one each, IP literals or host names of one family.
@@ -54,7 +73,12 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
         return List.of(a, b);
     }
 
-    private static InetAddress resolve(String a) {
+    /**
+     * @param a an IP literal or host name
+     * @return its address
+     * @throws UsageException naming it if it does not resolve
+     */
+    static InetAddress resolve(String a) {
         try {
             if (a.isEmpty()) {
                 throw new UnknownHostException("empty");
@@ -104,8 +128,9 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
      * @return a builder of HCA {@code i} (its own thread per port, native sockets)
      */
     JniDriver.Builder builder(int i) {
-        return JniDriver.builder().name(name(i)).address(addresses.get(i)).udpPort(udpPorts.get(i))
-                .mtu(PathMtu.ofBytes(mtu)).sourcePorts(sourcePorts).peer(addresses.get(1 - i), udpPorts.get(1 - i));
+        JniDriver.Builder b = JniDriver.builder().name(name(i)).address(addresses.get(i)).udpPort(udpPorts.get(i))
+                .mtu(PathMtu.ofBytes(mtu)).sourcePorts(sourcePorts);
+        return count() == 2 ? b.peer(addresses.get(1 - i), udpPorts.get(1 - i)) : b;
     }
 
     /**
@@ -120,12 +145,15 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
         p.put("udp.port", udpPorts.get(i));
         p.put("mtu", mtu);
         p.put("source.ports", sourcePorts);
-        p.put("peers", new String[] {addresses.get(1 - i) + "=" + udpPorts.get(1 - i)});
+        p.put("peers", count() == 2 ? new String[] {addresses.get(1 - i) + "=" + udpPorts.get(1 - i)} : new String[0]);
         return p;
     }
 
     /** @return e.g. {@code RoCEv2 over UDP on 127.0.0.1, ports 40100 and 40101} */
     String describe() {
+        if (count() == 1) {
+            return "RoCEv2 over UDP on " + addresses.get(0) + " port " + udpPorts.get(0);
+        }
         if (addresses.get(0).equals(addresses.get(1))) {
             return "RoCEv2 over UDP on " + addresses.get(0) + ", ports " + udpPorts.get(0) + " and "
                     + udpPorts.get(1);

@@ -142,7 +142,8 @@ public final class Main {
         int iters = o.iters > 0 ? o.iters : PingPongCommand.DEFAULT_ITERS;
         switch (o.command) {
             case "devices" -> new DevicesCommand(out, o.verbose).run(host);
-            case "pingpong" -> new PingPongCommand(out, o.transport, size, iters).on(o.ibDev, o.link()).run(host);
+            case "pingpong" -> new PingPongCommand(out, o.transport, size, iters).on(o.ibDev, o.link())
+                    .cmPort(o.cmPort).remote(o.server, o.peer, o.given).run(host);
             case "perf" -> new PerfCommand(out, err, o).run(host);
             case "shell" -> new ShellCommand(out).run(host);
             case "stat" -> new StatCommand(out, o.iters > 0 ? o.iters : StatCommand.DEFAULT_ITERS, !o.noTraffic,

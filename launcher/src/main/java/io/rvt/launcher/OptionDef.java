@@ -44,6 +44,7 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--ib-port", "-i", "PORT", CONNECT, "the device's port (1)"),
             opt("--mtu", "-m", "BYTES", CONNECT, "path MTU: 256, 512, 1024, 2048 or 4096 (the port's active MTU)"),
             opt("--gid-index", "-x", "INDEX", CONNECT, "address the peer with a GRH from this GID index"),
+            opt("--server", null, null, CONNECT, "wait for a client (rvt ... HOST) to connect; jni, one HCA, UDP 4791"),
             opt("--port", "-p", "PORT", CONNECT, "the CM port to listen on or connect to (18515)"),
             opt("--report_gbits", null, null, "perf", "bandwidth in Gb/sec (10^9 bits) instead of MiB/sec"),
             opt("--json", null, "FILE", "perf", "every table and row as one JSON document"),

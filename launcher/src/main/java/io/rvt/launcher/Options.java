@@ -109,6 +109,10 @@ public final class Options {
     int gidIndex = -1;
     /** {@code -p}, {@code --port}: the CM port. */
     int cmPort = DEFAULT_CM_PORT;
+    /** {@code --server}: wait for a client process. */
+    boolean server;
+    /** {@code HOST} after pingpong or perf: the server process to connect to; null unless given. */
+    String peer;
 
     private Options() {
     }
@@ -126,6 +130,7 @@ public final class Options {
         o.debug = List.of(args).contains("--debug");
         Syntax.Parsed parsed = Syntax.parse(args);
         o.command = parsed.command();
+        o.peer = parsed.positionals().isEmpty() ? null : parsed.positionals().get(0);
         for (Map.Entry<String, String> e : parsed.values().entrySet()) {
             o.given.add(e.getKey());
             o.set(e.getKey(), e.getValue());
@@ -183,6 +188,7 @@ public final class Options {
             case "--mtu" -> mtu = mtu(name, v);
             case "--gid-index" -> gidIndex = inRange(name, v, 0, 255, "a GID index");
             case "--port" -> cmPort = inRange(name, v, 1, 65535, "a port (1 to 65535)");
+            case "--server" -> server = true;
             default -> throw new IllegalStateException("option table and parser disagree on " + name);
         }
     }
@@ -217,6 +223,7 @@ public final class Options {
             threading = Threading.INVOKER;
         }
         checkThreading();
+        checkProcesses();
         if (qps > 64) {
             throw new UsageException("option --qps: " + qps + " is more than 64 queue pairs");
         }
@@ -240,9 +247,63 @@ public final class Options {
         }
     }
 
-    /** @return the jni HCAs' addresses and UDP ports (free ports are picked now unless {@code --udp-port}) */
+    /**
+     * {@code --server} and {@code HOST}: one end of a test per process, which only real sockets can do; one HCA on
+     * the process's own address and the RoCEv2 port.
+     */
+    private void checkProcesses() {
+        if (!twoProcesses()) {
+            return;
+        }
+        String what = server ? "option --server" : "HOST '" + peer + "'";
+        if (server && peer != null) {
+            throw new UsageException("option --server waits for a client: leave out HOST '" + peer + "' (a client "
+                    + "names the server, the server names nobody)");
+        }
+        if (driver == DriverKind.SIM) {
+            throw new UsageException(what + ": the simulated fabric lives in one process; two processes need "
+                    + "--driver jni (rvt " + command + " alone runs both ends here)");
+        }
+        if (given.contains("--address") && addresses.size() == 2 && !addresses.get(0).equals(addresses.get(1))) {
+            throw new UsageException("option --address: a " + (server ? "server" : "client") + " process has one "
+                    + "HCA, got two addresses (" + String.join(",", addresses) + ")");
+        }
+        if (given.contains("--udp-port")) {
+            throw new UsageException("option --udp-port: a " + (server ? "server" : "client") + " process's HCA binds "
+                    + "the RoCEv2 port " + JniSetup.ROCEV2_PORT + " of its own --address (the CM carries no UDP port)");
+        }
+        if (peer != null) {
+            java.net.InetAddress local = JniSetup.resolve(addresses.get(0));
+            java.net.InetAddress remote;
+            try {
+                remote = JniSetup.resolve(peer);
+            } catch (UsageException e) {
+                throw new UsageException("HOST '" + peer + "' is not an IP address or known host");
+            }
+            if (remote.equals(local)) {
+                throw new UsageException("HOST " + peer + " is this process's own address (--address "
+                        + addresses.get(0) + "): each process needs an address of its own, e.g. --address "
+                        + (local instanceof java.net.Inet6Address ? "::2 (added to lo)" : "127.0.0.2"));
+            }
+            if (remote instanceof java.net.Inet4Address != local instanceof java.net.Inet4Address) {
+                throw new UsageException("HOST " + peer + " and --address " + addresses.get(0) + " are not of one IP "
+                        + "family");
+            }
+        }
+    }
+
+    /** @return true with {@code --server} or a {@code HOST}: this process runs one end of the test */
+    boolean twoProcesses() {
+        return server || peer != null;
+    }
+
+    /**
+     * @return the jni HCAs' addresses and UDP ports (free ports are picked now unless {@code --udp-port}); one HCA
+     *         on UDP 4791 of the first address when this process runs one end ({@link #twoProcesses()})
+     */
     JniSetup jniSetup() {
-        return JniSetup.of(addresses, udpPort, sourcePorts);
+        return twoProcesses() ? JniSetup.single(addresses.get(0), sourcePorts)
+                : JniSetup.of(addresses, udpPort, sourcePorts);
     }
 
     /** @return the port, path MTU and GID index of {@code -i}, {@code -m}, {@code -x} */

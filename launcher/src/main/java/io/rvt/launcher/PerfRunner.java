@@ -9,6 +9,7 @@ import io.rvt.api.SendFlag;
 import io.rvt.api.SendWorkRequest;
 import io.rvt.api.SigType;
 import io.rvt.api.WorkCompletion;
+import io.rvt.cm.Connection;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 
@@ -42,6 +43,8 @@ final class PerfRunner implements AutoCloseable {
     /** Moves the network on whenever a loop finds nothing to poll. */
     private final Host host;
     private final Progress progress;
+    /** Connected the QPs; closed last. */
+    private final Connector connector;
     private final Endpoint requester;
     private final Endpoint responder;
     private final QueuePair[] sendQps;
@@ -78,7 +81,7 @@ final class PerfRunner implements AutoCloseable {
      * @param progress where rows report their iterations
      */
     PerfRunner(Host host, Device a, Device b, PerfSpec spec, int largest, Progress progress) {
-        this(host, a, b, spec, largest, progress, LinkOptions.DEFAULT);
+        this(host, a, b, spec, largest, progress, LinkOptions.DEFAULT, Options.DEFAULT_CM_PORT);
     }
 
     /**
@@ -91,8 +94,10 @@ final class PerfRunner implements AutoCloseable {
      * @param largest the largest size of its rows
      * @param progress where rows report their iterations
      * @param link the port, path MTU and GID index of both sides
+     * @param cmPort the CM port the responder listens on (UD: the first of one per QP)
      */
-    PerfRunner(Host host, Device a, Device b, PerfSpec spec, int largest, Progress progress, LinkOptions link) {
+    PerfRunner(Host host, Device a, Device b, PerfSpec spec, int largest, Progress progress, LinkOptions link,
+            int cmPort) {
         this.spec = spec;
         this.host = host;
         this.progress = progress;
@@ -117,11 +122,27 @@ final class PerfRunner implements AutoCloseable {
         recvs = new RecvWorkRequest[qps];
         replyRecvs = new RecvWorkRequest[qps];
         int recvDepth = spec.test().needsReceives() ? (spec.latency() ? 4 : RX_DEPTH) : 1;
+        connector = new Connector(host);
         for (int q = 0; q < qps; q++) {
-            QueuePair sq = requester.createQp(spec.transport().qpType(), depth, recvDepth, sig);
-            QueuePair rq = responder.createQp(spec.transport().qpType(), depth, recvDepth, sig);
-            AddressHandle toB = requester.connect(sq, responder, rq);
-            AddressHandle toA = responder.connect(rq, requester, sq);
+            QueuePair sq;
+            QueuePair rq;
+            AddressHandle toB = null;
+            AddressHandle toA = null;
+            if (spec.transport() == Transport.UD) {
+                // one SIDR service per QP pair, on consecutive CM ports
+                sq = requester.createUdQp(depth, recvDepth, sig);
+                rq = responder.createUdQp(depth, recvDepth, sig);
+                connector.serveDatagram(b, cmPort + q, rq);
+                connector.serveDatagram(a, cmPort + q, sq);
+                toB = requester.addressHandle(connector.resolveDatagram(requester, responder.destination(), cmPort + q));
+                toA = responder.addressHandle(connector.resolveDatagram(responder, requester.destination(), cmPort + q));
+            } else {
+                Connection[] c = connector.pair(requester, requester.qpOptions(spec.transport().qpType(), depth,
+                        recvDepth, sig), responder, responder.qpOptions(spec.transport().qpType(), depth, recvDepth,
+                        sig), cmPort);
+                sq = c[0].qp();
+                rq = c[1].qp();
+            }
             sendQps[q] = sq;
             recvQps[q] = rq;
             wrs[q] = postList(requester, responder, toB, rq);
@@ -129,6 +150,7 @@ final class PerfRunner implements AutoCloseable {
             recvs[q] = new RecvWorkRequest(1).sge(responder.mr, 0, dataOff + largest);
             replyRecvs[q] = new RecvWorkRequest(1).sge(requester.mr, 0, dataOff + largest);
         }
+        connector.stopListening();
         for (int i = 0; i < wcs.length; i++) {
             wcs[i] = new WorkCompletion();
         }
@@ -536,8 +558,10 @@ final class PerfRunner implements AutoCloseable {
 
     @Override
     public void close() {
+        connector.disconnectAll();
         requester.close();
         responder.close();
+        connector.close();
     }
 
     /**

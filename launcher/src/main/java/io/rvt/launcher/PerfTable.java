@@ -75,7 +75,8 @@ final class PerfTable {
         if (link.gidIndex() >= 0) {
             out.printf(" GID index       : %d%n", link.gidIndex());
         }
-        out.println(" Data ex. method : in process");
+        out.println(" rdma_cm QPs     : ON");
+        out.println(" Data ex. method : rdma_cm");
         out.println(" Threading       : " + host.threading().describe());
         out.println(" Measured on     : " + host.measuredOn() + " -- not a hardware figure");
         out.println(LINE);

@@ -8,7 +8,8 @@ import java.util.Locale;
 
 /**
  * {@code rvt pingpong}: ibv_rc_pingpong (and its uc/ud siblings) between the host's first two devices, every message
- * checked ({@link PingPong}); prints ibv_rc_pingpong's addresses and its two result lines.
+ * checked ({@link PingPong}); prints ibv_rc_pingpong's addresses and its two result lines. With {@code --server} or
+ * a {@code HOST} it runs one end in this process and the other runs in another ({@link RemotePingPong}).
  */
 final class PingPongCommand {
     /** The default message size, ibv_rc_pingpong's. */
@@ -23,6 +24,10 @@ final class PingPongCommand {
     private int corruptIteration = -1;
     private String ibDev;
     private LinkOptions link = LinkOptions.DEFAULT;
+    private int cmPort = Options.DEFAULT_CM_PORT;
+    private boolean server;
+    private String peer;
+    private java.util.Set<String> given = java.util.Set.of();
 
     /**
      * @param out where the results go
@@ -49,6 +54,28 @@ final class PingPongCommand {
     }
 
     /**
+     * @param server listen for a client process ({@code --server})
+     * @param peer the server process to connect to ({@code HOST}), or null
+     * @param given the options on the command line (a server refuses a client whose test contradicts them)
+     * @return this command
+     */
+    PingPongCommand remote(boolean server, String peer, java.util.Set<String> given) {
+        this.server = server;
+        this.peer = peer;
+        this.given = given;
+        return this;
+    }
+
+    /**
+     * @param port the CM port the responder listens on ({@code -p})
+     * @return this command
+     */
+    PingPongCommand cmPort(int port) {
+        this.cmPort = port;
+        return this;
+    }
+
+    /**
      * Test hook: see {@link PingPong#corruptReceivedByteAt(int)}.
      *
      * @param iteration the iteration whose received message gets one byte flipped
@@ -67,11 +94,26 @@ final class PingPongCommand {
      * @throws DataCorruptionException if a message arrives different from what was sent
      */
     void run(Host host) {
+        if (server || peer != null) {
+            if (transport == Transport.UD) {
+                throw new UsageException("option --transport: UD between two processes is not built yet (RC and UC "
+                        + "are; rvt pingpong -c UD alone runs both ends here)");
+            }
+            int warm = Math.min(WarmUp.iterations(size), WarmUp.COUNTED_MAX);
+            RemotePingPong remote = new RemotePingPong(out, new RemotePingPong.Params(transport, size, iters, warm),
+                    link, cmPort);
+            if (server) {
+                remote.server(host, given);
+            } else {
+                remote.client(host, JniSetup.resolve(peer));
+            }
+            return;
+        }
         List<Device> devs = Main.requirePair(host, ibDev, "pingpong");
-        try (PingPong pp = new PingPong(host, devs.get(0), devs.get(1), transport, size, link)) {
+        try (PingPong pp = new PingPong(host, devs.get(0), devs.get(1), transport, size, link, cmPort)) {
             pp.corruptReceivedByteAt(corruptIteration);
-            out.printf("  local address:  %s%n", address(pp.a, pp.qa));
-            out.printf("  remote address: %s%n", address(pp.b, pp.qb));
+            out.printf("  local address:  %s%n", address(pp.a.endpoint, pp.qa, pp.psnA));
+            out.printf("  remote address: %s%n", address(pp.b.endpoint, pp.qb, pp.psnB));
             WarmUp.run(size, pp::exchange); // checked like the rest, not timed
             long start = System.nanoTime();
             pp.exchange(iters);
@@ -88,8 +130,8 @@ final class PingPongCommand {
      * @return one side's address as ibv_rc_pingpong prints it, with the GID when the address is global
      *         ({@code -g}): {@code LID 0x0000, QPN 0x000002, PSN 0x000000, GID ::ffff:127.0.0.1 (rvt_roce00)}
      */
-    private static String address(Endpoint e, QueuePair qp) {
-        return String.format(Locale.ROOT, "LID 0x%04x, QPN 0x%06x, PSN 0x000000%s (%s)", e.lid(), qp.qpNum(),
+    private static String address(Endpoint e, QueuePair qp, int psn) {
+        return String.format(Locale.ROOT, "LID 0x%04x, QPN 0x%06x, PSN 0x%06x%s (%s)", e.lid(), qp.qpNum(), psn,
                 e.global() ? ", GID " + e.gid : "", e.device.name());
     }
 }

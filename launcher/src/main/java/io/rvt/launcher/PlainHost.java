@@ -162,6 +162,19 @@ public final class PlainHost implements Host {
         }
     }
 
+    /**
+     * On a deterministic fabric the CMs run on its virtual time and draw from its seed, so that a connection's MADs
+     * are part of the same reproducible trace.
+     */
+    @Override
+    public io.rvt.cm.CmConfig cmConfig() {
+        if (!options.deterministic()) {
+            return Connector.realTime();
+        }
+        return io.rvt.cm.CmConfig.builder().timerService(fabric.timerService()).seed(options.seed())
+                .cmResponseTimeout(Connector.CM_RESPONSE_TIMEOUT).build();
+    }
+
     @Override
     public Map<String, Long> fabricCounters() {
         Counters c = fabric.counters();

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code --driver jni --no-osgi}: two RoCEv2 HCAs ({@link JniDriver}s built from a {@link JniSetup}) registered in a
+ * {@code --driver jni --no-osgi}: two RoCEv2 HCAs (one in a {@code --server} or client process) ({@link JniDriver}s built from a {@link JniSetup}) registered in a
  * plain-Java device registry ({@link Rvt#create()}), talking over real UDP sockets. Each port runs its own engine
  * thread (the driver's default, as under OSGi), which spins briefly and then waits in {@code poll}; the command's
  * thread posts and polls. (One shared busy-spinning thread, as {@link PlainHost} runs for the simulated network, was
@@ -25,7 +25,7 @@ final class PlainJniHost implements Host {
     private PlainJniHost(JniSetup setup) {
         this.setup = setup;
         try {
-            for (int i = 0; i < 2; i++) {
+            for (int i = 0; i < setup.count(); i++) {
                 drivers.add(setup.builder(i).build());
             }
             for (JniDriver d : drivers) {

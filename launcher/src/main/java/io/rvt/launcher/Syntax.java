@@ -131,6 +131,11 @@ final class Syntax {
                 s.addOption(b.build());
             }
         }
+        if (OptionDef.byName("--server").appliesTo(command)) {
+            s.addPositional(PositionalParamSpec.builder().arity("0..1").paramLabel("HOST").type(String.class)
+                    .description("connect to the rvt " + command + " --server on HOST (jni: one HCA, UDP 4791; "
+                            + "--address: this process's own)").build());
+        }
         return s;
     }
 

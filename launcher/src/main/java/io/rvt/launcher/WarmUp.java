@@ -8,6 +8,11 @@ package io.rvt.launcher;
 final class WarmUp {
     /** The most warm-up iterations (small messages). */
     static final int MAX_ITERATIONS = 20_000;
+    /**
+     * The most warm-up iterations when two processes must agree on their number beforehand (no time bound then):
+     * 2,000, a few hundred ms over loopback UDP.
+     */
+    static final int COUNTED_MAX = 2_000;
     /** Bytes of warm-up traffic at most (large messages). */
     private static final long MAX_BYTES = 64L << 20;
     /** The fewest warm-up iterations. */

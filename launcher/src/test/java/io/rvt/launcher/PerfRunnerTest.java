@@ -62,8 +62,33 @@ class PerfRunnerTest {
         return n;
     }
 
-    /** The devices of an invoker-mode host whose network nobody runs: a stuck fabric. */
-    private record Stuck(PlainHost inner) implements Host {
+    /**
+     * The devices of an invoker-mode host whose network runs only until {@link #stop()}: connected through the CM,
+     * then a stuck fabric.
+     */
+    private record Stuck(PlainHost inner, java.util.concurrent.atomic.AtomicBoolean running) implements Host {
+        Stuck(PlainHost inner) {
+            this(inner, new java.util.concurrent.atomic.AtomicBoolean(true));
+        }
+
+        void stop() {
+            running.set(false);
+        }
+
+        @Override
+        public void progress() {
+            if (running.get()) {
+                inner.progress();
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+
+        @Override
+        public Threading threading() {
+            return inner.threading();
+        }
+
         @Override
         public java.util.List<io.rvt.api.Device> devices() {
             return inner.devices();
@@ -93,8 +118,13 @@ class PerfRunnerTest {
             try (Progress progress = new Progress(System.err, false);
                     PerfRunner runner = new PerfRunner(host, host.devices().get(0), host.devices().get(1), spec, 4096,
                             progress).firstCompletionWait(200_000_000L)) {
-                assertThatThrownBy(() -> runner.bandwidth(4096)).isInstanceOf(IllegalStateException.class)
-                        .hasMessageContaining("no completion on").hasMessageContaining("within 200 ms");
+                host.stop();
+                try {
+                    assertThatThrownBy(() -> runner.bandwidth(4096)).isInstanceOf(IllegalStateException.class)
+                            .hasMessageContaining("no completion on").hasMessageContaining("within 200 ms");
+                } finally {
+                    host.running().set(true); // the network runs again for the disconnects
+                }
             }
         }
     }

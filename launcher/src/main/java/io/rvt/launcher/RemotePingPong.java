@@ -1,0 +1,201 @@
+package io.rvt.launcher;
+
+import io.rvt.api.Device;
+import io.rvt.api.SigType;
+import io.rvt.cm.CmException;
+import io.rvt.cm.Connection;
+import io.rvt.cm.Listener;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * {@code rvt pingpong --server} and {@code rvt pingpong HOST}: ibv_rc_pingpong's two processes, connected through
+ * rvt-cm. The client's REQ carries the test ({@link Params}: transport, size, iterations, warm-up) in its private
+ * data; the server takes it, refusing (a REJ with the reason as private data) values that contradict its own command
+ * line; both then run the same iterations, check every message they receive byte for byte, and print
+ * ibv_rc_pingpong's address lines and results. The client disconnects when done, and the server waits for that.
+ */
+final class RemotePingPong {
+    /** How long a server waits for its client. */
+    static final Duration SERVER_PATIENCE = Duration.ofSeconds(300);
+    /** How long a server waits for the client's disconnect after the last pong. */
+    private static final Duration GOODBYE = Duration.ofSeconds(30);
+
+    private final PrintStream out;
+    private final Params params;
+    private final LinkOptions link;
+    private final int cmPort;
+
+    /**
+     * What a client asks its server to run, as the REQ's private data: {@code "rvtP"}, then the transport's ordinal,
+     * the message size, the measured iterations and the warm-up iterations (big-endian).
+     *
+     * @param transport RC or UC
+     * @param size bytes per message
+     * @param iters measured round trips
+     * @param warmUp unmeasured round trips before them
+     */
+    record Params(Transport transport, int size, int iters, int warmUp) {
+        private static final int MAGIC = 0x72767450; // "rvtP"
+
+        byte[] encode() {
+            return ByteBuffer.allocate(17).putInt(MAGIC).put((byte) transport.ordinal()).putInt(size).putInt(iters)
+                    .putInt(warmUp).array();
+        }
+
+        static Params decode(byte[] b) {
+            ByteBuffer buf = ByteBuffer.wrap(b);
+            if (b.length < 17 || buf.getInt() != MAGIC) {
+                return null;
+            }
+            int t = buf.get();
+            if (t < 0 || t >= Transport.values().length) {
+                return null;
+            }
+            return new Params(Transport.values()[t], buf.getInt(), buf.getInt(), buf.getInt());
+        }
+    }
+
+    /**
+     * @param out where the results go
+     * @param params this side's transport, size and iterations (the server's are checked against the client's)
+     * @param link the port, path MTU and GID index
+     * @param cmPort the CM port
+     */
+    RemotePingPong(PrintStream out, Params params, LinkOptions link, int cmPort) {
+        this.out = out;
+        this.params = params;
+        this.link = link;
+        this.cmPort = cmPort;
+    }
+
+    /**
+     * Connects to the server and runs the ping side.
+     *
+     * @param host this process's host (one HCA)
+     * @param server the server's address
+     */
+    void client(Host host, InetAddress server) {
+        Device dev = Main.requireDevices(host, 1, "pingpong").get(0);
+        link.check(dev);
+        try (Endpoint e = new Endpoint(dev, params.size(), 16, link);
+                Connector connector = new Connector(host)) {
+            Connection c;
+            try {
+                c = connector.connect(e, qpOptions(e), server, cmPort, params.encode());
+            } catch (CmException x) {
+                throw new IllegalStateException(refusal(x, server), x);
+            }
+            PingPongSide side = new PingPongSide(host, e, c.qp(), params.transport(), params.size(), null, 0, 0);
+            printAddresses(e, c);
+            long start = 0;
+            int total = params.warmUp() + params.iters();
+            for (int i = 0; i < total; i++) {
+                if (i == params.warmUp()) {
+                    start = System.nanoTime();
+                }
+                side.postReceive();
+                side.send(2L * i);
+                side.awaitReceive(2L * i + 1, i, "pong");
+                side.awaitSend();
+            }
+            printResults(host, System.nanoTime() - start);
+            c.disconnect();
+        }
+    }
+
+    /**
+     * Listens, takes one client and runs the pong side.
+     *
+     * @param host this process's host (one HCA)
+     * @param given the options on this side's command line (the ones it must agree on with the client)
+     */
+    void server(Host host, Set<String> given) {
+        Device dev = Main.requireDevices(host, 1, "pingpong").get(0);
+        link.check(dev);
+        try (Connector connector = new Connector(host)) {
+            Listener l = connector.listen(dev, cmPort);
+            out.printf("rvt pingpong: waiting for a client on %s port %d%n", dev.name(), cmPort);
+            io.rvt.cm.ConnectRequest req = connector.request(l, SERVER_PATIENCE);
+            Params asked = Params.decode(req.privateData());
+            String conflict = asked == null ? "the request is not an rvt pingpong's" : conflict(asked, given);
+            if (conflict != null) {
+                req.reject(conflict.getBytes(StandardCharsets.UTF_8));
+                throw new UsageException("refused the client at " + req.remoteGid() + ": " + conflict);
+            }
+            try (Endpoint e = new Endpoint(dev, asked.size(), 16, link)) {
+                PingPongSide[] side = new PingPongSide[1];
+                Connection c = connector.accept(e, req, qpOptions(e), null, qp -> {
+                    // the first ping may come as soon as the REP is out: its receive must be there
+                    side[0] = new PingPongSide(host, e, qp, asked.transport(), asked.size(), null, 0, 0);
+                    side[0].postReceive();
+                });
+                printAddresses(e, c);
+                long start = 0;
+                int total = asked.warmUp() + asked.iters();
+                for (int i = 0; i < total; i++) {
+                    if (i == asked.warmUp()) {
+                        start = System.nanoTime();
+                    }
+                    side[0].awaitReceive(2L * i, i, "ping");
+                    if (i + 1 < total) {
+                        side[0].postReceive();
+                    }
+                    side[0].send(2L * i + 1);
+                    side[0].awaitSend();
+                }
+                new RemotePingPong(out, asked, link, cmPort).printResults(host, System.nanoTime() - start);
+                connector.await(c.disconnected(), "the client's disconnect", GOODBYE);
+            }
+        }
+    }
+
+    private io.rvt.cm.QpOptions qpOptions(Endpoint e) {
+        return e.qpOptions(params.transport().qpType(), PingPong.DEPTH, PingPong.DEPTH, SigType.SIGNAL_ALL_WR);
+    }
+
+    /** @return why the server refuses the client's request, or null if it agrees with this side's options */
+    private String conflict(Params asked, Set<String> given) {
+        if (given.contains("--transport") && asked.transport() != params.transport()) {
+            return "the client asks for " + asked.transport() + ", the server was started with -c "
+                    + params.transport();
+        }
+        if (given.contains("--size") && asked.size() != params.size()) {
+            return "the client asks for -s " + asked.size() + ", the server was started with -s " + params.size();
+        }
+        if (given.contains("--iters") && asked.iters() != params.iters()) {
+            return "the client asks for -n " + asked.iters() + ", the server was started with -n " + params.iters();
+        }
+        return null;
+    }
+
+    private String refusal(CmException x, InetAddress server) {
+        byte[] why = x.rejectPrivateData();
+        if (why != null && why.length > 0) {
+            return "the server at " + server.getHostAddress() + " port " + cmPort + " refused: "
+                    + new String(why, StandardCharsets.UTF_8).trim();
+        }
+        return x.getMessage();
+    }
+
+    private void printAddresses(Endpoint e, Connection c) {
+        out.printf(Locale.ROOT, "  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s (%s)%n", e.lid(),
+                c.qp().qpNum(), c.sendPsn(), e.gid, e.device.name());
+        out.printf(Locale.ROOT, "  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s%n", 0, c.remoteQpn(),
+                c.receivePsn(), c.remoteGid());
+    }
+
+    private void printResults(Host host, long nanos) {
+        double secs = nanos / 1e9;
+        long bytes = 2L * params.iters() * params.size();
+        out.printf(Locale.ROOT, "%d bytes in %.2f seconds = %.2f Mbit/sec%n", bytes, secs, bytes * 8 / secs / 1e6);
+        out.printf(Locale.ROOT, "%d iters in %.2f seconds = %.2f usec/iter%n", params.iters(), secs,
+                secs * 1e6 / params.iters());
+        out.printf("(%s; every message checked; measured on %s)%n", params.transport().name(), host.measuredOn());
+    }
+}

@@ -1,0 +1,139 @@
+package io.rvt.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Two hosts in one machine, as driver-jni's NetnsRcIT makes them: two network namespaces joined by a veth pair, with
+ * an IPv4 and an IPv6 address on each end; {@code rvt ... --server} runs in one, {@code rvt ... HOST} in the other,
+ * each a JVM with one driver-jni HCA on UDP 4791, connected through rvt-cm. Over IPv4 and IPv6, and with nftables
+ * dropping 5 % of UDP 4791 both ways in the server's namespace: the CM's retries and RC's still connect and every
+ * message checks. Needs root, {@code ip} and (for the loss runs) {@code nft}; otherwise it skips and says why.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class NetnsIT {
+    private final long pid = ProcessHandle.current().pid();
+    private final String tag = Long.toString(pid % 100_000);
+    private final String nsA = "rvtLa" + tag;
+    private final String nsB = "rvtLb" + tag;
+    private final String ipA = "10.215." + pid % 250 + ".1";
+    private final String ipB = "10.215." + pid % 250 + ".2";
+    private final String ip6A = "fd00:215:" + Long.toHexString(pid % 250) + "::1";
+    private final String ip6B = "fd00:215:" + Long.toHexString(pid % 250) + "::2";
+    private boolean created;
+
+    @BeforeAll
+    void createNamespaces() throws Exception {
+        assumeTrue(onPath("ip"), "skipped: the 'ip' command (iproute2) is not installed");
+        assumeTrue(isRoot(), "skipped: creating network namespaces needs root (uid 0); CI runs as root");
+        created = true;
+        sh("ip", "netns", "add", nsA);
+        sh("ip", "netns", "add", nsB);
+        String va = "la" + tag;
+        String vb = "lb" + tag;
+        sh("ip", "link", "add", va, "type", "veth", "peer", "name", vb);
+        for (String[] end : new String[][] {{nsA, va, ipA, ip6A}, {nsB, vb, ipB, ip6B}}) {
+            sh("ip", "link", "set", end[1], "netns", end[0]);
+            sh("ip", "-n", end[0], "addr", "add", end[2] + "/24", "dev", end[1]);
+            // no duplicate address detection: the address is usable at once
+            sh("ip", "-n", end[0], "addr", "add", end[3] + "/64", "dev", end[1], "nodad");
+            sh("ip", "-n", end[0], "link", "set", end[1], "up");
+            sh("ip", "-n", end[0], "link", "set", "lo", "up");
+        }
+    }
+
+    @AfterAll
+    void deleteNamespaces() throws Exception {
+        if (created) {
+            // deleting a namespace deletes its end of the veth pair, and with it the other end
+            shQuiet("ip", "netns", "del", nsA);
+            shQuiet("ip", "netns", "del", nsB);
+        }
+    }
+
+    @Test
+    void shouldPingPongBetweenNamespacesOverIpv4() throws Exception {
+        TwoProcessIT.pingPong(new String[] {nsB, nsA}, ipB, ipA, List.of("--no-osgi"), List.of("--no-osgi"), 18515,
+                "RC");
+    }
+
+    @Test
+    void shouldPingPongBetweenNamespacesOverIpv6() throws Exception {
+        TwoProcessIT.pingPong(new String[] {nsB, nsA}, ip6B, ip6A, List.of("--no-osgi"), List.of("--no-osgi"),
+                18515, "RC");
+    }
+
+    @Test
+    void shouldConnectAndCheckEveryMessageWhenTheKernelDropsFivePercentOverIpv4AndIpv6() throws Exception {
+        assumeTrue(onPath("nft"), "skipped: the 'nft' command (nftables) is not installed");
+        withLoss(() -> {
+            TwoProcessIT.pingPong(new String[] {nsB, nsA}, ipB, ipA, List.of("--no-osgi"), List.of("--no-osgi"),
+                    18516, "RC");
+            TwoProcessIT.pingPong(new String[] {nsB, nsA}, ip6B, ip6A, List.of("--no-osgi"), List.of("--no-osgi"),
+                    18517, "RC");
+        });
+    }
+
+    /** Something to run while nftables drops packets. */
+    interface Lossy {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code body} with 5 % of UDP 4791 dropped both ways in the server's namespace, and checks it dropped. */
+    void withLoss(Lossy body) throws Exception {
+        sh("ip", "netns", "exec", nsB, "nft", "add", "table", "inet", "rvt");
+        try {
+            for (String hook : new String[] {"input", "output"}) {
+                sh("ip", "netns", "exec", nsB, "nft", "add", "chain", "inet", "rvt", hook,
+                        "{ type filter hook " + hook + " priority 0 ; }");
+                sh("ip", "netns", "exec", nsB, "nft", "add", "rule", "inet", "rvt", hook, "udp", "dport", "4791",
+                        "numgen", "random", "mod", "100", "<", "5", "counter", "drop");
+            }
+            body.run();
+            String rules = sh("ip", "netns", "exec", nsB, "nft", "list", "table", "inet", "rvt");
+            assertThat(rules).as("the rule dropped packets").containsPattern("counter packets [1-9]");
+        } finally {
+            shQuiet("ip", "netns", "exec", nsB, "nft", "delete", "table", "inet", "rvt");
+        }
+    }
+
+    private static boolean isRoot() throws Exception {
+        return sh("id", "-u").trim().equals("0");
+    }
+
+    private static boolean onPath(String cmd) {
+        for (String dir : System.getenv().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin").split(":")) {
+            if (new File(dir, cmd).canExecute()) {
+                return true;
+            }
+        }
+        return new File("/usr/sbin/" + cmd).canExecute() || new File("/sbin/" + cmd).canExecute();
+    }
+
+    static String sh(String... cmd) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IOException(String.join(" ", cmd) + " failed: " + out);
+        }
+        return out;
+    }
+
+    private static void shQuiet(String... cmd) {
+        try {
+            sh(cmd);
+        } catch (IOException | InterruptedException e) {
+            // cleanup: a namespace that is already gone is fine
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package io.rvt.launcher;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An {@code rvt} command run as a child JVM on this JVM's class path, optionally inside a network namespace
+ * ({@code ip netns exec}): what the two-process tests start as server and client. Its stdout is collected by a
+ * thread of its own; stderr goes to a file.
+ */
+final class RvtProcess implements AutoCloseable {
+    /** How long a child may run (connections, a short test, shutdown) on a loaded machine. */
+    static final long DEADLINE_SECONDS = 240;
+
+    private final Process process;
+    private final StringBuilder out = new StringBuilder();
+    private final File err;
+    private final String name;
+
+    private RvtProcess(String name, List<String> command) throws IOException {
+        this.name = name;
+        this.err = File.createTempFile("rvt-" + name + "-", ".err");
+        err.deleteOnExit();
+        ProcessBuilder pb = new ProcessBuilder(command).redirectError(err);
+        pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        this.process = pb.start();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    synchronized (out) {
+                        out.append(line).append('\n');
+                        out.notifyAll();
+                    }
+                }
+            } catch (IOException e) {
+                // the child is gone
+            }
+        }, "rvt-" + name + "-stdout");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /**
+     * @param name "server" or "client", for errors
+     * @param netns the network namespace to run in, or null
+     * @param args the rvt command line
+     * @return the running child
+     * @throws IOException if it cannot be started
+     */
+    static RvtProcess start(String name, String netns, String... args) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        if (netns != null) {
+            cmd.addAll(List.of("ip", "netns", "exec", netns));
+        }
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add("-Drvt.bundles=" + Main.bundleDir());
+        cmd.add(Main.class.getName());
+        cmd.addAll(List.of(args));
+        return new RvtProcess(name, cmd);
+    }
+
+    /**
+     * Waits until stdout has a line containing {@code text}.
+     *
+     * @param text what the line contains
+     * @throws InterruptedException if interrupted
+     * @throws AssertionError if the child ends or {@link #DEADLINE_SECONDS} pass first
+     */
+    void awaitLine(String text) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(DEADLINE_SECONDS);
+        synchronized (out) {
+            while (out.indexOf(text) < 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !process.isAlive() && out.indexOf(text) < 0) {
+                    if (!process.isAlive()) {
+                        out.wait(200); // the reader may still be draining
+                        if (out.indexOf(text) >= 0) {
+                            return;
+                        }
+                    }
+                    throw new AssertionError(name + " printed no '" + text + "'; stdout:\n" + out + "\nstderr:\n"
+                            + stderr());
+                }
+                out.wait(Math.min(TimeUnit.NANOSECONDS.toMillis(left) + 1, 500));
+            }
+        }
+    }
+
+    /**
+     * @return the exit code
+     * @throws InterruptedException if interrupted
+     * @throws AssertionError if it does not end within {@link #DEADLINE_SECONDS}
+     */
+    int exitCode() throws InterruptedException {
+        if (!process.waitFor(DEADLINE_SECONDS, TimeUnit.SECONDS)) {
+            throw new AssertionError(name + " still runs after " + DEADLINE_SECONDS + " s; stdout:\n" + out());
+        }
+        return process.exitValue();
+    }
+
+    /** @return everything it printed on stdout so far */
+    String out() {
+        synchronized (out) {
+            return out.toString();
+        }
+    }
+
+    /** @return what it printed on stderr */
+    String stderr() {
+        try {
+            return java.nio.file.Files.readString(err.toPath(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "(stderr unreadable: " + e + ")";
+        }
+    }
+
+    /** Kills it if it still runs (and its JVM, when started through {@code ip netns exec}). */
+    @Override
+    public void close() {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+        err.delete();
+    }
+}

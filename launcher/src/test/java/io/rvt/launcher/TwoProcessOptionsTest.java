@@ -1,0 +1,81 @@
+package io.rvt.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** {@code --server} and {@code HOST}: what they set up, and every command line they refuse with one line. */
+class TwoProcessOptionsTest {
+    private final CommandLine cli = new CommandLine();
+
+    @Test
+    void shouldGiveAClientOrServerOneHcaOnTheRoceV2PortOfItsAddress() {
+        Options client = Options.parse("--driver", "jni", "--address", "127.0.0.2", "pingpong", "127.0.0.1", "-p",
+                "19000");
+        assertThat(client.peer).isEqualTo("127.0.0.1");
+        assertThat(client.server).isFalse();
+        assertThat(client.cmPort).isEqualTo(19000);
+        assertThat(client.jniSetup().addresses()).containsExactly("127.0.0.2");
+        assertThat(client.jniSetup().udpPorts()).containsExactly(JniSetup.ROCEV2_PORT);
+        assertThat(client.jniSetup().properties(0).get("peers")).isEqualTo(new String[0]);
+        Options server = Options.parse("perf", "--server", "--driver", "jni", "--test", "write");
+        assertThat(server.server).isTrue();
+        assertThat(server.peer).isNull();
+        assertThat(server.jniSetup().count()).isEqualTo(1);
+        assertThat(server.jniSetup().describe()).isEqualTo("RoCEv2 over UDP on 127.0.0.1 port 4791");
+        // one JVM keeps its two HCAs
+        assertThat(Options.parse("--driver", "jni", "pingpong").jniSetup().count()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldRefuseTwoProcessesOnTheSimulatedFabric() {
+        cli.assertUsage("option --server: the simulated fabric lives in one process; two processes need --driver jni",
+                "pingpong", "--server");
+        cli.assertUsage("HOST '127.0.0.1': the simulated fabric lives in one process", "perf", "127.0.0.1");
+    }
+
+    @Test
+    void shouldRefuseAClientAimedAtItsOwnAddress() {
+        cli.assertUsage("HOST 127.0.0.1 is this process's own address (--address 127.0.0.1)", "--driver", "jni",
+                "pingpong", "127.0.0.1");
+        cli.assertUsage("HOST ::1 is this process's own address (--address ::1)", "--driver", "jni", "--address",
+                "::1", "perf", "::1");
+    }
+
+    @Test
+    void shouldRefuseWhatATwoProcessCommandCannotUse() {
+        cli.assertUsage("option --server waits for a client: leave out HOST '127.0.0.2'", "--driver", "jni",
+                "pingpong", "--server", "127.0.0.2");
+        cli.assertUsage("option --address: a server process has one HCA, got two addresses (127.0.0.1,127.0.0.2)",
+                "--driver", "jni", "--address", "127.0.0.1,127.0.0.2", "pingpong", "--server");
+        cli.assertUsage("option --udp-port: a client process's HCA binds the RoCEv2 port 4791", "--driver", "jni",
+                "--udp-port", "5000", "--address", "127.0.0.2", "pingpong", "127.0.0.1");
+        cli.assertUsage("HOST ::1 and --address 127.0.0.2 are not of one IP family", "--driver", "jni", "--address",
+                "127.0.0.2", "pingpong", "::1");
+        cli.assertUsage("HOST 'no.such.host.invalid' is not an IP address or known host", "--driver", "jni",
+                "pingpong", "no.such.host.invalid");
+        cli.assertUsage("unexpected argument '127.0.0.3' after command 'pingpong'", "--driver", "jni", "pingpong",
+                "127.0.0.2", "127.0.0.3");
+        cli.assertUsage("unexpected argument '127.0.0.1' after command 'stat'", "stat", "127.0.0.1");
+        cli.assertUsage("option --server does not apply to 'devices'", "devices", "--server");
+    }
+
+    @Test
+    void shouldSayWhatDoesNotRunBetweenTwoProcessesYet() {
+        cli.assertUsage("option --transport: UD between two processes is not built yet", "--driver", "jni",
+                "--no-osgi", "--address", "127.14.250.2", "pingpong", "127.14.250.1", "-c", "UD");
+        cli.assertUsage("HOST '127.14.250.1': rvt perf between two processes is not built yet", "--driver", "jni",
+                "--no-osgi", "--address", "127.14.250.2", "perf", "127.14.250.1");
+    }
+
+    @Test
+    void shouldCarryTheClientsTestInTheRequestsPrivateData() {
+        RemotePingPong.Params p = new RemotePingPong.Params(Transport.UC, 1000, 200, 16);
+        byte[] wire = p.encode();
+        assertThat(wire.length).isLessThanOrEqualTo(io.rvt.cm.ConnectionManager.MAX_REQ_PRIVATE_DATA);
+        assertThat(RemotePingPong.Params.decode(wire)).isEqualTo(p);
+        assertThat(RemotePingPong.Params.decode(new byte[] {1, 2, 3})).isNull();
+        wire[4] = 9; // no such transport
+        assertThat(RemotePingPong.Params.decode(wire)).isNull();
+    }
+}
