@@ -415,6 +415,7 @@ public final class Options {
                 "",
                 "pingpong:  -c|--connection|--transport RC|UC|UD  -s|--size BYTES (4096)  -n|--iters N (1000)",
                 "           -d|--ib-dev DEV  -i|--ib-port PORT  -m|--mtu BYTES  -x|--gid-index N  -p|--port PORT",
+                "           --server | HOST (two processes, --driver jni: one listens, the other connects to HOST)",
                 "perf:      perftest's flags: --test send|write|read|atomic (or ib_write_bw, send_lat, ...)",
                 "           --bw (default) | --lat  -s BYTES | -a  -n N | -D SECONDS  -q|--qp N  -c RC|UC|UD",
                 "           -t|--tx-depth N (128)  -Q|--cq-mod N (100)  -l|--post_list N  -b|--bidirectional",
