@@ -16,6 +16,8 @@ import org.osgi.framework.wiring.BundleWiring;
  */
 final class App {
     private final Felix felix;
+    /** WR_FLUSH_ERR completions seen by {@link #stopStartMidTraffic} so far. */
+    long flushedTotal;
 
     App(Felix felix) {
         this.felix = felix;
@@ -82,5 +84,41 @@ final class App {
         assertThat(((Map<String, ?>) report.get("statuses")).keySet()).as("completion statuses")
                 .isSubsetOf("SUCCESS", "WR_FLUSH_ERR");
         return loader;
+    }
+
+    /**
+     * Starts background RC traffic, waits for {@code successes} successful completions, stops the driver bundle,
+     * waits until the application saw the end of its traffic, and starts the bundle again. Exactly-once is the
+     * traffic's own check ({@code violations}: a wr_id completed twice, or not accepted, or accepted and never
+     * completed); the statuses are SUCCESS and WR_FLUSH_ERR, and {@code alsoAllowed}.
+     *
+     * @return null if the cycle kept exactly-once, else what went wrong
+     */
+    @SuppressWarnings("unchecked")
+    String stopStartMidTraffic(Bundle driver, String from, String to, long successes, String... alsoAllowed)
+            throws Exception {
+        String started = function("start-background").apply(from + " " + to);
+        if (!started.startsWith("started")) {
+            return "traffic did not start: " + started;
+        }
+        Poll.until("traffic flowing", () -> count(backgroundReport(), "SUCCESS") >= successes,
+                this::backgroundReport);
+        driver.stop();
+        Poll.until("the application saw the end of its traffic",
+                () -> backgroundReport().get("running") == Boolean.FALSE, this::backgroundReport);
+        driver.start();
+        Map<String, Object> report = backgroundReport();
+        flushedTotal += count(report, "WR_FLUSH_ERR");
+        List<String> violations = (List<String>) report.get("violations");
+        if (report.containsKey("failure") || !violations.isEmpty()) {
+            return "failure " + report.get("failure") + ", violations " + violations;
+        }
+        List<String> allowed = new java.util.ArrayList<>(List.of(alsoAllowed));
+        allowed.add("SUCCESS");
+        allowed.add("WR_FLUSH_ERR");
+        if (!allowed.containsAll(((Map<String, ?>) report.get("statuses")).keySet())) {
+            return "completion statuses " + report.get("statuses");
+        }
+        return null;
     }
 }

@@ -158,6 +158,58 @@ class RvtFelixIT extends FelixTest {
         Poll.untilCollected("the old revision's class loader", oldRevision);
     }
 
+    /**
+     * driver-sim stopped 100 times in the middle of RC traffic (and started again): each time, every wr_id the
+     * application posted completes exactly once (SUCCESS or WR_FLUSH_ERR), none completes that was not accepted.
+     */
+    @Test
+    void stoppingDriverSimAHundredTimesMidTrafficCompletesEveryWorkRequestExactlyOnce() throws Exception {
+        hca("hca-a");
+        hca("hca-b");
+        Bundle sim = felix.bundle(Felix.DRIVER_SIM);
+        List<String> failures = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int cycle = 0; cycle < 100 && failures.isEmpty(); cycle++) {
+            felix.awaitDevices("hca-a", "hca-b");
+            String f = app.stopStartMidTraffic(sim, "hca-a", "hca-b", 1 + (cycle * 7) % 40);
+            if (f != null) {
+                failures.add("cycle " + cycle + ": " + f);
+            }
+        }
+        assertThat(failures).isEmpty();
+        assertThat(app.flushedTotal).as("work requests flushed by the removals").isPositive();
+        System.out.printf("100 driver-sim stops mid-traffic in %d ms, %d WRs flushed%n",
+                (System.nanoTime() - start) / 1_000_000, app.flushedTotal);
+    }
+
+    /**
+     * The third-party loopback driver (its {@code do_send} runs {@code rvt_ruc_loopback} on the application's thread)
+     * stopped 100 times in the middle of RC traffic from its device to itself: every wr_id completes exactly once.
+     */
+    @Test
+    void stoppingALoopbackDriverBundleAHundredTimesMidTrafficCompletesEveryWorkRequestExactlyOnce()
+            throws Exception {
+        Bundle loopback = felix.install("rvt-it-loopback-driver");
+        loopback.start();
+        List<String> failures = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int cycle = 0; cycle < 100 && failures.isEmpty(); cycle++) {
+            felix.awaitDevices("loopback");
+            // The removal moves the QPs to ERR one by one: a SEND that meets its responder already in ERR completes
+            // with RETRY_EXC_ERR, as in rdmavt's loopback (the responder drops it).
+            String f = app.stopStartMidTraffic(loopback, "loopback", "loopback", 1 + (cycle * 7) % 40,
+                    "RETRY_EXC_ERR");
+            if (f != null) {
+                failures.add("cycle " + cycle + ": " + f);
+            }
+        }
+        assertThat(failures).isEmpty();
+        assertThat(app.flushedTotal).as("work requests flushed by the removals").isPositive();
+        System.out.printf("100 loopback-driver stops mid-traffic in %d ms, %d WRs flushed%n",
+                (System.nanoTime() - start) / 1_000_000, app.flushedTotal);
+        loopback.uninstall();
+    }
+
     @Test
     void twentyStopStartCyclesGrowNeitherThreadsNorRetainedHeap() throws Exception {
         hca("hca-a");

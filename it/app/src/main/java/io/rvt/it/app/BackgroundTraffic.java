@@ -22,6 +22,10 @@ import java.util.concurrent.locks.LockSupport;
  * remove the devices in the middle and see what the application saw: {@code DEVICE_REMOVAL}, then
  * {@code WR_FLUSH_ERR} for what was still posted. The thread ends when every posted request has completed after an
  * error, or when {@link #stop()} is called; it then drops its references to the devices.
+ *
+ * <p>Exactly-once: each wr_id (sends and receives numbered from 0 in post order) must complete once; a completion of
+ * a wr_id that was never accepted, or a second one, is recorded as a violation ({@code violations} in the report),
+ * and so is every accepted request still without its completion when the traffic ends after the error.
  */
 public final class BackgroundTraffic {
     private static final int MESSAGE = 64;
@@ -31,6 +35,9 @@ public final class BackgroundTraffic {
 
     private final Map<String, Long> statuses = new TreeMap<>();
     private final List<String> events = new CopyOnWriteArrayList<>();
+    private final List<String> violations = new CopyOnWriteArrayList<>();
+    private final java.util.BitSet sendsCompleted = new java.util.BitSet();
+    private final java.util.BitSet recvsCompleted = new java.util.BitSet();
     private final Thread thread;
     private volatile RcEndpoint[] ends;
     private volatile boolean stopRequested;
@@ -66,6 +73,7 @@ public final class BackgroundTraffic {
         r.put("running", running);
         r.put("statuses", new TreeMap<>(statuses));
         r.put("events", List.copyOf(events));
+        r.put("violations", List.copyOf(violations));
         if (failure != null) {
             r.put("failure", failure);
         }
@@ -84,6 +92,18 @@ public final class BackgroundTraffic {
 
     private synchronized void count(WcStatus s) {
         statuses.merge(s.name(), 1L, Long::sum);
+    }
+
+    /** Records the completion of {@code wrId} of a queue that accepted {@code accepted} requests so far. */
+    private void completed(String queue, java.util.BitSet done, long wrId, long accepted, WcStatus status) {
+        if (wrId < 0 || wrId >= accepted) {
+            violations.add(queue + " wr_id " + wrId + " completed (" + status + ") but was never accepted (accepted "
+                    + accepted + ")");
+        } else if (done.get((int) wrId)) {
+            violations.add(queue + " wr_id " + wrId + " completed twice (now " + status + ")");
+        } else {
+            done.set((int) wrId);
+        }
     }
 
     private void run() {
@@ -126,12 +146,14 @@ public final class BackgroundTraffic {
                     progress = true;
                     sendsDone++;
                     count(wc.status());
+                    completed("send", sendsCompleted, wc.wrId(), sent, wc.status());
                     errors |= wc.status() != WcStatus.SUCCESS;
                 }
                 while (b.recvCq.pollCq(wc)) {
                     progress = true;
                     recvsDone++;
                     count(wc.status());
+                    completed("recv", recvsCompleted, wc.wrId(), recvsPosted, wc.status());
                     if (wc.status() == WcStatus.SUCCESS) {
                         int slot = (int) (wc.wrId() % RECV_DEPTH);
                         RcTraffic.check(b.buffer.slice(slot * MESSAGE, MESSAGE), MESSAGE, received++);
@@ -140,7 +162,7 @@ public final class BackgroundTraffic {
                     }
                 }
                 if (errors || stopRequested) {
-                    if (sendsDone == sent && recvsDone == recvsPosted) {
+                    if (sendsCompleted.cardinality() == sent && recvsCompleted.cardinality() == recvsPosted) {
                         break;
                     }
                     if (stopRequested && !errors) {
@@ -149,8 +171,10 @@ public final class BackgroundTraffic {
                     if (drainDeadline == 0) {
                         drainDeadline = System.nanoTime() + DRAIN_DEADLINE_NS;
                     } else if (System.nanoTime() - drainDeadline > 0) {
-                        failure = (sent - sendsDone) + " sends and " + (recvsPosted - recvsDone)
+                        failure = (sent - sendsCompleted.cardinality()) + " sends and "
+                                + (recvsPosted - recvsCompleted.cardinality())
                                 + " receives never completed after the error";
+                        violations.add(failure);
                         break;
                     }
                 }
