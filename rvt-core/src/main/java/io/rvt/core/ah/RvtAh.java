@@ -169,6 +169,9 @@ public final class RvtAh implements DriverAh {
 
     @Override
     public AhAttr queryAh(AhAttr out) {
+        if (out == null) {
+            throw Errors.inval("queryAh: out is null");
+        }
         checkLive("queryAh");
         return out.copyFrom(attr);
     }

@@ -872,6 +872,9 @@ public final class RvtQp implements DriverQp {
 
     @Override
     public QpAttr queryQp(QpAttr out) {
+        if (out == null) {
+            throw Errors.inval("queryQp: out is null");
+        }
         checkNotDestroyed();
         int psnMask = dev.params().psnMask();
         out.qpState(state).curQpState(state);
@@ -891,6 +894,9 @@ public final class RvtQp implements DriverQp {
 
     @Override
     public QpInitAttr queryInitAttr(QpInitAttr out) {
+        if (out == null) {
+            throw Errors.inval("queryInitAttr: out is null");
+        }
         checkNotDestroyed();
         out.qpType(type).sendCq(sendCq).recvCq(recvCq).srq(srq).eventHandler(eventHandler)
                 .sigType((sendFlags & QpFlags.S_SIGNAL_REQ_WR) != 0 ? SigType.SIGNAL_REQ_WR : SigType.SIGNAL_ALL_WR)

@@ -346,6 +346,9 @@ public final class RvtSrq implements SharedReceiveQueue {
     /** Mirrors {@code rvt_query_srq}: {@code maxWr = size - 1}, {@code maxSge}, {@code srqLimit = limit}. */
     @Override
     public SrqAttr querySrq(SrqAttr out) {
+        if (out == null) {
+            throw Errors.inval("querySrq: out is null");
+        }
         checkUsable();
         ReentrantLock c = rq.consumerLock();
         c.lock();

@@ -230,4 +230,47 @@ class BadInputMessagesTest {
         });
         assertThat(new TestDriver().register().portCounter(1, PortCounter.PKT_DROPS)).isZero();
     }
+
+    /**
+     * Every method of the verbs interfaces that takes an object, called with null for each of them (numbers 0): it
+     * returns or raises a VerbsException, never the JDK's NullPointerException, IllegalArgumentException or
+     * ArrayIndexOutOfBoundsException from inside rvt-core.
+     */
+    @TestFactory
+    Stream<DynamicTest> shouldRaiseAVerbsExceptionNotAJdkOneWhenAnyVerbGetsNulls() {
+        List<DynamicTest> tests = new ArrayList<>();
+        Class<?>[] apis = {io.rvt.api.Device.class, io.rvt.api.ProtectionDomain.class, io.rvt.api.QueuePair.class,
+            io.rvt.api.CompletionQueue.class, io.rvt.api.SharedReceiveQueue.class, io.rvt.api.MemoryRegion.class,
+            io.rvt.api.AddressHandle.class};
+        for (Class<?> api : apis) {
+            for (java.lang.reflect.Method m : api.getMethods()) {
+                if (m.isDefault() || java.lang.reflect.Modifier.isStatic(m.getModifiers())
+                        || Stream.of(m.getParameterTypes()).allMatch(Class::isPrimitive)) {
+                    continue;
+                }
+                tests.add(DynamicTest.dynamicTest(api.getSimpleName() + "." + m.getName()
+                        + java.util.Arrays.toString(m.getParameterTypes()), () -> {
+                            Fx f = new Fx();
+                            Object target = api == io.rvt.api.Device.class ? f.env.dev
+                                    : api == io.rvt.api.ProtectionDomain.class ? f.env.pd
+                                    : api == io.rvt.api.QueuePair.class ? f.ud
+                                    : api == io.rvt.api.CompletionQueue.class ? f.env.scq
+                                    : api == io.rvt.api.SharedReceiveQueue.class ? f.srq
+                                    : api == io.rvt.api.MemoryRegion.class ? f.fmr : f.ah;
+                            Object[] args = new Object[m.getParameterCount()];
+                            Class<?>[] types = m.getParameterTypes();
+                            for (int i = 0; i < args.length; i++) {
+                                args[i] = !types[i].isPrimitive() ? null : types[i] == boolean.class ? false
+                                        : types[i] == long.class ? 0L : types[i] == int.class ? (Object) 0 : null;
+                            }
+                            try {
+                                m.invoke(target, args);
+                            } catch (java.lang.reflect.InvocationTargetException e) {
+                                assertThat(e.getCause()).as(m.toString()).isInstanceOf(VerbsException.class);
+                            }
+                        }));
+            }
+        }
+        return tests.stream();
+    }
 }
