@@ -12,6 +12,10 @@ final class CommandHelp {
     static String[] synopsis(String command) {
         return switch (command) {
             case "default" -> new String[] {"rvt [COMMAND] [OPTIONS]"};
+            case "pingpong", "perf" -> new String[] {
+                "rvt " + command + " [OPTIONS]                 (both ends in this process)",
+                "       rvt " + command + " --server [OPTIONS]        (two processes, --driver jni: the server)",
+                "       rvt " + command + " HOST [OPTIONS]            (the client of the server on HOST)"};
             default -> new String[] {"rvt " + command + " [OPTIONS]"};
         };
     }
@@ -30,7 +34,11 @@ final class CommandHelp {
                 "perftest's bandwidth and latency tests, with its flags, tables and --out_json report. Name the test",
                 "with --test send|write|read|atomic and --bw (default) or --lat, or with perftest's program name:",
                 "--test ib_write_bw is --test write --bw. Without any perf option: a short sweep of every test.",
-                "Defaults as perftest's: bandwidth -s 65536 -n 5000 -t 128 -Q 100; latency -s 2 -n 1000.", ""};
+                "Defaults as perftest's: bandwidth -s 65536 -n 5000 -t 128 -Q 100; latency -s 2 -n 1000.",
+                "Two processes (--driver jni, one --address each): rvt perf --server [--test ...] listens, rvt perf",
+                "HOST [--test ...] connects; the client's test goes to the server in the CM's REQ, and both print the",
+                "table (the server: the client's bandwidth row, its own SEND/WRITE latency). One size, one QP, RC",
+                "or UC; -q > 1, -b, -a and -c UD run in one process only.", ""};
             case "stat" -> new String[] {"Port counters, QP state and fabric counters after a short traffic run.", ""};
             case "shell" -> new String[] {"The Gogo shell with the rvt:* commands (OSGi; leave with exit 0).", ""};
             default -> new String[] {"Devices, then an RC ping-pong.", ""};

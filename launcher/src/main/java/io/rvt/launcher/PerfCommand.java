@@ -56,9 +56,8 @@ final class PerfCommand {
      */
     void run(Host host) {
         if (options.twoProcesses()) {
-            throw new UsageException((options.server ? "option --server" : "HOST '" + options.peer + "'")
-                    + ": rvt perf between two processes is not built yet (rvt pingpong is; rvt perf alone runs both "
-                    + "ends here)");
+            runRemote(host);
+            return;
         }
         List<Device> devs = Main.requirePair(host, options.ibDev, "perf");
         Device a = devs.get(0);
@@ -90,6 +89,101 @@ final class PerfCommand {
         if (json != null) {
             write(json, report.finish());
         }
+    }
+
+    /**
+     * One end of the table in this process, the other in another ({@link RemotePerf}): one size over one RC or UC QP.
+     */
+    private void runRemote(Host host) {
+        Options o = options;
+        String role = o.server ? "option --server" : "HOST " + o.peer;
+        if (o.qps > 1) {
+            throw new UsageException("option --qps: " + role + " runs one QP between the processes; more is not built "
+                    + "yet (rvt perf -q " + o.qps + " alone runs both ends here)");
+        }
+        for (String notBuilt : List.of("--bidirectional", "--all")) {
+            if (o.has(notBuilt)) {
+                throw new UsageException("option " + notBuilt + ": not built yet between two processes (rvt perf "
+                        + notBuilt + " alone runs both ends here)");
+            }
+        }
+        if (o.transport == Transport.UD) {
+            throw new UsageException("option --transport: UD between two processes is not built yet (RC and UC are; "
+                    + "rvt perf -c UD alone runs both ends here)");
+        }
+        Device dev = Main.requireDevices(host, 1, "perf").get(0);
+        LinkOptions link = o.link();
+        link.check(dev);
+        PerfSpec own = fromOptions(link.pathMtu(dev).bytes());
+        check(own, dev, link.pathMtu(dev).bytes());
+        Path json = o.json != null ? writablePath("--json", o.json) : null;
+        Path perftestJson = o.outJson ? writablePath("--out_json_file", o.outJsonFile) : null;
+        JsonReport report = new JsonReport(host, o.reportGbits);
+        RemotePerf remote = new RemotePerf(out, err, link, o.cmPort, o.reportGbits, (s, d, mtu, bw, lat) -> {
+            PerftestJson.TestInfo info = new PerftestJson.TestInfo(s, d, mtu, host.driver().perftestLinkType(), link,
+                    PerfRunner.rxDepth(s), DATA_EXCHANGE);
+            if (perftestJson != null) {
+                write(perftestJson, PerftestJson.report(info, bw, lat, o.reportGbits));
+            }
+            report.beginTest(info);
+            if (bw != null) {
+                report.result(bw);
+            } else {
+                report.result(lat);
+            }
+            report.endTest();
+        });
+        if (o.server) {
+            remote.server(host, asked -> {
+                String c = conflict(asked, own);
+                if (c == null) {
+                    try {
+                        check(asked, dev, link.pathMtu(dev).bytes());
+                    } catch (UsageException e) {
+                        return e.getMessage();
+                    }
+                }
+                return c;
+            });
+        } else {
+            remote.client(host, JniSetup.resolve(o.peer), own);
+        }
+        if (json != null) {
+            write(json, report.finish());
+        }
+    }
+
+    /** @return why a server refuses the client's table, or null if it agrees with the server's given options */
+    private String conflict(PerfSpec asked, PerfSpec own) {
+        Options o = options;
+        if (o.has("--test") && asked.test() != own.test()) {
+            return "the client asks for --test " + asked.test().option() + ", the server was started with --test "
+                    + own.test().option();
+        }
+        if ((o.has("--lat") || o.has("--bw") || o.testLatency != null) && asked.latency() != own.latency()) {
+            return "the client asks for " + (asked.latency() ? "--lat" : "--bw") + ", the server was started with "
+                    + (own.latency() ? "--lat" : "--bw");
+        }
+        if (o.has("--transport") && asked.transport() != own.transport()) {
+            return "the client asks for -c " + asked.transport() + ", the server was started with -c "
+                    + own.transport();
+        }
+        if (o.has("--size") && asked.sizes()[0] != own.sizes()[0]) {
+            return "the client asks for -s " + asked.sizes()[0] + ", the server was started with -s " + own.sizes()[0];
+        }
+        if (o.has("--iters") && asked.iters() != own.iters()) {
+            return "the client asks for -n " + asked.iters() + ", the server was started with -n " + own.iters();
+        }
+        if (o.has("--duration") && asked.durationNanos() != own.durationNanos()) {
+            return "the client asks for -D " + asked.durationNanos() / 1e9 + ", the server was started with -D "
+                    + o.durationSeconds;
+        }
+        if (asked.qps() > 1 || asked.bidirectional() || asked.transport() == Transport.UD
+                || asked.sizes().length != 1) {
+            return "the client asks for a table this server does not run between processes (one size, one QP, one "
+                    + "direction, RC or UC)";
+        }
+        return null;
     }
 
     private void runTable(PerfSpec s, Device a, Device b, Host host, LinkOptions link, Progress progress,

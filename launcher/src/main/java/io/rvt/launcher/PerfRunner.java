@@ -27,6 +27,9 @@ import java.nio.ByteBuffer;
  * responder back to the requester at the same time, and its rows add both. Latency runs one operation at a time with busy polling (SEND: a
  * ping-pong of messages; WRITE: a ping-pong of RDMA WRITEs, each side polling the last byte of its memory, as
  * perftest's write_lat; READ and atomics: one operation and its completion).
+ *
+ * <p>With {@code rvt perf HOST} the responder is another process ({@link RemotePerf}'s server): this runner then
+ * drives the requester's side only, over one QP, against the server's memory region from its REP.
  */
 final class PerfRunner implements AutoCloseable {
     /** Receives kept posted per responder QP in a SEND bandwidth test. */
@@ -46,7 +49,13 @@ final class PerfRunner implements AutoCloseable {
     /** Connected the QPs; closed last. */
     private final Connector connector;
     private final Endpoint requester;
+    /** The responder's endpoint; null when the responder is another process ({@code rvt perf HOST}). */
     private final Endpoint responder;
+    /** The responder's memory region: the target of RDMA and atomics. */
+    private final long remoteAddr;
+    private final int remoteRkey;
+    /** Latency: the ping-pongs of the last row's warm-up. */
+    private int warmedUp;
     private final QueuePair[] sendQps;
     private final QueuePair[] recvQps;
     /** Per QP, the head of the requester's post list (latency: its one request). */
@@ -107,13 +116,11 @@ final class PerfRunner implements AutoCloseable {
         this.receiveAtRequester = "a receive on " + a.name();
         int qps = spec.latency() ? 1 : spec.qps();
         dataOff = spec.transport() == Transport.UD ? Endpoint.GRH_BYTES : 0;
-        // write latency keeps the source in the first half and receives the peer's write in the second
-        int bufferBytes = spec.latency() && spec.test() == PerfTest.WRITE ? 2 * largest : dataOff + largest;
-        // latency: one operation at a time, but ACKs may trail the replies, so leave the send queue room
-        int depth = spec.latency() ? 64 : spec.txDepth();
-        int cqDepth = qps * Math.max(depth, RX_DEPTH) + 16;
-        requester = new Endpoint(a, Math.max(bufferBytes, PerfTest.ATOMIC_SIZE), cqDepth, link);
-        responder = new Endpoint(b, Math.max(bufferBytes, PerfTest.ATOMIC_SIZE), cqDepth, link);
+        int depth = sendDepth(spec);
+        requester = new Endpoint(a, bufferBytes(spec, largest), cqDepth(spec), link);
+        responder = new Endpoint(b, bufferBytes(spec, largest), cqDepth(spec), link);
+        remoteAddr = responder.mr.addr();
+        remoteRkey = responder.mr.rkey();
         SigType sig = spec.latency() ? SigType.SIGNAL_ALL_WR : SigType.SIGNAL_REQ_WR;
         sendQps = new QueuePair[qps];
         recvQps = new QueuePair[qps];
@@ -121,7 +128,7 @@ final class PerfRunner implements AutoCloseable {
         replies = new SendWorkRequest[qps];
         recvs = new RecvWorkRequest[qps];
         replyRecvs = new RecvWorkRequest[qps];
-        int recvDepth = spec.test().needsReceives() ? (spec.latency() ? 4 : RX_DEPTH) : 1;
+        int recvDepth = recvDepth(spec);
         connector = new Connector(host);
         for (int q = 0; q < qps; q++) {
             QueuePair sq;
@@ -145,8 +152,8 @@ final class PerfRunner implements AutoCloseable {
             }
             sendQps[q] = sq;
             recvQps[q] = rq;
-            wrs[q] = postList(requester, responder, toB, rq);
-            replies[q] = postList(responder, requester, toA, sq);
+            wrs[q] = postList(requester, remoteAddr, remoteRkey, toB, rq.qpNum());
+            replies[q] = postList(responder, requester.mr.addr(), requester.mr.rkey(), toA, sq.qpNum());
             recvs[q] = new RecvWorkRequest(1).sge(responder.mr, 0, dataOff + largest);
             replyRecvs[q] = new RecvWorkRequest(1).sge(requester.mr, 0, dataOff + largest);
         }
@@ -177,6 +184,93 @@ final class PerfRunner implements AutoCloseable {
     }
 
     /**
+     * The requester's side of a table whose responder is another process ({@code rvt perf HOST}): one QP, connected
+     * by the caller, whose peer runs {@link RemotePerf}'s server loop. This runner drives only its own side; it owns
+     * {@code requester} and {@code connector} from here on and closes them.
+     *
+     * @param host this process's host
+     * @param requester this side's endpoint ({@link #bufferBytes}, {@link #cqDepth})
+     * @param connector the connector that made {@code c}
+     * @param c the connection to the server
+     * @param region the server's memory region (its REP's private data)
+     * @param spec the table: one QP, one direction
+     * @param progress where rows report their iterations
+     */
+    PerfRunner(Host host, Endpoint requester, Connector connector, Connection c, PerfWire.Region region,
+            PerfSpec spec, Progress progress) {
+        this.spec = spec;
+        this.host = host;
+        this.progress = progress;
+        this.hint = Completions.lossHint(spec.transport());
+        this.atRequester = "a work request on " + requester.device.name();
+        this.atResponder = "a receive at " + c.remoteGid();
+        this.receiveAtRequester = "a receive on " + requester.device.name();
+        this.requester = requester;
+        this.responder = null;
+        this.connector = connector;
+        this.remoteAddr = region.addr();
+        this.remoteRkey = region.rkey();
+        dataOff = 0;
+        int largest = 0;
+        for (int size : spec.sizes()) {
+            largest = Math.max(largest, size);
+        }
+        sendQps = new QueuePair[] {c.qp()};
+        recvQps = new QueuePair[1];
+        wrs = new SendWorkRequest[] {postList(requester, remoteAddr, remoteRkey, null, 0)};
+        replies = new SendWorkRequest[1];
+        recvs = new RecvWorkRequest[1];
+        replyRecvs = new RecvWorkRequest[] {new RecvWorkRequest(1).sge(requester.mr, 0, largest)};
+        for (int i = 0; i < wcs.length; i++) {
+            wcs[i] = new WorkCompletion();
+        }
+        flows = new Flow[] {new Flow(requester, null, sendQps, recvQps, wrs, recvs)};
+        samples = spec.latency()
+                ? new long[spec.iters() > 0 ? Math.max(spec.iters(), WarmUp.MAX_ITERATIONS) : MAX_SAMPLES] : null;
+        if (spec.latency() && spec.test().needsReceives()) {
+            sendQps[0].postRecv(replyRecvs[0]);
+        }
+    }
+
+    /**
+     * @param spec a table
+     * @param largest the largest size of its rows
+     * @return bytes of each side's buffer: write latency keeps the source in the first half and receives the peer's
+     *         write in the second
+     */
+    static int bufferBytes(PerfSpec spec, int largest) {
+        int dataOff = spec.transport() == Transport.UD ? Endpoint.GRH_BYTES : 0;
+        int bytes = spec.latency() && spec.test() == PerfTest.WRITE ? 2 * largest : dataOff + largest;
+        return Math.max(bytes, PerfTest.ATOMIC_SIZE);
+    }
+
+    /**
+     * @param spec a table
+     * @return send queue entries per QP: latency runs one operation at a time, but ACKs may trail the replies, so
+     *         the queue has room
+     */
+    static int sendDepth(PerfSpec spec) {
+        return spec.latency() ? 64 : spec.txDepth();
+    }
+
+    /**
+     * @param spec a table
+     * @return receive queue entries per QP
+     */
+    static int recvDepth(PerfSpec spec) {
+        return spec.test().needsReceives() ? (spec.latency() ? 4 : RX_DEPTH) : 1;
+    }
+
+    /**
+     * @param spec a table
+     * @return entries of each completion queue of a side
+     */
+    static int cqDepth(PerfSpec spec) {
+        int qps = spec.latency() ? 1 : spec.qps();
+        return qps * Math.max(sendDepth(spec), RX_DEPTH) + 16;
+    }
+
+    /**
      * @param spec a table
      * @return receives kept posted per receiving QP in it (perftest's {@code RX_depth}; SEND tests only post any)
      */
@@ -185,26 +279,26 @@ final class PerfRunner implements AutoCloseable {
     }
 
     /** @return the head of {@link PerfSpec#postList()} chained requests (one for latency) */
-    private SendWorkRequest postList(Endpoint from, Endpoint to, AddressHandle ah, QueuePair peer) {
+    private SendWorkRequest postList(Endpoint from, long toAddr, int toRkey, AddressHandle ah, int peerQpn) {
         int n = spec.latency() ? 1 : spec.postList();
-        SendWorkRequest head = request(from, to, ah, peer);
+        SendWorkRequest head = request(from, toAddr, toRkey, ah, peerQpn);
         SendWorkRequest tail = head;
         for (int i = 1; i < n; i++) {
-            SendWorkRequest wr = request(from, to, ah, peer);
+            SendWorkRequest wr = request(from, toAddr, toRkey, ah, peerQpn);
             tail.next(wr);
             tail = wr;
         }
         return head;
     }
 
-    private SendWorkRequest request(Endpoint from, Endpoint to, AddressHandle ah, QueuePair peer) {
+    private SendWorkRequest request(Endpoint from, long toAddr, int toRkey, AddressHandle ah, int peerQpn) {
         SendWorkRequest wr = new SendWorkRequest(1).opcode(spec.test().opcode()).sge(from.mr, dataOff, 1)
-                .remoteAddr(to.mr.addr()).rkey(to.mr.rkey());
+                .remoteAddr(toAddr).rkey(toRkey);
         if (spec.test() == PerfTest.ATOMIC) {
             wr.compareAdd(1);
         }
         if (ah != null) {
-            wr.ah(ah).remoteQpn(peer.qpNum()).remoteQkey(Endpoint.QKEY);
+            wr.ah(ah).remoteQpn(peerQpn).remoteQkey(Endpoint.QKEY);
         }
         return wr;
     }
@@ -220,8 +314,10 @@ final class PerfRunner implements AutoCloseable {
                 wr.sge(0).length(size);
             }
             if (writeLat) {
-                wrs[q].remoteAddr(responder.mr.addr() + size);
-                replies[q].remoteAddr(requester.mr.addr() + size);
+                wrs[q].remoteAddr(remoteAddr + size);
+                if (replies[q] != null) {
+                    replies[q].remoteAddr(requester.mr.addr() + size);
+                }
             }
         }
     }
@@ -364,7 +460,7 @@ final class PerfRunner implements AutoCloseable {
             lists = new SendWorkRequest[qps][];
             for (int q = 0; q < qps; q++) {
                 senderQpns[q] = senders[q].qpNum();
-                receiverQpns[q] = receivers[q].qpNum();
+                receiverQpns[q] = receivers[q] == null ? -1 : receivers[q].qpNum();
                 int n = 0;
                 for (SendWorkRequest wr = heads[q]; wr != null; wr = wr.next()) {
                     n++;
@@ -379,7 +475,7 @@ final class PerfRunner implements AutoCloseable {
             completed = new long[qps];
             lastSignaled = new long[qps];
             atSender = "a work request on " + from.device.name();
-            atReceiver = "a receive on " + to.device.name();
+            atReceiver = to == null ? "" : "a receive on " + to.device.name();
         }
 
         void reset() {
@@ -439,6 +535,9 @@ final class PerfRunner implements AutoCloseable {
 
         /** @return how many receive completions were polled and their receives posted again */
         int repostReceives() {
+            if (to == null) {
+                return 0; // the receiver is another process, which reposts its own
+            }
             int n = to.recvCq.pollCq(wcs, wcs.length);
             for (int i = 0; i < n; i++) {
                 Completions.check(wcs[i], atReceiver);
@@ -468,7 +567,8 @@ final class PerfRunner implements AutoCloseable {
     LatencyResult latency(int size) {
         resize(size);
         progress.row(spec.label() + " " + size + " B (warm-up)", 0);
-        WarmUp.run(size, n -> sampleLatency(size, n, 0));
+        warmedUp = 0;
+        WarmUp.run(size, n -> warmedUp += sampleLatency(size, n, 0));
         progress.row(spec.label() + " " + size + " B", spec.iters());
         int n = sampleLatency(size, spec.iters() > 0 ? spec.iters() : samples.length, spec.durationNanos());
         int rttFactor = spec.test() == PerfTest.READ || spec.test() == PerfTest.ATOMIC ? 1 : 2;
@@ -486,31 +586,35 @@ final class PerfRunner implements AutoCloseable {
         int i = 0;
         for (; i < iters; i++) {
             long t0 = System.nanoTime();
-            switch (test) {
-                case SEND -> {
-                    a.postSend(ping);
-                    Completions.await(host, responder.recvCq, wc, atResponder, hint);
-                    b.postRecv(recvs[0]);
-                    b.postSend(pong);
-                    Completions.await(host, requester.recvCq, wc, receiveAtRequester, hint);
-                    a.postRecv(replyRecvs[0]);
-                    drain(requester.sendCq);
-                    drain(responder.sendCq);
-                }
-                case WRITE -> {
-                    byte s = nextStamp();
-                    requester.buffer.put(size - 1, s);
-                    a.postSend(ping);
-                    awaitByte(responder.buffer, pollIndex, s, responder);
-                    responder.buffer.put(size - 1, s);
-                    b.postSend(pong);
-                    awaitByte(requester.buffer, pollIndex, s, requester);
-                    drain(requester.sendCq);
-                    drain(responder.sendCq);
-                }
-                default -> { // READ, ATOMIC: one operation, its completion is its end
-                    a.postSend(ping);
-                    Completions.await(host, requester.sendCq, wc, atRequester, hint);
+            if (responder == null) { // the responder is another process: this side's half of the ping-pong
+                pingRemote(size, pollIndex);
+            } else {
+                switch (test) {
+                    case SEND -> {
+                        a.postSend(ping);
+                        Completions.await(host, responder.recvCq, wc, atResponder, hint);
+                        b.postRecv(recvs[0]);
+                        b.postSend(pong);
+                        Completions.await(host, requester.recvCq, wc, receiveAtRequester, hint);
+                        a.postRecv(replyRecvs[0]);
+                        drain(requester.sendCq);
+                        drain(responder.sendCq);
+                    }
+                    case WRITE -> {
+                        byte s = nextStamp();
+                        requester.buffer.put(size - 1, s);
+                        a.postSend(ping);
+                        awaitByte(responder.buffer, pollIndex, s, responder);
+                        responder.buffer.put(size - 1, s);
+                        b.postSend(pong);
+                        awaitByte(requester.buffer, pollIndex, s, requester);
+                        drain(requester.sendCq);
+                        drain(responder.sendCq);
+                    }
+                    default -> { // READ, ATOMIC: one operation, its completion is its end
+                        a.postSend(ping);
+                        Completions.await(host, requester.sendCq, wc, atRequester, hint);
+                    }
                 }
             }
             long t = System.nanoTime();
@@ -524,6 +628,30 @@ final class PerfRunner implements AutoCloseable {
             }
         }
         return i;
+    }
+
+    /** One ping and its pong (SEND, WRITE) or one operation (READ, atomic) to a responder in another process. */
+    private void pingRemote(int size, int pollIndex) {
+        QueuePair a = sendQps[0];
+        switch (spec.test()) {
+            case SEND -> {
+                a.postSend(wrs[0]);
+                Completions.await(host, requester.recvCq, wc, receiveAtRequester, hint);
+                a.postRecv(replyRecvs[0]);
+                drain(requester.sendCq);
+            }
+            case WRITE -> {
+                byte s = nextStamp();
+                requester.buffer.put(size - 1, s);
+                a.postSend(wrs[0]);
+                awaitByte(requester.buffer, pollIndex, s, requester);
+                drain(requester.sendCq);
+            }
+            default -> {
+                a.postSend(wrs[0]);
+                Completions.await(host, requester.sendCq, wc, atRequester, hint);
+            }
+        }
     }
 
     private byte nextStamp() {
@@ -560,8 +688,15 @@ final class PerfRunner implements AutoCloseable {
     public void close() {
         connector.disconnectAll();
         requester.close();
-        responder.close();
+        if (responder != null) {
+            responder.close();
+        }
         connector.close();
+    }
+
+    /** @return the ping-pongs the last latency row ran as its warm-up */
+    int warmedUp() {
+        return warmedUp;
     }
 
     /**

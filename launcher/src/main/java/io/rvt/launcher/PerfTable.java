@@ -57,9 +57,23 @@ final class PerfTable {
      * @param link the port, path MTU and GID index
      */
     void header(PerfSpec spec, Device a, Device b, Host host, LinkOptions link) {
+        header(spec, a.name(), b.name(), Math.min(link.pathMtu(a).bytes(), link.pathMtu(b).bytes()), host, link);
+    }
+
+    /**
+     * Prints the test-info block and the column header of a table between two named ends.
+     *
+     * @param spec the table
+     * @param from the requester: a device, or a client process's address
+     * @param to the responder
+     * @param mtu the path MTU in bytes
+     * @param host the host, named as what the results were measured on
+     * @param link the port and GID index
+     */
+    void header(PerfSpec spec, String from, String to, int mtu, Host host, LinkOptions link) {
         out.println(LINE);
         out.println("                    " + spec.title());
-        out.printf(" Device          : %s -> %s%n", a.name(), b.name());
+        out.printf(" Device          : %s -> %s%n", from, to);
         out.printf(" Number of qps   : %d\t\tTransport type : IB%n", spec.latency() ? 1 : spec.qps());
         out.printf(" Connection type : %s\t\tUsing SRQ      : OFF%n", spec.transport().name());
         if (!spec.latency()) {
@@ -69,7 +83,7 @@ final class PerfTable {
             }
             out.printf(" CQ Moderation   : %d%n", spec.cqModeration());
         }
-        out.printf(" Mtu             : %d[B]%n", Math.min(link.pathMtu(a).bytes(), link.pathMtu(b).bytes()));
+        out.printf(" Mtu             : %d[B]%n", mtu);
         out.println(" Link type       : " + host.driver().perftestLinkType()
                 + (host.driver().simulated() ? " (simulated)" : ""));
         if (link.gidIndex() >= 0) {

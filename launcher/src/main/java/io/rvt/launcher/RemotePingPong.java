@@ -89,7 +89,7 @@ final class RemotePingPong {
             try {
                 c = connector.connect(e, qpOptions(e), server, cmPort, params.encode());
             } catch (CmException x) {
-                throw new IllegalStateException(refusal(x, server), x);
+                throw new IllegalStateException(refusal(x, server, cmPort), x);
             }
             PingPongSide side = new PingPongSide(host, e, c.qp(), params.transport(), params.size(), null, 0, 0);
             printAddresses(e, c);
@@ -174,7 +174,13 @@ final class RemotePingPong {
         return null;
     }
 
-    private String refusal(CmException x, InetAddress server) {
+    /**
+     * @param x why a connect failed
+     * @param server the server's address
+     * @param cmPort its CM port
+     * @return the error for the user: the server's reason when it rejected the client with one
+     */
+    static String refusal(CmException x, InetAddress server, int cmPort) {
         byte[] why = x.rejectPrivateData();
         if (why != null && why.length > 0) {
             return "the server at " + server.getHostAddress() + " port " + cmPort + " refused: "

@@ -74,6 +74,12 @@ class NetnsIT {
     }
 
     @Test
+    void shouldRunPerfWriteLatencyBetweenNamespacesOverIpv6() throws Exception {
+        TwoProcessIT.perf(new String[] {nsB, nsA}, ip6B, ip6A, 18518, List.of("--test", "write", "--lat", "-n",
+                "200"), "RDMA_Write Latency Test", " 2 +200( +[0-9.]+){7}", "measured here");
+    }
+
+    @Test
     void shouldConnectAndCheckEveryMessageWhenTheKernelDropsFivePercentOverIpv4AndIpv6() throws Exception {
         assumeTrue(onPath("nft"), "skipped: the 'nft' command (nftables) is not installed");
         withLoss(() -> {

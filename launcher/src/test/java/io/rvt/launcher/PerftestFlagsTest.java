@@ -129,7 +129,8 @@ class PerftestFlagsTest {
         assertThat(cli.run("perf", "--help")).isZero();
         assertThat(cli.out()).contains("usage: rvt perf", "-l, --post_list=N", "-q, --qp, --qps=N",
                 "-c, --transport, --connection=RC|UC|UD", "--out_json_file=FILE", "-F, --CPU-freq", "-R, --rdma_cm",
-                "--report_gbits", "--test ib_write_bw is --test write --bw", "Exit codes: 0 success");
+                "--report_gbits", "--test ib_write_bw is --test write --bw", "Exit codes: 0 success",
+                "rvt perf --server [OPTIONS]", "rvt perf HOST [OPTIONS]", "rvt perf --server [--test ...] listens");
         assertThat(cli.out()).doesNotContain("--no-traffic", "--verbose");
         cli.reset();
         assertThat(cli.run("pingpong", "-h")).isZero();

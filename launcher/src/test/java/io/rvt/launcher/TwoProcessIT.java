@@ -52,22 +52,119 @@ class TwoProcessIT {
         c.addAll(clientHost);
         c.addAll(List.of("pingpong", bare(server), "-p", Integer.toString(port), "-c", transport, "-s", "1000", "-n",
                 "200"));
+        runPair(netns, s, c, (srv, cli) -> {
+            for (RvtProcess p : List.of(srv, cli)) {
+                assertThat(p.out()).as(p.out()).contains("400000 bytes in ", "200 iters in ",
+                        "(" + transport + "; every message checked; measured on driver-jni");
+            }
+            // each side's own QPN and PSN are what the other side was told
+            assertThat(group(LOCAL, srv.out())).isEqualTo(group(REMOTE, cli.out()));
+            assertThat(group(LOCAL, cli.out())).isEqualTo(group(REMOTE, srv.out()));
+            assertThat(srv.stderr() + cli.stderr()).doesNotContain("rvt:");
+        });
+    }
+
+    @Test
+    void shouldRunPerfWriteBandwidthBetweenAServerAndAClientProcess() throws Exception {
+        perf(null, NET + "5", NET + "6", 18700, List.of("--test", "write", "-s", "65536", "-n", "300"),
+                "RDMA_Write BW Test", " 65536 +300 +[0-9.]+ +[0-9.]+ +[0-9.]+", "the client's measurement");
+    }
+
+    @Test
+    void shouldRunPerfSendLatencyWithBothProcessesMeasuring() throws Exception {
+        perf(null, NET + "7", NET + "8", 18701, List.of("--test", "ib_send_lat", "-n", "200"), "Send Latency Test",
+                " 2 +200( +[0-9.]+){7}", "measured here");
+    }
+
+    @Test
+    void shouldRefuseAPerfClientWhoseTestContradictsTheServers() throws Exception {
+        List<String> s = List.of("--driver", "jni", "--no-osgi", "--address", NET + "9", "perf", "--server", "-p",
+                "18702", "--test", "write");
+        List<String> c = List.of("--driver", "jni", "--no-osgi", "--address", NET + "10", "perf", NET + "9", "-p",
+                "18702", "--test", "read", "-n", "10");
+        try (RvtProcess srv = RvtProcess.start("server", null, s.toArray(String[]::new))) {
+            srv.awaitLine("waiting for a client");
+            try (RvtProcess cli = RvtProcess.start("client", null, c.toArray(String[]::new))) {
+                assertThat(cli.exitCode()).as(cli.stderr()).isEqualTo(1);
+                assertThat(cli.stderr()).contains("the server at " + NET + "9 port 18702 refused: the client asks for "
+                        + "--test read, the server was started with --test write");
+                assertThat(srv.exitCode()).as(srv.stderr()).isEqualTo(2);
+                assertThat(srv.stderr()).contains("refused the client at " + NET + "10: the client asks for --test "
+                        + "read");
+            }
+        }
+    }
+
+    /**
+     * Runs {@code rvt perf --server} and {@code rvt perf SERVER} with the same test options and checks that both
+     * print the table and its row.
+     *
+     * @param netns the namespaces of server and client ({@code [server, client]}), or null for this one
+     * @param server the server's address
+     * @param client the client's address
+     * @param port the CM port
+     * @param test the test options of both sides
+     * @param title the table's title
+     * @param row a regular expression of its row
+     * @param serverNote what the server's closing line says its row is
+     * @throws Exception if a child cannot be run
+     */
+    static void perf(String[] netns, String server, String client, int port, List<String> test, String title,
+            String row, String serverNote) throws Exception {
+        List<String> s = new ArrayList<>(List.of("--driver", "jni", "--no-osgi", "--address", server, "perf",
+                "--server", "-p", Integer.toString(port)));
+        s.addAll(test);
+        List<String> c = new ArrayList<>(List.of("--driver", "jni", "--no-osgi", "--address", client, "perf",
+                bare(server), "-p", Integer.toString(port)));
+        c.addAll(test);
+        runPair(netns, s, c, (srv, cli) -> {
+            Pattern rowLine = Pattern.compile("(?m)^" + row + "$");
+            for (RvtProcess p : List.of(srv, cli)) {
+                assertThat(p.out()).as(p.out()).contains(title, "Data ex. method : rdma_cm",
+                        "Measured on     : driver-jni");
+                assertThat(rowLine.matcher(p.out()).find()).as(row + " in " + p.out()).isTrue();
+            }
+            if (serverNote.startsWith("the client's")) {
+                // the server prints the row the client sent with its disconnect, digit for digit
+                assertThat(group(Pattern.compile("(?m)^(" + row + ")$"), srv.out()))
+                        .isEqualTo(group(Pattern.compile("(?m)^(" + row + ")$"), cli.out()));
+            }
+            assertThat(cli.out()).contains(" Device          : rvt_roce00 -> " + javaForm(server));
+            assertThat(srv.out()).contains(" Device          : " + javaForm(client) + " -> rvt_roce00",
+                    "(server: " + serverNote);
+            assertThat(srv.stderr() + cli.stderr()).doesNotContain("rvt:");
+        });
+    }
+
+    /** What a test checks of a server's and a client's output once both have ended well. */
+    interface PairCheck {
+        void check(RvtProcess server, RvtProcess client) throws Exception;
+    }
+
+    /**
+     * Starts the server, waits until it listens, starts the client, and checks that both exit 0.
+     *
+     * @param netns the namespaces of server and client ({@code [server, client]}), or null for this one
+     * @param s the server's command line
+     * @param c the client's
+     * @param check what else to check of their output
+     * @throws Exception if a child cannot be run
+     */
+    static void runPair(String[] netns, List<String> s, List<String> c, PairCheck check) throws Exception {
         try (RvtProcess srv = RvtProcess.start("server", netns == null ? null : netns[0], s.toArray(String[]::new))) {
             srv.awaitLine("waiting for a client");
             try (RvtProcess cli = RvtProcess.start("client", netns == null ? null : netns[1],
                     c.toArray(String[]::new))) {
                 assertThat(cli.exitCode()).as("client: " + cli.out() + cli.stderr()).isZero();
                 assertThat(srv.exitCode()).as("server: " + srv.out() + srv.stderr()).isZero();
-                for (RvtProcess p : List.of(srv, cli)) {
-                    assertThat(p.out()).as(p.out()).contains("400000 bytes in ", "200 iters in ",
-                            "(" + transport + "; every message checked; measured on driver-jni");
-                }
-                // each side's own QPN and PSN are what the other side was told
-                assertThat(group(LOCAL, srv.out())).isEqualTo(group(REMOTE, cli.out()));
-                assertThat(group(LOCAL, cli.out())).isEqualTo(group(REMOTE, srv.out()));
-                assertThat(srv.stderr() + cli.stderr()).doesNotContain("rvt:");
+                check.check(srv, cli);
             }
         }
+    }
+
+    /** @return the address as Java prints it ({@code fd00:0:0:0:0:0:0:1}), as the tables name the peer */
+    static String javaForm(String address) throws java.net.UnknownHostException {
+        return java.net.InetAddress.getByName(bare(address)).getHostAddress();
     }
 
     /** @return the address without an IPv6 scope, as a client names its server */

@@ -2,6 +2,7 @@ package io.rvt.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** {@code --server} and {@code HOST}: what they set up, and every command line they refuse with one line. */
@@ -64,8 +65,53 @@ class TwoProcessOptionsTest {
     void shouldSayWhatDoesNotRunBetweenTwoProcessesYet() {
         cli.assertUsage("option --transport: UD between two processes is not built yet", "--driver", "jni",
                 "--no-osgi", "--address", "127.14.250.2", "pingpong", "127.14.250.1", "-c", "UD");
-        cli.assertUsage("HOST '127.14.250.1': rvt perf between two processes is not built yet", "--driver", "jni",
-                "--no-osgi", "--address", "127.14.250.2", "perf", "127.14.250.1");
+        String[] client = {"--driver", "jni", "--no-osgi", "--address", "127.14.250.2", "perf", "127.14.250.1"};
+        cli.assertUsage("option --qps: HOST 127.14.250.1 runs one QP between the processes; more is not built yet",
+                concat(client, "-q", "2"));
+        cli.assertUsage("option --bidirectional: not built yet between two processes", concat(client, "-b"));
+        cli.assertUsage("option --all: not built yet between two processes", concat(client, "-a"));
+        cli.assertUsage("option --transport: UD between two processes is not built yet", concat(client, "-c", "UD"));
+        cli.assertUsage("option --qps: option --server runs one QP between the processes", "--driver", "jni",
+                "--no-osgi", "--address", "127.14.250.1", "perf", "--server", "-q", "4");
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] r = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, r, a.length, b.length);
+        return r;
+    }
+
+    @Test
+    void shouldCarryThePerfTableMemoryRegionsAndResultsInTheCmsPrivateData() {
+        PerfSpec spec = new PerfSpec(PerfTest.WRITE, Transport.UC, false, new int[] {4096}, 1, 300, 0, 64, 16, 4,
+                false);
+        PerfWire.Request req = new PerfWire.Request(spec, 0x7f00_1234_5678L, 0xabcdef01);
+        byte[] wire = req.encode();
+        assertThat(wire.length).isLessThanOrEqualTo(io.rvt.cm.ConnectionManager.MAX_REQ_PRIVATE_DATA);
+        PerfWire.Request back = PerfWire.Request.decode(wire);
+        assertThat(back.addr()).isEqualTo(req.addr());
+        assertThat(back.rkey()).isEqualTo(req.rkey());
+        PerfSpec s = back.spec();
+        assertThat(List.<Object>of(s.test(), s.transport(), s.latency(), s.sizes()[0], s.qps(), s.iters(),
+                s.durationNanos(), s.txDepth(), s.cqMod(), s.postList(), s.bidirectional()))
+                .isEqualTo(List.<Object>of(PerfTest.WRITE, Transport.UC, false, 4096, 1, 300, 0L, 64, 16, 4, false));
+        assertThat(PerfWire.Request.decode(new byte[] {1, 2, 3})).isNull();
+        assertThat(PerfWire.Request.decode(new RemotePingPong.Params(Transport.RC, 8, 8, 8).encode())).isNull();
+        wire[4] = 9; // no such test
+        assertThat(PerfWire.Request.decode(wire)).isNull();
+
+        PerfWire.Region region = new PerfWire.Region(0x1000L, 77);
+        assertThat(PerfWire.Region.decode(region.encode())).isEqualTo(region);
+        assertThat(PerfWire.Region.decode(new byte[0])).isNull();
+
+        PerfWire.Result bw = new PerfWire.Result(new BandwidthResult(65536, 2000, 432.5, 110.25, 0.0017), null, 0);
+        byte[] dreq = bw.encode();
+        assertThat(dreq.length).isLessThanOrEqualTo(io.rvt.cm.ConnectionManager.MAX_DREQ_PRIVATE_DATA);
+        assertThat(PerfWire.Result.decode(dreq)).isEqualTo(bw);
+        PerfWire.Result lat = new PerfWire.Result(null, new LatencyResult(2, 500, 1, 9, 2, 3, 0.5, 8, 9), 1234);
+        assertThat(PerfWire.Result.decode(lat.encode())).isEqualTo(lat);
+        assertThat(lat.encode().length).isLessThanOrEqualTo(io.rvt.cm.ConnectionManager.MAX_DREQ_PRIVATE_DATA);
+        assertThat(PerfWire.Result.decode(new byte[0])).isNull();
     }
 
     @Test

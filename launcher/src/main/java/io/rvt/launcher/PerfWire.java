@@ -1,0 +1,162 @@
+package io.rvt.launcher;
+
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+
+/**
+ * What the two processes of {@code rvt perf --server} / {@code rvt perf HOST} tell each other through the CM's
+ * private data (big-endian): the client's REQ carries the table it runs and its memory region ({@link Request}), the
+ * server's REP its memory region ({@link Region}), and the client's DREQ its result row ({@link Result}), so that the
+ * server prints the same table, as perftest's server prints the client's results.
+ */
+final class PerfWire {
+    private static final int REQUEST_MAGIC = 0x72767446; // "rvtF"
+    private static final int REGION_MAGIC = 0x7276744d; // "rvtM"
+    private static final int RESULT_MAGIC = 0x72767452; // "rvtR"
+
+    private PerfWire() {
+    }
+
+    /**
+     * @param b private data
+     * @param magic the magic it must start with
+     * @return a buffer positioned after the magic, or null if too short or another magic
+     */
+    private static ByteBuffer open(byte[] b, int magic) {
+        ByteBuffer buf = ByteBuffer.wrap(b);
+        return b.length >= 4 && buf.getInt() == magic ? buf : null;
+    }
+
+    /**
+     * The client's table and its buffer: 47 bytes, within the REQ's 56 after rdma_cm's IP header.
+     *
+     * @param spec the table (one size, one QP)
+     * @param addr the client's memory region's address (the server's target in write latency)
+     * @param rkey its rkey
+     */
+    record Request(PerfSpec spec, long addr, int rkey) {
+        byte[] encode() {
+            PerfSpec s = spec;
+            return ByteBuffer.allocate(47).putInt(REQUEST_MAGIC).put((byte) s.test().ordinal())
+                    .put((byte) s.transport().ordinal()).put((byte) (s.latency() ? 1 : 0))
+                    .put((byte) (s.bidirectional() ? 1 : 0)).putInt(s.sizes()[0]).putInt(s.iters())
+                    .putLong(s.durationNanos()).putShort((short) s.txDepth()).putShort((short) s.cqMod())
+                    .putShort((short) s.postList()).putShort((short) s.qps()).putLong(addr).putInt(rkey).put((byte) 0)
+                    .array();
+        }
+
+        /**
+         * @param b a REQ's private data
+         * @return the request, or null if it is not an rvt perf client's
+         */
+        static Request decode(byte[] b) {
+            ByteBuffer buf = open(b, REQUEST_MAGIC);
+            if (buf == null) {
+                return null;
+            }
+            try {
+                int test = buf.get();
+                int transport = buf.get();
+                if (test < 0 || test >= PerfTest.values().length || transport < 0
+                        || transport >= Transport.values().length) {
+                    return null;
+                }
+                boolean latency = buf.get() != 0;
+                boolean bidirectional = buf.get() != 0;
+                int size = buf.getInt();
+                int iters = buf.getInt();
+                long duration = buf.getLong();
+                int txDepth = buf.getShort() & 0xFFFF;
+                int cqMod = buf.getShort() & 0xFFFF;
+                int postList = buf.getShort() & 0xFFFF;
+                int qps = buf.getShort() & 0xFFFF;
+                long addr = buf.getLong();
+                int rkey = buf.getInt();
+                if (size <= 0 || txDepth <= 0 || cqMod <= 0 || postList <= 0 || qps <= 0 || iters < 0
+                        || duration < 0 || iters == 0 && duration == 0) {
+                    return null;
+                }
+                return new Request(new PerfSpec(PerfTest.values()[test], Transport.values()[transport], latency,
+                        new int[] {size}, qps, iters, duration, txDepth, cqMod, postList, bidirectional), addr, rkey);
+            } catch (BufferUnderflowException e) {
+                return null;
+            }
+        }
+    }
+
+    /**
+     * A memory region the peer may write, read and add to.
+     *
+     * @param addr its address
+     * @param rkey its rkey
+     */
+    record Region(long addr, int rkey) {
+        byte[] encode() {
+            return ByteBuffer.allocate(16).putInt(REGION_MAGIC).putLong(addr).putInt(rkey).array();
+        }
+
+        /**
+         * @param b a REP's private data
+         * @return the region, or null if it is not an rvt perf server's
+         */
+        static Region decode(byte[] b) {
+            ByteBuffer buf = open(b, REGION_MAGIC);
+            if (buf == null || b.length < 16) {
+                return null;
+            }
+            return new Region(buf.getLong(), buf.getInt());
+        }
+    }
+
+    /**
+     * The client's row, and for latency how many ping-pongs it ran unmeasured before it (the server measures its own
+     * side of the same round trips and must skip those).
+     *
+     * @param bandwidth the bandwidth row, or null
+     * @param latency the latency row, or null
+     * @param warmUp unmeasured iterations before the row
+     */
+    record Result(BandwidthResult bandwidth, LatencyResult latency, int warmUp) {
+        byte[] encode() {
+            ByteBuffer buf = ByteBuffer.allocate(96).putInt(RESULT_MAGIC).putInt(warmUp);
+            if (bandwidth != null) {
+                BandwidthResult r = bandwidth;
+                buf.put((byte) 0).putInt(r.size()).putLong(r.iterations()).putDouble(r.peakMiBps())
+                        .putDouble(r.averageMiBps()).putDouble(r.messageRateMpps());
+            } else {
+                LatencyResult r = latency;
+                buf.put((byte) 1).putInt(r.size()).putLong(r.iterations()).putDouble(r.min()).putDouble(r.max())
+                        .putDouble(r.typical()).putDouble(r.average()).putDouble(r.stdev()).putDouble(r.p99())
+                        .putDouble(r.p999());
+            }
+            byte[] b = new byte[buf.position()];
+            buf.flip().get(b);
+            return b;
+        }
+
+        /**
+         * @param b a DREQ's private data
+         * @return the result, or null if it carries none (a client that ended early)
+         */
+        static Result decode(byte[] b) {
+            ByteBuffer buf = open(b, RESULT_MAGIC);
+            if (buf == null) {
+                return null;
+            }
+            try {
+                int warm = buf.getInt();
+                boolean lat = buf.get() != 0;
+                int size = buf.getInt();
+                long iters = buf.getLong();
+                if (!lat) {
+                    return new Result(new BandwidthResult(size, iters, buf.getDouble(), buf.getDouble(),
+                            buf.getDouble()), null, warm);
+                }
+                return new Result(null, new LatencyResult(size, iters, buf.getDouble(), buf.getDouble(),
+                        buf.getDouble(), buf.getDouble(), buf.getDouble(), buf.getDouble(), buf.getDouble()), warm);
+            } catch (BufferUnderflowException e) {
+                return null;
+            }
+        }
+    }
+}
