@@ -92,15 +92,11 @@ final class PerfCommand {
     }
 
     /**
-     * One end of the table in this process, the other in another ({@link RemotePerf}): one size over one RC or UC QP.
+     * One end of the table in this process, the other in another ({@link RemotePerf}): one size over RC or UC QPs,
+     * one connection each.
      */
     private void runRemote(Host host) {
         Options o = options;
-        String role = o.server ? "option --server" : "HOST " + o.peer;
-        if (o.qps > 1) {
-            throw new UsageException("option --qps: " + role + " runs one QP between the processes; more is not built "
-                    + "yet (rvt perf -q " + o.qps + " alone runs both ends here)");
-        }
         for (String notBuilt : List.of("--bidirectional", "--all")) {
             if (o.has(notBuilt)) {
                 throw new UsageException("option " + notBuilt + ": not built yet between two processes (rvt perf "
@@ -178,9 +174,15 @@ final class PerfCommand {
             return "the client asks for -D " + asked.durationNanos() / 1e9 + ", the server was started with -D "
                     + o.durationSeconds;
         }
-        if (asked.qps() > 1 || asked.bidirectional() || asked.transport() == Transport.UD
+        if (o.has("--qps") && asked.qps() != own.qps()) {
+            return "the client asks for -q " + asked.qps() + ", the server was started with -q " + own.qps();
+        }
+        if (asked.qps() > 64 || asked.latency() && asked.qps() > 1) {
+            return "the client asks for " + asked.qps() + " QPs (a bandwidth test runs 1 to 64, a latency test 1)";
+        }
+        if (asked.bidirectional() || asked.transport() == Transport.UD
                 || asked.sizes().length != 1) {
-            return "the client asks for a table this server does not run between processes (one size, one QP, one "
+            return "the client asks for a table this server does not run between processes (one size, one "
                     + "direction, RC or UC)";
         }
         return null;

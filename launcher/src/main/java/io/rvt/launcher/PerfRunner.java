@@ -29,7 +29,7 @@ import java.nio.ByteBuffer;
  * perftest's write_lat; READ and atomics: one operation and its completion).
  *
  * <p>With {@code rvt perf HOST} the responder is another process ({@link RemotePerf}'s server): this runner then
- * drives the requester's side only, over one QP, against the server's memory region from its REP.
+ * drives the requester's side only, over the QPs of its connections, against the server's memory region from its REP.
  */
 final class PerfRunner implements AutoCloseable {
     /** Receives kept posted per responder QP in a SEND bandwidth test. */
@@ -184,26 +184,26 @@ final class PerfRunner implements AutoCloseable {
     }
 
     /**
-     * The requester's side of a table whose responder is another process ({@code rvt perf HOST}): one QP, connected
-     * by the caller, whose peer runs {@link RemotePerf}'s server loop. This runner drives only its own side; it owns
-     * {@code requester} and {@code connector} from here on and closes them.
+     * The requester's side of a table whose responder is another process ({@code rvt perf HOST}): one QP per
+     * connection the caller made ({@code -q}), whose peer runs {@link RemotePerf}'s server loop. This runner drives
+     * only its own side; it owns {@code requester} and {@code connector} from here on and closes them.
      *
      * @param host this process's host
      * @param requester this side's endpoint ({@link #bufferBytes}, {@link #cqDepth})
-     * @param connector the connector that made {@code c}
-     * @param c the connection to the server
+     * @param connector the connector that made {@code cs}
+     * @param cs the connections to the server, one per QP of the table
      * @param region the server's memory region (its REP's private data)
-     * @param spec the table: one QP, one direction
+     * @param spec the table: one direction
      * @param progress where rows report their iterations
      */
-    PerfRunner(Host host, Endpoint requester, Connector connector, Connection c, PerfWire.Region region,
+    PerfRunner(Host host, Endpoint requester, Connector connector, Connection[] cs, PerfWire.Region region,
             PerfSpec spec, Progress progress) {
         this.spec = spec;
         this.host = host;
         this.progress = progress;
         this.hint = Completions.lossHint(spec.transport());
         this.atRequester = "a work request on " + requester.device.name();
-        this.atResponder = "a receive at " + c.remoteGid();
+        this.atResponder = "a receive at " + cs[0].remoteGid();
         this.receiveAtRequester = "a receive on " + requester.device.name();
         this.requester = requester;
         this.responder = null;
@@ -215,11 +215,16 @@ final class PerfRunner implements AutoCloseable {
         for (int size : spec.sizes()) {
             largest = Math.max(largest, size);
         }
-        sendQps = new QueuePair[] {c.qp()};
-        recvQps = new QueuePair[1];
-        wrs = new SendWorkRequest[] {postList(requester, remoteAddr, remoteRkey, null, 0)};
-        replies = new SendWorkRequest[1];
-        recvs = new RecvWorkRequest[1];
+        int qps = cs.length;
+        sendQps = new QueuePair[qps];
+        wrs = new SendWorkRequest[qps];
+        for (int q = 0; q < qps; q++) {
+            sendQps[q] = cs[q].qp();
+            wrs[q] = postList(requester, remoteAddr, remoteRkey, null, 0);
+        }
+        recvQps = new QueuePair[qps];
+        replies = new SendWorkRequest[qps];
+        recvs = new RecvWorkRequest[qps];
         replyRecvs = new RecvWorkRequest[] {new RecvWorkRequest(1).sge(requester.mr, 0, largest)};
         for (int i = 0; i < wcs.length; i++) {
             wcs[i] = new WorkCompletion();

@@ -21,9 +21,10 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 
 /**
- * {@code rvt perf --server} and {@code rvt perf HOST}: perftest's server and client as two processes, one QP between
- * them, connected through rvt-cm. The client's REQ carries the table ({@link PerfWire.Request}); the server refuses
- * (a REJ with the reason) one that contradicts its own command line, and answers with its memory region in the REP.
+ * {@code rvt perf --server} and {@code rvt perf HOST}: perftest's server and client as two processes, {@code -q} QPs
+ * between them, each connected through rvt-cm. The client's REQ carries the table ({@link PerfWire.Request}); the
+ * server refuses (a REJ with the reason) one that contradicts its own command line, and answers with its memory
+ * region in the REP.
  * The client measures as the one-JVM {@code rvt perf} does ({@link PerfRunner}, requester side only); the server
  * keeps receives posted (SEND bandwidth), answers pings (SEND and WRITE latency, timing its own side of each round
  * trip) or stays passive (RDMA WRITE, READ and atomic bandwidth, READ and atomic latency). The client's DREQ carries
@@ -73,7 +74,7 @@ final class RemotePerf {
      *
      * @param host this process's host (one HCA)
      * @param server the server's address
-     * @param spec the table: one size, one QP, one direction
+     * @param spec the table: one size, one direction
      */
     void client(Host host, InetAddress server, PerfSpec spec) {
         Device dev = Main.requireDevices(host, 1, "perf").get(0);
@@ -82,21 +83,25 @@ final class RemotePerf {
         Endpoint e = new Endpoint(dev, PerfRunner.bufferBytes(spec, size), PerfRunner.cqDepth(spec), link);
         Connector connector = new Connector(host);
         PerfRunner runner;
+        Connection[] cs = new Connection[spec.qps()];
         Connection c;
         try (Progress progress = new Progress(err, err == System.err && System.console() != null)) {
             try {
-                try {
-                    c = connector.connect(e, qpOptions(e, spec), server, cmPort,
-                            new PerfWire.Request(spec, e.mr.addr(), e.mr.rkey()).encode());
-                } catch (CmException x) {
-                    throw new IllegalStateException(RemotePingPong.refusal(x, server, cmPort), x);
+                byte[] table = new PerfWire.Request(spec, e.mr.addr(), e.mr.rkey()).encode();
+                for (int q = 0; q < cs.length; q++) {
+                    try {
+                        cs[q] = connector.connect(e, qpOptions(e, spec), server, cmPort, table);
+                    } catch (CmException x) {
+                        throw new IllegalStateException(RemotePingPong.refusal(x, server, cmPort), x);
+                    }
                 }
+                c = cs[0];
                 PerfWire.Region region = PerfWire.Region.decode(c.remotePrivateData());
                 if (region == null) {
                     throw new IllegalStateException("the server at " + server.getHostAddress() + " port " + cmPort
                             + " is not an rvt perf server (its REP carries no memory region)");
                 }
-                runner = new PerfRunner(host, e, connector, c, region, spec, progress);
+                runner = new PerfRunner(host, e, connector, cs, region, spec, progress);
             } catch (RuntimeException x) {
                 connector.close();
                 e.close();
@@ -120,7 +125,7 @@ final class RemotePerf {
                     reports.write(spec, dev, mtu, r, null);
                 }
                 progress.printQuietly(table::footer);
-                c.disconnect(result.encode());
+                c.disconnect(result.encode()); // the others go down with the runner
             }
         }
     }
@@ -141,30 +146,39 @@ final class RemotePerf {
             PerfWire.Request asked = PerfWire.Request.decode(req.privateData());
             String conflict = asked == null ? "the request is not an rvt perf client's" : conflicts.apply(asked.spec());
             if (conflict != null) {
-                req.reject(conflict.getBytes(StandardCharsets.UTF_8));
-                String who = req.remoteAddress() != null ? req.remoteAddress().getAddress().getHostAddress()
-                        : req.remoteGid().toString();
-                throw new UsageException("refused the client at " + who + ": " + conflict);
+                refuse(req, conflict);
             }
             PerfSpec spec = asked.spec();
             int size = spec.sizes()[0];
             try (Endpoint e = new Endpoint(dev, PerfRunner.bufferBytes(spec, size), PerfRunner.cqDepth(spec), link)) {
                 RecvWorkRequest recv = new RecvWorkRequest(1).sge(e.mr, 0, size);
                 int receives = spec.test().needsReceives() ? PerfRunner.rxDepth(spec) : 0;
-                Connection c = connector.accept(e, req, qpOptions(e, spec), new PerfWire.Region(e.mr.addr(),
-                        e.mr.rkey()).encode(), qp -> {
-                            // the client may send as soon as the REP is out: its receives must be there
-                            for (int i = 0; i < receives; i++) {
-                                qp.postRecv(recv);
-                            }
-                        });
+                byte[] region = new PerfWire.Region(e.mr.addr(), e.mr.rkey()).encode();
+                Connection[] cs = new Connection[spec.qps()];
+                byte[] first = req.privateData();
+                for (int q = 0; q < cs.length; q++) {
+                    if (q > 0) {
+                        // the client's further QPs: each REQ carries the same table
+                        req = connector.request(l, Connector.DEADLINE);
+                        if (!java.util.Arrays.equals(req.privateData(), first)) {
+                            refuse(req, "QP " + q + " of the client asks for another table than its first");
+                        }
+                    }
+                    cs[q] = connector.accept(e, req, qpOptions(e, spec), region, qp -> {
+                        // the client may send as soon as the REP is out: its receives must be there
+                        for (int i = 0; i < receives; i++) {
+                            qp.postRecv(recv);
+                        }
+                    });
+                }
+                Connection c = cs[0];
                 long[] arrivals = null;
                 int pings = 0;
                 if (spec.latency() && (spec.test() == PerfTest.SEND || spec.test() == PerfTest.WRITE)) {
                     arrivals = new long[WarmUp.MAX_ITERATIONS + (1 << 20) + 1];
                     pings = answer(host, e, c, spec, asked, recv, arrivals);
                 } else if (spec.test() == PerfTest.SEND) {
-                    repost(host, e, c, spec, recv);
+                    repost(host, e, cs, spec, recv);
                 }
                 long patience = RemotePingPong.SERVER_PATIENCE.toNanos() + spec.durationNanos();
                 CmEvent bye = connector.await(c.disconnected(), "the client's disconnect",
@@ -173,6 +187,10 @@ final class RemotePerf {
                 if (result == null) {
                     throw new IllegalStateException("the client at " + peerName(c) + " disconnected without its "
                             + "results");
+                }
+                for (Connection other : cs) {
+                    connector.await(other.disconnected(), "the client's disconnect", java.time.Duration.ofNanos(
+                            patience));
                 }
                 printServer(host, dev, c, spec, result, arrivals, pings);
             }
@@ -214,9 +232,17 @@ final class RemotePerf {
         out.println("(server: " + whose + ")");
     }
 
-    /** SEND bandwidth: reposts every receive until the client disconnects. */
-    private void repost(Host host, Endpoint e, Connection c, PerfSpec spec, RecvWorkRequest recv) {
-        QueuePair qp = c.qp();
+    /** Rejects a client's request with the reason as private data, and ends this side with it. */
+    private static void refuse(ConnectRequest req, String why) {
+        req.reject(why.getBytes(StandardCharsets.UTF_8));
+        String who = req.remoteAddress() != null ? req.remoteAddress().getAddress().getHostAddress()
+                : req.remoteGid().toString();
+        throw new UsageException("refused the client at " + who + ": " + why);
+    }
+
+    /** SEND bandwidth: reposts every receive on the QP it completed on, until the client disconnects. */
+    private void repost(Host host, Endpoint e, Connection[] cs, PerfSpec spec, RecvWorkRequest recv) {
+        Connection c = cs[0];
         Quiet quiet = new Quiet(c, spec);
         while (true) {
             if (e.recvCq.pollCq(wc)) {
@@ -226,7 +252,7 @@ final class RemotePerf {
                     }
                     Completions.check(wc, "a receive on " + e.device.name());
                 }
-                qp.postRecv(recv);
+                qpOf(cs, wc.qpNum()).postRecv(recv);
                 quiet.heard();
             } else if (quiet.over()) {
                 return;
@@ -289,6 +315,15 @@ final class RemotePerf {
             qp.postSend(pong);
             drain(e.sendCq, e);
         }
+    }
+
+    private static QueuePair qpOf(Connection[] cs, int qpn) {
+        for (Connection c : cs) {
+            if (c.qp().qpNum() == qpn) {
+                return c.qp();
+            }
+        }
+        throw new IllegalStateException("a receive completed on unknown QP 0x" + Integer.toHexString(qpn));
     }
 
     private void drain(CompletionQueue cq, Endpoint e) {

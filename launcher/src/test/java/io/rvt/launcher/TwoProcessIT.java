@@ -71,6 +71,12 @@ class TwoProcessIT {
     }
 
     @Test
+    void shouldRunPerfSendBandwidthOverTwoQpsWhoseReceivesTheServerReposts() throws Exception {
+        perf(null, NET + "11", NET + "12", 18703, List.of("--test", "send", "-q", "2", "-s", "4096", "-n", "1500"),
+                "Send BW Test", " 4096 +3000 +[0-9.]+ +[0-9.]+ +[0-9.]+", "the client's measurement");
+    }
+
+    @Test
     void shouldRunPerfSendLatencyWithBothProcessesMeasuring() throws Exception {
         perf(null, NET + "7", NET + "8", 18701, List.of("--test", "ib_send_lat", "-n", "200"), "Send Latency Test",
                 " 2 +200( +[0-9.]+){7}", "measured here");

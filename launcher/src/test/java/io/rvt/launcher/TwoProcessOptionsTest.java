@@ -66,13 +66,11 @@ class TwoProcessOptionsTest {
         cli.assertUsage("option --transport: UD between two processes is not built yet", "--driver", "jni",
                 "--no-osgi", "--address", "127.14.250.2", "pingpong", "127.14.250.1", "-c", "UD");
         String[] client = {"--driver", "jni", "--no-osgi", "--address", "127.14.250.2", "perf", "127.14.250.1"};
-        cli.assertUsage("option --qps: HOST 127.14.250.1 runs one QP between the processes; more is not built yet",
-                concat(client, "-q", "2"));
         cli.assertUsage("option --bidirectional: not built yet between two processes", concat(client, "-b"));
         cli.assertUsage("option --all: not built yet between two processes", concat(client, "-a"));
         cli.assertUsage("option --transport: UD between two processes is not built yet", concat(client, "-c", "UD"));
-        cli.assertUsage("option --qps: option --server runs one QP between the processes", "--driver", "jni",
-                "--no-osgi", "--address", "127.14.250.1", "perf", "--server", "-q", "4");
+        cli.assertUsage("option --bidirectional: not built yet between two processes", "--driver", "jni",
+                "--no-osgi", "--address", "127.14.250.1", "perf", "--server", "-b");
     }
 
     private static String[] concat(String[] a, String... b) {
