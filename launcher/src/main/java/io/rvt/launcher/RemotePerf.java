@@ -235,9 +235,7 @@ final class RemotePerf {
     /** Rejects a client's request with the reason as private data, and ends this side with it. */
     private static void refuse(ConnectRequest req, String why) {
         req.reject(why.getBytes(StandardCharsets.UTF_8));
-        String who = req.remoteAddress() != null ? req.remoteAddress().getAddress().getHostAddress()
-                : req.remoteGid().toString();
-        throw new UsageException("refused the client at " + who + ": " + why);
+        throw new UsageException("refused the client at " + RemotePingPong.clientName(req) + ": " + why);
     }
 
     /** SEND bandwidth: reposts every receive on the QP it completed on, until the client disconnects. */

@@ -126,7 +126,7 @@ final class RemotePingPong {
             String conflict = asked == null ? "the request is not an rvt pingpong's" : conflict(asked, given);
             if (conflict != null) {
                 req.reject(conflict.getBytes(StandardCharsets.UTF_8));
-                throw new UsageException("refused the client at " + req.remoteGid() + ": " + conflict);
+                throw new UsageException("refused the client at " + clientName(req) + ": " + conflict);
             }
             try (Endpoint e = new Endpoint(dev, asked.size(), 16, link)) {
                 PingPongSide[] side = new PingPongSide[1];
@@ -172,6 +172,15 @@ final class RemotePingPong {
             return "the client asks for -n " + asked.iters() + ", the server was started with -n " + params.iters();
         }
         return null;
+    }
+
+    /**
+     * @param req a client's request
+     * @return the client's IP address from the REQ's IP CM header, else its GID
+     */
+    static String clientName(io.rvt.cm.ConnectRequest req) {
+        return req.remoteAddress() != null ? req.remoteAddress().getAddress().getHostAddress()
+                : req.remoteGid().toString();
     }
 
     /**
