@@ -63,9 +63,9 @@ public final class ConnectedPair implements AutoCloseable {
         // a failed connect never produces a request: stop listening and fail the pair with the active side's error
         active.established().whenComplete((ok, failure) -> {
             if (failure != null) {
+                pair.completeExceptionally(unwrap(failure)); // first, before the closed listener fails the request
                 listener.close();
                 active.close();
-                pair.completeExceptionally(failure);
             }
         });
         return pair;
@@ -109,6 +109,10 @@ public final class ConnectedPair implements AutoCloseable {
                     + " and " + passiveCm.device().name(), null, port, ConnectionManager.serviceId(port), null,
                     null, 0);
         }
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        return t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
     }
 
     /** @return the connecting side */

@@ -1,6 +1,7 @@
 package io.rvt.testkit;
 
 import io.rvt.api.Device;
+import io.rvt.cm.CmConfig;
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
@@ -55,6 +56,17 @@ public interface DriverFixture extends AutoCloseable {
      */
     default long traceHash() {
         throw new UnsupportedOperationException("no packet trace");
+    }
+
+    /**
+     * @return how the devices' connection managers run, for the pairs {@link Verbs#connected} connects through
+     *         rvt-cm: a fixture whose driver runs on virtual time gives the CM that time's timer service (the default
+     *         is the CM's own real-time timer), and every fixture passes its seed so that a seeded run stays a
+     *         function of its seed
+     */
+    default CmConfig cmConfig() {
+        // 16: 268 ms per REQ try, short enough that a lost MAD costs little in a test
+        return CmConfig.builder().seed(seed()).cmResponseTimeout(16).build();
     }
 
     /** @return the seed of the fixture's randomness, printed by failing tests (0 if none) */

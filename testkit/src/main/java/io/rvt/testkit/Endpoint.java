@@ -10,6 +10,7 @@ import io.rvt.api.ProtectionDomain;
 import io.rvt.api.QpInitAttr;
 import io.rvt.api.QpType;
 import io.rvt.api.QueuePair;
+import io.rvt.cm.Connection;
 import java.nio.ByteBuffer;
 
 /**
@@ -41,17 +42,63 @@ public final class Endpoint {
      */
     public final int initialPsn;
 
+    /** The QP's connection through rvt-cm, or null for an endpoint whose QP the test moves itself. */
+    public final Connection connection;
+
     Endpoint(Device device, QpType type, int bufferBytes, int queueDepth, int maxSge, int initialPsn) {
+        this(new Resources(device, bufferBytes, queueDepth), type, maxSge, initialPsn);
+    }
+
+    private Endpoint(Resources r, QpType type, int maxSge, int initialPsn) {
+        this(r, createQp(r, type, maxSge), null, initialPsn);
+    }
+
+    private static QueuePair createQp(Resources r, QpType type, int maxSge) {
+        QpInitAttr init = new QpInitAttr().qpType(type).sendCq(r.sendCq).recvCq(r.recvCq);
+        init.cap().maxSendWr(r.queueDepth).maxRecvWr(r.queueDepth).maxSendSge(maxSge).maxRecvSge(maxSge);
+        return r.pd.createQp(init);
+    }
+
+    private Endpoint(Resources r, QueuePair qp, Connection connection, int initialPsn) {
         this.initialPsn = initialPsn & 0xFF_FFFF;
-        this.device = device;
-        this.pd = device.allocPd();
-        this.sendCq = device.createCq(4 * queueDepth, 0, null, null);
-        this.recvCq = device.createCq(4 * queueDepth, 0, null, null);
-        QpInitAttr init = new QpInitAttr().qpType(type).sendCq(sendCq).recvCq(recvCq);
-        init.cap().maxSendWr(queueDepth).maxRecvWr(queueDepth).maxSendSge(maxSge).maxRecvSge(maxSge);
-        this.qp = pd.createQp(init);
-        this.buffer = ByteBuffer.allocateDirect(bufferBytes);
-        this.mr = pd.regMr(buffer, ALL_ACCESS);
+        this.device = r.device;
+        this.pd = r.pd;
+        this.sendCq = r.sendCq;
+        this.recvCq = r.recvCq;
+        this.buffer = r.buffer;
+        this.mr = r.mr;
+        this.qp = qp;
+        this.connection = connection;
+    }
+
+    /**
+     * @param r the endpoint's PD, CQs and region
+     * @param connection the connection rvt-cm made for them
+     * @return the endpoint of {@code connection}'s QP (its first send PSN is the one the CM chose)
+     */
+    static Endpoint of(Resources r, Connection connection) {
+        return new Endpoint(r, connection.qp(), connection, connection.sendPsn());
+    }
+
+    /** What an endpoint holds before it has a QP: the PD, the CQs and the registered buffer. */
+    static final class Resources {
+        final Device device;
+        final ProtectionDomain pd;
+        final CompletionQueue sendCq;
+        final CompletionQueue recvCq;
+        final ByteBuffer buffer;
+        final MemoryRegion mr;
+        final int queueDepth;
+
+        Resources(Device device, int bufferBytes, int queueDepth) {
+            this.device = device;
+            this.queueDepth = queueDepth;
+            this.pd = device.allocPd();
+            this.sendCq = device.createCq(4 * queueDepth, 0, null, null);
+            this.recvCq = device.createCq(4 * queueDepth, 0, null, null);
+            this.buffer = ByteBuffer.allocateDirect(bufferBytes);
+            this.mr = pd.regMr(buffer, ALL_ACCESS);
+        }
     }
 
     /** @return this device's port 1 LID */

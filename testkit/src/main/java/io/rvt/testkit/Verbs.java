@@ -13,7 +13,14 @@ import io.rvt.api.QpState;
 import io.rvt.api.QpType;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
+import io.rvt.cm.ConnectedPair;
+import io.rvt.cm.ConnectionManager;
+import io.rvt.cm.QpOptions;
 import java.nio.ByteBuffer;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -22,11 +29,20 @@ import java.util.SplittableRandom;
  * Helpers of the conformance suite: connected QP pairs, waiting for completions with a deadline (driving the
  * fixture), and data patterns.
  */
-public final class Verbs {
+public final class Verbs implements AutoCloseable {
     /** How long a test waits for an expected completion before failing (real time). */
     public static final long DEADLINE_NANOS = 20_000_000_000L;
 
+    /** Send and receive queue depth of every endpoint's QP. */
+    private static final int QUEUE_DEPTH = 64;
+    /** Scatter/gather entries per work request of every endpoint's QP. */
+    private static final int MAX_SGE = 4;
+    /** The first CM port connected pairs listen on; each pair takes the next. */
+    private static final int FIRST_CM_PORT = 20000;
+
     private final DriverFixture fixture;
+    private final Map<Device, ConnectionManager> cms = new IdentityHashMap<>();
+    private final AtomicInteger ports = new AtomicInteger(FIRST_CM_PORT);
     /** Initial PSNs: random, from the fixture's seed so that a seeded run stays a function of its seed. */
     private final SplittableRandom psns;
 
@@ -47,11 +63,12 @@ public final class Verbs {
      * @return the endpoint, QP in RESET, with a random {@link Endpoint#initialPsn}
      */
     public Endpoint endpoint(Device device, QpType type, int bufferBytes) {
-        return new Endpoint(device, type, bufferBytes, 64, 4, psns.nextInt(1 << 24));
+        return new Endpoint(device, type, bufferBytes, QUEUE_DEPTH, MAX_SGE, psns.nextInt(1 << 24));
     }
 
     /**
-     * Two endpoints of {@code type} (RC or UC) on two devices, connected and in RTS.
+     * Two endpoints of {@code type} (RC or UC) on two devices, connected through rvt-cm (a REQ/REP/RTU exchange over
+     * the devices' GSI QPs, as applications connect) and in RTS. The first device's QP is the active side.
      *
      * @param a first device
      * @param b second device
@@ -62,46 +79,39 @@ public final class Verbs {
      * @return the two endpoints
      */
     public Endpoint[] connected(Device a, Device b, QpType type, int bufferBytes, int rnrRetry, int minRnrTimer) {
-        Endpoint x = endpoint(a, type, bufferBytes);
-        Endpoint y = endpoint(b, type, bufferBytes);
-        connect(x, y, rnrRetry, minRnrTimer);
-        connect(y, x, rnrRetry, minRnrTimer);
-        return new Endpoint[] {x, y};
+        Endpoint.Resources ra = new Endpoint.Resources(a, bufferBytes, QUEUE_DEPTH);
+        Endpoint.Resources rb = new Endpoint.Resources(b, bufferBytes, QUEUE_DEPTH);
+        CompletableFuture<ConnectedPair> f = ConnectedPair.connectAsync(cm(a), qpOptions(ra, type, rnrRetry,
+                minRnrTimer), cm(b), qpOptions(rb, type, rnrRetry, minRnrTimer), ports.getAndIncrement(), 1);
+        awaitTrue("the QPs of " + a.name() + " and " + b.name() + " connected through rvt-cm", f::isDone);
+        ConnectedPair pair = f.join();
+        return new Endpoint[] {Endpoint.of(ra, pair.active()), Endpoint.of(rb, pair.passive())};
+    }
+
+    /** @return the connection manager of {@code device}, opened once per device with the fixture's configuration */
+    private ConnectionManager cm(Device device) {
+        // the handle stays open for the fixture's life: the CM goes with its device when the fixture closes
+        return cms.computeIfAbsent(device, d -> ConnectionManager.of(d, fixture.cmConfig()));
     }
 
     /**
-     * Brings {@code self} to RTS talking to {@code peer} (RESET → INIT → RTR → RTS with the attributes each step
-     * requires).
-     *
-     * @param self the QP to move
-     * @param peer the remote side
-     * @param rnrRetry RNR retry count
-     * @param minRnrTimer RNR NAK timer code
+     * Releases the connection managers this object opened: each device's CM closes, with its GSI QPs and every
+     * connection it still holds (their QPs are destroyed). Without it the CMs go with their devices.
      */
-    public void connect(Endpoint self, Endpoint peer, int rnrRetry, int minRnrTimer) {
-        boolean rc = self.qp.type() == QpType.RC;
-        QpAttr a = new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(Endpoint.ALL_ACCESS);
-        self.qp.modifyQp(a, QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT,
-                QpAttrMask.ACCESS_FLAGS));
-        PathMtu mtu = self.device.queryPort(1, new PortAttr()).activeMtu();
-        a = new QpAttr().qpState(QpState.RTR).pathMtu(mtu).destQpNum(peer.qp.qpNum()).rqPsn(peer.initialPsn);
-        peer.address(a.ahAttr());
-        int mask = QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
-                QpAttrMask.RQ_PSN);
-        if (rc) {
-            a.maxDestRdAtomic(4).minRnrTimer(minRnrTimer);
-            mask |= QpAttrMask.mask(QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER);
-        }
-        self.qp.modifyQp(a, mask);
-        a = new QpAttr().qpState(QpState.RTS).sqPsn(self.initialPsn);
-        mask = QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.SQ_PSN);
-        if (rc) {
-            // 14: about 69 ms per try, robust against a busy machine in real time; free in virtual time
-            a.timeout(14).retryCnt(7).rnrRetry(rnrRetry).maxRdAtomic(4);
-            mask |= QpAttrMask.mask(QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY,
-                    QpAttrMask.MAX_QP_RD_ATOMIC);
-        }
-        self.qp.modifyQp(a, mask);
+    @Override
+    public void close() {
+        cms.values().forEach(ConnectionManager::close);
+        cms.clear();
+    }
+
+    private static QpOptions qpOptions(Endpoint.Resources r, QpType type, int rnrRetry, int minRnrTimer) {
+        QpOptions o = new QpOptions().pd(r.pd).sendCq(r.sendCq).recvCq(r.recvCq).type(type)
+                .accessFlags(Endpoint.ALL_ACCESS).responderResources(4).initiatorDepth(4).retryCount(7)
+                .rnrRetryCount(rnrRetry).minRnrTimer(minRnrTimer)
+                // 14: about 69 ms per try, robust against a busy machine in real time; free in virtual time
+                .localAckTimeout(14);
+        o.cap().maxSendWr(QUEUE_DEPTH).maxRecvWr(QUEUE_DEPTH).maxSendSge(MAX_SGE).maxRecvSge(MAX_SGE);
+        return o;
     }
 
     /**

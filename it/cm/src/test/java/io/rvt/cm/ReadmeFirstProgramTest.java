@@ -21,7 +21,7 @@ class ReadmeFirstProgramTest {
 
     @Test
     void shouldCompileAndRunTheReadmesFirstProgramAndPrintWhatTheReadmeShows(@TempDir Path dir) throws Exception {
-        String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+        String readme = Files.readString(Path.of("..", "..", "README.md"), StandardCharsets.UTF_8);
         int at = readme.indexOf(MARKER);
         assertThat(at).as("the README's first-program marker").isNotNegative();
         String code = block(readme, readme.indexOf("```java", at));

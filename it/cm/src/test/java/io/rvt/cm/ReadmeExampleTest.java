@@ -120,7 +120,7 @@ class ReadmeExampleTest {
         String source = Files.readString(Path.of("src/test/java/io/rvt/cm/ReadmeExampleTest.java"));
         String code = source.substring(source.indexOf("    // README: begin\n") + 21,
                 source.indexOf("    // README: end"));
-        String readme = Files.readString(Path.of("../README.md"));
+        String readme = Files.readString(Path.of("../../README.md"));
         String marker = "<!-- rvt-cm example: rvt-cm/src/test/java/io/rvt/cm/ReadmeExampleTest.java -->\n```java\n";
         int at = readme.indexOf(marker);
         assertThat(at).as("the README's rvt-cm example").isPositive();
