@@ -121,7 +121,7 @@ class ReadmeExampleTest {
         String code = source.substring(source.indexOf("    // README: begin\n") + 21,
                 source.indexOf("    // README: end"));
         String readme = Files.readString(Path.of("../../README.md"));
-        String marker = "<!-- rvt-cm example: rvt-cm/src/test/java/io/rvt/cm/ReadmeExampleTest.java -->\n```java\n";
+        String marker = "<!-- rvt-cm example: it/cm/src/test/java/io/rvt/cm/ReadmeExampleTest.java -->\n```java\n";
         int at = readme.indexOf(marker);
         assertThat(at).as("the README's rvt-cm example").isPositive();
         String block = readme.substring(at + marker.length(), readme.indexOf("```\n", at + marker.length()));
