@@ -5,25 +5,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rvt.api.AhAttr;
 import io.rvt.api.CompletionQueue;
 import io.rvt.api.Device;
+import io.rvt.api.Gid;
 import io.rvt.api.PathMtu;
-import io.rvt.api.PortAttr;
 import io.rvt.api.QpAttr;
 import io.rvt.api.QpAttrMask;
 import io.rvt.api.QpState;
 import io.rvt.api.QpType;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
+import io.rvt.cm.ConnectOptions;
+import io.rvt.cm.ConnectRequest;
 import io.rvt.cm.ConnectedPair;
+import io.rvt.cm.Connection;
 import io.rvt.cm.ConnectionManager;
+import io.rvt.cm.Listener;
 import io.rvt.cm.QpOptions;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.SplittableRandom;
 
 /**
  * Helpers of the conformance suite: connected QP pairs, waiting for completions with a deadline (driving the
@@ -86,6 +90,50 @@ public final class Verbs implements AutoCloseable {
         awaitTrue("the QPs of " + a.name() + " and " + b.name() + " connected through rvt-cm", f::isDone);
         ConnectedPair pair = f.join();
         return new Endpoint[] {Endpoint.of(ra, pair.active()), Endpoint.of(rb, pair.passive())};
+    }
+
+    /**
+     * The listening half of a connection between two processes: listens on CM port {@code port} of {@code device},
+     * accepts the first request and returns once the connection is established.
+     *
+     * @param device the device
+     * @param type RC or UC
+     * @param bufferBytes the registered buffer's size
+     * @param port the CM port
+     * @param maxMtu the largest path MTU to agree on (e.g. {@link PathMtu#MTU_1024} on a 1500-byte Ethernet link)
+     * @return the endpoint, in RTS, its {@link Endpoint#connection} established
+     */
+    public Endpoint accept(Device device, QpType type, int bufferBytes, int port, PathMtu maxMtu) {
+        Endpoint.Resources r = new Endpoint.Resources(device, bufferBytes, QUEUE_DEPTH);
+        Listener listener = cm(device).listen(port);
+        try {
+            CompletableFuture<ConnectRequest> request = listener.nextRequest();
+            awaitTrue("a connection request on CM port " + port + " of " + device.name(), request::isDone);
+            Connection c = request.join().acceptAsync(qpOptions(r, type, 7, 1).pathMtu(maxMtu), null);
+            awaitTrue("the connection on CM port " + port + " established", c.established()::isDone);
+            return Endpoint.of(r, c.established().join());
+        } finally {
+            listener.close();
+        }
+    }
+
+    /**
+     * The connecting half of a connection between two processes (see {@link #accept}).
+     *
+     * @param device the device
+     * @param type RC or UC
+     * @param bufferBytes the registered buffer's size
+     * @param server the listening port's GID (an IP address's GID on RoCEv2)
+     * @param port the CM port it listens on
+     * @param maxMtu the largest path MTU to agree on
+     * @return the endpoint, in RTS, its {@link Endpoint#connection} established
+     */
+    public Endpoint connect(Device device, QpType type, int bufferBytes, Gid server, int port, PathMtu maxMtu) {
+        Endpoint.Resources r = new Endpoint.Resources(device, bufferBytes, QUEUE_DEPTH);
+        Connection c = cm(device).connectAsync(new ConnectOptions().destination(server).port(port)
+                .qp(qpOptions(r, type, 7, 1).pathMtu(maxMtu)));
+        awaitTrue("the connection to " + server + " CM port " + port + " established", c.established()::isDone);
+        return Endpoint.of(r, c.established().join());
     }
 
     /** @return the connection manager of {@code device}, opened once per device with the fixture's configuration */

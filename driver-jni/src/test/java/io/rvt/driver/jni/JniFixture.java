@@ -129,7 +129,14 @@ final class JniFixture implements DriverFixture {
 
     @Override
     public boolean progress() {
-        return false;
+        if (!callerRunsEngines) {
+            return false; // the engines have threads of their own
+        }
+        int work = 0;
+        for (JniDriver d : drivers) { // the caller's thread is the engine: e.g. while the CM connects a pair
+            work += d.doWork();
+        }
+        return work > 0;
     }
 
     @Override

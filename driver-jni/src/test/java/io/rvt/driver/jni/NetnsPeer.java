@@ -1,6 +1,7 @@
 package io.rvt.driver.jni;
 
 import io.rvt.api.Device;
+import io.rvt.api.PathMtu;
 import io.rvt.api.PortCounter;
 import io.rvt.api.QpAttr;
 import io.rvt.api.QpAttrMask;
@@ -21,8 +22,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32;
 
 /**
- * The child JVM of {@link NetnsRcIT}: one HCA on a namespace's veth address, UDP port 4791, one RC QP. It prints
- * {@code QPN <n>}, reads the peer's QPN from stdin, connects, then as {@code server} prints {@code READY} once its
+ * The child JVM of {@link NetnsRcIT}: one HCA on a namespace's veth address, UDP port 4791, one RC QP. As
+ * {@code server} it listens on CM port {@value #CM_PORT} and prints {@code QPN listening ...}, as {@code client} it
+ * prints {@code QPN connecting}; each waits for a line on stdin, then the client connects through rvt-cm and the
+ * server accepts (the CM over the veth, under the test's faults too). The server prints {@code READY} once its
  * receives are posted, receives {@code count} messages
  * and checks each (sequence number in order, pattern) and prints {@code RECEIVED <count> <crc32>}, or as
  * {@code client} sends them in windows and prints {@code SENT <count> <crc32>}.
@@ -40,6 +43,8 @@ import java.util.zip.CRC32;
 public final class NetnsPeer {
     static final int SLOT = 8192;
     static final int WINDOW = 32;
+    /** The CM port the server listens on. */
+    static final int CM_PORT = 18515;
 
     private NetnsPeer() {
     }
@@ -65,27 +70,32 @@ public final class NetnsPeer {
             throws Exception {
         // Only the waiting helpers are used: a fixture with no devices of its own serves them.
         Verbs verbs = new Verbs(new JniFixture(0, "127.0.0.1"));
-        Endpoint self = verbs.endpoint(dev, QpType.RC, WINDOW * SLOT);
-        System.out.println("QPN " + self.qp.qpNum() + " " + self.initialPsn); // the peer's expected PSN
-        System.out.flush();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String[] peer = in.readLine().trim().split(" ");
-        int peerQpn = Integer.parseInt(peer[1]);
-        int peerPsn = Integer.parseInt(peer[2]);
         if (intruder) {
-            inject(verbs, self, peerQpn, peerPsn, Integer.parseInt(peer[3]), Long.parseLong(peer[4]), peerIp,
-                    count);
+            // an attacker does not ask the CM: it builds its QP by hand from what it learnt of the server's
+            Endpoint self = verbs.endpoint(dev, QpType.RC, WINDOW * SLOT);
+            System.out.println("QPN " + self.qp.qpNum() + " " + self.initialPsn);
+            System.out.flush();
+            String[] peer = in.readLine().trim().split(" ");
+            inject(verbs, self, Integer.parseInt(peer[1]), Integer.parseInt(peer[2]), Integer.parseInt(peer[3]),
+                    Long.parseLong(peer[4]), peerIp, count);
             in.readLine(); // the parent's go-ahead: it has read the counters meanwhile
             return;
         }
-        connect(self, peerQpn, peerIp, peerPsn, self.initialPsn, 7);
+        // server and client connect through rvt-cm: the server listens, the client connects once told to
+        System.out.println(server ? "QPN listening on CM port " + CM_PORT : "QPN connecting");
+        System.out.flush();
+        in.readLine();
+        Endpoint self = server
+                ? verbs.accept(dev, QpType.RC, WINDOW * SLOT, CM_PORT, PathMtu.MTU_1024)
+                : verbs.connect(dev, QpType.RC, WINDOW * SLOT, Peer.gidOf(parse(peerIp)), CM_PORT, PathMtu.MTU_1024);
         CRC32 crc = new CRC32();
         WorkCompletion wc = new WorkCompletion();
         if (server) {
             for (int i = 0; i < WINDOW && i < count; i++) {
                 self.qp.postRecv(new RecvWorkRequest(1).wrId(i).sge(self.mr, (i % WINDOW) * SLOT, SLOT));
             }
-            // Connected with receives posted: the client may start (else its first tries hit a QP in RESET).
+            // Receives posted (a SEND that came first got an RNR NAK and is retried: RNR retries are unlimited)
             System.out.println("READY");
             System.out.flush();
             for (int i = 0; i < count; i++) {
@@ -188,10 +198,11 @@ public final class NetnsPeer {
         System.out.flush();
     }
 
+    /** The intruder's hand-made QP: RESET-INIT-RTR-RTS aimed at the server's QP, PSNs as it guessed them. */
     private static void connect(Endpoint self, int peerQpn, String peerIp, int rqPsn, int sqPsn, int retries) {
         self.qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(Endpoint.ALL_ACCESS),
                 QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
-        QpAttr a = new QpAttr().qpState(QpState.RTR).pathMtu(io.rvt.api.PathMtu.MTU_1024).destQpNum(peerQpn)
+        QpAttr a = new QpAttr().qpState(QpState.RTR).pathMtu(PathMtu.MTU_1024).destQpNum(peerQpn)
                 .rqPsn(rqPsn).maxDestRdAtomic(4).minRnrTimer(1);
         a.ahAttr().clear().portNum(1).dgid(Peer.gidOf(parse(peerIp))).sgidIndex(0).hopLimit(64);
         self.qp.modifyQp(a, QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU,
