@@ -31,9 +31,8 @@ class JniDriverLifetimeTest {
 
     /** Posts a SEND on this thread (the driver drains it here: do_send), then unregisters and closes both HCAs. */
     private static WeakReference<JniDriver> trafficFromThisThreadThenClose() {
-        try (JniFixture f = new JniFixture(1, "127.0.0.1")) {
-            Device[] dev = f.open(2);
-            Verbs verbs = new Verbs(f);
+        try (JniFixture f = new JniFixture(1, "127.0.0.1"); Verbs verbs = new Verbs(f)) {
+            Device[] dev = f.open(2); // the CMs (verbs) close before the devices go, as an application closes them
             Endpoint[] p = verbs.connected(dev[0], dev[1], QpType.RC, 4096, 7, 1);
             p[1].qp.postRecv(new RecvWorkRequest(1).wrId(1).sge(p[1].mr, 0, 64));
             p[0].qp.postSend(new SendWorkRequest(1).wrId(2).opcode(WrOpcode.SEND).sge(p[0].mr, 0, 64));
