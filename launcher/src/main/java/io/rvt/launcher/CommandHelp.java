@@ -38,7 +38,7 @@ final class CommandHelp {
                 "Two processes (--driver jni, one --address each): rvt perf --server [--test ...] listens, rvt perf",
                 "HOST [--test ...] connects; the client's test goes to the server in the CM's REQ, and both print the",
                 "table (the server: the client's bandwidth row, its own SEND/WRITE latency). One size, RC or UC,",
-                "-q QPs (one connection each); -b, -a and -c UD run in one process only.", ""};
+                "-q QPs (one connection each), -b: both send, rows added; -a and -c UD run in one process only.", ""};
             case "stat" -> new String[] {"Port counters, QP state and fabric counters after a short traffic run.", ""};
             case "shell" -> new String[] {"The Gogo shell with the rvt:* commands (OSGi; leave with exit 0).", ""};
             default -> new String[] {"Devices, then an RC ping-pong.", ""};

@@ -97,11 +97,9 @@ final class PerfCommand {
      */
     private void runRemote(Host host) {
         Options o = options;
-        for (String notBuilt : List.of("--bidirectional", "--all")) {
-            if (o.has(notBuilt)) {
-                throw new UsageException("option " + notBuilt + ": not built yet between two processes (rvt perf "
-                        + notBuilt + " alone runs both ends here)");
-            }
+        if (o.has("--all")) {
+            throw new UsageException("option --all: not built yet between two processes (rvt perf --all alone runs "
+                    + "both ends here)");
         }
         if (o.transport == Transport.UD) {
             throw new UsageException("option --transport: UD between two processes is not built yet (RC and UC are; "
@@ -180,10 +178,14 @@ final class PerfCommand {
         if (asked.qps() > 64 || asked.latency() && asked.qps() > 1) {
             return "the client asks for " + asked.qps() + " QPs (a bandwidth test runs 1 to 64, a latency test 1)";
         }
-        if (asked.bidirectional() || asked.transport() == Transport.UD
+        if (o.has("--bidirectional") && asked.bidirectional() != own.bidirectional()) {
+            return "the client asks for " + (asked.bidirectional() ? "-b" : "one direction") + ", the server was "
+                    + "started with -b";
+        }
+        if (asked.bidirectional() && asked.latency() || asked.transport() == Transport.UD
                 || asked.sizes().length != 1) {
-            return "the client asks for a table this server does not run between processes (one size, one "
-                    + "direction, RC or UC)";
+            return "the client asks for a table this server does not run between processes (one size, RC or UC, "
+                    + "-b for bandwidth only)";
         }
         return null;
     }

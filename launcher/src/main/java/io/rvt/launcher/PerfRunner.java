@@ -56,7 +56,14 @@ final class PerfRunner implements AutoCloseable {
     private final int remoteRkey;
     /** Latency: the ping-pongs of the last row's warm-up. */
     private int warmedUp;
+    /**
+     * A bidirectional SEND table with the responder in another process: this side's receive for the peer's flow,
+     * reposted on every completion (the caller posted the first ones); else null.
+     */
+    private RecvWorkRequest localRecv;
     private final QueuePair[] sendQps;
+    /** Their QP numbers (another process's table only; else null). */
+    private final int[] senderQpns;
     private final QueuePair[] recvQps;
     /** Per QP, the head of the requester's post list (latency: its one request). */
     private final SendWorkRequest[] wrs;
@@ -123,6 +130,7 @@ final class PerfRunner implements AutoCloseable {
         remoteRkey = responder.mr.rkey();
         SigType sig = spec.latency() ? SigType.SIGNAL_ALL_WR : SigType.SIGNAL_REQ_WR;
         sendQps = new QueuePair[qps];
+        senderQpns = null;
         recvQps = new QueuePair[qps];
         wrs = new SendWorkRequest[qps];
         replies = new SendWorkRequest[qps];
@@ -218,8 +226,10 @@ final class PerfRunner implements AutoCloseable {
         int qps = cs.length;
         sendQps = new QueuePair[qps];
         wrs = new SendWorkRequest[qps];
+        senderQpns = new int[qps];
         for (int q = 0; q < qps; q++) {
             sendQps[q] = cs[q].qp();
+            senderQpns[q] = sendQps[q].qpNum();
             wrs[q] = postList(requester, remoteAddr, remoteRkey, null, 0);
         }
         recvQps = new QueuePair[qps];
@@ -235,6 +245,45 @@ final class PerfRunner implements AutoCloseable {
         if (spec.latency() && spec.test().needsReceives()) {
             sendQps[0].postRecv(replyRecvs[0]);
         }
+        if (spec.bidirectional() && spec.test().needsReceives() && !spec.latency()) {
+            localRecv = new RecvWorkRequest(1).sge(requester.mr, 0, largest);
+        }
+    }
+
+    /**
+     * Bidirectional, the responder in another process: reposts the receives of the peer's flow
+     * ({@link #repostLocal()}) until {@code done}, which the peer completes when its flow has ended.
+     *
+     * @param done what to wait for
+     * @param what names it in an error
+     * @param <T> its result
+     * @return its result
+     */
+    <T> T serveUntil(java.util.concurrent.CompletableFuture<T> done, String what) {
+        long patience = RemotePingPong.SERVER_PATIENCE.toNanos() + spec.durationNanos();
+        long deadline = System.nanoTime() + patience;
+        while (!done.isDone()) {
+            if (repostLocal() == 0) {
+                host.progress();
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("no " + what + " within " + patience / 1_000_000_000L + " s");
+                }
+            }
+        }
+        return done.join();
+    }
+
+    /** @return receive completions of the peer's flow polled and reposted ({@link #localRecv}), 0 if none */
+    private int repostLocal() {
+        if (localRecv == null) {
+            return 0;
+        }
+        int n = requester.recvCq.pollCq(wcs, wcs.length);
+        for (int i = 0; i < n; i++) {
+            Completions.check(wcs[i], receiveAtRequester);
+            sendQps[indexOf(senderQpns, wcs[i].qpNum())].postRecv(localRecv);
+        }
+        return n;
     }
 
     /**
@@ -398,6 +447,7 @@ final class PerfRunner implements AutoCloseable {
                 for (Flow f : flows) {
                     f.repostReceives();
                 }
+                repostLocal();
             }
             if (finished(posting, target)) {
                 break;

@@ -85,15 +85,16 @@ final class RemotePerf {
         PerfRunner runner;
         Connection[] cs = new Connection[spec.qps()];
         Connection c;
+        Connection control = null;
         try (Progress progress = new Progress(err, err == System.err && System.console() != null)) {
             try {
                 byte[] table = new PerfWire.Request(spec, e.mr.addr(), e.mr.rkey()).encode();
                 for (int q = 0; q < cs.length; q++) {
-                    try {
-                        cs[q] = connector.connect(e, qpOptions(e, spec), server, cmPort, table);
-                    } catch (CmException x) {
-                        throw new IllegalStateException(RemotePingPong.refusal(x, server, cmPort), x);
-                    }
+                    cs[q] = connect(connector, e, spec, server, table);
+                    postReceives(cs[q].qp(), e, spec);
+                }
+                if (spec.bidirectional()) {
+                    control = connect(connector, e, spec, server, table);
                 }
                 c = cs[0];
                 PerfWire.Region region = PerfWire.Region.decode(c.remotePrivateData());
@@ -119,7 +120,8 @@ final class RemotePerf {
                     result = new PerfWire.Result(null, r, runner.warmedUp());
                     reports.write(spec, dev, mtu, null, r);
                 } else {
-                    BandwidthResult r = runner.bandwidth(size);
+                    BandwidthResult mine = runner.bandwidth(size);
+                    BandwidthResult r = control == null ? mine : sum(mine, serverRow(runner, control, server));
                     progress.printQuietly(() -> table.row(r));
                     result = new PerfWire.Result(r, null, 0);
                     reports.write(spec, dev, mtu, r, null);
@@ -128,6 +130,44 @@ final class RemotePerf {
                 c.disconnect(result.encode()); // the others go down with the runner
             }
         }
+    }
+
+    private Connection connect(Connector connector, Endpoint e, PerfSpec spec, InetAddress server, byte[] table) {
+        try {
+            return connector.connect(e, qpOptions(e, spec), server, cmPort, table);
+        } catch (CmException x) {
+            throw new IllegalStateException(RemotePingPong.refusal(x, server, cmPort), x);
+        }
+    }
+
+    /** A SEND bandwidth table's receives for the peer's flow (SEND bandwidth, bidirectional on the client). */
+    private static void postReceives(QueuePair qp, Endpoint e, PerfSpec spec) {
+        if (spec.bidirectional() && spec.test().needsReceives()) {
+            RecvWorkRequest recv = new RecvWorkRequest(1).sge(e.mr, 0, spec.sizes()[0]);
+            for (int i = 0; i < PerfRunner.rxDepth(spec); i++) {
+                qp.postRecv(recv);
+            }
+        }
+    }
+
+    /**
+     * Bidirectional: waits (reposting receives) until the server's flow has ended, which it says by disconnecting
+     * the control connection with its row as the DREQ's private data.
+     */
+    private static BandwidthResult serverRow(PerfRunner runner, Connection control, InetAddress server) {
+        CmEvent bye = runner.serveUntil(control.disconnected(), "end of the server's flow");
+        PerfWire.Result r = PerfWire.Result.decode(bye.privateData());
+        if (r == null || r.bandwidth() == null) {
+            throw new IllegalStateException("the server at " + server.getHostAddress() + " ended its flow without "
+                    + "its results");
+        }
+        return r.bandwidth();
+    }
+
+    /** @return both directions of a bidirectional row added, as perftest's {@code -b} reports them */
+    static BandwidthResult sum(BandwidthResult a, BandwidthResult b) {
+        return new BandwidthResult(a.size(), a.iterations() + b.iterations(), a.peakMiBps() + b.peakMiBps(),
+                a.averageMiBps() + b.averageMiBps(), a.messageRateMpps() + b.messageRateMpps());
     }
 
     /**
@@ -154,7 +194,8 @@ final class RemotePerf {
                 RecvWorkRequest recv = new RecvWorkRequest(1).sge(e.mr, 0, size);
                 int receives = spec.test().needsReceives() ? PerfRunner.rxDepth(spec) : 0;
                 byte[] region = new PerfWire.Region(e.mr.addr(), e.mr.rkey()).encode();
-                Connection[] cs = new Connection[spec.qps()];
+                // bidirectional: one more connection, whose DREQ tells the client that this side's flow has ended
+                Connection[] cs = new Connection[spec.qps() + (spec.bidirectional() ? 1 : 0)];
                 byte[] first = req.privateData();
                 for (int q = 0; q < cs.length; q++) {
                     if (q > 0) {
@@ -164,14 +205,22 @@ final class RemotePerf {
                             refuse(req, "QP " + q + " of the client asks for another table than its first");
                         }
                     }
+                    int posts = q < spec.qps() ? receives : 0; // none on -b's control connection: it carries no data
                     cs[q] = connector.accept(e, req, qpOptions(e, spec), region, qp -> {
                         // the client may send as soon as the REP is out: its receives must be there
-                        for (int i = 0; i < receives; i++) {
+                        for (int i = 0; i < posts; i++) {
                             qp.postRecv(recv);
                         }
                     });
                 }
                 Connection c = cs[0];
+                if (spec.bidirectional()) {
+                    Connection[] data = java.util.Arrays.copyOf(cs, spec.qps());
+                    PerfRunner flow = new PerfRunner(host, e, connector, data, new PerfWire.Region(asked.addr(),
+                            asked.rkey()), spec, new Progress(err, false));
+                    BandwidthResult mine = flow.bandwidth(size);
+                    cs[spec.qps()].disconnect(new PerfWire.Result(mine, null, 0).encode());
+                }
                 long[] arrivals = null;
                 int pings = 0;
                 if (spec.latency() && (spec.test() == PerfTest.SEND || spec.test() == PerfTest.WRITE)) {
@@ -206,7 +255,8 @@ final class RemotePerf {
         if (!spec.latency()) {
             table.row(result.bandwidth());
             reports.write(spec, dev, mtu, result.bandwidth(), null);
-            whose = "the client's measurement, sent with its disconnect";
+            whose = spec.bidirectional() ? "the client's measurement, sent with its disconnect: its flow and this "
+                    + "side's, added" : "the client's measurement, sent with its disconnect";
         } else if (arrivals == null) {
             table.row(result.latency());
             reports.write(spec, dev, mtu, null, result.latency());

@@ -77,6 +77,13 @@ class TwoProcessIT {
     }
 
     @Test
+    void shouldRunBidirectionalPerfSendBandwidthWithBothProcessesSendingAndTheirRowsAdded() throws Exception {
+        perf(null, NET + "13", NET + "14", 18704, List.of("--test", "send", "-b", "-s", "4096", "-n", "1000"),
+                "Send Bidirectional BW Test", " 4096 +2000 +[0-9.]+ +[0-9.]+ +[0-9.]+",
+                "the client's measurement, sent with its disconnect: its flow and this side's, added");
+    }
+
+    @Test
     void shouldRunPerfSendLatencyWithBothProcessesMeasuring() throws Exception {
         perf(null, NET + "7", NET + "8", 18701, List.of("--test", "ib_send_lat", "-n", "200"), "Send Latency Test",
                 " 2 +200( +[0-9.]+){7}", "measured here");

@@ -66,11 +66,10 @@ class TwoProcessOptionsTest {
         cli.assertUsage("option --transport: UD between two processes is not built yet", "--driver", "jni",
                 "--no-osgi", "--address", "127.14.250.2", "pingpong", "127.14.250.1", "-c", "UD");
         String[] client = {"--driver", "jni", "--no-osgi", "--address", "127.14.250.2", "perf", "127.14.250.1"};
-        cli.assertUsage("option --bidirectional: not built yet between two processes", concat(client, "-b"));
         cli.assertUsage("option --all: not built yet between two processes", concat(client, "-a"));
         cli.assertUsage("option --transport: UD between two processes is not built yet", concat(client, "-c", "UD"));
-        cli.assertUsage("option --bidirectional: not built yet between two processes", "--driver", "jni",
-                "--no-osgi", "--address", "127.14.250.1", "perf", "--server", "-b");
+        cli.assertUsage("option --all: not built yet between two processes", "--driver", "jni", "--no-osgi",
+                "--address", "127.14.250.1", "perf", "--server", "-a");
     }
 
     private static String[] concat(String[] a, String... b) {
