@@ -3,11 +3,8 @@ package io.rvt.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.File;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import io.rvt.testkit.Shell;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,21 +31,21 @@ class NetnsIT {
 
     @BeforeAll
     void createNamespaces() throws Exception {
-        assumeTrue(onPath("ip"), "skipped: the 'ip' command (iproute2) is not installed");
-        assumeTrue(isRoot(), "skipped: creating network namespaces needs root (uid 0); CI runs as root");
+        assumeTrue(Shell.onPath("ip"), "skipped: the 'ip' command (iproute2) is not installed");
+        assumeTrue(Shell.isRoot(), "skipped: creating network namespaces needs root (uid 0); CI runs as root");
         created = true;
-        sh("ip", "netns", "add", nsA);
-        sh("ip", "netns", "add", nsB);
+        Shell.run("ip", "netns", "add", nsA);
+        Shell.run("ip", "netns", "add", nsB);
         String va = "la" + tag;
         String vb = "lb" + tag;
-        sh("ip", "link", "add", va, "type", "veth", "peer", "name", vb);
+        Shell.run("ip", "link", "add", va, "type", "veth", "peer", "name", vb);
         for (String[] end : new String[][] {{nsA, va, ipA, ip6A}, {nsB, vb, ipB, ip6B}}) {
-            sh("ip", "link", "set", end[1], "netns", end[0]);
-            sh("ip", "-n", end[0], "addr", "add", end[2] + "/24", "dev", end[1]);
+            Shell.run("ip", "link", "set", end[1], "netns", end[0]);
+            Shell.run("ip", "-n", end[0], "addr", "add", end[2] + "/24", "dev", end[1]);
             // no duplicate address detection: the address is usable at once
-            sh("ip", "-n", end[0], "addr", "add", end[3] + "/64", "dev", end[1], "nodad");
-            sh("ip", "-n", end[0], "link", "set", end[1], "up");
-            sh("ip", "-n", end[0], "link", "set", "lo", "up");
+            Shell.run("ip", "-n", end[0], "addr", "add", end[3] + "/64", "dev", end[1], "nodad");
+            Shell.run("ip", "-n", end[0], "link", "set", end[1], "up");
+            Shell.run("ip", "-n", end[0], "link", "set", "lo", "up");
         }
     }
 
@@ -56,8 +53,8 @@ class NetnsIT {
     void deleteNamespaces() throws Exception {
         if (created) {
             // deleting a namespace deletes its end of the veth pair, and with it the other end
-            shQuiet("ip", "netns", "del", nsA);
-            shQuiet("ip", "netns", "del", nsB);
+            Shell.runQuietly("ip", "netns", "del", nsA);
+            Shell.runQuietly("ip", "netns", "del", nsB);
         }
     }
 
@@ -89,7 +86,7 @@ class NetnsIT {
 
     @Test
     void shouldRunPerfWhenTheKernelDropsFivePercentOverIpv4AndIpv6() throws Exception {
-        assumeTrue(onPath("nft"), "skipped: the 'nft' command (nftables) is not installed");
+        assumeTrue(Shell.onPath("nft"), "skipped: the 'nft' command (nftables) is not installed");
         withLoss(() -> {
             TwoProcessIT.perf(new String[] {nsB, nsA}, ipB, ipA, 18520, List.of("--test", "write", "-s", "65536",
                     "-n", "200", "-m", "1024"), "RDMA_Write BW Test", " 65536 +200 +[0-9.]+ +[0-9.]+ +[0-9.]+",
@@ -102,7 +99,7 @@ class NetnsIT {
 
     @Test
     void shouldConnectAndCheckEveryMessageWhenTheKernelDropsFivePercentOverIpv4AndIpv6() throws Exception {
-        assumeTrue(onPath("nft"), "skipped: the 'nft' command (nftables) is not installed");
+        assumeTrue(Shell.onPath("nft"), "skipped: the 'nft' command (nftables) is not installed");
         withLoss(() -> {
             TwoProcessIT.pingPong(new String[] {nsB, nsA}, ipB, ipA, List.of("--no-osgi"), List.of("--no-osgi"),
                     18516, "RC");
@@ -118,49 +115,19 @@ class NetnsIT {
 
     /** Runs {@code body} with 5 % of UDP 4791 dropped both ways in the server's namespace, and checks it dropped. */
     void withLoss(Lossy body) throws Exception {
-        sh("ip", "netns", "exec", nsB, "nft", "add", "table", "inet", "rvt");
+        Shell.run("ip", "netns", "exec", nsB, "nft", "add", "table", "inet", "rvt");
         try {
             for (String hook : new String[] {"input", "output"}) {
-                sh("ip", "netns", "exec", nsB, "nft", "add", "chain", "inet", "rvt", hook,
+                Shell.run("ip", "netns", "exec", nsB, "nft", "add", "chain", "inet", "rvt", hook,
                         "{ type filter hook " + hook + " priority 0 ; }");
-                sh("ip", "netns", "exec", nsB, "nft", "add", "rule", "inet", "rvt", hook, "udp", "dport", "4791",
+                Shell.run("ip", "netns", "exec", nsB, "nft", "add", "rule", "inet", "rvt", hook, "udp", "dport", "4791",
                         "numgen", "random", "mod", "100", "<", "5", "counter", "drop");
             }
             body.run();
-            String rules = sh("ip", "netns", "exec", nsB, "nft", "list", "table", "inet", "rvt");
+            String rules = Shell.run("ip", "netns", "exec", nsB, "nft", "list", "table", "inet", "rvt");
             assertThat(rules).as("the rule dropped packets").containsPattern("counter packets [1-9]");
         } finally {
-            shQuiet("ip", "netns", "exec", nsB, "nft", "delete", "table", "inet", "rvt");
-        }
-    }
-
-    private static boolean isRoot() throws Exception {
-        return sh("id", "-u").trim().equals("0");
-    }
-
-    private static boolean onPath(String cmd) {
-        for (String dir : System.getenv().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin").split(":")) {
-            if (new File(dir, cmd).canExecute()) {
-                return true;
-            }
-        }
-        return new File("/usr/sbin/" + cmd).canExecute() || new File("/sbin/" + cmd).canExecute();
-    }
-
-    static String sh(String... cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IOException(String.join(" ", cmd) + " failed: " + out);
-        }
-        return out;
-    }
-
-    private static void shQuiet(String... cmd) {
-        try {
-            sh(cmd);
-        } catch (IOException | InterruptedException e) {
-            // cleanup: a namespace that is already gone is fine
+            Shell.runQuietly("ip", "netns", "exec", nsB, "nft", "delete", "table", "inet", "rvt");
         }
     }
 }

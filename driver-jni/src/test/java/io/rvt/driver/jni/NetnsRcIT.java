@@ -3,6 +3,7 @@ package io.rvt.driver.jni;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.rvt.testkit.Shell;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -49,32 +50,32 @@ class NetnsRcIT {
 
     @BeforeAll
     void createNamespaces() throws Exception {
-        assumeTrue(onPath("ip"), "skipped: the 'ip' command (iproute2) is not installed");
-        assumeTrue(isRoot(), "skipped: creating network namespaces needs root (uid 0); CI runs as root");
+        assumeTrue(Shell.onPath("ip"), "skipped: the 'ip' command (iproute2) is not installed");
+        assumeTrue(Shell.isRoot(), "skipped: creating network namespaces needs root (uid 0); CI runs as root");
         created = true;
-        sh("ip", "netns", "add", nsA);
-        sh("ip", "netns", "add", nsB);
-        sh("ip", "netns", "add", nsC);
+        Shell.run("ip", "netns", "add", nsA);
+        Shell.run("ip", "netns", "add", nsB);
+        Shell.run("ip", "netns", "add", nsC);
         veth(nsA, "va" + tag, ipA, nsB, "vb" + tag, ipB);
         // Link-local IPv6 too, without duplicate address detection (the address is usable at once).
-        sh("ip", "-n", nsA, "addr", "add", "fe80::a/64", "dev", "va" + tag, "nodad");
-        sh("ip", "-n", nsB, "addr", "add", "fe80::b/64", "dev", "vb" + tag, "nodad");
+        Shell.run("ip", "-n", nsA, "addr", "add", "fe80::a/64", "dev", "va" + tag, "nodad");
+        Shell.run("ip", "-n", nsB, "addr", "add", "fe80::b/64", "dev", "vb" + tag, "nodad");
         // C reaches B's address 10.213.x.2 through B's second interface (B delivers it locally).
         veth(nsC, "vc" + tag, ipC, nsB, "vd" + tag, ipBtoC);
-        sh("ip", "-n", nsC, "route", "add", "default", "via", ipBtoC);
+        Shell.run("ip", "-n", nsC, "route", "add", "default", "via", ipBtoC);
         for (String ns : new String[] {nsA, nsB, nsC}) {
-            sh("ip", "-n", ns, "link", "set", "lo", "up");
+            Shell.run("ip", "-n", ns, "link", "set", "lo", "up");
         }
     }
 
     /** A veth pair between two namespaces, an IPv4 /24 address on each end, both ends up. */
     private static void veth(String ns1, String if1, String ip1, String ns2, String if2, String ip2)
             throws Exception {
-        sh("ip", "link", "add", if1, "type", "veth", "peer", "name", if2);
+        Shell.run("ip", "link", "add", if1, "type", "veth", "peer", "name", if2);
         for (String[] end : new String[][] {{ns1, if1, ip1}, {ns2, if2, ip2}}) {
-            sh("ip", "link", "set", end[1], "netns", end[0]);
-            sh("ip", "-n", end[0], "addr", "add", end[2] + "/24", "dev", end[1]);
-            sh("ip", "-n", end[0], "link", "set", end[1], "up");
+            Shell.run("ip", "link", "set", end[1], "netns", end[0]);
+            Shell.run("ip", "-n", end[0], "addr", "add", end[2] + "/24", "dev", end[1]);
+            Shell.run("ip", "-n", end[0], "link", "set", end[1], "up");
         }
     }
 
@@ -82,9 +83,9 @@ class NetnsRcIT {
     void deleteNamespaces() throws Exception {
         if (created) {
             // Deleting a namespace deletes its end of the veth pair, and with it the other end.
-            shQuiet("ip", "netns", "del", nsA);
-            shQuiet("ip", "netns", "del", nsB);
-            shQuiet("ip", "netns", "del", nsC);
+            Shell.runQuietly("ip", "netns", "del", nsA);
+            Shell.runQuietly("ip", "netns", "del", nsB);
+            Shell.runQuietly("ip", "netns", "del", nsC);
         }
     }
 
@@ -111,20 +112,20 @@ class NetnsRcIT {
 
     @Test
     void shouldDeliverEveryMessageOnceInOrderWhenKernelDropsPackets() throws Exception {
-        assumeTrue(onPath("nft"), "skipped: the 'nft' command (nftables) is not installed");
-        sh("ip", "netns", "exec", nsB, "nft", "add", "table", "inet", "rvt");
+        assumeTrue(Shell.onPath("nft"), "skipped: the 'nft' command (nftables) is not installed");
+        Shell.run("ip", "netns", "exec", nsB, "nft", "add", "table", "inet", "rvt");
         try {
             for (String hook : new String[] {"input", "output"}) {
-                sh("ip", "netns", "exec", nsB, "nft", "add", "chain", "inet", "rvt", hook,
+                Shell.run("ip", "netns", "exec", nsB, "nft", "add", "chain", "inet", "rvt", hook,
                         "{ type filter hook " + hook + " priority 0 ; }");
-                sh("ip", "netns", "exec", nsB, "nft", "add", "rule", "inet", "rvt", hook, "udp", "dport", "4791",
+                Shell.run("ip", "netns", "exec", nsB, "nft", "add", "rule", "inet", "rvt", hook, "udp", "dport", "4791",
                         "numgen", "random", "mod", "100", "<", "5", "counter", "drop");
             }
             exchange(ipB, ipA, ipA, ipB);
-            String rules = sh("ip", "netns", "exec", nsB, "nft", "list", "table", "inet", "rvt");
+            String rules = Shell.run("ip", "netns", "exec", nsB, "nft", "list", "table", "inet", "rvt");
             assertThat(rules).as("the rule dropped packets").containsPattern("counter packets [1-9]");
         } finally {
-            shQuiet("ip", "netns", "exec", nsB, "nft", "delete", "table", "inet", "rvt");
+            Shell.runQuietly("ip", "netns", "exec", nsB, "nft", "delete", "table", "inet", "rvt");
         }
     }
 
@@ -234,36 +235,6 @@ class NetnsRcIT {
                     + Files.readString(errors.get(p).toPath());
         } catch (IOException | RuntimeException e) {
             return String.valueOf(e);
-        }
-    }
-
-    private static boolean onPath(String command) {
-        for (String dir : System.getenv().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin").split(":")) {
-            if (Files.isExecutable(Path.of(dir, command))) {
-                return true;
-            }
-        }
-        return Files.isExecutable(Path.of("/usr/sbin", command)) || Files.isExecutable(Path.of("/sbin", command));
-    }
-
-    private static boolean isRoot() throws Exception {
-        return sh("id", "-u").trim().equals("0");
-    }
-
-    private static String sh(String... cmd) throws Exception {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IllegalStateException(String.join(" ", cmd) + " failed: " + out);
-        }
-        return out;
-    }
-
-    private static void shQuiet(String... cmd) {
-        try {
-            sh(cmd);
-        } catch (Exception e) {
-            System.err.println("clean-up: " + e.getMessage());
         }
     }
 }
