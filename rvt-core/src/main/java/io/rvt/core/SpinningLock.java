@@ -2,36 +2,31 @@ package io.rvt.core;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The stand-in for the spinlocks rdmavt takes around a QP's send and receive state and a CQ's ring ({@code s_lock},
  * {@code s_hlock}, {@code r_rq.lock}, {@code cq->lock}): a reentrant, non-fair lock that spins before it parks.
  *
- * <p>It is a {@link ReentrantLock} because the driver SPI hands these locks out as one, but it keeps its own lock word
- * and leaves the inherited synchroniser unused. Why: these critical sections last well under a microsecond and are
- * taken about ten times per message, and an uncontended {@code ReentrantLock} pays two fences per lock and unlock (its
- * release is a volatile store); here unlocking is a release store (no fence on x86), which halves the cost of a
- * lock-unlock pair. A thread that finds the lock held spins {@value #SPINS} times, then parks; the unlocker unparks
+ * <p>The driver SPI hands these locks out as a plain {@link Lock}. Why not a {@code ReentrantLock}: these critical
+ * sections last well under a microsecond and are taken about ten times per message, and an uncontended
+ * {@code ReentrantLock} pays two fences per lock and unlock (its release is a volatile store); here unlocking is a
+ * release store (no fence on x86), which halves the cost of a lock-unlock pair. A thread that finds the lock held spins {@value #SPINS} times, then parks; the unlocker unparks
  * a parked thread. Because the release is not followed by a fence, an unlocker can miss a waiter that is just
  * going to sleep, so a parked thread also wakes after {@value #PARK_NANOS} ns and tries again: a lost wake-up costs at
  * most that, and it can only happen to a thread that already spun through a contended lock.
  *
  * <p>Supported: {@link #lock}, {@link #lockInterruptibly}, both {@link #tryLock}s, {@link #unlock} and the queries
- * ({@link #isLocked}, {@link #isHeldByCurrentThread}, {@link #getHoldCount}, {@link #isParked},
- * {@link #hasParkedThreads}). Not supported: {@link #newCondition()} (rdmavt's spinlocks have no condition variables;
- * waiting under one would be a bug). {@code ReentrantLock}'s final queue queries ({@code hasQueuedThreads},
- * {@code getQueueLength}, ...) cannot be overridden and always report no waiters.
+ * rvt-core uses ({@link #isLocked}, {@link #isHeldByCurrentThread}, {@link #getHoldCount}, {@link #isParked},
+ * {@link #hasParkedThreads}). {@link #newCondition()} throws {@code UnsupportedOperationException}, as
+ * {@link Lock#newCondition()} allows: rdmavt's spinlocks have no condition variables, and waiting under one would be
+ * a bug. Not final only so that tests can pause a thread on its way into a QP's lock.
  */
-public final class SpinningLock extends ReentrantLock {
-    private static final long serialVersionUID = 2L;
+public class SpinningLock implements Lock {
     /** Polls of the lock word before parking: about a microsecond on current x86 cores. */
     static final int SPINS = 64;
     /** The longest a parked thread sleeps before it looks again (bounds a missed wake-up). */
@@ -51,12 +46,12 @@ public final class SpinningLock extends ReentrantLock {
     /** 0 free, 1 held; CAS to take, release store to give back. */
     private volatile int word;
     /** The holder; written only by the holder (set after taking, cleared before giving back). */
-    private transient Thread owner;
+    private Thread owner;
     /** Re-entries of the holder; touched only by the holder. */
     private int holds;
     /** Slots the unlocker finds parked (or about to park) threads in; a waiter finding none free just sleeps its
      *  {@value #PARK_NANOS} ns. Fixed: parking allocates nothing. */
-    private final transient AtomicReferenceArray<Thread> parked = new AtomicReferenceArray<>(PARK_SLOTS);
+    private final AtomicReferenceArray<Thread> parked = new AtomicReferenceArray<>(PARK_SLOTS);
     /** How many threads hold a slot in {@link #parked}: read by every unlock, beside the lock word. */
     private volatile int parkers;
     /** Parked threads an unlock can wake directly; more wait for their timeout (several waiters on one spinlock). */
@@ -219,30 +214,28 @@ public final class SpinningLock extends ReentrantLock {
         throw new UnsupportedOperationException("a SpinningLock has no conditions (it stands for a spinlock)");
     }
 
-    @Override
+    /** @return how many times the calling thread holds this lock (0 if it does not) */
     public int getHoldCount() {
         return owner == Thread.currentThread() ? holds : 0;
     }
 
-    @Override
+    /** @return true if the calling thread holds this lock */
     public boolean isHeldByCurrentThread() {
         return owner == Thread.currentThread();
     }
 
-    @Override
+    /** @return true if any thread holds this lock (a snapshot) */
     public boolean isLocked() {
         return word != 0;
     }
 
-    @Override
-    protected Thread getOwner() {
+    private Thread owner() {
         return word != 0 ? owner : null;
     }
 
     /**
      * @param thread a thread
-     * @return true if {@code thread} is parked waiting for this lock (the inherited, final queue queries see only the
-     *         unused synchroniser and always report no waiters)
+     * @return true if {@code thread} is parked waiting for this lock
      */
     public boolean isParked(Thread thread) {
         for (int i = 0; i < PARK_SLOTS; i++) {
@@ -259,38 +252,8 @@ public final class SpinningLock extends ReentrantLock {
     }
 
     @Override
-    protected Collection<Thread> getQueuedThreads() {
-        List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < PARK_SLOTS; i++) {
-            Thread t = parked.get(i);
-            if (t != null) {
-                threads.add(t);
-            }
-        }
-        return threads;
-    }
-
-    /** @throws IllegalArgumentException always: no condition belongs to this lock */
-    @Override
-    public boolean hasWaiters(Condition condition) {
-        throw new IllegalArgumentException("not a condition of this SpinningLock");
-    }
-
-    /** @throws IllegalArgumentException always: no condition belongs to this lock */
-    @Override
-    public int getWaitQueueLength(Condition condition) {
-        throw new IllegalArgumentException("not a condition of this SpinningLock");
-    }
-
-    /** @throws IllegalArgumentException always: no condition belongs to this lock */
-    @Override
-    protected Collection<Thread> getWaitingThreads(Condition condition) {
-        throw new IllegalArgumentException("not a condition of this SpinningLock");
-    }
-
-    @Override
     public String toString() {
-        Thread o = getOwner();
+        Thread o = owner();
         return "SpinningLock@" + Integer.toHexString(hashCode())
                 + (o == null ? "[Unlocked]" : "[Locked by thread " + o.getName() + "]");
     }

@@ -137,6 +137,12 @@ class SpinningLockTest {
     }
 
     @Test
+    void shouldBeAPlainLockAndNotAReentrantLockWhoseQueueQueriesWouldLie() {
+        assertThat(new SpinningLock()).isInstanceOf(java.util.concurrent.locks.Lock.class)
+                .isNotInstanceOf(java.util.concurrent.locks.ReentrantLock.class);
+    }
+
+    @Test
     void shouldHaveNoConditionsBecauseItStandsForASpinlock() {
         SpinningLock lock = new SpinningLock();
         org.assertj.core.api.Assertions.assertThatThrownBy(lock::newCondition)

@@ -7,7 +7,7 @@ import io.rvt.api.QueuePair;
 import io.rvt.api.WcOpcode;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.Lock;
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
@@ -49,13 +49,13 @@ public interface DriverQp extends QueuePair {
     // ------------------------------------------------------------------ locks
 
     /** @return {@code r_lock}: receive side, and (with {@code sendLock}) state changes */
-    ReentrantLock recvLock();
+    Lock recvLock();
 
     /** @return {@code s_hlock}: the post side of the send ring ({@code sendHead}, PSN/SSN assignment) */
-    ReentrantLock postLock();
+    Lock postLock();
 
     /** @return {@code s_lock}: the send engine ({@code s_flags}, ring cursors, PSN tracking, timers) */
-    ReentrantLock sendLock();
+    Lock sendLock();
 
     // ------------------------------------------------------------------ attributes (recv+send locks to write)
 

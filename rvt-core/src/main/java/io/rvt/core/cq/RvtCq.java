@@ -68,7 +68,7 @@ public final class RvtCq implements DriverCq {
     private final int compVectorCpu;
     private final Executor executor;
     /** {@code cq->lock}: the ring, its indices, {@code notify}, {@code cq_full}, resize. */
-    private final ReentrantLock lock = new SpinningLock();
+    private final SpinningLock lock = new SpinningLock();
     /** The ring; replaced by resize under {@link #lock}. */
     private WorkCompletion[] ring;
     /** {@code ibcq.cqe}: written under {@link #lock} with setRelease; read lock-free by {@link #capacity()}. */

@@ -1,5 +1,6 @@
 package io.rvt.core.qp;
 
+import io.rvt.core.SpinningLock;
 import io.rvt.api.AccessFlag;
 import io.rvt.api.AsyncEventType;
 import io.rvt.api.PortCounter;
@@ -16,7 +17,6 @@ import io.rvt.api.spi.QpFlags;
 import io.rvt.api.spi.Sge;
 import io.rvt.api.spi.SgeState;
 import io.rvt.core.RvtIbport;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Mirrors {@code rvt_ruc_loopback}: delivers an RC or UC QP's send WQEs straight into the local QP
@@ -52,7 +52,7 @@ final class RvtLoopback {
         RvtIbport port = sqp.iport();
         RvtQp qp = port == null ? null : sqp.device().lookupQpnAndRetain(port, sqp.remoteQpn());
         try {
-            ReentrantLock sl = sqp.sendLock();
+            SpinningLock sl = sqp.sendLock();
             sl.lock();
             try {
                 if ((sqp.sendFlags() & (QpFlags.S_BUSY | QpFlags.S_ANY_WAIT)) != 0
@@ -97,7 +97,7 @@ final class RvtLoopback {
      *         last-WQE event
      */
     private int step(RvtQp qp, RvtIbport port) {
-        ReentrantLock sl = sqp.sendLock();
+        SpinningLock sl = sqp.sendLock();
         RvtSwqe wqe;
         int last;
         boolean flush = false;
@@ -133,7 +133,7 @@ final class RvtLoopback {
             return sendError(last, wqe, drop(port));
         }
         int r;
-        ReentrantLock rl = qp.recvLock();
+        SpinningLock rl = qp.recvLock();
         rl.lock();
         try {
             if (!qp.state().can(Ops.PROCESS_RECV_OK) || qp.type() != sqp.type()) {
@@ -357,8 +357,8 @@ final class RvtLoopback {
      * ({@code sendLast} passing {@code sendHead}).
      */
     private void completeSend(int index, RvtSwqe wqe, WcStatus st, boolean countLoop) {
-        ReentrantLock rl = sqp.recvLock();
-        ReentrantLock sl = sqp.sendLock();
+        SpinningLock rl = sqp.recvLock();
+        SpinningLock sl = sqp.sendLock();
         rl.lock();
         sl.lock();
         try {
@@ -382,8 +382,8 @@ final class RvtLoopback {
 
     /** {@code err} / {@code send_err}: complete the WQE with its error; an RC sender moves to ERR. */
     private int sendError(int index, RvtSwqe wqe, WcStatus st) {
-        ReentrantLock rl = sqp.recvLock();
-        ReentrantLock sl = sqp.sendLock();
+        SpinningLock rl = sqp.recvLock();
+        SpinningLock sl = sqp.sendLock();
         boolean lastWqe = false;
         rl.lock();
         sl.lock();

@@ -117,9 +117,9 @@ public final class RvtQp implements DriverQp {
     private Object priv;
 
     // ------------------------------------------------------------------ locks and references
-    private final ReentrantLock recvLock = new SpinningLock();
-    private final ReentrantLock postLock = new SpinningLock();
-    private final ReentrantLock sendLock = new SpinningLock();
+    private final SpinningLock recvLock = new SpinningLock();
+    private final SpinningLock postLock = new SpinningLock();
+    private final SpinningLock sendLock = new SpinningLock();
     private final AtomicInteger refs = new AtomicInteger();
     private final ReentrantLock refLock = new ReentrantLock();
     private final Condition refsZero = refLock.newCondition();
@@ -2242,17 +2242,17 @@ public final class RvtQp implements DriverQp {
     }
 
     @Override
-    public ReentrantLock recvLock() {
+    public SpinningLock recvLock() {
         return recvLock;
     }
 
     @Override
-    public ReentrantLock postLock() {
+    public SpinningLock postLock() {
         return postLock;
     }
 
     @Override
-    public ReentrantLock sendLock() {
+    public SpinningLock sendLock() {
         return sendLock;
     }
 

@@ -5,7 +5,6 @@ import io.rvt.core.Errnos;
 import io.rvt.core.SpinningLock;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongConsumer;
 
 /**
@@ -85,12 +84,12 @@ public final class RvtRq {
     }
 
     /** @return {@code p_lock}: held by posters around {@link #post} and {@link #isFull} */
-    public ReentrantLock producerLock() {
+    public SpinningLock producerLock() {
         return producer.lock;
     }
 
     /** @return {@code c_lock}: held by the consumer around {@link #take}, {@link #flush} and the SRQ limit check */
-    public ReentrantLock consumerLock() {
+    public SpinningLock consumerLock() {
         return consumer.lock;
     }
 
@@ -362,7 +361,7 @@ public final class RvtRq {
             }
         }
 
-        final ReentrantLock lock = new SpinningLock();
+        final SpinningLock lock = new SpinningLock();
         /** {@code kwq->head}: next slot to fill; written only under {@link #lock}, published with setRelease. */
         int head;
         long p11, p12, p13, p14, p15, p16, p17, p18;
@@ -384,7 +383,7 @@ public final class RvtRq {
             }
         }
 
-        final ReentrantLock lock = new SpinningLock();
+        final SpinningLock lock = new SpinningLock();
         /** {@code kwq->tail}: oldest posted slot; written only under {@link #lock}, published with setRelease. */
         int tail;
         /** {@code kwq->count}: approximate entries; written only under {@link #lock} (opaque, read racily). */

@@ -1,5 +1,6 @@
 package io.rvt.core.srq;
 
+import io.rvt.core.SpinningLock;
 import io.rvt.api.AsyncEvent;
 import io.rvt.api.AsyncEventHandler;
 import io.rvt.api.AsyncEventType;
@@ -17,7 +18,6 @@ import io.rvt.core.Errnos;
 import io.rvt.core.Errors;
 import io.rvt.core.RvtDevice;
 import io.rvt.core.mr.RvtPd;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A shared receive queue ({@code struct rvt_srq}; semantics §9.6): an {@link RvtRq} ring that every QP attached to
@@ -140,7 +140,7 @@ public final class RvtSrq implements SharedReceiveQueue {
 
     /** @return the armed limit ({@code srq->limit}); 0 = disarmed. Takes the consumer lock (reentrant). */
     public int limit() {
-        ReentrantLock c = rq.consumerLock();
+        SpinningLock c = rq.consumerLock();
         c.lock();
         try {
             return limit;
@@ -239,7 +239,7 @@ public final class RvtSrq implements SharedReceiveQueue {
             throw new WorkRequestException(Errno.EINVAL, WorkRequestException.NO_INDEX, "postSrqRecv: wr is null");
         }
         checkUsable();
-        ReentrantLock p = rq.producerLock();
+        SpinningLock p = rq.producerLock();
         int index = 0;
         for (RecvWorkRequest w = wr; w != null; w = w.next(), index++) {
             int r;
@@ -287,7 +287,7 @@ public final class RvtSrq implements SharedReceiveQueue {
         if (SrqAttrMask.MAX_WR.in(mask)) {
             resize(attr, SrqAttrMask.LIMIT.in(mask));
         } else if (SrqAttrMask.LIMIT.in(mask)) {
-            ReentrantLock c = rq.consumerLock();
+            SpinningLock c = rq.consumerLock();
             c.lock();
             try {
                 if (attr.srqLimit() >= rq.size()) {
@@ -310,8 +310,8 @@ public final class RvtSrq implements SharedReceiveQueue {
         if (maxWr == Integer.MAX_VALUE) {
             throw Errors.nomem("srq maxWr " + maxWr + ": a ring of maxWr + 1 slots cannot be allocated");
         }
-        ReentrantLock p = rq.producerLock();
-        ReentrantLock c = rq.consumerLock();
+        SpinningLock p = rq.producerLock();
+        SpinningLock c = rq.consumerLock();
         p.lock();
         try {
             c.lock();
@@ -350,7 +350,7 @@ public final class RvtSrq implements SharedReceiveQueue {
             throw Errors.inval("querySrq: out is null");
         }
         checkUsable();
-        ReentrantLock c = rq.consumerLock();
+        SpinningLock c = rq.consumerLock();
         c.lock();
         try {
             return out.maxWr(rq.size() - 1).maxSge(rq.maxSge()).srqLimit(limit);

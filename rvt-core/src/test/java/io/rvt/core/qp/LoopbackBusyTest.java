@@ -9,12 +9,12 @@ import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
 import io.rvt.core.LoopbackTestDriver;
+import io.rvt.core.SpinningLock;
 import io.rvt.core.TestUtil;
 import java.lang.reflect.Field;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -27,8 +27,7 @@ import org.junit.jupiter.api.Timeout;
  */
 class LoopbackBusyTest {
     /** A send lock that parks one thread before its n-th acquisition. */
-    static final class PausingLock extends ReentrantLock {
-        private static final long serialVersionUID = 1L;
+    static final class PausingLock extends SpinningLock {
         volatile Thread target;
         volatile int pauseAt;
         private int count;

@@ -94,7 +94,8 @@ class QpDriverCallbackTest {
         env = new QpEnv(driver);
     }
 
-    private static boolean[] locks(DriverQp qp) {
+    private static boolean[] locks(DriverQp driverQp) {
+        RvtQp qp = (RvtQp) driverQp;
         return new boolean[] {qp.recvLock().isHeldByCurrentThread(), qp.postLock().isHeldByCurrentThread(),
             qp.sendLock().isHeldByCurrentThread()};
     }

@@ -1,5 +1,6 @@
 package io.rvt.core.srq;
 
+import io.rvt.core.SpinningLock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -13,7 +14,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import org.junit.jupiter.api.Test;
 
 class RvtRqTest {
@@ -53,7 +53,7 @@ class RvtRqTest {
     }
 
     static int post(RvtRq rq, RecvWorkRequest w) {
-        ReentrantLock p = rq.producerLock();
+        SpinningLock p = rq.producerLock();
         p.lock();
         try {
             return rq.post(w);
@@ -63,7 +63,7 @@ class RvtRqTest {
     }
 
     static boolean take(RvtRq rq, RvtRwqe dst) {
-        ReentrantLock c = rq.consumerLock();
+        SpinningLock c = rq.consumerLock();
         c.lock();
         try {
             return rq.take(dst);

@@ -10,7 +10,7 @@ import io.rvt.transport.TxInfo;
 import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.PacketHeaders;
 import java.nio.ByteBuffer;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.Lock;
 
 /**
  * The RC transport's entry for {@code io.rvt.transport.Transport}: takes the QP's locks and hands the work to the
@@ -36,7 +36,7 @@ public final class RcEngine {
      */
     public int makePacket(DriverQp qp, RcState st, ByteBuffer buf, int off, TxInfo tx) {
         int n;
-        ReentrantLock sl = qp.sendLock();
+        Lock sl = qp.sendLock();
         sl.lock();
         try {
             if ((qp.sendFlags() & (QpFlags.S_RESP_PENDING | QpFlags.S_ACK_PENDING)) != 0) {
@@ -50,7 +50,7 @@ public final class RcEngine {
             sl.unlock();
         }
         if (n == RcRequester.FATAL) {
-            ReentrantLock rl = qp.recvLock();
+            Lock rl = qp.recvLock();
             rl.lock();
             try {
                 qp.rcError(WcStatus.WR_FLUSH_ERR);
@@ -72,7 +72,7 @@ public final class RcEngine {
      * @param hdr its parsed headers (already checked for transport and P_Key)
      */
     public void receive(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr) {
-        ReentrantLock rl = qp.recvLock();
+        Lock rl = qp.recvLock();
         rl.lock();
         try {
             if (!qp.state().can(Ops.PROCESS_RECV_OK)) {
@@ -80,7 +80,7 @@ public final class RcEngine {
                 return;
             }
             if (Opcode.isResponse(hdr.opcode())) {
-                ReentrantLock sl = qp.sendLock();
+                Lock sl = qp.sendLock();
                 sl.lock();
                 try {
                     RcAckProcessor.receiveResponse(qp, st, buf, hdr);

@@ -17,7 +17,7 @@ import io.rvt.transport.header.BthDescriptor;
 import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.PacketHeaders;
 import java.nio.ByteBuffer;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.Lock;
 
 /**
  * The RC responder ({@code rc_rcv} and {@code rc_rcv_error} of qib/hfi1): request packets in PSN order, placing SEND
@@ -271,7 +271,7 @@ final class RcResponder {
             return;
         }
         int nakSyndrome = 0;
-        ReentrantLock sl = qp.sendLock();
+        Lock sl = qp.sendLock();
         sl.lock();
         try {
             int next = claimAckEntry(qp);
@@ -313,7 +313,7 @@ final class RcResponder {
             return;
         }
         int nakSyndrome = 0;
-        ReentrantLock sl = qp.sendLock();
+        Lock sl = qp.sendLock();
         sl.lock();
         try {
             int next = claimAckEntry(qp);
@@ -415,7 +415,7 @@ final class RcResponder {
         }
         // Behind: a duplicate. Never re-execute a SEND, WRITE or atomic; answer from the ack queue instead.
         Packets.count(qp, PortCounter.RC_DUPREQ);
-        ReentrantLock sl = qp.sendLock();
+        Lock sl = qp.sendLock();
         sl.lock();
         try {
             int size = qp.ackQueueSize();
@@ -539,7 +539,7 @@ final class RcResponder {
         st.unackedPackets = 0;
         int nakState = qp.recvNakState();
         int msn = qp.recvMsn();
-        ReentrantLock sl = qp.sendLock();
+        Lock sl = qp.sendLock();
         sl.lock();
         try {
             int flags = qp.sendFlags();

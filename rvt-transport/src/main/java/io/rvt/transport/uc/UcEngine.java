@@ -21,7 +21,7 @@ import io.rvt.transport.header.BthDescriptor;
 import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.PacketHeaders;
 import java.nio.ByteBuffer;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.Lock;
 
 /**
  * The Unreliable Connection transport ({@code make_uc_req} and {@code uc_rcv} of qib/hfi1). The requester segments
@@ -46,7 +46,7 @@ public final class UcEngine {
      * @return transport bytes written, or 0
      */
     public int makePacket(DriverQp qp, UcState st, ByteBuffer buf, int off, TxInfo tx) {
-        ReentrantLock sl = qp.sendLock();
+        Lock sl = qp.sendLock();
         sl.lock();
         try {
             QpState state = qp.state();
@@ -123,7 +123,7 @@ public final class UcEngine {
      * @param hdr its parsed headers (already checked for transport and P_Key)
      */
     public void receive(DriverQp qp, UcState st, ByteBuffer buf, PacketHeaders hdr) {
-        ReentrantLock rl = qp.recvLock();
+        Lock rl = qp.recvLock();
         rl.lock();
         try {
             if (!qp.state().can(Ops.PROCESS_RECV_OK)) {

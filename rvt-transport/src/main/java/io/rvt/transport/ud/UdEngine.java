@@ -28,7 +28,7 @@ import io.rvt.transport.header.LrhDescriptor;
 import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.PacketHeaders;
 import java.nio.ByteBuffer;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.Lock;
 
 /**
  * The Unreliable Datagram transport, for UD, GSI and SMI QPs ({@code make_ud_req} and {@code ud_rcv} of qib/hfi1).
@@ -54,7 +54,7 @@ public final class UdEngine {
      * @return transport bytes written, or 0
      */
     public int makePacket(DriverQp qp, UdState st, ByteBuffer buf, int off, TxInfo tx) {
-        ReentrantLock sl = qp.sendLock();
+        Lock sl = qp.sendLock();
         sl.lock();
         try {
             QpState state = qp.state();
@@ -130,7 +130,7 @@ public final class UdEngine {
      * @param pkeyIndex the P_Key table index that matched (reported by GSI completions)
      */
     public void receive(DriverQp qp, UdState st, ByteBuffer buf, PacketHeaders hdr, RxInfo rx, int pkeyIndex) {
-        ReentrantLock rl = qp.recvLock();
+        Lock rl = qp.recvLock();
         rl.lock();
         try {
             if (!qp.state().can(Ops.PROCESS_RECV_OK)) {
