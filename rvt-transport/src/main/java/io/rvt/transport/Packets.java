@@ -177,13 +177,4 @@ public final class Packets {
             port.addCounter(counter, 1);
         }
     }
-
-    /**
-     * Asks the driver to run its send engine on {@code qp} ({@code schedule_send}). Caller holds {@code sendLock}.
-     *
-     * @param qp the QP
-     */
-    public static void scheduleSend(DriverQp qp) {
-        qp.device().driver().scheduleSend(qp);
-    }
 }

@@ -1,6 +1,8 @@
 package io.rvt.transport;
 
 import io.rvt.api.spi.DriverQp;
+import io.rvt.transport.header.PacketHeaders;
+import java.nio.ByteBuffer;
 
 /**
  * The per-QP protocol state of one transport (RC, UC or UD), what {@link Transport#newQpState} creates and a driver
@@ -10,16 +12,30 @@ import io.rvt.api.spi.DriverQp;
  *
  * <p>A driver that needs per-QP state of its own keeps it in {@link #driverData(Object)} rather than wrapping this
  * object: the transport finds its state through {@code qp.priv()}.
+ *
+ * <p>Each state carries its {@link ProtocolEngine} (bound by the subclass's constructor) and its driver's
+ * {@link SendScheduler}, so the transport dispatches by the state it finds and schedules sends without going back
+ * through the core to the driver.
  */
 public abstract class QpProtocolState {
     private final DriverQp qp;
+    private final SendScheduler scheduler;
+    /** Set by the subclass's constructor ({@link #engine}), before the state is published through the QP. */
+    private Bound<?> engine;
     private volatile Object driverData;
 
     /**
      * @param qp the QP this state belongs to
+     * @param scheduler how its send engine is scheduled: the driver's {@code scheduleSend}
      */
-    protected QpProtocolState(DriverQp qp) {
+    protected QpProtocolState(DriverQp qp, SendScheduler scheduler) {
         this.qp = qp;
+        this.scheduler = scheduler;
+    }
+
+    /** Asks the driver to run the QP's send engine ({@code schedule_send}). Caller holds {@code sendLock}. */
+    public final void scheduleSend() {
+        scheduler.scheduleSend(qp);
     }
 
     /** @return the QP this state belongs to */
@@ -43,4 +59,61 @@ public abstract class QpProtocolState {
      * Forgets all protocol state, as after a transition to RESET. Called with the QP's three locks held.
      */
     public abstract void reset();
+
+    /**
+     * Binds the state to its engine; a subclass calls it from its constructor, passing itself.
+     *
+     * @param engine the engine of this state's transport service
+     * @param self this state, as the type the engine works on
+     * @param <S> that type
+     */
+    protected final <S extends QpProtocolState> void engine(ProtocolEngine<S> engine, S self) {
+        if (self != this) {
+            throw new IllegalArgumentException("a state binds its engine to itself, not to " + self);
+        }
+        this.engine = new Bound<>(engine, self);
+    }
+
+    final int makePacket(ByteBuffer buf, int offset, TxInfo tx) {
+        return engine.makePacket(buf, offset, tx);
+    }
+
+    final void receive(ByteBuffer buf, PacketHeaders hdr, RxInfo rx, int pkeyIndex) {
+        engine.receive(buf, hdr, rx, pkeyIndex);
+    }
+
+    final void error() {
+        engine.error();
+    }
+
+    final void restart(int psn, int wait) {
+        engine.restart(psn, wait);
+    }
+
+    /** An engine with the state it works on, typed together: the transport dispatches without casts. */
+    private static final class Bound<S extends QpProtocolState> {
+        final ProtocolEngine<S> engine;
+        private final S state;
+
+        Bound(ProtocolEngine<S> engine, S state) {
+            this.engine = engine;
+            this.state = state;
+        }
+
+        int makePacket(ByteBuffer buf, int offset, TxInfo tx) {
+            return engine.makePacket(state.qp(), state, buf, offset, tx);
+        }
+
+        void receive(ByteBuffer buf, PacketHeaders hdr, RxInfo rx, int pkeyIndex) {
+            engine.receive(state.qp(), state, buf, hdr, rx, pkeyIndex);
+        }
+
+        void error() {
+            engine.error(state.qp(), state);
+        }
+
+        void restart(int psn, int wait) {
+            engine.restart(state.qp(), state, psn, wait);
+        }
+    }
 }

@@ -43,8 +43,8 @@ import java.util.Objects;
  * {@code sendLock}): {@link #makePacket} takes {@code sendLock}; {@link #receive} takes {@code recvLock} and, for
  * what the send side shares (ACK state, ack queue, requester cursors), {@code sendLock} inside it. Call them with no
  * lock of that QP held. {@link #resetQp}, {@link #errorQp} and {@link #restartRc} run inside rvt-core's callbacks,
- * which hold the locks their Javadoc names. The transport calls the driver's {@code scheduleSend} with
- * {@code sendLock} held, as that callback requires.
+ * which hold the locks their Javadoc names. The transport calls the {@link SendScheduler} its driver handed in (the
+ * driver's {@code scheduleSend}) with {@code sendLock} held, as that callback requires.
  *
  * <h2>Errors</h2>
  * Protocol errors never throw: a bad packet is dropped and counted on the QP's port ({@link PortCounter}), a failed
@@ -55,15 +55,19 @@ import java.util.Objects;
  */
 public final class Transport {
     private final DriverDevice dev;
+    private final SendScheduler scheduler;
     private final RcEngine rc = new RcEngine();
     private final UcEngine uc = new UcEngine();
     private final UdEngine ud = new UdEngine();
 
     /**
      * @param dev the device whose QPs this transport serves
+     * @param scheduler its driver's {@code scheduleSend}, which the engines call (with {@code sendLock} held) when a
+     *        QP has something to send: an ACK or response to queue, a requester to resume
      */
-    public Transport(DriverDevice dev) {
+    public Transport(DriverDevice dev, SendScheduler scheduler) {
         this.dev = Objects.requireNonNull(dev, "dev");
+        this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
     }
 
     /** @return the device */
@@ -75,16 +79,17 @@ public final class Transport {
      * Creates the protocol state of a new QP; the driver returns it from {@code qpPrivAlloc}.
      *
      * @param qp the QP being created
-     * @return an {@link RcState}, {@link UcState} or {@link UdState} (UD, GSI and SMI)
+     * @return an {@link RcState}, {@link UcState} or {@link UdState} (UD, GSI and SMI), carrying its engine and the
+     *         driver's scheduler
      */
     public QpProtocolState newQpState(DriverQp qp) {
         switch (qp.type()) {
             case RC:
-                return new RcState(qp);
+                return new RcState(qp, rc, scheduler);
             case UC:
-                return new UcState(qp);
+                return new UcState(qp, uc, scheduler);
             default:
-                return new UdState(qp);
+                return new UdState(qp, ud, scheduler);
         }
     }
 
@@ -120,12 +125,7 @@ public final class Transport {
      * @param qp the QP
      */
     public void errorQp(DriverQp qp) {
-        QpProtocolState st = stateOf(qp);
-        if (st instanceof RcState) {
-            rc.error(qp, (RcState) st);
-        } else if (st instanceof UcState) {
-            uc.error(qp, (UcState) st);
-        }
+        stateOf(qp).error();
     }
 
     /**
@@ -139,10 +139,7 @@ public final class Transport {
      * @param wait 1 to send one packet and wait for its ACK before sending more
      */
     public void restartRc(DriverQp qp, int psn, int wait) {
-        QpProtocolState st = stateOf(qp);
-        if (st instanceof RcState) {
-            rc.restart(qp, (RcState) st, psn, wait);
-        }
+        stateOf(qp).restart(psn, wait);
     }
 
     /**
@@ -165,13 +162,7 @@ public final class Transport {
     public int makePacket(DriverQp qp, ByteBuffer buf, int offset, TxInfo out) {
         QpProtocolState st = stateOf(qp);
         out.clearSegments(); // packets without payload leave it untouched
-        if (st instanceof RcState) {
-            return rc.makePacket(qp, (RcState) st, buf, offset, out);
-        }
-        if (st instanceof UcState) {
-            return uc.makePacket(qp, (UcState) st, buf, offset, out);
-        }
-        return ud.makePacket(qp, (UdState) st, buf, offset, out);
+        return st.makePacket(buf, offset, out);
     }
 
     /**
@@ -205,13 +196,7 @@ public final class Transport {
             Packets.count(qp, PortCounter.PKEY_VIOLATIONS);
             return;
         }
-        if (st instanceof RcState) {
-            rc.receive(qp, (RcState) st, buf, hdr);
-        } else if (st instanceof UcState) {
-            uc.receive(qp, (UcState) st, buf, hdr);
-        } else {
-            ud.receive(qp, (UdState) st, buf, hdr, rx, pkeyIndex);
-        }
+        st.receive(buf, hdr, rx, pkeyIndex);
     }
 
     /**

@@ -57,7 +57,7 @@ public abstract class TransportDriver implements RvtDriver {
      * @return the transport
      */
     protected final Transport attach(DriverDevice dev) {
-        Transport t = new Transport(dev);
+        Transport t = new Transport(dev, this::scheduleSend);
         transport = t;
         return t;
     }

@@ -133,7 +133,7 @@ final class RcAckProcessor {
         }
         // A response is progress: push the timeout out and let a SEND_ONE wait go on.
         qp.modRetryTimer();
-        clearWaitAck(qp);
+        clearWaitAck(qp, st);
         if (hdr.opcode() == Opcode.RC_RDMA_READ_RESPONSE_MIDDLE) {
             qp.sendRetry(qp.retryCnt());
         }
@@ -173,7 +173,7 @@ final class RcAckProcessor {
             boolean atomic = w == WrOpcode.ATOMIC_CMP_AND_SWP || w == WrOpcode.ATOMIC_FETCH_AND_ADD;
             if (w == WrOpcode.RDMA_READ && opcode == Opcode.RC_RDMA_READ_RESPONSE_ONLY && diff == 0) {
                 // Complete what precedes the READ; the caller places the data, then completes the READ.
-                afterProgress(qp, progress);
+                afterProgress(qp, st, progress);
                 return true;
             }
             if ((w == WrOpcode.RDMA_READ && (opcode != Opcode.RC_RDMA_READ_RESPONSE_LAST || diff != 0))
@@ -182,9 +182,9 @@ final class RcAckProcessor {
                 if ((qp.recvFlags() & QpFlags.R_RDMAR_SEQ) == 0) {
                     qp.recvFlags(qp.recvFlags() | QpFlags.R_RDMAR_SEQ);
                     RcRequester.restart(qp, st, qp.sendLastPsn() + 1, false);
-                    Packets.scheduleSend(qp);
+                    st.scheduleSend();
                 }
-                afterProgress(qp, progress);
+                afterProgress(qp, st, progress);
                 return false;
             }
             if (atomic) {
@@ -197,10 +197,10 @@ final class RcAckProcessor {
                 int flags = qp.sendFlags();
                 if ((flags & QpFlags.S_WAIT_FENCE) != 0 && n == 0) {
                     qp.sendFlags(flags & ~(QpFlags.S_WAIT_FENCE | QpFlags.S_WAIT_ACK));
-                    Packets.scheduleSend(qp);
+                    st.scheduleSend();
                 } else if ((flags & QpFlags.S_WAIT_RDMAR) != 0) {
                     qp.sendFlags(flags & ~(QpFlags.S_WAIT_RDMAR | QpFlags.S_WAIT_ACK));
-                    Packets.scheduleSend(qp);
+                    st.scheduleSend();
                 }
             }
             wqe = complete(qp, wqe);
@@ -225,17 +225,17 @@ final class RcAckProcessor {
                         qp.sendPsn(psn + 1);
                     }
                 }
-                clearWaitAck(qp);
+                clearWaitAck(qp, st);
                 qp.getCredit(aeth);
                 qp.sendRnrRetry(qp.rnrRetryCnt());
                 qp.sendRetry(qp.retryCnt());
                 qp.sendLastPsn(psn);
-                afterProgress(qp, progress);
+                afterProgress(qp, st, progress);
                 return true;
 
             case Aeth.SYNDROME_RNR_NAK:
                 Packets.count(qp, PortCounter.RNR_NAKS);
-                afterProgress(qp, progress);
+                afterProgress(qp, st, progress);
                 if (qp.sendAcked() == qp.sendTail() || (qp.sendFlags() & QpFlags.S_WAIT_RNR) != 0) {
                     return false;
                 }
@@ -257,7 +257,7 @@ final class RcAckProcessor {
                 return false;
 
             case Aeth.SYNDROME_NAK:
-                afterProgress(qp, progress);
+                afterProgress(qp, st, progress);
                 if (qp.sendAcked() == qp.sendTail()) {
                     return false;
                 }
@@ -267,7 +267,7 @@ final class RcAckProcessor {
                         Packets.count(qp, PortCounter.SEQ_NAKS);
                         // Go back to the responder's expected PSN (this may cut an RDMA READ response short).
                         RcRequester.restart(qp, st, psn, false);
-                        Packets.scheduleSend(qp);
+                        st.scheduleSend();
                         break;
                     case NAK_INVALID_REQUEST:
                         Packets.count(qp, PortCounter.OTHER_NAKS);
@@ -289,7 +289,7 @@ final class RcAckProcessor {
                 return false;
 
             default:
-                afterProgress(qp, progress); // class 2 is reserved
+                afterProgress(qp, st, progress); // class 2 is reserved
                 return false;
         }
     }
@@ -330,7 +330,7 @@ final class RcAckProcessor {
         Packets.count(qp, PortCounter.RDMA_SEQ);
         qp.recvFlags(qp.recvFlags() | QpFlags.R_RDMAR_SEQ);
         RcRequester.restart(qp, st, qp.sendLastPsn() + 1, false);
-        Packets.scheduleSend(qp);
+        st.scheduleSend();
     }
 
     /**
@@ -344,18 +344,18 @@ final class RcAckProcessor {
         }
     }
 
-    private static void clearWaitAck(DriverQp qp) {
+    private static void clearWaitAck(DriverQp qp, RcState st) {
         int flags = qp.sendFlags();
         if ((flags & QpFlags.S_WAIT_ACK) != 0) {
             qp.sendFlags(flags & ~QpFlags.S_WAIT_ACK);
-            Packets.scheduleSend(qp);
+            st.scheduleSend();
         }
     }
 
     /** Completions may unblock the engine (a local operation waiting for them, an unsent WQE): wake it. */
-    private static void afterProgress(DriverQp qp, boolean progress) {
+    private static void afterProgress(DriverQp qp, RcState st, boolean progress) {
         if (progress && qp.sendCur() != qp.sendHead()) {
-            Packets.scheduleSend(qp);
+            st.scheduleSend();
         }
     }
 }

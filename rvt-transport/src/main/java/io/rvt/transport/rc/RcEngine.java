@@ -6,6 +6,8 @@ import io.rvt.api.WcStatus;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.QpFlags;
 import io.rvt.transport.Packets;
+import io.rvt.transport.ProtocolEngine;
+import io.rvt.transport.RxInfo;
 import io.rvt.transport.TxInfo;
 import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.PacketHeaders;
@@ -17,7 +19,7 @@ import java.util.concurrent.locks.Lock;
  * requester ({@link RcRequester}, {@link RcAckProcessor}) and the responder ({@link RcResponder},
  * {@link RcResponseBuilder}). Stateless: everything per QP is in {@link RcState}. Drivers use {@code Transport}.
  */
-public final class RcEngine {
+public final class RcEngine implements ProtocolEngine<RcState> {
     /** Creates the engine. */
     public RcEngine() {
     }
@@ -34,6 +36,7 @@ public final class RcEngine {
      * @param tx filled when a packet was written
      * @return transport bytes written, or 0
      */
+    @Override
     public int makePacket(DriverQp qp, RcState st, ByteBuffer buf, int off, TxInfo tx) {
         int n;
         Lock sl = qp.sendLock();
@@ -70,8 +73,11 @@ public final class RcEngine {
      * @param st its state
      * @param buf the packet's buffer
      * @param hdr its parsed headers (already checked for transport and P_Key)
+     * @param rx what the framing told the driver (only UD needs it)
+     * @param pkeyIndex the P_Key index that matched (only UD needs it)
      */
-    public void receive(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr) {
+    @Override
+    public void receive(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr, RxInfo rx, int pkeyIndex) {
         Lock rl = qp.recvLock();
         rl.lock();
         try {
@@ -102,6 +108,7 @@ public final class RcEngine {
      * @param qp the QP
      * @param st its state
      */
+    @Override
     public void error(DriverQp qp, RcState st) {
         st.ackSge.clear();
         st.readLen = 0;
@@ -115,6 +122,7 @@ public final class RcEngine {
      * @param psn the PSN to resend from
      * @param wait non-zero to send one packet and wait for its ACK
      */
+    @Override
     public void restart(DriverQp qp, RcState st, int psn, int wait) {
         if (!qp.state().can(Ops.PROCESS_SEND_OK)) {
             return;

@@ -391,7 +391,7 @@ final class RcResponder {
         qp.recvHeadAckQueue(next);
         st.unackedPackets = 0;
         qp.sendFlags(qp.sendFlags() | QpFlags.S_RESP_PENDING);
-        Packets.scheduleSend(qp);
+        st.scheduleSend();
     }
 
     /**
@@ -506,7 +506,7 @@ final class RcResponder {
             qp.sendAckState(Opcode.RC_ACKNOWLEDGE);
             qp.sendFlags(qp.sendFlags() | QpFlags.S_RESP_PENDING);
             qp.recvNakState(0);
-            Packets.scheduleSend(qp);
+            st.scheduleSend();
             return true;
         } finally {
             sl.unlock();
@@ -550,7 +550,7 @@ final class RcResponder {
             st.sendNakMsn = msn;
             st.sendAckPsn = st.ackPsn;
             qp.sendFlags(flags | QpFlags.S_ACK_PENDING | QpFlags.S_RESP_PENDING);
-            Packets.scheduleSend(qp);
+            st.scheduleSend();
         } finally {
             sl.unlock();
         }

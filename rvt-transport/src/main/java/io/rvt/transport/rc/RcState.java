@@ -6,6 +6,7 @@ import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.Sge;
 import io.rvt.api.spi.SgeState;
 import io.rvt.transport.QpProtocolState;
+import io.rvt.transport.SendScheduler;
 
 /**
  * The RC protocol state of one QP beyond what rdmavt keeps in {@code struct rvt_qp} ({@code DriverQp}): the fields
@@ -51,9 +52,12 @@ public final class RcState extends QpProtocolState {
 
     /**
      * @param qp the RC QP
+     * @param engine the RC engine
+     * @param scheduler the driver's send scheduler
      */
-    public RcState(DriverQp qp) {
-        super(qp);
+    public RcState(DriverQp qp, RcEngine engine, SendScheduler scheduler) {
+        super(qp, scheduler);
+        engine(engine, this);
     }
 
     @Override

@@ -15,7 +15,9 @@ import io.rvt.api.spi.QpFlags;
 import io.rvt.api.spi.SendWqe;
 import io.rvt.api.spi.Seq24;
 import io.rvt.transport.Packets;
+import io.rvt.transport.ProtocolEngine;
 import io.rvt.transport.RequestBuilder;
+import io.rvt.transport.RxInfo;
 import io.rvt.transport.TxInfo;
 import io.rvt.transport.header.BthDescriptor;
 import io.rvt.transport.header.Opcode;
@@ -30,7 +32,7 @@ import java.util.concurrent.locks.Lock;
  * SEND's partly filled receive WQE is kept for the next SEND rather than completed. Errors never NAK; only a receive
  * WQE whose SGEs fail validation moves the QP to ERR. Drivers use {@code io.rvt.transport.Transport}.
  */
-public final class UcEngine {
+public final class UcEngine implements ProtocolEngine<UcState> {
     /** Creates the engine. */
     public UcEngine() {
     }
@@ -45,6 +47,7 @@ public final class UcEngine {
      * @param tx filled when a packet was written
      * @return transport bytes written, or 0
      */
+    @Override
     public int makePacket(DriverQp qp, UcState st, ByteBuffer buf, int off, TxInfo tx) {
         Lock sl = qp.sendLock();
         sl.lock();
@@ -121,8 +124,11 @@ public final class UcEngine {
      * @param st its state
      * @param buf the packet's buffer
      * @param hdr its parsed headers (already checked for transport and P_Key)
+     * @param rx what the framing told the driver (only UD needs it)
+     * @param pkeyIndex the P_Key index that matched (only UD needs it)
      */
-    public void receive(DriverQp qp, UcState st, ByteBuffer buf, PacketHeaders hdr) {
+    @Override
+    public void receive(DriverQp qp, UcState st, ByteBuffer buf, PacketHeaders hdr, RxInfo rx, int pkeyIndex) {
         Lock rl = qp.recvLock();
         rl.lock();
         try {
@@ -377,6 +383,7 @@ public final class UcEngine {
      * @param qp the QP
      * @param st its state
      */
+    @Override
     public void error(DriverQp qp, UcState st) {
         st.release();
     }

@@ -5,6 +5,7 @@ import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.Sge;
 import io.rvt.api.spi.SgeState;
 import io.rvt.transport.QpProtocolState;
+import io.rvt.transport.SendScheduler;
 
 /**
  * The UC protocol state of one QP: the requester's bytes left in the current WQE ({@code s_len}, under
@@ -39,9 +40,12 @@ public final class UcState extends QpProtocolState {
 
     /**
      * @param qp the UC QP
+     * @param engine the UC engine
+     * @param scheduler the driver's send scheduler
      */
-    public UcState(DriverQp qp) {
-        super(qp);
+    public UcState(DriverQp qp, UcEngine engine, SendScheduler scheduler) {
+        super(qp, scheduler);
+        engine(engine, this);
     }
 
     /** Saves the receive cursor's entries (just set up by {@code getRwqe}), taking a reference for each. */

@@ -18,6 +18,7 @@ import io.rvt.api.spi.QpFlags;
 import io.rvt.api.spi.SendWqe;
 import io.rvt.api.spi.SgeState;
 import io.rvt.transport.Packets;
+import io.rvt.transport.ProtocolEngine;
 import io.rvt.transport.RequestBuilder;
 import io.rvt.transport.RxInfo;
 import io.rvt.transport.TxInfo;
@@ -38,7 +39,7 @@ import java.util.concurrent.locks.Lock;
  * and reports {@code byte_len} = payload + 40. A packet larger than the receive WQE is dropped and the WQE kept for
  * the next packet ({@code RVT_R_REUSE_SGE}). Drivers use {@code io.rvt.transport.Transport}.
  */
-public final class UdEngine {
+public final class UdEngine implements ProtocolEngine<UdState> {
     /** Creates the engine. */
     public UdEngine() {
     }
@@ -53,6 +54,7 @@ public final class UdEngine {
      * @param tx filled when a packet was written
      * @return transport bytes written, or 0
      */
+    @Override
     public int makePacket(DriverQp qp, UdState st, ByteBuffer buf, int off, TxInfo tx) {
         Lock sl = qp.sendLock();
         sl.lock();
@@ -129,6 +131,7 @@ public final class UdEngine {
      * @param rx the framing information (LIDs, SL, GRH)
      * @param pkeyIndex the P_Key table index that matched (reported by GSI completions)
      */
+    @Override
     public void receive(DriverQp qp, UdState st, ByteBuffer buf, PacketHeaders hdr, RxInfo rx, int pkeyIndex) {
         Lock rl = qp.recvLock();
         rl.lock();

@@ -3,6 +3,7 @@ package io.rvt.transport.ud;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.transport.QpProtocolState;
+import io.rvt.transport.SendScheduler;
 
 /**
  * The UD protocol state of one QP (UD, GSI or SMI): only the responder's scratch completion, since UD keeps no
@@ -14,9 +15,12 @@ public final class UdState extends QpProtocolState {
 
     /**
      * @param qp the UD, GSI or SMI QP
+     * @param engine the UD engine
+     * @param scheduler the driver's send scheduler
      */
-    public UdState(DriverQp qp) {
-        super(qp);
+    public UdState(DriverQp qp, UdEngine engine, SendScheduler scheduler) {
+        super(qp, scheduler);
+        engine(engine, this);
     }
 
     @Override
