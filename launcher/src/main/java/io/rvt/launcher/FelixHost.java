@@ -38,7 +38,7 @@ import org.osgi.util.tracker.ServiceTracker;
  */
 public final class FelixHost implements Host {
     /** The packages the system bundle exports from the class path. */
-    public static final String SYSTEM_PACKAGES = "io.rvt.api;version=1.1.0,io.rvt.api.spi;version=1.0.0,"
+    public static final String SYSTEM_PACKAGES = "io.rvt.api;version=1.1.0,io.rvt.api.spi;version=2.0.0,"
             + "org.osgi.service.cm;version=1.6.1";
     /**
      * The bundles every host installs, in start order (jar names in the bundle directory, without ".jar"); the
