@@ -6,7 +6,7 @@ package io.rvt.api;
  * <p>Each constant carries its numeric bit from {@code ib_access_flags}; APIs take and return {@code int} masks built with
  * {@link #bit()} or {@link #mask}, so that hot paths stay free of allocation.
  */
-public enum AccessFlag {
+public enum AccessFlag implements BitFlag {
     /** The local HCA may write the memory (required for receive buffers and for the targets of RDMA READ and atomics). */
     LOCAL_WRITE(1),
     /** Remote peers may RDMA WRITE into the memory. */
@@ -25,15 +25,7 @@ public enum AccessFlag {
     HUGETLB(128);
 
     /** The union of every bit defined here. */
-    public static final int ALL;
-
-    static {
-        int all = 0;
-        for (AccessFlag f : values()) {
-            all |= f.bit;
-        }
-        ALL = all;
-    }
+    public static final int ALL = BitFlag.union(values());
 
     private final int bit;
 
@@ -42,6 +34,7 @@ public enum AccessFlag {
     }
 
     /** @return this flag's bit */
+    @Override
     public int bit() {
         return bit;
     }
@@ -59,11 +52,7 @@ public enum AccessFlag {
      * @return the mask with each flag's bit set
      */
     public static int mask(AccessFlag... flags) {
-        int m = 0;
-        for (AccessFlag f : flags) {
-            m |= f.bit;
-        }
-        return m;
+        return BitFlag.union(flags);
     }
 
     /**
@@ -73,26 +62,6 @@ public enum AccessFlag {
      * @return the names of the set bits joined by {@code |}, or {@code "0"}
      */
     public static String describe(int mask) {
-        if (mask == 0) {
-            return "0";
-        }
-        StringBuilder sb = new StringBuilder();
-        int rest = mask;
-        for (AccessFlag f : values()) {
-            if ((mask & f.bit) != 0) {
-                if (sb.length() > 0) {
-                    sb.append('|');
-                }
-                sb.append(f.name());
-                rest &= ~f.bit;
-            }
-        }
-        if (rest != 0) {
-            if (sb.length() > 0) {
-                sb.append('|');
-            }
-            sb.append("0x").append(Integer.toHexString(rest));
-        }
-        return sb.toString();
+        return BitFlag.describe(mask, values());
     }
 }

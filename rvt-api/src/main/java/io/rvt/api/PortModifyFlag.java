@@ -6,7 +6,7 @@ package io.rvt.api;
  * <p>Each constant carries its numeric bit from {@code ib_port_modify_flags}; APIs take and return {@code int} masks built with
  * {@link #bit()} or {@link #mask}, so that hot paths stay free of allocation.
  */
-public enum PortModifyFlag {
+public enum PortModifyFlag implements BitFlag {
     /** Shut the port down. */
     SHUTDOWN(1),
     /** Set the init type. */
@@ -17,15 +17,7 @@ public enum PortModifyFlag {
     OPA_MASK_CHG(16);
 
     /** The union of every bit defined here. */
-    public static final int ALL;
-
-    static {
-        int all = 0;
-        for (PortModifyFlag f : values()) {
-            all |= f.bit;
-        }
-        ALL = all;
-    }
+    public static final int ALL = BitFlag.union(values());
 
     private final int bit;
 
@@ -34,6 +26,7 @@ public enum PortModifyFlag {
     }
 
     /** @return this flag's bit */
+    @Override
     public int bit() {
         return bit;
     }
@@ -51,40 +44,16 @@ public enum PortModifyFlag {
      * @return the mask with each flag's bit set
      */
     public static int mask(PortModifyFlag... flags) {
-        int m = 0;
-        for (PortModifyFlag f : flags) {
-            m |= f.bit;
-        }
-        return m;
+        return BitFlag.union(flags);
     }
 
     /**
-     * Renders a mask for messages, e.g. {@code "LOCAL_WRITE|REMOTE_READ"}; unknown bits are shown in hex.
+     * Renders a mask for messages, e.g. {@code "SHUTDOWN|RESET_QKEY_CNTR"}; unknown bits are shown in hex.
      *
      * @param mask a mask
      * @return the names of the set bits joined by {@code |}, or {@code "0"}
      */
     public static String describe(int mask) {
-        if (mask == 0) {
-            return "0";
-        }
-        StringBuilder sb = new StringBuilder();
-        int rest = mask;
-        for (PortModifyFlag f : values()) {
-            if ((mask & f.bit) != 0) {
-                if (sb.length() > 0) {
-                    sb.append('|');
-                }
-                sb.append(f.name());
-                rest &= ~f.bit;
-            }
-        }
-        if (rest != 0) {
-            if (sb.length() > 0) {
-                sb.append('|');
-            }
-            sb.append("0x").append(Integer.toHexString(rest));
-        }
-        return sb.toString();
+        return BitFlag.describe(mask, values());
     }
 }

@@ -6,7 +6,7 @@ package io.rvt.api;
  * <p>Each constant carries its numeric bit from {@code ib_qp_attr_mask}; APIs take and return {@code int} masks built with
  * {@link #bit()} or {@link #mask}, so that hot paths stay free of allocation.
  */
-public enum QpAttrMask {
+public enum QpAttrMask implements BitFlag {
     /** Change the QP state to {@code qpState}. */
     STATE(1 << 0),
     /** Assert the current state is {@code curQpState}. */
@@ -56,15 +56,7 @@ public enum QpAttrMask {
     public static final int STANDARD_BITS = 0x1FFFFF;
 
     /** The union of every bit defined here. */
-    public static final int ALL;
-
-    static {
-        int all = 0;
-        for (QpAttrMask f : values()) {
-            all |= f.bit;
-        }
-        ALL = all;
-    }
+    public static final int ALL = BitFlag.union(values());
 
     private final int bit;
 
@@ -73,6 +65,7 @@ public enum QpAttrMask {
     }
 
     /** @return this flag's bit */
+    @Override
     public int bit() {
         return bit;
     }
@@ -90,40 +83,16 @@ public enum QpAttrMask {
      * @return the mask with each flag's bit set
      */
     public static int mask(QpAttrMask... flags) {
-        int m = 0;
-        for (QpAttrMask f : flags) {
-            m |= f.bit;
-        }
-        return m;
+        return BitFlag.union(flags);
     }
 
     /**
-     * Renders a mask for messages, e.g. {@code "LOCAL_WRITE|REMOTE_READ"}; unknown bits are shown in hex.
+     * Renders a mask for messages, e.g. {@code "STATE|PATH_MTU"}; unknown bits are shown in hex.
      *
      * @param mask a mask
      * @return the names of the set bits joined by {@code |}, or {@code "0"}
      */
     public static String describe(int mask) {
-        if (mask == 0) {
-            return "0";
-        }
-        StringBuilder sb = new StringBuilder();
-        int rest = mask;
-        for (QpAttrMask f : values()) {
-            if ((mask & f.bit) != 0) {
-                if (sb.length() > 0) {
-                    sb.append('|');
-                }
-                sb.append(f.name());
-                rest &= ~f.bit;
-            }
-        }
-        if (rest != 0) {
-            if (sb.length() > 0) {
-                sb.append('|');
-            }
-            sb.append("0x").append(Integer.toHexString(rest));
-        }
-        return sb.toString();
+        return BitFlag.describe(mask, values());
     }
 }

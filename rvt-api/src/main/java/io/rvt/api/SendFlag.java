@@ -6,7 +6,7 @@ package io.rvt.api;
  * <p>Each constant carries its numeric bit from {@code ib_send_flags}; APIs take and return {@code int} masks built with
  * {@link #bit()} or {@link #mask}, so that hot paths stay free of allocation.
  */
-public enum SendFlag {
+public enum SendFlag implements BitFlag {
     /** Wait for earlier RDMA READs and atomics before starting (also defers a LOCAL_INV). */
     FENCE(1),
     /** Generate a completion even when the QP signals only requested work requests. */
@@ -19,15 +19,7 @@ public enum SendFlag {
     IP_CSUM(16);
 
     /** The union of every bit defined here. */
-    public static final int ALL;
-
-    static {
-        int all = 0;
-        for (SendFlag f : values()) {
-            all |= f.bit;
-        }
-        ALL = all;
-    }
+    public static final int ALL = BitFlag.union(values());
 
     private final int bit;
 
@@ -36,6 +28,7 @@ public enum SendFlag {
     }
 
     /** @return this flag's bit */
+    @Override
     public int bit() {
         return bit;
     }
@@ -53,40 +46,16 @@ public enum SendFlag {
      * @return the mask with each flag's bit set
      */
     public static int mask(SendFlag... flags) {
-        int m = 0;
-        for (SendFlag f : flags) {
-            m |= f.bit;
-        }
-        return m;
+        return BitFlag.union(flags);
     }
 
     /**
-     * Renders a mask for messages, e.g. {@code "LOCAL_WRITE|REMOTE_READ"}; unknown bits are shown in hex.
+     * Renders a mask for messages, e.g. {@code "SIGNALED|SOLICITED"}; unknown bits are shown in hex.
      *
      * @param mask a mask
      * @return the names of the set bits joined by {@code |}, or {@code "0"}
      */
     public static String describe(int mask) {
-        if (mask == 0) {
-            return "0";
-        }
-        StringBuilder sb = new StringBuilder();
-        int rest = mask;
-        for (SendFlag f : values()) {
-            if ((mask & f.bit) != 0) {
-                if (sb.length() > 0) {
-                    sb.append('|');
-                }
-                sb.append(f.name());
-                rest &= ~f.bit;
-            }
-        }
-        if (rest != 0) {
-            if (sb.length() > 0) {
-                sb.append('|');
-            }
-            sb.append("0x").append(Integer.toHexString(rest));
-        }
-        return sb.toString();
+        return BitFlag.describe(mask, values());
     }
 }

@@ -6,22 +6,14 @@ package io.rvt.api;
  * <p>Each constant carries its numeric bit from {@code ib_srq_attr_mask}; APIs take and return {@code int} masks built with
  * {@link #bit()} or {@link #mask}, so that hot paths stay free of allocation.
  */
-public enum SrqAttrMask {
+public enum SrqAttrMask implements BitFlag {
     /** Resize the SRQ to {@code maxWr} entries. */
     MAX_WR(1),
     /** Arm the limit event at {@code srqLimit} (0 disarms). */
     LIMIT(2);
 
     /** The union of every bit defined here. */
-    public static final int ALL;
-
-    static {
-        int all = 0;
-        for (SrqAttrMask f : values()) {
-            all |= f.bit;
-        }
-        ALL = all;
-    }
+    public static final int ALL = BitFlag.union(values());
 
     private final int bit;
 
@@ -30,6 +22,7 @@ public enum SrqAttrMask {
     }
 
     /** @return this flag's bit */
+    @Override
     public int bit() {
         return bit;
     }
@@ -47,40 +40,16 @@ public enum SrqAttrMask {
      * @return the mask with each flag's bit set
      */
     public static int mask(SrqAttrMask... flags) {
-        int m = 0;
-        for (SrqAttrMask f : flags) {
-            m |= f.bit;
-        }
-        return m;
+        return BitFlag.union(flags);
     }
 
     /**
-     * Renders a mask for messages, e.g. {@code "LOCAL_WRITE|REMOTE_READ"}; unknown bits are shown in hex.
+     * Renders a mask for messages, e.g. {@code "MAX_WR|LIMIT"}; unknown bits are shown in hex.
      *
      * @param mask a mask
      * @return the names of the set bits joined by {@code |}, or {@code "0"}
      */
     public static String describe(int mask) {
-        if (mask == 0) {
-            return "0";
-        }
-        StringBuilder sb = new StringBuilder();
-        int rest = mask;
-        for (SrqAttrMask f : values()) {
-            if ((mask & f.bit) != 0) {
-                if (sb.length() > 0) {
-                    sb.append('|');
-                }
-                sb.append(f.name());
-                rest &= ~f.bit;
-            }
-        }
-        if (rest != 0) {
-            if (sb.length() > 0) {
-                sb.append('|');
-            }
-            sb.append("0x").append(Integer.toHexString(rest));
-        }
-        return sb.toString();
+        return BitFlag.describe(mask, values());
     }
 }

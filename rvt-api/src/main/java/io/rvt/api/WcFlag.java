@@ -6,7 +6,7 @@ package io.rvt.api;
  * <p>Each constant carries its numeric bit from {@code ib_wc_flags}; APIs take and return {@code int} masks built with
  * {@link #bit()} or {@link #mask}, so that hot paths stay free of allocation.
  */
-public enum WcFlag {
+public enum WcFlag implements BitFlag {
     /** The receive buffer starts with a 40-byte GRH area (UD). */
     GRH(1),
     /** The completion carries immediate data. */
@@ -15,15 +15,7 @@ public enum WcFlag {
     WITH_INVALIDATE(4);
 
     /** The union of every bit defined here. */
-    public static final int ALL;
-
-    static {
-        int all = 0;
-        for (WcFlag f : values()) {
-            all |= f.bit;
-        }
-        ALL = all;
-    }
+    public static final int ALL = BitFlag.union(values());
 
     private final int bit;
 
@@ -32,6 +24,7 @@ public enum WcFlag {
     }
 
     /** @return this flag's bit */
+    @Override
     public int bit() {
         return bit;
     }
@@ -49,40 +42,16 @@ public enum WcFlag {
      * @return the mask with each flag's bit set
      */
     public static int mask(WcFlag... flags) {
-        int m = 0;
-        for (WcFlag f : flags) {
-            m |= f.bit;
-        }
-        return m;
+        return BitFlag.union(flags);
     }
 
     /**
-     * Renders a mask for messages, e.g. {@code "LOCAL_WRITE|REMOTE_READ"}; unknown bits are shown in hex.
+     * Renders a mask for messages, e.g. {@code "GRH|WITH_IMM"}; unknown bits are shown in hex.
      *
      * @param mask a mask
      * @return the names of the set bits joined by {@code |}, or {@code "0"}
      */
     public static String describe(int mask) {
-        if (mask == 0) {
-            return "0";
-        }
-        StringBuilder sb = new StringBuilder();
-        int rest = mask;
-        for (WcFlag f : values()) {
-            if ((mask & f.bit) != 0) {
-                if (sb.length() > 0) {
-                    sb.append('|');
-                }
-                sb.append(f.name());
-                rest &= ~f.bit;
-            }
-        }
-        if (rest != 0) {
-            if (sb.length() > 0) {
-                sb.append('|');
-            }
-            sb.append("0x").append(Integer.toHexString(rest));
-        }
-        return sb.toString();
+        return BitFlag.describe(mask, values());
     }
 }

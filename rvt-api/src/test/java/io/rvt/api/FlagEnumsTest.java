@@ -68,6 +68,17 @@ class FlagEnumsTest {
     @ParameterizedTest
     @ValueSource(classes = {AccessFlag.class, SendFlag.class, WcFlag.class, QpAttrMask.class, CqNotify.class,
             SrqAttrMask.class, PortModifyFlag.class})
+    void shouldShareTheOneHelperWhenFlagEnumIsDefined(Class<?> type) throws Exception {
+        assertThat(BitFlag.class.isAssignableFrom(type)).as("%s implements BitFlag", type.getSimpleName()).isTrue();
+        Flags f = new Flags(type);
+        BitFlag[] flags = (BitFlag[]) f.constants;
+        assertThat(f.all()).isEqualTo(BitFlag.union(flags));
+        assertThat(f.describe(-1)).isEqualTo(BitFlag.describe(-1, flags));
+    }
+
+    @ParameterizedTest
+    @ValueSource(classes = {AccessFlag.class, SendFlag.class, WcFlag.class, QpAttrMask.class, CqNotify.class,
+            SrqAttrMask.class, PortModifyFlag.class})
     void shouldReportInOnlyWhenOwnBitIsSet(Class<?> type) throws Exception {
         Flags f = new Flags(type);
         for (Object c : f.constants) {
