@@ -93,9 +93,9 @@ public final class BenchDriver implements RvtDriver {
         // Like hfi1's send engine, complete under the send lock alone.
         qp.sendLock().lock();
         try {
-            int head = qp.sendHead();
-            while (qp.sendLast() != head) {
-                qp.sendComplete(qp.swqe(qp.sendLast()), WcStatus.SUCCESS);
+            int head = qp.sendQueue().head();
+            while (qp.sendQueue().last() != head) {
+                qp.sendQueue().sendComplete(qp.sendQueue().swqe(qp.sendQueue().last()), WcStatus.SUCCESS);
             }
         } finally {
             qp.sendLock().unlock();

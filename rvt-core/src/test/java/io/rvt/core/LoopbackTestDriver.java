@@ -183,21 +183,21 @@ public class LoopbackTestDriver extends TestDriver {
         qp.recvLock().lock();
         qp.sendLock().lock();
         try {
-            if ((qp.sendFlags() & QpFlags.S_BUSY) != 0) {
+            if ((qp.requester().flags & QpFlags.S_BUSY) != 0) {
                 return false;
             }
             if (!qp.state().can(QpState.Ops.PROCESS_NEXT_SEND_OK)) {
                 return true; // RESET..RTR: loopback does nothing; SQD stops; SQE/ERR: loopback flushes silently
             }
-            int head = qp.sendHead();
-            int last = qp.sendLast();
-            while (last != head && qp.swqe(last).opcode() == OPFN) {
-                qp.sendComplete(qp.swqe(last), WcStatus.SUCCESS);
+            int head = qp.sendQueue().head();
+            int last = qp.sendQueue().last();
+            while (last != head && qp.sendQueue().swqe(last).opcode() == OPFN) {
+                qp.sendQueue().sendComplete(qp.sendQueue().swqe(last), WcStatus.SUCCESS);
                 reservedCompleted.incrementAndGet();
-                last = qp.sendLast();
+                last = qp.sendQueue().last();
             }
-            for (int i = last; i != head; i = qp.swqeIncr(i)) {
-                SendWqe w = qp.swqe(i);
+            for (int i = last; i != head; i = qp.sendQueue().swqeIncr(i)) {
+                SendWqe w = qp.sendQueue().swqe(i);
                 if (w.opcode() == OPFN) {
                     throw new IllegalStateException("test driver: a reserved operation (wrId " + w.wrId()
                             + ") is queued behind ordinary WQEs the loopback has not processed; post reserved"

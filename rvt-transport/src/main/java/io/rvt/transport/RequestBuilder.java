@@ -6,6 +6,7 @@ import io.rvt.api.WcStatus;
 import io.rvt.api.WrOpcode;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.QpFlags;
+import io.rvt.api.spi.SendQueue;
 import io.rvt.api.spi.SendWqe;
 import io.rvt.transport.header.IethDescriptor;
 import io.rvt.transport.header.ImmDtDescriptor;
@@ -154,9 +155,10 @@ public final class RequestBuilder {
      * @param qp the QP
      */
     public static void flush(DriverQp qp) {
+        SendQueue sq = qp.sendQueue();
         int last;
-        while ((last = qp.sendLast()) != qp.sendHead()) {
-            qp.sendComplete(qp.swqe(last), WcStatus.WR_FLUSH_ERR);
+        while ((last = sq.last()) != sq.head()) {
+            sq.sendComplete(sq.swqe(last), WcStatus.WR_FLUSH_ERR);
         }
     }
 
@@ -175,9 +177,9 @@ public final class RequestBuilder {
         if (deferred && qp.invalidateRkey(wqe.invalidateRkey()) != 0) {
             status = WcStatus.LOC_PROT_ERR;
         }
-        qp.sendComplete(wqe, status);
+        qp.sendQueue().sendComplete(wqe, status);
         if (deferred) {
-            qp.localOpDone();
+            qp.sendQueue().localOpDone();
         }
     }
 }

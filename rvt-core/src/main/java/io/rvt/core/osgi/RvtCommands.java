@@ -80,8 +80,8 @@ public final class RvtCommands {
             while (it.next()) {
                 DriverQp qp = it.qp();
                 sb.append(String.format("%-16s 0x%06x %-4s %-6s %6d %6d %6d %6d %8d%n", d.name(), qp.qpNum(),
-                        qp.type(), qp.state(), qp.sendSize(), qp.sendHead(), qp.sendTail(), qp.sendLast(),
-                        qp.sendReservedUsed()));
+                        qp.type(), qp.state(), qp.sendQueue().size(), qp.sendQueue().head(), qp.requester().tail,
+                        qp.sendQueue().last(), qp.sendQueue().reservedUsed()));
             }
         }
         return sb.toString();

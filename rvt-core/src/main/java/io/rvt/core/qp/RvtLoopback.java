@@ -1,5 +1,6 @@
 package io.rvt.core.qp;
 
+import io.rvt.api.spi.ResponderState;
 import io.rvt.core.SpinningLock;
 import io.rvt.api.AccessFlag;
 import io.rvt.api.AsyncEventType;
@@ -55,11 +56,11 @@ final class RvtLoopback {
             SpinningLock sl = sqp.sendLock();
             sl.lock();
             try {
-                if ((sqp.sendFlags() & (QpFlags.S_BUSY | QpFlags.S_ANY_WAIT)) != 0
+                if ((sqp.requester().flags & (QpFlags.S_BUSY | QpFlags.S_ANY_WAIT)) != 0
                         || !sqp.state().can(Ops.PROCESS_OR_FLUSH_SEND)) {
                     return;
                 }
-                sqp.sendFlags(sqp.sendFlags() | QpFlags.S_BUSY);
+                sqp.requester().flags |= QpFlags.S_BUSY;
             } finally {
                 sl.unlock();
             }
@@ -75,7 +76,7 @@ final class RvtLoopback {
             } finally {
                 if (!stopped) {
                     sl.lock();
-                    sqp.sendFlags(sqp.sendFlags() & ~QpFlags.S_BUSY);
+                    sqp.requester().flags &= ~QpFlags.S_BUSY;
                     sl.unlock();
                 }
             }
@@ -103,12 +104,12 @@ final class RvtLoopback {
         boolean flush = false;
         sl.lock();
         try {
-            last = sqp.sendLast();
-            if (last == sqp.sendHead()) {
+            last = sqp.sendQueue().last();
+            if (last == sqp.sendQueue().head()) {
                 clearBusy();
                 return STOP;
             }
-            wqe = sqp.swqe(last);
+            wqe = sqp.sendQueue().swqe(last);
             QpState st = sqp.state();
             if (!st.can(Ops.PROCESS_NEXT_SEND_OK)) {
                 if (!st.can(Ops.FLUSH_SEND)) {
@@ -116,8 +117,8 @@ final class RvtLoopback {
                     return STOP;
                 }
                 flush = true;
-            } else if (last == sqp.sendCur()) {
-                sqp.sendCur(sqp.swqeIncr(sqp.sendCur()));
+            } else if (last == sqp.requester().cur) {
+                sqp.requester().cur = sqp.sendQueue().swqeIncr(sqp.requester().cur);
             }
         } finally {
             sl.unlock();
@@ -153,7 +154,7 @@ final class RvtLoopback {
                 sl.lock();
                 try {
                     if (sqp.state().can(Ops.PROCESS_RECV_OK)) {
-                        sqp.addRnrTimer(qp.minRnrTimer() << 24);
+                        sqp.requester().addRnrTimer(qp.minRnrTimer() << 24);
                     }
                     clearBusy();
                 } finally {
@@ -172,16 +173,17 @@ final class RvtLoopback {
      * state (another engine may start at once).
      */
     private void clearBusy() {
-        sqp.sendFlags(sqp.sendFlags() & ~QpFlags.S_BUSY);
+        sqp.requester().flags &= ~QpFlags.S_BUSY;
     }
 
     /** The responder side, {@code qp.recvLock} held; sets {@link #status}. */
     private int deliver(RvtQp qp, RvtSwqe wqe, RvtIbport port) {
+        ResponderState rs = qp.responder();
         wc.clear();
         status = WcStatus.SUCCESS;
         boolean release = true;
         boolean copyLast = false;
-        SgeState src = sqp.sendSge();
+        SgeState src = sqp.requester().sge;
         src.init(wqe.sgList(), 0, wqe.numSge(), wqe.length());
         int sendLen = wqe.length();
         WrOpcode op = wqe.opcode();
@@ -199,14 +201,14 @@ final class RvtLoopback {
             case SEND_WITH_INV:
             case SEND_WITH_IMM:
             case SEND: {
-                int ret = qp.getRwqe(false);
+                int ret = rs.getRwqe(false);
                 if (ret < 0) {
                     return opErr(qp);
                 }
                 if (ret == 0) {
                     return rnrNak(qp, port);
                 }
-                if (Integer.compareUnsigned(wqe.length(), qp.recvLen()) > 0) {
+                if (Integer.compareUnsigned(wqe.length(), rs.len) > 0) {
                     return invErr(qp);
                 }
                 if (op == WrOpcode.SEND_WITH_INV) {
@@ -223,7 +225,7 @@ final class RvtLoopback {
                     return invErr(qp);
                 }
                 wc.wcFlags(WcFlag.WITH_IMM.bit()).immData(wqe.immData());
-                int ret = qp.getRwqe(true);
+                int ret = rs.getRwqe(true);
                 if (ret < 0) {
                     return opErr(qp);
                 }
@@ -258,7 +260,7 @@ final class RvtLoopback {
                 }
                 // Source: the remote range; destination: the WQE's own SGEs through the responder's cursor.
                 src.initSingle(target, wqe.length());
-                qp.recvSge().init(wqe.sgList(), 0, wqe.numSge(), wqe.length());
+                rs.sge.init(wqe.sgList(), 0, wqe.numSge(), wqe.length());
                 break;
             case ATOMIC_CMP_AND_SWP:
             case ATOMIC_FETCH_AND_ADD: {
@@ -280,18 +282,18 @@ final class RvtLoopback {
                 status = WcStatus.LOC_QP_OP_ERR;
                 return ERROR;
         }
-        SgeState dst = qp.recvSge();
+        SgeState dst = rs.sge;
         if (sendLen > 0) {
             dst.copyFrom(src, sendLen, release, !release, copyLast);
         }
         if (release) {
             dst.putSs();
         }
-        if (!qp.testAndClearRecvAflags(QpFlags.RA_WRID_VALID)) {
+        if (!rs.testAndClearAflags(QpFlags.RA_WRID_VALID)) {
             return COMP;
         }
         wc.opcode(op == WrOpcode.RDMA_WRITE_WITH_IMM ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV)
-                .wrId(qp.recvWrId()).status(WcStatus.SUCCESS).byteLen(wqe.length()).qpNum(qp.qpNum())
+                .wrId(rs.wrId).status(WcStatus.SUCCESS).byteLen(wqe.length()).qpNum(qp.qpNum())
                 .srcQp(qp.remoteQpn()).slid(qp.remoteAhAttr().dlid() & 0xFFFF).sl(qp.remoteAhAttr().sl())
                 .portNum(1);
         qp.recvCq(wc, SendFlag.SOLICITED.in(wqe.sendFlags()));
@@ -306,7 +308,7 @@ final class RvtLoopback {
         if (!qp.rkeyOk(target, wqe.length(), wqe.remoteAddr(), wqe.rkey(), AccessFlag.REMOTE_WRITE.bit())) {
             return false;
         }
-        qp.recvSge().initSingle(target, wqe.length());
+        qp.responder().sge.initSingle(target, wqe.length());
         return true;
     }
 
@@ -315,12 +317,12 @@ final class RvtLoopback {
             return COMP; // UC: the message is dropped, the send completes successfully
         }
         port.addCounter(PortCounter.RNR_NAKS, 1);
-        if (sqp.sendRnrRetry() == 0) {
+        if (sqp.requester().rnrRetry == 0) {
             status = WcStatus.RNR_RETRY_EXC_ERR;
             return ERROR;
         }
         if (sqp.rnrRetryCnt() < 7) {
-            sqp.sendRnrRetry(sqp.sendRnrRetry() - 1);
+            sqp.requester().rnrRetry = sqp.requester().rnrRetry - 1;
         }
         return RNR;
     }
@@ -365,13 +367,13 @@ final class RvtLoopback {
             if (countLoop && sqp.iport() != null) {
                 sqp.iport().addCounter(PortCounter.LOOP_PKTS, 1);
             }
-            if (sqp.sendLast() != index) {
+            if (sqp.sendQueue().last() != index) {
                 return;
             }
-            sqp.sendRnrRetry(sqp.rnrRetryCnt());
-            sqp.sendComplete(wqe, st);
+            sqp.requester().rnrRetry = sqp.rnrRetryCnt();
+            sqp.sendQueue().sendComplete(wqe, st);
             if (localOps) {
-                sqp.localOpDone();
+                sqp.sendQueue().localOpDone();
                 localOps = false;
             }
         } finally {
@@ -388,8 +390,8 @@ final class RvtLoopback {
         rl.lock();
         sl.lock();
         try {
-            if (sqp.sendLast() == index) {
-                sqp.sendComplete(wqe, st);
+            if (sqp.sendQueue().last() == index) {
+                sqp.sendQueue().sendComplete(wqe, st);
             }
             if (sqp.type() == QpType.RC) {
                 lastWqe = sqp.errorQp(WcStatus.WR_FLUSH_ERR);

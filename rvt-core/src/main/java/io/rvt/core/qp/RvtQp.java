@@ -9,7 +9,6 @@ import io.rvt.api.Errno;
 import io.rvt.api.Gid;
 import io.rvt.api.MigState;
 import io.rvt.api.PathMtu;
-import io.rvt.api.PortCounter;
 import io.rvt.api.QpAttr;
 import io.rvt.api.QpAttrMask;
 import io.rvt.api.QpInitAttr;
@@ -22,28 +21,21 @@ import io.rvt.api.SendFlag;
 import io.rvt.api.SendWorkRequest;
 import io.rvt.api.SigType;
 import io.rvt.api.VerbsException;
-import io.rvt.api.WcOpcode;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WorkRequestException;
 import io.rvt.api.WrOpcode;
 import io.rvt.api.AccessFlag;
-import io.rvt.api.spi.AckEntry;
-import io.rvt.api.spi.Aeth;
+import io.rvt.api.spi.AckQueue;
 import io.rvt.api.spi.CallSend;
 import io.rvt.api.spi.Callback;
-import io.rvt.api.spi.DriverAh;
 import io.rvt.api.spi.DriverParams;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.OperationFlag;
 import io.rvt.api.spi.OperationParams;
 import io.rvt.api.spi.QpFlags;
 import io.rvt.api.spi.RvtDriver;
-import io.rvt.api.spi.RvtTimer;
-import io.rvt.api.spi.SendWqe;
-import io.rvt.api.spi.Seq24;
 import io.rvt.api.spi.Sge;
-import io.rvt.api.spi.SgeState;
 import io.rvt.api.spi.Timeouts;
 import io.rvt.api.spi.TimerService;
 import io.rvt.core.Errnos;
@@ -56,40 +48,23 @@ import io.rvt.core.cq.RvtCq;
 import io.rvt.core.mr.RvtMr;
 import io.rvt.core.mr.RvtPd;
 import io.rvt.core.srq.RvtRq;
-import io.rvt.core.srq.RvtRwqe;
 import io.rvt.core.srq.RvtSrq;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A queue pair ({@code struct rvt_qp}) and rdmavt's QP verbs and helpers: create, modify (IBTA table plus rdmavt's
- * checks), query, destroy, post send (table-driven, with reserved WQEs), post receive, receive-WQE consumption, the
- * error and reset transitions, completion helpers, credits and timers.
+ * A queue pair ({@code struct rvt_qp}): its identity, locks, references, attributes, and rdmavt's QP verbs that
+ * concern it whole: create, modify (IBTA table plus rdmavt's checks), query, destroy, post send (table-driven, with
+ * reserved WQEs), the error and reset transitions and the completion helpers. Its state lives in four objects, along
+ * rdmavt's own seams: the send ring and its index protocol ({@link RvtSendQueue}), the requester with its credits and
+ * timers ({@link RvtRequester}), the responder with the receive queue ({@link RvtResponder}), and RC's ack queue.
  *
  * <h2>Locks and ordering</h2>
  * {@code recvLock → postLock → sendLock}, as rdmavt's {@code r_lock → s_hlock → s_lock}. The send ring's two
- * cross-thread indices are published with release stores and read with acquire loads through {@link #SEND_HEAD}
- * and {@link #SEND_LAST}; the reserved count is an {@link AtomicInteger} whose decrement in
- * {@link #wqeUnreserve(int)} precedes the {@code sendLast} release, so that a poster that sees the new
- * {@code sendLast} also sees the count go down ({@code rvt_qp_is_avail} / {@code rvt_qp_wqe_unreserve}).
+ * cross-thread indices and the reserved count follow the protocol on {@link RvtSendQueue}.
  */
 public final class RvtQp implements DriverQp {
-    private static final VarHandle SEND_HEAD;
-    private static final VarHandle SEND_LAST;
-
-    static {
-        try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            SEND_HEAD = l.findVarHandle(RvtQp.class, "sendHead", int.class);
-            SEND_LAST = l.findVarHandle(RvtQp.class, "sendLast", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     /** How long a device removal waits for an engine that holds {@code S_BUSY} before it flushes anyway. */
     static final long BUSY_WAIT_NANOS = 10_000_000_000L;
     /** {@code IB_MULTICAST_LID_BASE}: IB unicast DLIDs are below it. */
@@ -148,83 +123,16 @@ public final class RvtQp implements DriverQp {
     private int srate;
     private int srateMbps;
 
-    // ------------------------------------------------------------------ send ring
-    private final RvtSwqe[] ring;
-    private final int sendSize;
-    private final int sendMaxSge;
-    private final int reserved;
-    /** s_head: next slot to fill; written under postLock with setRelease (pairs with getAcquire in sendHead()). */
-    @SuppressWarnings("unused")
-    private int sendHead;
-    /** s_last: oldest uncompleted slot; written only by completeSwqe/reset under sendLock with setRelease. */
-    @SuppressWarnings("unused")
-    private int sendLast;
-    /** s_tail, s_cur, s_acked: send engine cursors, under sendLock. */
-    private int sendTail;
-    private int sendCur;
-    private int sendAcked;
-    /** s_avail: cached free ordinary slots; postLock only. */
-    private int sendAvail;
-    /** s_reserved_used: reserved slots in use; incremented by post, decremented by completion. */
-    private final AtomicInteger sendReservedUsed = new AtomicInteger();
-    /** Unreserves without a reserved WQE in flight, and s_avail recomputations past the bound (both: bugs). */
-    private final AtomicInteger unbalancedUnreserves = new AtomicInteger();
-    private final AtomicInteger availOvershoots = new AtomicInteger();
-    /** local_ops_pending: deferred LOCAL_INVs queued; post increments, the engine decrements. */
-    private final AtomicInteger localOpsPending = new AtomicInteger();
-    /** s_next_psn, s_ssn: assigned at post, under postLock. */
-    private int sendNextPsn;
-    private int sendSsn = 1;
-    /** Send-engine state, under sendLock. */
-    private int sendFlags;
-    private int sendPsn;
-    private int sendLastPsn;
-    private int sendSendingPsn;
-    private int sendSendingHpsn;
-    private int sendLsn;
-    private int sendRetry;
-    private int sendRnrRetry;
-    private int sendState;
-    private int sendAckState;
-    private int sendNumRdAtomic;
-    private boolean sendDraining;
-    private final SgeState sendSge = new SgeState();
-    private final SgeState sendRdmaReadSge = new SgeState();
-    private final CallSend callSend = new CallSend();
-    /** Completion scratch for completeSwqe (sendLock). */
-    private final WorkCompletion sendWc = new WorkCompletion();
-
-    // ------------------------------------------------------------------ responder ack queue (RC)
-    private final AckEntry[] ackQueue;
-    private int recvHeadAckQueue;
-    private int sendTailAckQueue;
-    private int sendAckedAckQueue;
-
-    // ------------------------------------------------------------------ receive side (recvLock)
-    private final RvtRq rq;
-    private final int recvMaxSge;
-    private int recvPsn;
-    private int recvMsn;
-    private int recvState;
-    private int recvNakState;
-    private int recvFlags;
-    private final AtomicInteger recvAflags = new AtomicInteger();
-    private long recvWrId;
-    private int recvLen;
-    private final SgeState recvSge = new SgeState();
-    private final Sge[] recvSgList;
-    private final RvtRwqe rwqeScratch;
-    private final ScatterGatherEntry sgeScratch = new ScatterGatherEntry();
-    /** Completion scratch for receive-side completions (recvLock). */
-    private final WorkCompletion recvWc = new WorkCompletion();
-    /** Completion scratch for post_recv flushes (the receive queue's producer lock). */
-    private final WorkCompletion postRecvWc = new WorkCompletion();
-
-    // ------------------------------------------------------------------ timers
-    private final RvtTimer retryTimer;
-    private final RvtTimer rnrTimer;
+    // ------------------------------------------------------------------ state objects
+    private final RvtSendQueue sq;
+    private final RvtRequester req;
+    private final RvtResponder rsp;
+    private final AckQueue ackQueue;
     private final RvtLoopback loopback;
 
+    /** s_ssn: assigned at post, under postLock (s_next_psn is the requester's). */
+    private int sendSsn = 1;
+    private final CallSend callSend = new CallSend();
     /** Why the last postOneWr failed (set on failure only, under postLock). */
     private String postError;
 
@@ -239,32 +147,15 @@ public final class RvtQp implements DriverQp {
         this.eventHandler = init.eventHandler();
         this.createFlags = init.createFlags();
         DriverParams p = dev.params();
-        this.reserved = p.reservedOperations();
-        this.sendSize = init.cap().maxSendWr() + 1 + reserved;
-        this.sendMaxSge = sendMaxSge;
-        this.ring = new RvtSwqe[sendSize];
-        for (int i = 0; i < sendSize; i++) {
-            ring[i] = new RvtSwqe(sendMaxSge);
-        }
-        this.sendAvail = init.cap().maxSendWr();
-        this.ackQueue = new AckEntry[type == QpType.RC ? p.maxAtomic() : 0];
-        for (int i = 0; i < ackQueue.length; i++) {
-            ackQueue[i] = new AckEntry();
-        }
-        this.recvMaxSge = recvMaxSge;
-        this.recvSgList = new Sge[Math.max(recvMaxSge, 1)];
-        for (int i = 0; i < recvSgList.length; i++) {
-            recvSgList[i] = new Sge();
-        }
-        this.rwqeScratch = new RvtRwqe(Math.max(recvMaxSge, 1));
-        this.rq = srq == null ? new RvtRq(init.cap().maxRecvWr() + 1, recvMaxSge) : null;
+        this.sq = new RvtSendQueue(this, init.cap().maxSendWr(), sendMaxSge, p.reservedOperations());
         TimerService ts = dev.timerService();
-        this.retryTimer = ts.newTimer("qp retry", this::rcTimeout);
-        this.rnrTimer = ts.newTimer("qp rnr", this::rcRnrRetry);
+        this.req = new RvtRequester(this, ts);
+        this.rsp = new RvtResponder(this, srq, init.cap().maxRecvWr(), recvMaxSge);
+        this.ackQueue = new AckQueue(type == QpType.RC ? p.maxAtomic() : 0);
         this.loopback = new RvtLoopback(this);
         this.timeoutTicks = Timeouts.usecsToTicks(4096L / 1000, ts.hz());
         if (init.sigType() == SigType.SIGNAL_REQ_WR) {
-            this.sendFlags = QpFlags.S_SIGNAL_REQ_WR;
+            req.flags = QpFlags.S_SIGNAL_REQ_WR;
         }
     }
 
@@ -402,8 +293,8 @@ public final class RvtQp implements DriverQp {
                 dev.driver().qpPrivFree(dev, qp);
             }
             if (qp != null) {
-                qp.closeTimers();
-                qp.freeRq();
+                qp.req.closeTimers();
+                qp.rsp.freeRq();
             }
             pd.releaseUse();
             throw e;
@@ -425,36 +316,13 @@ public final class RvtQp implements DriverQp {
         remoteQpn = 0;
         qkey = 0;
         accessFlags = 0;
-        sendFlags &= QpFlags.S_SIGNAL_REQ_WR;
-        sendDraining = false;
-        sendNextPsn = 0;
-        sendLastPsn = 0;
-        sendSendingPsn = 0;
-        sendSendingHpsn = 0;
-        sendPsn = 0;
-        recvPsn = 0;
-        recvMsn = 0;
-        int last = type == QpType.RC ? RC_SEND_LAST : UC_SEND_LAST;
-        sendState = last;
-        recvState = last;
-        sendAckState = RC_ACKNOWLEDGE;
-        recvNakState = 0;
-        recvAflags.set(0);
-        recvFlags = 0;
-        SEND_HEAD.setRelease(this, 0);
-        sendTail = 0;
-        sendCur = 0;
-        sendAcked = 0;
-        SEND_LAST.setRelease(this, 0);
-        sendSsn = 1;
-        sendLsn = 0;
         migState = MigState.MIGRATED;
-        recvHeadAckQueue = 0;
-        sendTailAckQueue = 0;
-        sendAckedAckQueue = 0;
-        sendNumRdAtomic = 0;
-        recvSge.clear();
-        sendReservedUsed.set(0);
+        int last = type == QpType.RC ? RC_SEND_LAST : UC_SEND_LAST;
+        req.init(last);
+        rsp.init(last);
+        sq.reset();
+        ackQueue.reset(RC_ACKNOWLEDGE);
+        sendSsn = 1;
     }
 
     private void lockAll() {
@@ -477,16 +345,12 @@ public final class RvtQp implements DriverQp {
         if (state != QpState.RESET) {
             state = QpState.RESET;
             driver.flushQpWaiters(this);
-            if ((sendFlags & (QpFlags.S_TIMER | QpFlags.S_WAIT_RNR)) != 0) {
-                sendFlags &= ~(QpFlags.S_TIMER | QpFlags.S_WAIT_RNR);
-                retryTimer.cancel();
-                rnrTimer.cancel();
-            }
-            sendFlags &= ~(QpFlags.S_TIMER | QpFlags.S_ANY_WAIT);
+            req.stopRcTimers();
+            req.flags &= ~(QpFlags.S_TIMER | QpFlags.S_ANY_WAIT);
             unlockAll();
             try {
                 driver.stopSendQueue(this);
-                delTimersSync();
+                req.delTimersSync();
                 driver.quiesceQp(this);
                 dev.qpTable().remove(this);
             } finally {
@@ -503,22 +367,14 @@ public final class RvtQp implements DriverQp {
      * those of every posted send WQE (advancing {@code sendLast}, no completions).
      */
     private void clearMrRefs(boolean clearSends) {
-        if (testAndClearRecvAflags(QpFlags.RA_REWIND_SGE)) {
-            sendRdmaReadSge.putSs();
+        if (rsp.testAndClearAflags(QpFlags.RA_REWIND_SGE)) {
+            req.rdmaReadSge.putSs();
         }
-        recvSge.putSs();
+        rsp.sge.putSs();
         if (clearSends) {
-            int last = (int) SEND_LAST.getAcquire(this);
-            int head = (int) SEND_HEAD.getAcquire(this);
-            while (last != head) {
-                putSwqe(ring[last]);
-                last = swqeIncr(last);
-                SEND_LAST.setRelease(this, last); // release: pairs with getAcquire in isAvail()
-            }
+            sq.clearPosted();
         }
-        for (AckEntry e : ackQueue) {
-            e.rdmaSge().release();
-        }
+        ackQueue.releaseReferences();
     }
 
     @Override
@@ -527,43 +383,13 @@ public final class RvtQp implements DriverQp {
             return false;
         }
         state = QpState.ERR;
-        if ((sendFlags & (QpFlags.S_TIMER | QpFlags.S_WAIT_RNR)) != 0) {
-            sendFlags &= ~(QpFlags.S_TIMER | QpFlags.S_WAIT_RNR);
-            retryTimer.cancel();
-            // rdmavt leaves the RNR timer running ([quirk]): its expiry only clears WAIT_RNR and reschedules.
-        }
-        sendFlags &= ~QpFlags.S_ANY_WAIT_SEND;
+        req.stopRetryTimerOnError();
         driver.notifyErrorQp(this);
-        if ((int) SEND_LAST.getAcquire(this) != (int) SEND_HEAD.getAcquire(this)) {
+        if (sq.hasPosted()) {
             driver.scheduleSend(this);
         }
         clearMrRefs(false);
-        if (testAndClearRecvAflags(QpFlags.RA_WRID_VALID)) {
-            recvWc.clear().wrId(recvWrId).status(err).opcode(WcOpcode.RECV).qpNum(qpNum);
-            recvCq.enter(recvWc, true);
-        }
-        if (rq != null) {
-            flushRecvQueue();
-            return false;
-        }
-        return true;
-    }
-
-    /** Completes every posted receive WQE of the own queue with WR_FLUSH_ERR (step 9 of rvt_error_qp). */
-    private void flushRecvQueue() {
-        // Both locks, in RvtRq's order: no post between the last take and the end of the flush (see postRecv).
-        rq.producerLock().lock();
-        rq.consumerLock().lock();
-        try {
-            while (rq.take(rwqeScratch)) {
-                recvWc.clear().wrId(rwqeScratch.wrId()).status(WcStatus.WR_FLUSH_ERR).opcode(WcOpcode.RECV)
-                        .qpNum(qpNum);
-                recvCq.enter(recvWc, true);
-            }
-        } finally {
-            rq.consumerLock().unlock();
-            rq.producerLock().unlock();
-        }
+        return rsp.error(err);
     }
 
     @Override
@@ -614,16 +440,13 @@ public final class RvtQp implements DriverQp {
                 if (!state.can(Ops.FLUSH_SEND)) {
                     return;
                 }
-                if ((sendFlags & QpFlags.S_BUSY) == 0 || System.nanoTime() - deadline > 0) {
-                    if ((sendFlags & QpFlags.S_BUSY) != 0) {
+                if ((req.flags & QpFlags.S_BUSY) == 0 || System.nanoTime() - deadline > 0) {
+                    if ((req.flags & QpFlags.S_BUSY) != 0) {
                         System.getLogger(RvtQp.class.getName()).log(System.Logger.Level.WARNING,
                                 "QP 0x" + Integer.toHexString(qpNum) + ": an engine kept S_BUSY for "
                                         + BUSY_WAIT_NANOS / 1_000_000_000L + " s after device removal; flushing");
                     }
-                    int head = (int) SEND_HEAD.getAcquire(this);
-                    while ((int) SEND_LAST.getAcquire(this) != head) {
-                        sendComplete(ring[(int) SEND_LAST.getAcquire(this)], WcStatus.WR_FLUSH_ERR);
-                    }
+                    sq.flushPosted(WcStatus.WR_FLUSH_ERR);
                     return;
                 }
             } finally {
@@ -752,11 +575,11 @@ public final class RvtQp implements DriverQp {
                     }
                     break;
                 case RTR:
-                    recvFlags &= ~QpFlags.R_COMM_EST;
+                    rsp.flags &= ~QpFlags.R_COMM_EST;
                     state = QpState.RTR;
                     break;
                 case SQD:
-                    sendDraining = (int) SEND_LAST.getAcquire(this) != sendCur;
+                    sq.draining = sq.last() != req.cur;
                     state = QpState.SQD;
                     break;
                 case SQE:
@@ -811,14 +634,14 @@ public final class RvtQp implements DriverQp {
             remoteQpn = attr.destQpNum();
         }
         if (QpAttrMask.SQ_PSN.in(mask)) {
-            sendNextPsn = attr.sqPsn() & p.psnModifyMask();
-            sendPsn = sendNextPsn;
-            sendSendingPsn = sendNextPsn;
-            sendLastPsn = sendNextPsn - 1;
-            sendSendingHpsn = sendLastPsn;
+            req.nextPsn = attr.sqPsn() & p.psnModifyMask();
+            req.psn = req.nextPsn;
+            req.sendingPsn = req.nextPsn;
+            req.lastPsn = req.nextPsn - 1;
+            req.sendingHpsn = req.lastPsn;
         }
         if (QpAttrMask.RQ_PSN.in(mask)) {
-            recvPsn = attr.rqPsn() & p.psnModifyMask();
+            rsp.psn = attr.rqPsn() & p.psnModifyMask();
         }
         if (QpAttrMask.ACCESS_FLAGS.in(mask)) {
             accessFlags = attr.qpAccessFlags();
@@ -846,11 +669,11 @@ public final class RvtQp implements DriverQp {
         }
         if (QpAttrMask.RETRY_CNT.in(mask)) {
             retryCnt = attr.retryCnt();
-            sendRetry = retryCnt;
+            req.retry = retryCnt;
         }
         if (QpAttrMask.RNR_RETRY.in(mask)) {
             rnrRetryCnt = attr.rnrRetry();
-            sendRnrRetry = rnrRetryCnt;
+            req.rnrRetry = rnrRetryCnt;
         }
         if (QpAttrMask.MIN_RNR_TIMER.in(mask)) {
             minRnrTimer = attr.minRnrTimer();
@@ -879,13 +702,13 @@ public final class RvtQp implements DriverQp {
         int psnMask = dev.params().psnMask();
         out.qpState(state).curQpState(state);
         out.pathMtu(PathMtu.of(driver.mtuToPathMtu(pmtu)));
-        out.pathMigState(migState).qkey(qkey).rqPsn(recvPsn & psnMask).sqPsn(sendNextPsn & psnMask)
+        out.pathMigState(migState).qkey(qkey).rqPsn(rsp.psn & psnMask).sqPsn(req.nextPsn & psnMask)
                 .destQpNum(remoteQpn).qpAccessFlags(accessFlags);
-        out.cap().maxSendWr(sendSize - 1 - reserved).maxRecvWr(rq == null ? 0 : rq.size() - 1)
-                .maxSendSge(sendMaxSge).maxRecvSge(recvMaxSge).maxInlineData(0);
+        out.cap().maxSendWr(sq.maxSendWr()).maxRecvWr(rsp.maxRecvWr()).maxSendSge(sq.maxSge())
+                .maxRecvSge(rsp.maxSge).maxInlineData(0);
         out.ahAttr().copyFrom(remoteAhAttr);
         out.altAhAttr().copyFrom(altAhAttr);
-        out.pkeyIndex(pkeyIndex).altPkeyIndex(altPkeyIndex).enSqdAsyncNotify(false).sqDraining(sendDraining)
+        out.pkeyIndex(pkeyIndex).altPkeyIndex(altPkeyIndex).enSqdAsyncNotify(false).sqDraining(sq.draining)
                 .maxRdAtomic(maxRdAtomic).maxDestRdAtomic(maxDestRdAtomic).minRnrTimer(minRnrTimer)
                 .portNum(portNum).timeout(timeout).retryCnt(retryCnt).rnrRetry(rnrRetryCnt)
                 .altPortNum(altAhAttr.portNum()).altTimeout(0);
@@ -899,10 +722,11 @@ public final class RvtQp implements DriverQp {
         }
         checkNotDestroyed();
         out.qpType(type).sendCq(sendCq).recvCq(recvCq).srq(srq).eventHandler(eventHandler)
-                .sigType((sendFlags & QpFlags.S_SIGNAL_REQ_WR) != 0 ? SigType.SIGNAL_REQ_WR : SigType.SIGNAL_ALL_WR)
+                .sigType((req.flags & QpFlags.S_SIGNAL_REQ_WR) != 0 ? SigType.SIGNAL_REQ_WR
+                        : SigType.SIGNAL_ALL_WR)
                 .portNum(portNum).createFlags(createFlags);
-        out.cap().maxSendWr(sendSize - 1 - reserved).maxRecvWr(rq == null ? 0 : rq.size() - 1)
-                .maxSendSge(sendMaxSge).maxRecvSge(recvMaxSge).maxInlineData(0);
+        out.cap().maxSendWr(sq.maxSendWr()).maxRecvWr(rsp.maxRecvWr()).maxSendSge(sq.maxSge())
+                .maxRecvSge(rsp.maxSge).maxInlineData(0);
         return out;
     }
 
@@ -932,26 +756,14 @@ public final class RvtQp implements DriverQp {
             dev.countRcQp(-1);
         }
         driver.qpPrivFree(dev, this);
-        closeTimers();
-        freeRq();
+        req.closeTimers();
+        rsp.freeRq();
         sendCq.removeUser();
         recvCq.removeUser();
         if (srq != null) {
             srq.removeUser();
         }
         pd.releaseUse();
-    }
-
-    /** rvt_free_rq on the own receive queue (create failure, destroy). */
-    private void freeRq() {
-        if (rq != null) {
-            rq.free();
-        }
-    }
-
-    private void closeTimers() {
-        retryTimer.cancel();
-        rnrTimer.cancel();
     }
 
     private void awaitNoReferences() {
@@ -1039,7 +851,7 @@ public final class RvtQp implements DriverQp {
                         "postSend: QP 0x" + Integer.toHexString(qpNum) + " is in state " + s
                                 + ", which does not accept sends");
             }
-            callSend.set((int) SEND_HEAD.get(this) == (int) SEND_LAST.getOpaque(this) && wr.next() == null);
+            callSend.set(sq.emptyForPoster() && wr.next() == null);
             for (SendWorkRequest w = wr; w != null; w = w.next()) {
                 err = postOneWr(w);
                 if (err != 0) {
@@ -1082,8 +894,8 @@ public final class RvtQp implements DriverQp {
         if (op == null) {
             return fail(Errnos.EINVAL, "opcode is null");
         }
-        if (wr.numSge() > sendMaxSge) {
-            return fail(Errnos.EINVAL, "numSge " + wr.numSge() + " exceeds the QP's maxSendSge " + sendMaxSge);
+        if (wr.numSge() > sq.maxSge()) {
+            return fail(Errnos.EINVAL, "numSge " + wr.numSge() + " exceeds the QP's maxSendSge " + sq.maxSge());
         }
         OperationParams params = dev.operationTable().get(op);
         if (params == null) {
@@ -1131,7 +943,7 @@ public final class RvtQp implements DriverQp {
                     return 0;
                 }
             } else if (op == WrOpcode.LOCAL_INV) {
-                if (SendFlag.FENCE.in(wr.sendFlags()) || localOpsPending.get() > 0) {
+                if (SendFlag.FENCE.in(wr.sendFlags()) || sq.localOpsPending() > 0) {
                     deferred = true;
                 } else {
                     if (dev.lkeyTable().invalidateRkey(pd, wr.invalidateRkey()) < 0) {
@@ -1147,14 +959,14 @@ public final class RvtQp implements DriverQp {
             }
         }
         boolean reservedOp = params.has(OperationFlag.USE_RESERVE);
-        if (!isAvail(reservedOp)) {
+        if (!sq.isAvail(reservedOp)) {
             return fail(Errnos.ENOMEM, reservedOp
-                    ? "no reserved send slot left (reserved_operations " + reserved + " in use)"
-                    : "send queue is full (" + (sendSize - 1 - reserved) + " WQEs outstanding)");
+                    ? "no reserved send slot left (reserved_operations " + sq.reserved() + " in use)"
+                    : "send queue is full (" + sq.maxSendWr() + " WQEs outstanding)");
         }
-        int head = (int) SEND_HEAD.get(this);
-        int next = swqeIncr(head);
-        RvtSwqe wqe = ring[head];
+        int head = sq.headForPoster();
+        int next = sq.swqeIncr(head);
+        RvtSwqe wqe = sq.swqe(head);
         wqe.fill(wr, params.shape(), udLike);
 
         // SGE validation and merge (rvt_lkey_ok); the access check uses the numeric opcode [quirk].
@@ -1193,7 +1005,7 @@ public final class RvtQp implements DriverQp {
         }
         if (local) {
             if (deferred) {
-                localOpsPending.incrementAndGet();
+                sq.localOpQueued();
             } else {
                 wqe.sendFlags |= QpFlags.SEND_COMPLETION_ONLY;
             }
@@ -1202,7 +1014,7 @@ public final class RvtQp implements DriverQp {
             wqe.lpsn = 0;
         } else {
             wqe.ssn = sendSsn++;
-            wqe.psn = sendNextPsn;
+            wqe.psn = req.nextPsn;
             wqe.lpsn = wqe.psn + (length != 0 ? (length - 1) >>> lp : 0);
         }
         if (dev.provides(Callback.SETUP_WQE)) {
@@ -1221,28 +1033,12 @@ public final class RvtQp implements DriverQp {
             }
         }
         if (!local) {
-            sendNextPsn = wqe.lpsn + 1;
+            req.nextPsn = wqe.lpsn + 1;
         }
-        if (reservedOp) {
-            wqe.sendFlags |= QpFlags.SEND_RESERVE_USED;
-            wqeReserve(wqe);
-        } else {
-            wqe.sendFlags &= ~QpFlags.SEND_RESERVE_USED;
-            sendAvail--;
-        }
-        // release: the WQE is complete before it is reachable; pairs with getAcquire in sendHead().
-        SEND_HEAD.setRelease(this, next);
+        sq.publish(wqe, reservedOp, next);
         return 0;
     }
 
-    /**
-     * Mirrors {@code rvt_qp_is_avail}, with two changes ([deviation], semantics §4.3): a reserved post also needs the
-     * ring not to be physically full (the slot after {@code sendHead} is not {@code sendLast}), and the cached
-     * {@code sendAvail} never exceeds {@code sendSize - 1 - R}. rdmavt checks only the reserved count, which a
-     * completion lowers before it publishes {@code s_last}: a reserved post in that window took the empty-marker
-     * slot and the next ordinary post overwrote the WQE being retired. The count is compared unsigned, as rdmavt's
-     * {@code u32}: a count an unbalanced unreserve drove below zero fails closed.
-     */
     /** Says which of {@code RvtLkeyTable.fastRegMr}'s checks refused a REG_MR. */
     private String regMrProblem(RvtMr mr, int key) {
         if (mr.rvtPd() != pd) {
@@ -1257,142 +1053,6 @@ public final class RvtQp implements DriverQp {
                     + " (only the low 8 bits may change)";
         }
         return "the access asks for write on a read-only region";
-    }
-
-    @Override
-    public boolean isAvail(boolean reservedOp) {
-        if (reservedOp) {
-            // volatile read: sees every decrement that wqeUnreserve made before its fence
-            if (Integer.compareUnsigned(sendReservedUsed.get(), reserved) >= 0) {
-                return false;
-            }
-            // acquire: the retiring slot counts as taken until completeSwqe has published s_last past it
-            return swqeIncr((int) SEND_HEAD.get(this)) != (int) SEND_LAST.getAcquire(this);
-        }
-        if (sendAvail != 0) {
-            return true; // the cached lower bound: no cross-thread state is read on this path
-        }
-        VarHandle.fullFence(); // pairs with the fence in wqeUnreserve (rdmavt's smp_mb__before_atomic)
-        // acquire: pairs with the setRelease in completeSwqe; read s_last before the reserved count.
-        int last = (int) SEND_LAST.getAcquire(this);
-        int head = (int) SEND_HEAD.get(this);
-        int slots = head >= last ? sendSize - (head - last) : last - head;
-        int used = sendReservedUsed.get();
-        int avail = slots - 1 - (reserved - used);
-        if (avail <= 0) {
-            return false;
-        }
-        int bound = sendSize - 1 - reserved;
-        if (avail > bound) {
-            availOvershoots.incrementAndGet();
-            System.getLogger(RvtQp.class.getName()).log(System.Logger.Level.WARNING,
-                    "QP 0x" + Integer.toHexString(qpNum) + ": s_avail " + avail + " exceeds " + bound
-                            + "; clamped");
-            avail = bound;
-        }
-        sendAvail = avail;
-        return true;
-    }
-
-    /**
-     * Mirrors {@code rvt_qp_wqe_reserve}: one more reserved WQE in flight (the caller flags the WQE with
-     * {@code SEND_RESERVE_USED}).
-     *
-     * @param wqe the WQE being posted
-     */
-    @Override
-    public void wqeReserve(SendWqe wqe) {
-        sendReservedUsed.incrementAndGet();
-    }
-
-    /**
-     * Mirrors {@code rvt_qp_wqe_unreserve}: a WQE flagged {@code SEND_RESERVE_USED} is retired, the reserved count
-     * drops. An unreserve that finds no reserved WQE in flight (a driver bug) is counted
-     * ({@link #unbalancedUnreserves()}) and logged once per QP; the count still drops, as in rdmavt, and the unsigned
-     * comparison in {@link #isAvail(boolean)} then refuses reserved posts.
-     *
-     * @param flags the retired WQE's send flags
-     */
-    @Override
-    public void wqeUnreserve(int flags) {
-        if ((flags & QpFlags.SEND_RESERVE_USED) != 0) {
-            if (sendReservedUsed.getAndDecrement() <= 0 && unbalancedUnreserves.getAndIncrement() == 0) {
-                System.getLogger(RvtQp.class.getName()).log(System.Logger.Level.WARNING,
-                        "QP 0x" + Integer.toHexString(qpNum) + ": wqe_unreserve without a reserved WQE in flight"
-                                + " (reserved count now " + sendReservedUsed.get() + "); reserved posts now fail");
-            }
-            // Must precede the sendLast update: a poster that sees the new s_last sees the smaller count.
-            VarHandle.fullFence();
-        }
-    }
-
-    /** @return how many unreserves found no reserved WQE in flight (driver bugs; logged once) */
-    public int unbalancedUnreserves() {
-        return unbalancedUnreserves.get();
-    }
-
-    /** @return how many times the recomputed {@code s_avail} exceeded its bound and was clamped (should be 0) */
-    public int availOvershoots() {
-        return availOvershoots.get();
-    }
-
-    @Override
-    public int completeSwqe(SendWqe w, WcOpcode opcode, WcStatus status) {
-        RvtSwqe wqe = (RvtSwqe) w;
-        int flags = wqe.sendFlags;
-        wqeUnreserve(flags);
-        putSwqe(wqe);
-        boolean needCompletion = (flags & QpFlags.SEND_RESERVE_USED) == 0
-                && ((sendFlags & QpFlags.S_SIGNAL_REQ_WR) == 0 || SendFlag.SIGNALED.in(flags)
-                        || status != WcStatus.SUCCESS);
-        long wrId = 0;
-        int byteLen = 0;
-        if (needCompletion) {
-            // Capture before the release: afterwards a poster may reuse the slot.
-            wrId = wqe.wrId;
-            byteLen = wqe.length;
-        }
-        int last = swqeIncr((int) SEND_LAST.get(this));
-        // release: pairs with getAcquire in isAvail(); wqeUnreserve above came first.
-        SEND_LAST.setRelease(this, last);
-        if (needCompletion) {
-            sendWc.clear().wrId(wrId).status(status).opcode(opcode).qpNum(qpNum).byteLen(byteLen);
-            sendCq(sendWc, status != WcStatus.SUCCESS);
-        }
-        return last;
-    }
-
-    @Override
-    public void sendComplete(SendWqe wqe, WcStatus status) {
-        if (!state.can(Ops.PROCESS_OR_FLUSH_SEND)) {
-            return;
-        }
-        int old = (int) SEND_LAST.get(this);
-        OperationParams p = wqe.opcode() == null ? null : dev.operationTable().get(wqe.opcode());
-        WcOpcode wcOp = p == null || p.wcOpcode() == null ? WcOpcode.SEND : p.wcOpcode();
-        int last = completeSwqe(wqe, wcOp, status);
-        if (sendAcked == old) {
-            sendAcked = last;
-        }
-        if (sendCur == old) {
-            sendCur = last;
-        }
-        if (sendTail == old) {
-            sendTail = last;
-        }
-        if (state == QpState.SQD && last == sendCur) {
-            sendDraining = false;
-        }
-    }
-
-    @Override
-    public void putSwqe(SendWqe w) {
-        RvtSwqe wqe = (RvtSwqe) w;
-        wqe.putMrs();
-        wqe.numSge = 0;
-        if (type.isUdLike()) {
-            wqe.clearAh();
-        }
     }
 
     @Override
@@ -1474,104 +1134,12 @@ public final class RvtQp implements DriverQp {
         if (!dev.isAlive()) {
             throw new WorkRequestException(Errno.ENODEV, 0, "postRecv: device " + dev.name() + " was removed");
         }
-        QpState s = state;
-        if (!s.can(Ops.POST_RECV_OK) || rq == null) {
-            throw new WorkRequestException(Errno.EINVAL, 0, "postRecv: QP 0x" + Integer.toHexString(qpNum)
-                    + (rq == null ? " receives through an SRQ" : " is in state " + s + ", which does not accept"
-                            + " receives"));
-        }
-        int n = 0;
-        for (RecvWorkRequest w = wr; w != null; w = w.next(), n++) {
-            if (w.numSge() > rq.maxSge()) {
-                throw new WorkRequestException(Errno.EINVAL, n, "numSge " + w.numSge()
-                        + " exceeds the QP's maxRecvSge " + rq.maxSge());
-            }
-            rq.producerLock().lock();
-            try {
-                if (rq.isFull()) {
-                    throw new WorkRequestException(Errno.ENOMEM, n, "receive queue is full ("
-                            + (rq.size() - 1) + " WQEs outstanding)");
-                }
-                // The state read again under the producer lock, which flushRecvQueue also holds: a receive posted
-                // while another thread moves the QP to ERR is either queued before the flush (which completes it) or
-                // sees ERR and completes here. rdmavt reads the state once, before the loop, and can leave one behind.
-                if (state.can(Ops.FLUSH_RECV) && srq == null) {
-                    postRecvWc.clear().wrId(w.wrId()).status(WcStatus.WR_FLUSH_ERR).opcode(WcOpcode.RECV)
-                            .qpNum(qpNum);
-                    recvCq.enter(postRecvWc, true);
-                } else {
-                    rq.post(w);
-                }
-            } finally {
-                rq.producerLock().unlock();
-            }
-        }
-    }
-
-    @Override
-    public int getRwqe(boolean wrIdOnly) {
-        RvtRq q = srq != null ? srq.rq() : rq;
-        boolean limitEvent = false;
-        q.consumerLock().lock();
-        try {
-            if (!state.can(Ops.PROCESS_RECV_OK)) {
-                return 0;
-            }
-            if (!q.take(rwqeScratch)) {
-                return 0;
-            }
-            if (!wrIdOnly && !initSge(rwqeScratch)) {
-                return -1;
-            }
-            recvWrId = rwqeScratch.wrId();
-            setRecvAflags(QpFlags.RA_WRID_VALID);
-            if (srq != null) {
-                limitEvent = srq.checkLimitLocked();
-            }
-        } finally {
-            q.consumerLock().unlock();
-        }
-        if (limitEvent) {
-            srq.raiseLimitEvent();
-        }
-        return 1;
-    }
-
-    /** Mirrors {@code init_sge}: validates the RWQE's SGEs into {@link #recvSge}; on failure completes it. */
-    private boolean initSge(RvtRwqe wqe) {
-        RvtPd recvPd = srq != null ? srq.pd() : pd;
-        int j = 0;
-        int len = 0;
-        for (int i = 0; i < wqe.numSge(); i++) {
-            if (wqe.length(i) == 0) {
-                continue;
-            }
-            sgeScratch.set(wqe.addr(i), wqe.length(i), wqe.lkey(i));
-            if (dev.lkeyTable().lkeyOk(recvPd, recvSgList[j], null, sgeScratch, AccessFlag.LOCAL_WRITE.bit()) < 0) {
-                for (int k = 0; k < j; k++) {
-                    recvSgList[k].release();
-                }
-                recvSge.clear();
-                recvWc.clear().wrId(wqe.wrId()).status(WcStatus.LOC_PROT_ERR).opcode(WcOpcode.RECV).qpNum(qpNum);
-                recvCq.enter(recvWc, true);
-                return false;
-            }
-            len += wqe.length(i);
-            j++;
-        }
-        recvLen = len;
-        recvSge.init(recvSgList, 0, j, len);
-        return true;
-    }
-
-    @Override
-    public int rqCount(int head, int tail) {
-        return rq == null ? 0 : rq.count(head, tail);
+        rsp.postRecv(wr);
     }
 
     @Override
     public void commEst() {
-        recvFlags |= QpFlags.R_COMM_EST;
+        rsp.flags |= QpFlags.R_COMM_EST;
         event(AsyncEventType.COMM_EST);
     }
 
@@ -1585,132 +1153,6 @@ public final class RvtQp implements DriverQp {
     @Override
     public int divMtu(int len) {
         return len >>> logPmtu;
-    }
-
-    @Override
-    public boolean rcCreditAvail(SendWqe wqe) {
-        if ((sendFlags & QpFlags.S_UNLIMITED_CREDIT) == 0 && Seq24.cmpMsn(wqe.ssn(), sendLsn + 1) > 0) {
-            sendFlags |= QpFlags.S_WAIT_SSN_CREDIT;
-            iport().addCounter(PortCounter.RC_CRWAITS, 1);
-            return false;
-        }
-        return true;
-    }
-
-    @Override
-    public void getCredit(int aeth) {
-        int code = Aeth.code(aeth);
-        if (code == Aeth.CREDIT_INVAL) {
-            if ((sendFlags & QpFlags.S_UNLIMITED_CREDIT) == 0) {
-                sendFlags |= QpFlags.S_UNLIMITED_CREDIT;
-                if ((sendFlags & QpFlags.S_WAIT_SSN_CREDIT) != 0) {
-                    sendFlags &= ~QpFlags.S_WAIT_SSN_CREDIT;
-                    driver.scheduleSend(this);
-                }
-            }
-        } else if ((sendFlags & QpFlags.S_UNLIMITED_CREDIT) == 0) {
-            int newLsn = (aeth + Aeth.credits(code)) & Seq24.MASK;
-            if (Seq24.cmpMsn(newLsn, sendLsn) > 0) {
-                sendLsn = newLsn;
-                if ((sendFlags & QpFlags.S_WAIT_SSN_CREDIT) != 0) {
-                    sendFlags &= ~QpFlags.S_WAIT_SSN_CREDIT;
-                    driver.scheduleSend(this);
-                }
-            }
-        }
-    }
-
-    @Override
-    public int computeAeth() {
-        int aeth = recvMsn & Seq24.MASK;
-        if (srq != null) {
-            return aeth | (Aeth.CREDIT_INVAL << Aeth.CREDIT_SHIFT);
-        }
-        int credits = rq.approxCount();
-        if (credits == 0) {
-            credits = rq.count(rq.headAcquire(), rq.tail());
-        }
-        return aeth | (Aeth.creditCode(credits) << Aeth.CREDIT_SHIFT);
-    }
-
-    // ================================================================== timers
-
-    private long ticksToNanos(long ticks) {
-        return Timeouts.ticksToNanos(ticks, dev.timerService().hz());
-    }
-
-    @Override
-    public void addRetryTimer() {
-        addRetryTimerExt(0);
-    }
-
-    @Override
-    public void addRetryTimerExt(int shift) {
-        sendFlags |= QpFlags.S_TIMER;
-        retryTimer.arm(ticksToNanos(dev.busyTicks() + (timeoutTicks << shift)));
-    }
-
-    @Override
-    public void modRetryTimer() {
-        modRetryTimerExt(0);
-    }
-
-    @Override
-    public void modRetryTimerExt(int shift) {
-        sendFlags |= QpFlags.S_TIMER;
-        retryTimer.arm(ticksToNanos(dev.busyTicks() + (timeoutTicks << shift)));
-    }
-
-    @Override
-    public void addRnrTimer(int aeth) {
-        sendFlags |= QpFlags.S_WAIT_RNR;
-        rnrTimer.arm(Timeouts.rnrTableToMicros(Aeth.code(aeth)) * 1000L);
-    }
-
-    @Override
-    public void stopRcTimers() {
-        if ((sendFlags & (QpFlags.S_TIMER | QpFlags.S_WAIT_RNR)) != 0) {
-            sendFlags &= ~(QpFlags.S_TIMER | QpFlags.S_WAIT_RNR);
-            retryTimer.cancel();
-            rnrTimer.cancel();
-        }
-    }
-
-    @Override
-    public void delTimersSync() {
-        retryTimer.cancelSync();
-        rnrTimer.cancelSync();
-    }
-
-    /** Mirrors {@code rvt_rc_timeout}: the retry timer expired. */
-    private void rcTimeout() {
-        recvLock.lock();
-        sendLock.lock();
-        try {
-            if ((sendFlags & QpFlags.S_TIMER) != 0) {
-                sendFlags &= ~QpFlags.S_TIMER;
-                RvtIbport port = iport();
-                if (port != null) {
-                    port.addCounter(PortCounter.RC_TIMEOUTS, 1);
-                }
-                driver.notifyRestartRc(this, sendLastPsn + 1, 1);
-                driver.scheduleSend(this);
-            }
-        } finally {
-            sendLock.unlock();
-            recvLock.unlock();
-        }
-    }
-
-    /** Mirrors {@code rvt_rc_rnr_retry}: the RNR timer expired. */
-    private void rcRnrRetry() {
-        sendLock.lock();
-        try {
-            sendFlags &= ~QpFlags.S_WAIT_RNR;
-            driver.scheduleSend(this);
-        } finally {
-            sendLock.unlock();
-        }
     }
 
     // ================================================================== keys, loopback, multicast, MR clean-up
@@ -1814,7 +1256,7 @@ public final class RvtQp implements DriverQp {
             if (state == QpState.ERR || state == QpState.RESET) {
                 return;
             }
-            if (recvSge.hasLkey(lkey) || sendHasLkey(lkey) || ackQueueHasLkey(lkey)) {
+            if (rsp.sge.hasLkey(lkey) || sq.hasLkey(lkey) || req.rdmaReadSge.hasLkey(lkey) || ackQueue.hasLkey(lkey)) {
                 lastWqe = errorQp(WcStatus.LOC_PROT_ERR);
             }
         } finally {
@@ -1823,29 +1265,6 @@ public final class RvtQp implements DriverQp {
         if (lastWqe) {
             event(AsyncEventType.QP_LAST_WQE_REACHED);
         }
-    }
-
-    private boolean sendHasLkey(int lkey) {
-        int head = (int) SEND_HEAD.get(this);
-        for (int i = (int) SEND_LAST.get(this); i != head; i = swqeIncr(i)) {
-            RvtSwqe w = ring[i];
-            for (int k = 0; k < w.numSge; k++) {
-                Sge s = w.sge(k);
-                if (s.mr() != null && s.mr().lkey() == lkey) {
-                    return true;
-                }
-            }
-        }
-        return sendRdmaReadSge.hasLkey(lkey);
-    }
-
-    private boolean ackQueueHasLkey(int lkey) {
-        for (AckEntry e : ackQueue) {
-            if (e.rdmaSge().mr() != null && e.rdmaSge().mr().lkey() == lkey) {
-                return true;
-            }
-        }
-        return false;
     }
 
     // ================================================================== accessors
@@ -1931,271 +1350,6 @@ public final class RvtQp implements DriverQp {
     }
 
     @Override
-    public int sendSize() {
-        return sendSize;
-    }
-
-    @Override
-    public int sendMaxSge() {
-        return sendMaxSge;
-    }
-
-    @Override
-    public int sendTail() {
-        return sendTail;
-    }
-
-    @Override
-    public void sendTail(int v) {
-        sendTail = v;
-    }
-
-    @Override
-    public int sendCur() {
-        return sendCur;
-    }
-
-    @Override
-    public void sendCur(int v) {
-        sendCur = v;
-    }
-
-    @Override
-    public int sendAcked() {
-        return sendAcked;
-    }
-
-    @Override
-    public void sendAcked(int v) {
-        sendAcked = v;
-    }
-
-    @Override
-    public int sendAvail() {
-        return sendAvail;
-    }
-
-    @Override
-    public int sendFlags() {
-        return sendFlags;
-    }
-
-    @Override
-    public void sendFlags(int v) {
-        sendFlags = v;
-    }
-
-    @Override
-    public boolean sendDraining() {
-        return sendDraining;
-    }
-
-    @Override
-    public int sendNextPsn() {
-        return sendNextPsn;
-    }
-
-    @Override
-    public void sendNextPsn(int v) {
-        sendNextPsn = v;
-    }
-
-    @Override
-    public int sendPsn() {
-        return sendPsn;
-    }
-
-    @Override
-    public void sendPsn(int v) {
-        sendPsn = v;
-    }
-
-    @Override
-    public int sendLastPsn() {
-        return sendLastPsn;
-    }
-
-    @Override
-    public void sendLastPsn(int v) {
-        sendLastPsn = v;
-    }
-
-    @Override
-    public int sendSendingPsn() {
-        return sendSendingPsn;
-    }
-
-    @Override
-    public void sendSendingPsn(int v) {
-        sendSendingPsn = v;
-    }
-
-    @Override
-    public int sendSendingHpsn() {
-        return sendSendingHpsn;
-    }
-
-    @Override
-    public void sendSendingHpsn(int v) {
-        sendSendingHpsn = v;
-    }
-
-    @Override
-    public int sendLsn() {
-        return sendLsn;
-    }
-
-    @Override
-    public int sendRetry() {
-        return sendRetry;
-    }
-
-    @Override
-    public void sendRetry(int v) {
-        sendRetry = v;
-    }
-
-    @Override
-    public int sendRnrRetry() {
-        return sendRnrRetry;
-    }
-
-    @Override
-    public void sendRnrRetry(int v) {
-        sendRnrRetry = v;
-    }
-
-    @Override
-    public int sendState() {
-        return sendState;
-    }
-
-    @Override
-    public void sendState(int v) {
-        sendState = v;
-    }
-
-    @Override
-    public int sendAckState() {
-        return sendAckState;
-    }
-
-    @Override
-    public void sendAckState(int v) {
-        sendAckState = v;
-    }
-
-    @Override
-    public int sendNumRdAtomic() {
-        return sendNumRdAtomic;
-    }
-
-    @Override
-    public void sendNumRdAtomic(int v) {
-        sendNumRdAtomic = v;
-    }
-
-    @Override
-    public SgeState sendSge() {
-        return sendSge;
-    }
-
-    @Override
-    public SgeState sendRdmaReadSge() {
-        return sendRdmaReadSge;
-    }
-
-    @Override
-    public int recvHeadAckQueue() {
-        return recvHeadAckQueue;
-    }
-
-    @Override
-    public void recvHeadAckQueue(int v) {
-        recvHeadAckQueue = v;
-    }
-
-    @Override
-    public int sendTailAckQueue() {
-        return sendTailAckQueue;
-    }
-
-    @Override
-    public void sendTailAckQueue(int v) {
-        sendTailAckQueue = v;
-    }
-
-    @Override
-    public int recvPsn() {
-        return recvPsn;
-    }
-
-    @Override
-    public void recvPsn(int v) {
-        recvPsn = v;
-    }
-
-    @Override
-    public int recvMsn() {
-        return recvMsn;
-    }
-
-    @Override
-    public void recvMsn(int v) {
-        recvMsn = v;
-    }
-
-    @Override
-    public int recvState() {
-        return recvState;
-    }
-
-    @Override
-    public void recvState(int v) {
-        recvState = v;
-    }
-
-    @Override
-    public int recvNakState() {
-        return recvNakState;
-    }
-
-    @Override
-    public void recvNakState(int v) {
-        recvNakState = v;
-    }
-
-    @Override
-    public int recvFlags() {
-        return recvFlags;
-    }
-
-    @Override
-    public void recvFlags(int v) {
-        recvFlags = v;
-    }
-
-    @Override
-    public long recvWrId() {
-        return recvWrId;
-    }
-
-    @Override
-    public int recvLen() {
-        return recvLen;
-    }
-
-    @Override
-    public void recvLen(int v) {
-        recvLen = v;
-    }
-
-    @Override
-    public SgeState recvSge() {
-        return recvSge;
-    }
-
-    @Override
     public Object priv() {
         return priv;
     }
@@ -2266,11 +1420,6 @@ public final class RvtQp implements DriverQp {
         return recvCq;
     }
 
-    @Override
-    public boolean hasSrq() {
-        return srq != null;
-    }
-
     /** @return the SRQ, or null */
     public RvtSrq srq() {
         return srq;
@@ -2278,80 +1427,37 @@ public final class RvtQp implements DriverQp {
 
     /** @return the own receive queue, or null with an SRQ */
     public RvtRq rq() {
-        return rq;
+        return rsp.rq;
     }
 
     @Override
-    public int sendHead() {
-        return (int) SEND_HEAD.getAcquire(this); // acquire: pairs with the setRelease in postOneWr
+    public RvtSendQueue sendQueue() {
+        return sq;
     }
 
     @Override
-    public int sendLast() {
-        return (int) SEND_LAST.getAcquire(this); // acquire: pairs with the setRelease in completeSwqe
+    public RvtRequester requester() {
+        return req;
     }
 
     @Override
-    public RvtSwqe swqe(int index) {
-        return ring[index];
+    public RvtResponder responder() {
+        return rsp;
     }
 
     @Override
-    public int swqeIncr(int index) {
-        return index + 1 == sendSize ? 0 : index + 1;
+    public AckQueue ackQueue() {
+        return ackQueue;
     }
 
-    @Override
-    public int sendReservedUsed() {
-        return sendReservedUsed.get();
+    /** @return whether SQD is still draining ({@code s_draining}) */
+    public boolean sendDraining() {
+        return sq.draining;
     }
 
-    @Override
-    public int localOpsPending() {
-        return localOpsPending.get();
-    }
-
-    @Override
-    public void localOpDone() {
-        localOpsPending.decrementAndGet();
-    }
-
-    @Override
-    public int ackQueueSize() {
-        return ackQueue.length;
-    }
-
-    @Override
-    public AckEntry ackQueue(int i) {
-        return ackQueue[i];
-    }
-
-    @Override
-    public int recvAflags() {
-        return recvAflags.get();
-    }
-
-    @Override
-    public void setRecvAflags(int bits) {
-        while (true) {
-            int v = recvAflags.get();
-            if ((v & bits) == bits || recvAflags.compareAndSet(v, v | bits)) {
-                return;
-            }
-        }
-    }
-
-    @Override
-    public boolean testAndClearRecvAflags(int bits) {
-        while (true) {
-            int v = recvAflags.get();
-            if ((v & bits) == 0) {
-                return false;
-            }
-            if (recvAflags.compareAndSet(v, v & ~bits)) {
-                return true;
-            }
-        }
+    /** Mirrors {@code rvt_del_timers_sync}: cancels both timers and waits for running callbacks (no QP lock held). */
+    public void delTimersSync() {
+        req.delTimersSync();
     }
 
     /** @return the QP's event handler, or null */

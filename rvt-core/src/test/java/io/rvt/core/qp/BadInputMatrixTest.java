@@ -131,11 +131,14 @@ class BadInputMatrixTest {
                     .append(a.minRnrTimer()).append(" port=").append(a.portNum()).append(" timeout=")
                     .append(a.timeout()).append(" retry=").append(a.retryCnt()).append('/').append(a.rnrRetry())
                     .append(" altPort=").append(a.altPortNum()).append(" sig=").append(i.sigType());
-            b.append(" | head=").append(qp.sendHead()).append(" last=").append(qp.sendLast()).append(" cur=")
-                    .append(qp.sendCur()).append(" tail=").append(qp.sendTail()).append(" avail=")
-                    .append(qp.sendAvail()).append(" reserved=").append(qp.sendReservedUsed()).append(" nextPsn=")
-                    .append(qp.sendNextPsn()).append(" localOps=").append(qp.localOpsPending()).append(" flags=")
-                    .append(qp.sendFlags()).append(" refs=").append(qp.refCount()).append(" mig=")
+            b.append(" | head=").append(qp.sendQueue().head()).append(" last=").append(qp.sendQueue().last())
+                    .append(" cur=")
+                    .append(qp.requester().cur).append(" tail=").append(qp.requester().tail).append(" avail=")
+                    .append(qp.sendQueue().avail()).append(" reserved=").append(qp.sendQueue().reservedUsed())
+                    .append(" nextPsn=")
+                    .append(qp.requester().nextPsn).append(" localOps=")
+                    .append(qp.sendQueue().localOpsPending()).append(" flags=")
+                    .append(qp.requester().flags).append(" refs=").append(qp.refCount()).append(" mig=")
                     .append(qp.migState()).append(" pmtu=").append(qp.pmtu()).append(" timeoutTicks=")
                     .append(qp.timeoutTicks());
             if (qp.rq() != null) {
@@ -373,9 +376,10 @@ class BadInputMatrixTest {
             assertThat(e.badIndex()).as("first WR not posted").isEqualTo(4);
         });
 
-        assertThat(Math.floorMod(f.rc.sendHead() - f.rc.sendLast(), f.rc.sendSize())).as("4 posted").isEqualTo(4);
+        assertThat(Math.floorMod(f.rc.sendQueue().head() - f.rc.sendQueue().last(), f.rc.sendQueue().size()))
+                .as("4 posted").isEqualTo(4);
         for (int i = 0; i < 4; i++) {
-            assertThat(f.rc.swqe(i).wrId()).isEqualTo(100 + i);
+            assertThat(f.rc.sendQueue().swqe(i).wrId()).isEqualTo(100 + i);
         }
         assertThat(f.driver.calls(Callback.DO_SEND)).isEqualTo(doSends);
         assertThat(f.driver.calls(Callback.SCHEDULE_SEND)).as("kicked once for the 4 posted").isEqualTo(scheds + 1);
@@ -393,7 +397,7 @@ class BadInputMatrixTest {
             assertThat(e.errno()).isEqualTo(Errno.EINVAL);
             assertThat(e.badIndex()).isEqualTo(2);
         });
-        assertThat(f.rc.sendHead()).isEqualTo(2);
+        assertThat(f.rc.sendQueue().head()).isEqualTo(2);
     }
 
     @Test
@@ -403,7 +407,7 @@ class BadInputMatrixTest {
         f.rc.postSend(sge(send(), f.noLocalWrite.addr(), 8, f.noLocalWrite.lkey()));
         f.rc.postSend(sge(send().opcode(WrOpcode.RDMA_WRITE), f.noLocalWrite.addr(), 8, f.noLocalWrite.lkey()));
 
-        assertThat(f.rc.sendHead()).isEqualTo(2);
+        assertThat(f.rc.sendQueue().head()).isEqualTo(2);
     }
 
     @Test
@@ -414,10 +418,10 @@ class BadInputMatrixTest {
         f.rc.postSend(w);
         f.rc.postSend(send());
 
-        assertThat(f.rc.swqe(0).numSge()).as("zero-length SGE skipped").isEqualTo(1);
-        assertThat(f.rc.swqe(0).length()).isEqualTo(8);
-        assertThat(f.rc.swqe(1).numSge()).isZero();
-        assertThat(f.rc.swqe(1).lpsn()).isEqualTo(f.rc.swqe(1).psn());
+        assertThat(f.rc.sendQueue().swqe(0).numSge()).as("zero-length SGE skipped").isEqualTo(1);
+        assertThat(f.rc.sendQueue().swqe(0).length()).isEqualTo(8);
+        assertThat(f.rc.sendQueue().swqe(1).numSge()).isZero();
+        assertThat(f.rc.sendQueue().swqe(1).lpsn()).isEqualTo(f.rc.sendQueue().swqe(1).psn());
     }
 
     @Test

@@ -16,7 +16,6 @@ import io.rvt.api.SrqAttrMask;
 import io.rvt.api.SrqInitAttr;
 import io.rvt.api.VerbsException;
 import io.rvt.api.WorkCompletion;
-import io.rvt.api.WorkRequestException;
 import io.rvt.api.WrOpcode;
 import io.rvt.api.spi.CallSend;
 import io.rvt.api.spi.DriverQp;
@@ -85,8 +84,10 @@ class BadInputMessagesTest {
         }
 
         String snapshot() {
-            return java.util.Arrays.toString(env.counters()) + " rc " + rc.sendHead() + "/" + rc.sendLast() + " "
-                    + rc.state() + " " + inInit.state() + " ud " + ud.sendHead() + "/" + ud.sendLast() + " cq " + env.scq.head() + "/"
+            return java.util.Arrays.toString(env.counters()) + " rc " + rc.sendQueue().head() + "/"
+                    + rc.sendQueue().last() + " "
+                    + rc.state() + " " + inInit.state() + " ud " + ud.sendQueue().head() + "/"
+                    + ud.sendQueue().last() + " cq " + env.scq.head() + "/"
                     + env.scq.tail() + " " + env.rcq.head() + "/" + env.rcq.tail() + " mr " + mr.refCount() + " fmr "
                     + Integer.toHexString(fmr.lkey()) + " srq " + srq.rq().count(srq.rq().headAcquire(),
                             srq.rq().tail());
@@ -194,7 +195,8 @@ class BadInputMessagesTest {
                 io.rvt.api.SendFlag.SIGNALED.bit()));
         f.rc.sendLock().lock();
         try {
-            f.rc.completeSwqe(f.rc.swqe(f.rc.sendLast()), io.rvt.api.WcOpcode.RDMA_WRITE,
+            f.rc.sendQueue().completeSwqe(f.rc.sendQueue().swqe(f.rc.sendQueue().last()),
+                    io.rvt.api.WcOpcode.RDMA_WRITE,
                     io.rvt.api.WcStatus.SUCCESS);
         } finally {
             f.rc.sendLock().unlock();

@@ -93,8 +93,8 @@ class DeviceRemovalTest {
         List<String> recvIds = new ArrayList<>();
         recvs.forEach(wc -> recvIds.add(wc.wrId() + ":" + wc.status()));
         assertThat(recvIds).containsExactlyInAnyOrder("11:WR_FLUSH_ERR", "12:WR_FLUSH_ERR", "21:WR_FLUSH_ERR");
-        assertThat(a.sendHead()).isEqualTo(a.sendLast());
-        assertThat(a.sendReservedUsed()).isZero();
+        assertThat(a.sendQueue().head()).isEqualTo(a.sendQueue().last());
+        assertThat(a.sendQueue().reservedUsed()).isZero();
         assertThat(events).extracting(AsyncEvent::type).containsExactly(AsyncEventType.DEVICE_REMOVAL);
         assertThat(events.get(0).device()).isSameAs(env.dev);
         assertThat(order).containsExactly("DEVICE_REMOVAL", "unregistering");

@@ -38,7 +38,7 @@ class DriverErrnoTest {
         QpEnv env = new QpEnv(driver);
         RvtQp qp = env.rc();
         env.up(qp, qp.qpNum());
-        int head = qp.sendHead();
+        int head = qp.sendQueue().head();
         assertThatThrownBy(() -> qp.postSend(new SendWorkRequest(0).opcode(WrOpcode.SEND).wrId(1)
                 .next(new SendWorkRequest(0).opcode(WrOpcode.SEND).wrId(2))))
                 .isInstanceOfSatisfying(WorkRequestException.class, e -> {
@@ -47,7 +47,7 @@ class DriverErrnoTest {
                     assertThat(e.errnoValue()).isEqualTo(7);
                     assertThat(e.getMessage()).contains("setup_wqe").contains("E2BIG, errno 7");
                 });
-        assertThat(qp.sendHead()).as("the first WR was posted").isEqualTo(qp.swqeIncr(head));
+        assertThat(qp.sendQueue().head()).as("the first WR was posted").isEqualTo(qp.sendQueue().swqeIncr(head));
     }
 
     @Test

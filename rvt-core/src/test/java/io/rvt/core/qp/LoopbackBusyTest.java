@@ -85,7 +85,7 @@ class LoopbackBusyTest {
         assertThat(sent).as("the WQE posted while the loopback was stopping was processed").hasSize(1);
         assertThat(sent.get(0).status()).isEqualTo(WcStatus.SUCCESS);
         assertThat(QpEnv.poll(env.rcq)).extracting(WorkCompletion::wrId).containsExactly(40L);
-        assertThat(a.sendHead()).isEqualTo(a.sendLast());
+        assertThat(a.sendQueue().head()).isEqualTo(a.sendQueue().last());
         assertThat(a.state()).isEqualTo(QpState.RTS);
     }
 }

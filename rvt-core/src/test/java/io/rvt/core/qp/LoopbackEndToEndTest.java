@@ -403,8 +403,8 @@ class LoopbackEndToEndTest {
             }
             assertThat(QpEnv.poll(s.peer.qp.sendCompletionQueue())).as(at()).isEmpty();
             assertThat(QpEnv.poll(s.qp.recvCompletionQueue())).as(at()).isEmpty();
-            assertThat(s.qp.sendHead()).as("%s: all processed", at()).isEqualTo(s.qp.sendLast());
-            assertThat(s.qp.sendReservedUsed()).as(at()).isZero();
+            assertThat(s.qp.sendQueue().head()).as("%s: all processed", at()).isEqualTo(s.qp.sendQueue().last());
+            assertThat(s.qp.sendQueue().reservedUsed()).as(at()).isZero();
         }
 
         assertBytes(read(a.tgt, 0, REGION), a.shadow, "A's target region");

@@ -139,7 +139,7 @@ class LoopbackErrorTest {
         a.postSend(send(9, src, 0, 100));
         for (int attempt = 1; attempt <= 5; attempt++) {
             assertThat(env.dev.portCounter(1, PortCounter.RNR_NAKS)).as("attempt %d", attempt).isEqualTo(attempt);
-            assertThat(a.sendFlags() & QpFlags.S_WAIT_RNR).as("waiting for the RNR timer").isNotZero();
+            assertThat(a.requester().flags & QpFlags.S_WAIT_RNR).as("waiting for the RNR timer").isNotZero();
             assertThat(sendWcs(a)).isEmpty();
             driver.drain();
             env.timers.advance(639_000);
@@ -159,8 +159,8 @@ class LoopbackErrorTest {
         assertThat(statuses(r)).isEqualTo("77:SUCCESS");
         assertThat(r.get(0).byteLen()).isEqualTo(100);
         assertThat(bytes(dst, 0, 100)).isEqualTo(bytes(src, 0, 100));
-        assertThat(a.sendFlags() & QpFlags.S_WAIT_RNR).isZero();
-        assertThat(a.sendRnrRetry()).as("s_rnr_retry reloaded").isEqualTo(7);
+        assertThat(a.requester().flags & QpFlags.S_WAIT_RNR).isZero();
+        assertThat(a.requester().rnrRetry).as("s_rnr_retry reloaded").isEqualTo(7);
     }
 
     @Test
@@ -395,7 +395,8 @@ class LoopbackErrorTest {
         driver.drain();
 
         assertThat(statuses(sendWcs(a))).isEqualTo("1:SUCCESS");
-        assertThat(Math.floorMod(a.sendHead() - a.sendLast(), a.sendSize())).as("the rest waits").isEqualTo(2);
+        assertThat(Math.floorMod(a.sendQueue().head() - a.sendQueue().last(), a.sendQueue().size()))
+                .as("the rest waits").isEqualTo(2);
         assertThat(a.state()).isEqualTo(QpState.RTS);
 
         driver.runEngine(a);
@@ -425,7 +426,7 @@ class LoopbackErrorTest {
 
         assertThat(sendWcs(a)).isEmpty();
         assertThat(recvWcs(b)).isEmpty();
-        assertThat(Math.floorMod(a.sendHead() - a.sendLast(), a.sendSize())).isEqualTo(3);
+        assertThat(Math.floorMod(a.sendQueue().head() - a.sendQueue().last(), a.sendQueue().size())).isEqualTo(3);
 
         a.modifyQp(new QpAttr().qpState(QpState.RTS), QpEnv.STATE);
         driver.runEngine(a);
@@ -459,14 +460,14 @@ class LoopbackErrorTest {
         env.connect(a, b);
         a.postSend(chain(new SendWorkRequest(0).opcode(LoopbackTestDriver.OPFN).wrId(1), send(2, null, 0, 0),
                 new SendWorkRequest(0).opcode(WrOpcode.SEND).wrId(3)));
-        assertThat(a.sendReservedUsed()).isEqualTo(1);
+        assertThat(a.sendQueue().reservedUsed()).isEqualTo(1);
 
         env.toErr(a);
         driver.drain();
 
         assertThat(statuses(QpEnv.poll(env.scq))).isEqualTo("2:WR_FLUSH_ERR 3:WR_FLUSH_ERR");
-        assertThat(a.sendReservedUsed()).isZero();
-        assertThat(a.sendHead()).isEqualTo(a.sendLast());
+        assertThat(a.sendQueue().reservedUsed()).isZero();
+        assertThat(a.sendQueue().head()).isEqualTo(a.sendQueue().last());
     }
 
     // ------------------------------------------------------------------ 72: immediate data, invalidation
@@ -559,7 +560,7 @@ class LoopbackErrorTest {
         RvtQp b = qp(QpType.RC);
         env.connect(a, b);
         a.postSend(send(1, null, 0, 0));
-        assertThat(a.sendFlags() & QpFlags.S_WAIT_RNR).isNotZero();
+        assertThat(a.requester().flags & QpFlags.S_WAIT_RNR).isNotZero();
 
         env.toErr(a);
         driver.drain();
@@ -568,7 +569,7 @@ class LoopbackErrorTest {
         env.timers.advance(1_000_000_000L); // the RNR timer still fires ([quirk]); it finds nothing to do
         driver.drain();
         assertThat(sendWcs(a)).isEmpty();
-        assertThat(a.sendHead()).isEqualTo(a.sendLast());
+        assertThat(a.sendQueue().head()).isEqualTo(a.sendQueue().last());
     }
 
     @Test
@@ -661,12 +662,12 @@ class LoopbackErrorTest {
 
         a.postSend(chain(send(1, mr, 0, 4), new SendWorkRequest(0).opcode(WrOpcode.LOCAL_INV).wrId(2)
                 .invalidateRkey(victim.rkey()).sendFlags(SendFlag.FENCE.bit())));
-        assertThat(a.localOpsPending()).isEqualTo(1);
+        assertThat(a.sendQueue().localOpsPending()).isEqualTo(1);
         assertThat(victim.isLkeyInvalid()).as("deferred: not yet").isFalse();
 
         driver.drain();
 
-        assertThat(a.localOpsPending()).isZero();
+        assertThat(a.sendQueue().localOpsPending()).isZero();
         assertThat(victim.isLkeyInvalid()).isTrue();
         List<WorkCompletion> s = sendWcs(a);
         assertThat(statuses(s)).isEqualTo("1:SUCCESS 2:SUCCESS");

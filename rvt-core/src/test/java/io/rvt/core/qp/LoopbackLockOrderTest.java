@@ -60,7 +60,7 @@ class LoopbackLockOrderTest {
         }
         assertThat(t.isAlive()).isFalse();
         driver.drain();
-        assertThat(a.sendHead()).isEqualTo(a.sendLast());
+        assertThat(a.sendQueue().head()).isEqualTo(a.sendQueue().last());
     }
 
     @Test

@@ -48,7 +48,7 @@ class PostSendTest {
         qp.recvLock().lock();
         qp.sendLock().lock();
         try {
-            qp.sendComplete(qp.swqe(qp.sendLast()), st);
+            qp.sendQueue().sendComplete(qp.sendQueue().swqe(qp.sendQueue().last()), st);
         } finally {
             qp.sendLock().unlock();
             qp.recvLock().unlock();
@@ -69,7 +69,7 @@ class PostSendTest {
         ah.modifyAh(new AhAttr().dlid(0x32).portNum(1).sl(3));
         ah.destroyAh();
 
-        SendWqe w = ud.swqe(0);
+        SendWqe w = ud.sendQueue().swqe(0);
         assertThat(w.ahAttr().dlid()).isEqualTo(0x31);
         assertThat(w.ahAttr().sl()).isEqualTo(2);
         assertThat(w.remoteQpn()).isEqualTo(0x55);
@@ -109,14 +109,14 @@ class PostSendTest {
                 .access(QpEnv.ALL_ACCESS));
         qp.postSend(new SendWorkRequest(0).opcode(WrOpcode.LOCAL_INV).invalidateRkey(victim.rkey()));
 
-        assertThat(qp.sendHead()).isZero();
+        assertThat(qp.sendQueue().head()).isZero();
         assertThat(fmr.lkey() & 0xFF).isEqualTo(1);
         assertThat(victim.isLkeyInvalid()).isTrue();
-        assertThat(qp.sendNextPsn()).isEqualTo(0x100);
+        assertThat(qp.requester().nextPsn).isEqualTo(0x100);
 
         qp.postSend(new SendWorkRequest(0).opcode(WrOpcode.REG_MR).mr(fmr).key(fmr.lkey() | 2).wrId(9)
                 .access(QpEnv.ALL_ACCESS).sendFlags(SendFlag.SIGNALED.bit()));
-        assertThat(qp.sendHead()).as("signalled: a completion-only WQE").isEqualTo(1);
+        assertThat(qp.sendQueue().head()).as("signalled: a completion-only WQE").isEqualTo(1);
         complete(qp, WcStatus.SUCCESS);
         List<WorkCompletion> wcs = QpEnv.poll(env.scq);
         assertThat(wcs).extracting(WorkCompletion::wrId).containsExactly(9L);
@@ -141,7 +141,7 @@ class PostSendTest {
         List<WorkCompletion> wcs = QpEnv.poll(env.scq);
         assertThat(wcs).extracting(WorkCompletion::wrId).containsExactly(2L, 3L);
         assertThat(wcs.get(1).status()).isEqualTo(WcStatus.REM_ACCESS_ERR);
-        assertThat(qp.sendLast()).isEqualTo(qp.sendHead());
+        assertThat(qp.sendQueue().last()).isEqualTo(qp.sendQueue().head());
     }
 
     @Test
@@ -154,10 +154,10 @@ class PostSendTest {
             } else if (s == QpState.RTR) {
                 env.toRtr(qp, qp.qpNum());
             }
-            int head = qp.sendHead();
+            int head = qp.sendQueue().head();
             complete(qp, WcStatus.SUCCESS);
-            assertThat(qp.sendLast()).as("%s", s).isEqualTo(head);
-            assertThat(qp.sendCur()).as("%s", s).isZero();
+            assertThat(qp.sendQueue().last()).as("%s", s).isEqualTo(head);
+            assertThat(qp.requester().cur).as("%s", s).isZero();
             assertThat(QpEnv.poll(env.scq)).as("%s", s).isEmpty();
         }
     }
@@ -172,19 +172,19 @@ class PostSendTest {
         }
         qp.sendLock().lock();
         try {
-            qp.sendTail(2);
-            qp.sendCur(0);
-            qp.sendAcked(0);
+            qp.requester().tail = 2;
+            qp.requester().cur = 0;
+            qp.requester().acked = 0;
         } finally {
             qp.sendLock().unlock();
         }
 
         complete(qp, WcStatus.SUCCESS);
 
-        assertThat(qp.sendLast()).isEqualTo(1);
-        assertThat(qp.sendAcked()).isEqualTo(1);
-        assertThat(qp.sendCur()).isEqualTo(1);
-        assertThat(qp.sendTail()).as("ahead of the completed slot: left alone").isEqualTo(2);
+        assertThat(qp.sendQueue().last()).isEqualTo(1);
+        assertThat(qp.requester().acked).isEqualTo(1);
+        assertThat(qp.requester().cur).isEqualTo(1);
+        assertThat(qp.requester().tail).as("ahead of the completed slot: left alone").isEqualTo(2);
     }
 
     @Test
@@ -196,7 +196,7 @@ class PostSendTest {
                 .next(new SendWorkRequest(0).opcode(WrOpcode.SEND).wrId(2)));
         qp.sendLock().lock();
         try {
-            qp.sendCur(1); // WQE 0 is being sent
+            qp.requester().cur = 1; // WQE 0 is being sent
         } finally {
             qp.sendLock().unlock();
         }
@@ -206,7 +206,7 @@ class PostSendTest {
         complete(qp, WcStatus.SUCCESS);
 
         assertThat(qp.queryQp(new QpAttr()).sqDraining()).isFalse();
-        assertThat(qp.sendLast()).isEqualTo(1);
+        assertThat(qp.sendQueue().last()).isEqualTo(1);
     }
 
     @Test
@@ -229,10 +229,10 @@ class PostSendTest {
 
         assertThat(mr.refCount()).isEqualTo(baseline);
         assertThat(QpEnv.poll(env.scq)).isEmpty();
-        assertThat(qp.sendHead()).isZero();
-        assertThat(qp.sendLast()).isZero();
-        assertThat(qp.sendReservedUsed()).isZero();
-        assertThat(qp.sendNextPsn()).isZero();
+        assertThat(qp.sendQueue().head()).isZero();
+        assertThat(qp.sendQueue().last()).isZero();
+        assertThat(qp.sendQueue().reservedUsed()).isZero();
+        assertThat(qp.requester().nextPsn).isZero();
     }
 
     @Test
@@ -248,7 +248,7 @@ class PostSendTest {
             }
             qp.recvLock().lock();
             try {
-                assertThat(qp.getRwqe(false)).as("%s", s).isZero();
+                assertThat(qp.responder().getRwqe(false)).as("%s", s).isZero();
             } finally {
                 qp.recvLock().unlock();
             }

@@ -385,7 +385,8 @@ class QpDriverCallbackTest {
             SendWqe w = inv.getArgument(1);
             CallSend cs = inv.getArgument(2);
             seen.add("wrId=" + w.wrId() + " psn=" + w.psn() + " lpsn=" + w.lpsn() + " ssn=" + w.ssn() + " len="
-                    + w.length() + " callSend=" + cs.get() + " atHead=" + (q.swqe(q.sendHead()) == w) + " locks="
+                    + w.length() + " callSend=" + cs.get() + " atHead="
+                    + (q.sendQueue().swqe(q.sendQueue().head()) == w) + " locks="
                     + java.util.Arrays.toString(locks(q)));
             return 0;
         }).when(driver).setupWqe(any(), any(), any());
@@ -452,7 +453,7 @@ class QpDriverCallbackTest {
         env.up(qp, qp.qpNum());
         RvtMr mr = env.reg(64);
         int refs = mr.refCount();
-        int head = qp.sendHead();
+        int head = qp.sendQueue().head();
         doReturn(-22).when(driver).setupWqe(any(), any(), any());
 
         assertThatThrownBy(() -> qp.postSend(send(1).sge(mr, 0, 64))).isInstanceOfSatisfying(
@@ -463,7 +464,7 @@ class QpDriverCallbackTest {
 
         verify(driver, never()).doSend(any());
         verify(driver, never()).scheduleSendNoLock(any());
-        assertThat(qp.sendHead()).isEqualTo(head);
+        assertThat(qp.sendQueue().head()).isEqualTo(head);
         assertThat(mr.refCount()).as("SGE references released").isEqualTo(refs);
     }
 
@@ -524,7 +525,7 @@ class QpDriverCallbackTest {
         }
         env.up(qp, qp.qpNum()); // SQ_PSN 0x100, TIMEOUT 14
         assertThat(env.dev.busyTicks()).isEqualTo(1);
-        assertThat(qp.sendLastPsn()).isEqualTo(0xFF);
+        assertThat(qp.requester().lastPsn).isEqualTo(0xFF);
         long deadlineMs = 1 + 69; // busy + timeout_to_jiffies(14) at HZ 1000
         boolean[] lockState = new boolean[3];
         doAnswer(inv -> {
@@ -534,8 +535,8 @@ class QpDriverCallbackTest {
         }).when(driver).notifyRestartRc(any(), anyInt(), anyInt());
         qp.sendLock().lock();
         try {
-            qp.addRetryTimer();
-            assertThat(qp.sendFlags() & QpFlags.S_TIMER).isNotZero();
+            qp.requester().addRetryTimer();
+            assertThat(qp.requester().flags & QpFlags.S_TIMER).isNotZero();
         } finally {
             qp.sendLock().unlock();
         }
@@ -548,7 +549,7 @@ class QpDriverCallbackTest {
         o.verify(driver).notifyRestartRc(qp, 0x100, 1);
         o.verify(driver).scheduleSend(qp);
         assertThat(lockState).as("r_lock and s_lock held, not s_hlock").containsExactly(true, false, true);
-        assertThat(qp.sendFlags() & QpFlags.S_TIMER).isZero();
+        assertThat(qp.requester().flags & QpFlags.S_TIMER).isZero();
         assertThat(env.dev.portCounter(1, PortCounter.RC_TIMEOUTS)).isEqualTo(1);
     }
 
@@ -558,8 +559,8 @@ class QpDriverCallbackTest {
         env.up(qp, qp.qpNum());
         qp.sendLock().lock();
         try {
-            qp.addRetryTimer();
-            qp.stopRcTimers();
+            qp.requester().addRetryTimer();
+            qp.requester().stopRcTimers();
         } finally {
             qp.sendLock().unlock();
         }
@@ -577,11 +578,11 @@ class QpDriverCallbackTest {
         clearInvocations(driver);
         qp.sendLock().lock();
         try {
-            qp.addRnrTimer(12 << 24); // 640 us
+            qp.requester().addRnrTimer(12 << 24); // 640 us
         } finally {
             qp.sendLock().unlock();
         }
-        assertThat(qp.sendFlags() & QpFlags.S_WAIT_RNR).isNotZero();
+        assertThat(qp.requester().flags & QpFlags.S_WAIT_RNR).isNotZero();
 
         env.timers.advance(639_000L);
         verify(driver, never()).scheduleSend(any());
@@ -589,6 +590,6 @@ class QpDriverCallbackTest {
 
         verify(driver, times(1)).scheduleSend(qp);
         verify(driver, never()).notifyRestartRc(any(), anyInt(), anyInt());
-        assertThat(qp.sendFlags() & QpFlags.S_WAIT_RNR).isZero();
+        assertThat(qp.requester().flags & QpFlags.S_WAIT_RNR).isZero();
     }
 }

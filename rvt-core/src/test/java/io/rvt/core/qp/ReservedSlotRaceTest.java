@@ -79,7 +79,7 @@ class ReservedSlotRaceTest {
                     SendWorkRequest ord = bare ? ordinaryBare : ordinary;
                     boolean reservedFirst = (t & 1) == 0;
                     // Post right as the count drops (a refused post costs microseconds: its exception's stack).
-                    while (qp.sendReservedUsed() != 0 && retired.get() <= t) {
+                    while (qp.sendQueue().reservedUsed() != 0 && retired.get() <= t) {
                         Thread.onSpinWait();
                     }
                     int n = post(qp, reservedFirst ? res : ord) + post(qp, reservedFirst ? ord : res);
@@ -112,15 +112,17 @@ class ReservedSlotRaceTest {
             }
             int live = 1 + accepted.get(); // O1 plus what the poster got in
             int inRing = 0;
-            while (qp.sendLast() != qp.sendHead()) {
+            while (qp.sendQueue().last() != qp.sendQueue().head()) {
                 retireOldest(qp);
                 inRing++;
             }
-            if (inRing != live || mr.refCount() != baseRefs || qp.sendReservedUsed() != 0
-                    || qp.sendAvail() > 1 || qp.availOvershoots() != 0) {
+            if (inRing != live || mr.refCount() != baseRefs || qp.sendQueue().reservedUsed() != 0
+                    || qp.sendQueue().avail() > 1 || qp.sendQueue().availOvershoots() != 0) {
                 bad.add("trial " + t + ": " + live + " WQEs live, " + inRing + " in the ring, region references "
-                        + mr.refCount() + " (expected " + baseRefs + "), reserved count " + qp.sendReservedUsed()
-                        + ", s_avail " + qp.sendAvail() + ", s_avail overshoots " + qp.availOvershoots());
+                        + mr.refCount() + " (expected " + baseRefs + "), reserved count "
+                        + qp.sendQueue().reservedUsed()
+                        + ", s_avail " + qp.sendQueue().avail() + ", s_avail overshoots "
+                        + qp.sendQueue().availOvershoots());
             }
             QpEnv.poll(env.scq);
         }
@@ -156,25 +158,25 @@ class ReservedSlotRaceTest {
         env.up(qp, qp.qpNum());
         qp.postSend(new SendWorkRequest(0).opcode(LoopbackTestDriver.OPFN).wrId(1));
         qp.postSend(new SendWorkRequest(0).opcode(WrOpcode.SEND).wrId(2));
-        int head = qp.sendHead();
-        int last = qp.sendLast();
+        int head = qp.sendQueue().head();
+        int last = qp.sendQueue().last();
 
         qp.sendLock().lock();
         try {
-            qp.wqeUnreserve(qp.swqe(last).sendFlags()); // the retirement's first step
+            qp.sendQueue().wqeUnreserve(qp.sendQueue().swqe(last).sendFlags()); // the retirement's first step
         } finally {
             qp.sendLock().unlock();
         }
-        assertThat(qp.sendReservedUsed()).isZero();
+        assertThat(qp.sendQueue().reservedUsed()).isZero();
         for (WrOpcode op : new WrOpcode[] {LoopbackTestDriver.OPFN, WrOpcode.SEND}) {
             assertThatThrownBy(() -> qp.postSend(new SendWorkRequest(0).opcode(op).wrId(3)))
                     .as(op.toString()).isInstanceOfSatisfying(WorkRequestException.class,
                             e -> assertThat(e.errno()).as(e.getMessage()).isEqualTo(Errno.ENOMEM));
         }
-        assertThat(qp.sendHead()).as("nothing was published").isEqualTo(head);
-        assertThat(qp.sendLast()).isEqualTo(last);
-        assertThat(qp.sendAvail()).isZero();
-        assertThat(qp.availOvershoots()).isZero();
+        assertThat(qp.sendQueue().head()).as("nothing was published").isEqualTo(head);
+        assertThat(qp.sendQueue().last()).isEqualTo(last);
+        assertThat(qp.sendQueue().avail()).isZero();
+        assertThat(qp.sendQueue().availOvershoots()).isZero();
     }
 
     /**
@@ -191,20 +193,20 @@ class ReservedSlotRaceTest {
         env.up(qp, qp.qpNum());
         qp.sendLock().lock();
         try {
-            qp.wqeUnreserve(QpFlags.SEND_RESERVE_USED);
-            qp.wqeUnreserve(0); // not a reserved WQE: no change
+            qp.sendQueue().wqeUnreserve(QpFlags.SEND_RESERVE_USED);
+            qp.sendQueue().wqeUnreserve(0); // not a reserved WQE: no change
         } finally {
             qp.sendLock().unlock();
         }
-        assertThat(qp.unbalancedUnreserves()).isEqualTo(1);
-        assertThat(qp.sendReservedUsed()).isEqualTo(-1);
-        int head = qp.sendHead();
+        assertThat(qp.sendQueue().unbalancedUnreserves()).isEqualTo(1);
+        assertThat(qp.sendQueue().reservedUsed()).isEqualTo(-1);
+        int head = qp.sendQueue().head();
         assertThatThrownBy(() -> qp.postSend(new SendWorkRequest(0).opcode(LoopbackTestDriver.OPFN).wrId(1)))
                 .isInstanceOfSatisfying(WorkRequestException.class,
                         e -> assertThat(e.errno()).as(e.getMessage()).isEqualTo(Errno.ENOMEM));
-        assertThat(qp.sendHead()).isEqualTo(head);
+        assertThat(qp.sendQueue().head()).isEqualTo(head);
         qp.postSend(new SendWorkRequest(0).opcode(WrOpcode.SEND).wrId(2)); // ordinary posts are not affected
-        assertThat(qp.sendHead()).isNotEqualTo(head);
+        assertThat(qp.sendQueue().head()).isNotEqualTo(head);
     }
 
     /** @return a WR with 255 SGEs in {@code mr}, or none if it is null */
@@ -233,8 +235,9 @@ class ReservedSlotRaceTest {
     private static void retireOldest(RvtQp qp) {
         qp.sendLock().lock();
         try {
-            if (qp.sendLast() != qp.sendHead()) {
-                qp.completeSwqe(qp.swqe(qp.sendLast()), WcOpcode.SEND, WcStatus.SUCCESS);
+            if (qp.sendQueue().last() != qp.sendQueue().head()) {
+                qp.sendQueue().completeSwqe(qp.sendQueue().swqe(qp.sendQueue().last()), WcOpcode.SEND,
+                        WcStatus.SUCCESS);
             }
         } finally {
             qp.sendLock().unlock();

@@ -48,36 +48,36 @@ class SeeAlsoHelpersTest {
     @Test
     void wqeReserveShouldCountOneReservedWqeAndLeaveTheOrdinarySlotsAlone() {
         RvtQp qp = rcUp();
-        int avail = qp.sendAvail();
-        underSendLock(qp, () -> qp.wqeReserve(qp.swqe(0)));
-        assertThat(qp.sendReservedUsed()).isEqualTo(1);
-        assertThat(qp.sendAvail()).isEqualTo(avail);
-        assertThat(qp.isAvail(true)).as("one of R = 2 left").isTrue();
-        underSendLock(qp, () -> qp.wqeReserve(qp.swqe(1)));
-        assertThat(qp.isAvail(true)).as("R reached").isFalse();
-        assertThat(qp.isAvail(false)).as("ordinary posts unaffected").isTrue();
+        int avail = qp.sendQueue().avail();
+        underSendLock(qp, () -> qp.sendQueue().wqeReserve(qp.sendQueue().swqe(0)));
+        assertThat(qp.sendQueue().reservedUsed()).isEqualTo(1);
+        assertThat(qp.sendQueue().avail()).isEqualTo(avail);
+        assertThat(qp.sendQueue().isAvail(true)).as("one of R = 2 left").isTrue();
+        underSendLock(qp, () -> qp.sendQueue().wqeReserve(qp.sendQueue().swqe(1)));
+        assertThat(qp.sendQueue().isAvail(true)).as("R reached").isFalse();
+        assertThat(qp.sendQueue().isAvail(false)).as("ordinary posts unaffected").isTrue();
     }
 
     @Test
     void wqeUnreserveShouldLowerTheCountOnlyForAWqeFlaggedReserveUsed() {
         RvtQp qp = rcUp();
-        underSendLock(qp, () -> qp.wqeReserve(qp.swqe(0)));
-        underSendLock(qp, () -> qp.wqeUnreserve(0));
-        assertThat(qp.sendReservedUsed()).as("not a reserved WQE").isEqualTo(1);
-        underSendLock(qp, () -> qp.wqeUnreserve(QpFlags.SEND_RESERVE_USED | QpFlags.SEND_COMPLETION_ONLY));
-        assertThat(qp.sendReservedUsed()).isZero();
-        assertThat(qp.unbalancedUnreserves()).isZero();
+        underSendLock(qp, () -> qp.sendQueue().wqeReserve(qp.sendQueue().swqe(0)));
+        underSendLock(qp, () -> qp.sendQueue().wqeUnreserve(0));
+        assertThat(qp.sendQueue().reservedUsed()).as("not a reserved WQE").isEqualTo(1);
+        underSendLock(qp, () -> qp.sendQueue().wqeUnreserve(QpFlags.SEND_RESERVE_USED | QpFlags.SEND_COMPLETION_ONLY));
+        assertThat(qp.sendQueue().reservedUsed()).isZero();
+        assertThat(qp.sendQueue().unbalancedUnreserves()).isZero();
     }
 
     @Test
     void rqCountShouldCountTheEntriesBetweenTailAndHeadModuloTheRingSize() {
         RvtQp qp = env.create(QpType.RC, 4, 4, 1); // a ring of 5 slots
-        assertThat(qp.rqCount(3, 1)).isEqualTo(2);
-        assertThat(qp.rqCount(1, 3)).isEqualTo(3);
-        assertThat(qp.rqCount(2, 2)).isZero();
-        assertThat(qp.rqCount(0, 1)).isEqualTo(4);
+        assertThat(qp.responder().rqCount(3, 1)).isEqualTo(2);
+        assertThat(qp.responder().rqCount(1, 3)).isEqualTo(3);
+        assertThat(qp.responder().rqCount(2, 2)).isZero();
+        assertThat(qp.responder().rqCount(0, 1)).isEqualTo(4);
         RvtQp withSrq = env.create(env.init(QpType.RC, 4, 0, 1).srq(env.srq(8)));
-        assertThat(withSrq.rqCount(3, 1)).as("no own receive queue").isZero();
+        assertThat(withSrq.responder().rqCount(3, 1)).as("no own receive queue").isZero();
     }
 
     @Test
@@ -96,9 +96,9 @@ class SeeAlsoHelpersTest {
         w.sge(1).set(mr, 32, 8);
         qp.postSend(w);
         assertThat(mr.refCount()).isEqualTo(base + 2);
-        underSendLock(qp, () -> qp.swqe(qp.sendLast()).putMrs());
+        underSendLock(qp, () -> qp.sendQueue().swqe(qp.sendQueue().last()).putMrs());
         assertThat(mr.refCount()).isEqualTo(base);
-        assertThat(qp.swqe(qp.sendLast()).sge(0).mr()).isNull();
+        assertThat(qp.sendQueue().swqe(qp.sendQueue().last()).sge(0).mr()).isNull();
     }
 
     @Test
@@ -118,14 +118,14 @@ class SeeAlsoHelpersTest {
         RvtQp qp = rcUp();
         long delay = Timeouts.ticksToNanos(env.dev.busyTicks() + (qp.timeoutTicks() << 2), env.timers.hz());
         int restarts = driver.calls(Callback.NOTIFY_RESTART_RC);
-        underSendLock(qp, () -> qp.modRetryTimerExt(2));
-        assertThat(qp.sendFlags() & QpFlags.S_TIMER).isNotZero();
+        underSendLock(qp, () -> qp.requester().modRetryTimerExt(2));
+        assertThat(qp.requester().flags & QpFlags.S_TIMER).isNotZero();
         env.timers.advance(delay - 1);
         assertThat(env.dev.port(1).counter(PortCounter.RC_TIMEOUTS)).as("not yet").isZero();
         env.timers.advance(1);
         assertThat(env.dev.port(1).counter(PortCounter.RC_TIMEOUTS)).isEqualTo(1);
         assertThat(driver.calls(Callback.NOTIFY_RESTART_RC)).isEqualTo(restarts + 1);
-        assertThat(qp.sendFlags() & QpFlags.S_TIMER).isZero();
+        assertThat(qp.requester().flags & QpFlags.S_TIMER).isZero();
     }
 
     @Test
@@ -136,9 +136,9 @@ class SeeAlsoHelpersTest {
         RvtAh ah = (RvtAh) env.pd.createAh(new AhAttr().dlid(env.lid()).portNum(1));
         int base = mr.refCount();
         ud.postSend(new SendWorkRequest(1).opcode(WrOpcode.SEND).ah(ah).remoteQpn(3).sge(mr, 0, 8));
-        RvtSwqe wqe = ud.swqe(ud.sendLast());
+        RvtSwqe wqe = ud.sendQueue().swqe(ud.sendQueue().last());
         assertThat(wqe.ah()).isSameAs(ah);
-        underSendLock(ud, () -> ud.putSwqe(wqe));
+        underSendLock(ud, () -> ud.sendQueue().putSwqe(wqe));
         assertThat(mr.refCount()).isEqualTo(base);
         assertThat(wqe.numSge()).isZero();
         assertThat(wqe.ah()).isNull();

@@ -146,9 +146,9 @@ class SendRingPropertyTest {
             qp.recvLock().lock();
             qp.sendLock().lock();
             try {
-                SendWqe wqe = qp.swqe(qp.sendLast());
+                SendWqe wqe = qp.sendQueue().swqe(qp.sendQueue().last());
                 assertThat(wqe.wrId()).as("%s: WQE at sendLast", this).isEqualTo(p.wrId());
-                qp.completeSwqe(wqe, WcOpcode.SEND, status);
+                qp.sendQueue().completeSwqe(wqe, WcOpcode.SEND, status);
             } finally {
                 qp.sendLock().unlock();
                 qp.recvLock().unlock();
@@ -176,18 +176,18 @@ class SendRingPropertyTest {
         }
 
         void checkInvariants() {
-            int size = qp.sendSize();
+            int size = qp.sendQueue().size();
             assertThat(size).as("%s", this).isEqualTo(maxSendWr + 1 + reserved);
-            assertThat(qp.sendAvail()).as("%s: item 1, sendAvail", this).isBetween(0, size - 1 - reserved);
-            int used = Math.floorMod(qp.sendHead() - qp.sendLast(), size);
+            assertThat(qp.sendQueue().avail()).as("%s: item 1, sendAvail", this).isBetween(0, size - 1 - reserved);
+            int used = Math.floorMod(qp.sendQueue().head() - qp.sendQueue().last(), size);
             assertThat(used).as("%s: item 3, (head - last) mod size", this).isEqualTo(k + u);
             assertThat(k).as("%s", this).isBetween(0, maxSendWr);
             assertThat(u).as("%s", this).isBetween(0, reserved);
-            assertThat(qp.sendReservedUsed()).as("%s: item 4, sendReservedUsed", this).isEqualTo(u);
+            assertThat(qp.sendQueue().reservedUsed()).as("%s: item 4, sendReservedUsed", this).isEqualTo(u);
             Iterator<Posted> it = model.iterator();
-            for (int i = qp.sendLast(); i != qp.sendHead(); i = qp.swqeIncr(i)) {
+            for (int i = qp.sendQueue().last(); i != qp.sendQueue().head(); i = qp.sendQueue().swqeIncr(i)) {
                 Posted p = it.next();
-                SendWqe w = qp.swqe(i);
+                SendWqe w = qp.sendQueue().swqe(i);
                 assertThat(w.wrId()).as("%s: ring order", this).isEqualTo(p.wrId());
                 assertThat((w.sendFlags() & QpFlags.SEND_RESERVE_USED) != 0).as("%s: RESERVE_USED of wrId %d",
                         this, p.wrId()).isEqualTo(p.reserved());
@@ -232,8 +232,8 @@ class SendRingPropertyTest {
                 expectCompletions(normal, WcStatus.WR_FLUSH_ERR);
                 assertThat(qp.state()).isEqualTo(QpState.ERR);
             }
-            assertThat(qp.sendHead()).as("%s: drained", this).isEqualTo(qp.sendLast());
-            assertThat(qp.sendReservedUsed()).as("%s: reserved count back to 0", this).isZero();
+            assertThat(qp.sendQueue().head()).as("%s: drained", this).isEqualTo(qp.sendQueue().last());
+            assertThat(qp.sendQueue().reservedUsed()).as("%s: reserved count back to 0", this).isZero();
             qp.destroyQp();
         }
     }
@@ -262,7 +262,7 @@ class SendRingPropertyTest {
                 assertThat(e.badIndex()).isZero();
             }
         }
-        assertThat(c.qp.sendHead()).isEqualTo(c.qp.sendLast());
+        assertThat(c.qp.sendQueue().head()).isEqualTo(c.qp.sendQueue().last());
     }
 
     @Test
@@ -280,8 +280,8 @@ class SendRingPropertyTest {
             c.checkInvariants();
             assertThat(c.k).as("R=%d", reserved).isEqualTo(c.maxSendWr);
             assertThat(c.u).as("R=%d", reserved).isEqualTo(reserved);
-            assertThat(Math.floorMod(c.qp.sendHead() - c.qp.sendLast(), c.qp.sendSize()))
-                    .as("one slot always stays empty").isEqualTo(c.qp.sendSize() - 1);
+            assertThat(Math.floorMod(c.qp.sendQueue().head() - c.qp.sendQueue().last(), c.qp.sendQueue().size()))
+                    .as("one slot always stays empty").isEqualTo(c.qp.sendQueue().size() - 1);
         }
     }
 }

@@ -77,7 +77,7 @@ class SendRingStressTest {
                                 Thread.yield();
                             }
                         }
-                        int used = qp.sendReservedUsed();
+                        int used = qp.sendQueue().reservedUsed();
                         if (used < 0 || used > RESERVED) {
                             throw new AssertionError("poster " + id + ": sendReservedUsed " + used);
                         }
@@ -99,22 +99,22 @@ class SendRingStressTest {
                 while (done < total && failure.get() == null) {
                     qp.sendLock().lock();
                     try {
-                        int head = qp.sendHead(); // acquire: pairs with the poster's release of sendHead
-                        for (int n = 0; n < 8 && qp.sendLast() != head; n++) {
-                            SendWqe w = qp.swqe(qp.sendLast());
+                        int head = qp.sendQueue().head(); // acquire: pairs with the poster's release of sendHead
+                        for (int n = 0; n < 8 && qp.sendQueue().last() != head; n++) {
+                            SendWqe w = qp.sendQueue().swqe(qp.sendQueue().last());
                             boolean flagged = (w.sendFlags() & QpFlags.SEND_RESERVE_USED) != 0;
                             if (flagged != ((w.wrId() & 1) == 1)) {
                                 throw new AssertionError("wrId 0x" + Long.toHexString(w.wrId())
                                         + ": RESERVE_USED " + flagged);
                             }
                             ring[done++] = w.wrId();
-                            qp.completeSwqe(w, WcOpcode.SEND, WcStatus.SUCCESS);
+                            qp.sendQueue().completeSwqe(w, WcOpcode.SEND, WcStatus.SUCCESS);
                         }
                     } finally {
                         qp.sendLock().unlock();
                     }
-                    int used = qp.sendReservedUsed();
-                    int avail = qp.sendAvail();
+                    int used = qp.sendQueue().reservedUsed();
+                    int avail = qp.sendQueue().avail();
                     if (used < 0 || used > RESERVED || avail < 0 || avail > MAX_SEND_WR) {
                         throw new AssertionError("sendReservedUsed " + used + ", sendAvail " + avail);
                     }
@@ -163,7 +163,7 @@ class SendRingStressTest {
         assertThat(nextSeq).containsOnly(POSTS);
         assertThat(reservedSeen).as("reserved WRs went through").isGreaterThan(POSTERS * POSTS / 10);
         assertThat(cq).as("completions: the ordinary WRs in ring order, no reserved one").isEqualTo(ordinary);
-        assertThat(qp.sendReservedUsed()).isZero();
-        assertThat(qp.sendHead()).isEqualTo(qp.sendLast());
+        assertThat(qp.sendQueue().reservedUsed()).isZero();
+        assertThat(qp.sendQueue().head()).isEqualTo(qp.sendQueue().last());
     }
 }

@@ -88,9 +88,9 @@ class SequencePropertyTest {
                 qp.sendLock().lock();
                 try {
                     if (waiting) {
-                        qp.sendFlags(qp.sendFlags() | QpFlags.S_WAIT_SSN_CREDIT);
+                        qp.requester().flags = qp.requester().flags | QpFlags.S_WAIT_SSN_CREDIT;
                     }
-                    qp.getCredit(aeth);
+                    qp.requester().getCredit(aeth);
                     if (unlimited) {
                         released = false;
                     } else if (code == 0x1F) {
@@ -109,27 +109,27 @@ class SequencePropertyTest {
                             return "seed " + seedNo + " aeth 0x" + Integer.toHexString(aeth);
                         }
                     };
-                    assertThat(qp.sendLsn()).as("%s: item 23, s_lsn", at).isEqualTo(lsn);
-                    assertThat((qp.sendFlags() & QpFlags.S_UNLIMITED_CREDIT) != 0).as("%s: UNLIMITED", at)
+                    assertThat(qp.requester().lsn).as("%s: item 23, s_lsn", at).isEqualTo(lsn);
+                    assertThat((qp.requester().flags & QpFlags.S_UNLIMITED_CREDIT) != 0).as("%s: UNLIMITED", at)
                             .isEqualTo(unlimited);
-                    boolean stillWaiting = (qp.sendFlags() & QpFlags.S_WAIT_SSN_CREDIT) != 0;
+                    boolean stillWaiting = (qp.requester().flags & QpFlags.S_WAIT_SSN_CREDIT) != 0;
                     assertThat(stillWaiting).as("%s: WAIT_SSN_CREDIT cleared iff released", at)
                             .isEqualTo(waiting && !released);
                     assertThat(env.driver.calls(Callback.SCHEDULE_SEND) - schedules).as("%s: schedule_send", at)
                             .isEqualTo(waiting && released ? 1 : 0);
-                    qp.sendFlags(qp.sendFlags() & ~QpFlags.S_WAIT_SSN_CREDIT);
+                    qp.requester().flags = qp.requester().flags & ~QpFlags.S_WAIT_SSN_CREDIT;
 
                     // Item 24: ssn = lsn + 1 may start, lsn + 2 may not (unless unlimited), in 24-bit arithmetic.
-                    RvtSwqe w = qp.swqe(0);
+                    RvtSwqe w = qp.sendQueue().swqe(0);
                     w.ssn = (lsn + 1) & 0xFFFFFF;
-                    assertThat(qp.rcCreditAvail(w)).as("%s: ssn = lsn + 1", at).isTrue();
+                    assertThat(qp.requester().creditAvail(w)).as("%s: ssn = lsn + 1", at).isTrue();
                     w.ssn = (lsn + 2) & 0xFFFFFF;
-                    assertThat(qp.rcCreditAvail(w)).as("%s: ssn = lsn + 2", at).isEqualTo(unlimited);
+                    assertThat(qp.requester().creditAvail(w)).as("%s: ssn = lsn + 2", at).isEqualTo(unlimited);
                     if (!unlimited) {
                         waits++;
-                        assertThat(qp.sendFlags() & QpFlags.S_WAIT_SSN_CREDIT).as("%s", at).isNotZero();
+                        assertThat(qp.requester().flags & QpFlags.S_WAIT_SSN_CREDIT).as("%s", at).isNotZero();
                     }
-                    qp.sendFlags(qp.sendFlags() & ~QpFlags.S_WAIT_SSN_CREDIT);
+                    qp.requester().flags = qp.requester().flags & ~QpFlags.S_WAIT_SSN_CREDIT;
                 } finally {
                     qp.sendLock().unlock();
                 }
@@ -152,7 +152,7 @@ class SequencePropertyTest {
             qp.modifyQp(env.validAttr(qp.qpNum()).pathMtu(mtu).qpState(QpState.RTR), QpEnv.RTR_MASK_RC);
             qp.modifyQp(env.validAttr(0).sqPsn(sqPsn).qpState(QpState.RTS), QpEnv.RTS_MASK_RC);
             int pmtu = mtu.bytes();
-            assertThat(qp.sendNextPsn()).isEqualTo(sqPsn);
+            assertThat(qp.requester().nextPsn).isEqualTo(sqPsn);
             RvtMr mr = env.reg(4 * 4096 + 8);
             RvtMr fmr = (RvtMr) env.pd.allocMr(4);
             int expectPsn = sqPsn;
@@ -172,10 +172,10 @@ class SequencePropertyTest {
                     qp.recvLock().lock();
                     qp.sendLock().lock();
                     try {
-                        SendWqe w = qp.swqe(qp.sendLast());
-                        qp.completeSwqe(w, WcOpcode.SEND, WcStatus.SUCCESS);
+                        SendWqe w = qp.sendQueue().swqe(qp.sendQueue().last());
+                        qp.sendQueue().completeSwqe(w, WcOpcode.SEND, WcStatus.SUCCESS);
                         if (deferred.remove(0)) {
-                            qp.localOpDone(); // the engine ran the deferred invalidation
+                            qp.sendQueue().localOpDone(); // the engine ran the deferred invalidation
                         }
                     } finally {
                         qp.sendLock().unlock();
@@ -186,8 +186,8 @@ class SequencePropertyTest {
                     continue;
                 }
                 int kind = r.nextInt(10);
-                int head = qp.sendHead();
-                int pending = qp.localOpsPending();
+                int head = qp.sendQueue().head();
+                int pending = qp.sendQueue().localOpsPending();
                 SendWorkRequest wr = new SendWorkRequest(2).wrId(i);
                 boolean local = false;
                 boolean fenced = false;
@@ -202,7 +202,7 @@ class SequencePropertyTest {
                     }
                 } else if (kind < 7) {
                     wr.opcode(LoopbackTestDriver.OPFN);
-                    if (qp.sendReservedUsed() == 1) {
+                    if (qp.sendQueue().reservedUsed() == 1) {
                         continue; // one reserved slot: keep the test about PSNs, not ENOMEM
                     }
                 } else if (kind < 8) {
@@ -216,16 +216,16 @@ class SequencePropertyTest {
                     local = true;
                 }
                 qp.postSend(wr);
-                SendWqe w = qp.swqe(head);
-                assertThat(qp.sendHead()).as("%s: queued", at).isEqualTo(qp.swqeIncr(head));
+                SendWqe w = qp.sendQueue().swqe(head);
+                assertThat(qp.sendQueue().head()).as("%s: queued", at).isEqualTo(qp.sendQueue().swqeIncr(head));
                 outstanding++;
                 deferred.add(fenced || (local && wr.opcode() == WrOpcode.LOCAL_INV && pending > 0));
                 if (local) {
                     assertThat(new int[] {w.psn(), w.lpsn(), w.ssn()}).as("%s: local op numbers", at)
                             .containsExactly(0, 0, 0);
-                    assertThat(qp.sendNextPsn()).as("%s: local op keeps s_next_psn", at).isEqualTo(expectPsn);
+                    assertThat(qp.requester().nextPsn).as("%s: local op keeps s_next_psn", at).isEqualTo(expectPsn);
                     boolean def = deferred.get(deferred.size() - 1);
-                    assertThat(qp.localOpsPending()).as("%s: item 15, local_ops_pending", at)
+                    assertThat(qp.sendQueue().localOpsPending()).as("%s: item 15, local_ops_pending", at)
                             .isEqualTo(pending + (def ? 1 : 0));
                 } else {
                     int packets = len == 0 ? 1 : (len + pmtu - 1) / pmtu;
@@ -236,7 +236,7 @@ class SequencePropertyTest {
                     assertThat(w.ssn()).as("%s: item 17, ssn", at).isEqualTo(expectSsn);
                     expectPsn = w.lpsn() + 1;
                     expectSsn++;
-                    assertThat(qp.sendNextPsn()).as("%s: s_next_psn = lpsn + 1", at).isEqualTo(expectPsn);
+                    assertThat(qp.requester().nextPsn).as("%s: s_next_psn = lpsn + 1", at).isEqualTo(expectPsn);
                 }
             }
         }

@@ -6,6 +6,9 @@ import io.rvt.api.WrOpcode;
 import io.rvt.api.spi.Aeth;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.QpFlags;
+import io.rvt.api.spi.RequesterState;
+import io.rvt.api.spi.ResponderState;
+import io.rvt.api.spi.SendQueue;
 import io.rvt.api.spi.SendWqe;
 import io.rvt.api.spi.Seq24;
 import io.rvt.api.spi.Sge;
@@ -36,31 +39,34 @@ final class RcAckProcessor {
 
     /** Processes a response packet for the requester. */
     static void receiveResponse(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr) {
+        RequesterState rq = qp.requester();
+        ResponderState rs = qp.responder();
+        SendQueue sq = qp.sendQueue();
         int psn = hdr.psn();
         int opcode = hdr.opcode();
         if (!st.sentAny || Seq24.cmpMsn(psn, st.psnLimit) >= 0) {
             Packets.count(qp, PortCounter.PKT_DROPS); // a response to nothing we sent
             return;
         }
-        int diff = Seq24.cmpMsn(psn, qp.sendLastPsn());
+        int diff = Seq24.cmpMsn(psn, rq.lastPsn);
         if (diff <= 0) {
             // A duplicate; a repeated ACK may still carry newer credits ("ghost" ACK).
             if (diff == 0 && opcode == Opcode.RC_ACKNOWLEDGE && Aeth.syndromeClass(hdr.aeth()) == 0) {
-                qp.getCredit(hdr.aeth());
+                rq.getCredit(hdr.aeth());
             }
             return;
         }
-        if ((qp.recvFlags() & QpFlags.R_RDMAR_SEQ) != 0) {
+        if ((rs.flags & QpFlags.R_RDMAR_SEQ) != 0) {
             // Waiting for the response to a restarted RDMA READ/atomic: skip everything else.
-            if (Seq24.cmpMsn(psn, qp.sendLastPsn() + 1) != 0) {
+            if (Seq24.cmpMsn(psn, rq.lastPsn + 1) != 0) {
                 return;
             }
-            qp.recvFlags(qp.recvFlags() & ~QpFlags.R_RDMAR_SEQ);
+            rs.flags &= ~QpFlags.R_RDMAR_SEQ;
         }
-        if (qp.sendAcked() == qp.sendTail()) {
+        if (rq.acked == rq.tail) {
             return;
         }
-        SendWqe wqe = qp.swqe(qp.sendAcked());
+        SendWqe wqe = sq.swqe(rq.acked);
         int pmtu = qp.pmtu();
         int aeth = hdr.aeth();
         switch (opcode) {
@@ -71,18 +77,19 @@ final class RcAckProcessor {
                 if (!doRcAck(qp, st, aeth, psn, opcode, val) || opcode != Opcode.RC_RDMA_READ_RESPONSE_FIRST) {
                     return;
                 }
-                wqe = qp.swqe(qp.sendAcked());
+                wqe = sq.swqe(rq.acked);
                 if (wqe.opcode() != WrOpcode.RDMA_READ) {
                     fail(qp, wqe, WcStatus.LOC_QP_OP_ERR);
                     return;
                 }
                 // A response to a resent READ may start in the middle of the WQE's buffer.
-                st.readLen = qp.sendRdmaReadSge().restart(wqe, Seq24.delta(psn, wqe.psn()) * pmtu);
+                rq.rdmaReadLen = rq.rdmaReadSge.restart(wqe, Seq24.delta(psn,
+                        wqe.psn()) * pmtu);
                 readMiddle(qp, st, buf, hdr, psn, pmtu, wqe);
                 return;
             }
             case Opcode.RC_RDMA_READ_RESPONSE_MIDDLE:
-                if (Seq24.cmpMsn(psn, qp.sendLastPsn() + 1) != 0) {
+                if (Seq24.cmpMsn(psn, rq.lastPsn + 1) != 0) {
                     rdmaSeqErr(qp, st, psn);
                     return;
                 }
@@ -96,16 +103,17 @@ final class RcAckProcessor {
                 if (!doRcAck(qp, st, aeth, psn, opcode, 0L)) {
                     return;
                 }
-                wqe = qp.swqe(qp.sendAcked());
+                wqe = sq.swqe(rq.acked);
                 if (wqe.opcode() != WrOpcode.RDMA_READ) {
                     fail(qp, wqe, WcStatus.LOC_QP_OP_ERR);
                     return;
                 }
-                st.readLen = qp.sendRdmaReadSge().restart(wqe, Seq24.delta(psn, wqe.psn()) * pmtu);
+                rq.rdmaReadLen = rq.rdmaReadSge.restart(wqe, Seq24.delta(psn,
+                        wqe.psn()) * pmtu);
                 readLast(qp, st, buf, hdr, psn, wqe);
                 return;
             case Opcode.RC_RDMA_READ_RESPONSE_LAST:
-                if (Seq24.cmpMsn(psn, qp.sendLastPsn() + 1) != 0) {
+                if (Seq24.cmpMsn(psn, rq.lastPsn + 1) != 0) {
                     rdmaSeqErr(qp, st, psn);
                     return;
                 }
@@ -127,32 +135,34 @@ final class RcAckProcessor {
     /** FIRST or MIDDLE read response data: exactly one MTU, and more must follow. */
     private static void readMiddle(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr, int psn, int pmtu,
             SendWqe wqe) {
-        if (hdr.payloadLength() != pmtu || pmtu >= st.readLen) {
+        RequesterState rq = qp.requester();
+        if (hdr.payloadLength() != pmtu || pmtu >= rq.rdmaReadLen) {
             fail(qp, wqe, WcStatus.LOC_LEN_ERR);
             return;
         }
         // A response is progress: push the timeout out and let a SEND_ONE wait go on.
-        qp.modRetryTimer();
+        rq.modRetryTimer();
         clearWaitAck(qp, st);
         if (hdr.opcode() == Opcode.RC_RDMA_READ_RESPONSE_MIDDLE) {
-            qp.sendRetry(qp.retryCnt());
+            rq.retry = qp.retryCnt();
         }
-        st.readLen -= pmtu;
-        qp.sendLastPsn(psn);
-        hdr.copyPayload(buf, qp.sendRdmaReadSge(), pmtu, false);
+        rq.rdmaReadLen -= pmtu;
+        rq.lastPsn = psn;
+        hdr.copyPayload(buf, rq.rdmaReadSge, pmtu, false);
     }
 
     /** LAST or ONLY read response data: exactly what is left; completes the READ. */
     private static void readLast(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr, int psn, SendWqe wqe) {
+        RequesterState rq = qp.requester();
         int tlen = hdr.payloadLength();
-        if (tlen != st.readLen) {
+        if (tlen != rq.rdmaReadLen) {
             fail(qp, wqe, WcStatus.LOC_LEN_ERR);
             return;
         }
         if (tlen > 0) {
-            hdr.copyPayload(buf, qp.sendRdmaReadSge(), tlen, false);
+            hdr.copyPayload(buf, rq.rdmaReadSge, tlen, false);
         }
-        st.readLen = 0;
+        rq.rdmaReadLen = 0;
         doRcAck(qp, st, hdr.aeth(), psn, Opcode.RC_RDMA_READ_RESPONSE_LAST, 0L);
     }
 
@@ -162,10 +172,13 @@ final class RcAckProcessor {
      * @return true if the packet is an ACK that the caller may process further (READ response data)
      */
     static boolean doRcAck(DriverQp qp, RcState st, int aeth, int psn, int opcode, long val) {
+        RequesterState rq = qp.requester();
+        ResponderState rs = qp.responder();
+        SendQueue sq = qp.sendQueue();
         int syndrome = Aeth.syndromeClass(aeth);
         // A NAK acknowledges everything before its PSN; the NAK'd PSN itself is not done.
         int ackPsn = syndrome != Aeth.SYNDROME_ACK ? psn - 1 : psn;
-        SendWqe wqe = qp.swqe(qp.sendAcked());
+        SendWqe wqe = sq.swqe(rq.acked);
         boolean progress = false;
         int diff;
         while ((diff = Seq24.cmpMsn(ackPsn, wqe.lpsn())) >= 0) {
@@ -179,9 +192,9 @@ final class RcAckProcessor {
             if ((w == WrOpcode.RDMA_READ && (opcode != Opcode.RC_RDMA_READ_RESPONSE_LAST || diff != 0))
                     || (atomic && (opcode != Opcode.RC_ATOMIC_ACKNOWLEDGE || diff != 0))) {
                 // Only its own response completes a READ or atomic: this one NAKs it implicitly. Retry it.
-                if ((qp.recvFlags() & QpFlags.R_RDMAR_SEQ) == 0) {
-                    qp.recvFlags(qp.recvFlags() | QpFlags.R_RDMAR_SEQ);
-                    RcRequester.restart(qp, st, qp.sendLastPsn() + 1, false);
+                if ((rs.flags & QpFlags.R_RDMAR_SEQ) == 0) {
+                    rs.flags |= QpFlags.R_RDMAR_SEQ;
+                    RcRequester.restart(qp, st, rq.lastPsn + 1, false);
                     st.scheduleSend();
                 }
                 afterProgress(qp, st, progress);
@@ -191,21 +204,21 @@ final class RcAckProcessor {
                 Sge s = wqe.sge(0);
                 s.mr().memory().putLong(s.offset(), val); // native order, as rvt's loopback writes it
             }
-            if ((w == WrOpcode.RDMA_READ || atomic) && qp.sendNumRdAtomic() > 0) {
-                int n = qp.sendNumRdAtomic() - 1;
-                qp.sendNumRdAtomic(n);
-                int flags = qp.sendFlags();
+            if ((w == WrOpcode.RDMA_READ || atomic) && rq.numRdAtomic > 0) {
+                int n = rq.numRdAtomic - 1;
+                rq.numRdAtomic = n;
+                int flags = rq.flags;
                 if ((flags & QpFlags.S_WAIT_FENCE) != 0 && n == 0) {
-                    qp.sendFlags(flags & ~(QpFlags.S_WAIT_FENCE | QpFlags.S_WAIT_ACK));
+                    rq.flags = flags & ~(QpFlags.S_WAIT_FENCE | QpFlags.S_WAIT_ACK);
                     st.scheduleSend();
                 } else if ((flags & QpFlags.S_WAIT_RDMAR) != 0) {
-                    qp.sendFlags(flags & ~(QpFlags.S_WAIT_RDMAR | QpFlags.S_WAIT_ACK));
+                    rq.flags = flags & ~(QpFlags.S_WAIT_RDMAR | QpFlags.S_WAIT_ACK);
                     st.scheduleSend();
                 }
             }
             wqe = complete(qp, wqe);
             progress = true;
-            if (qp.sendAcked() == qp.sendTail()) {
+            if (rq.acked == rq.tail) {
                 break;
             }
         }
@@ -213,55 +226,55 @@ final class RcAckProcessor {
         switch (syndrome) {
             case Aeth.SYNDROME_ACK:
                 Packets.count(qp, PortCounter.RC_ACKS);
-                if (qp.sendAcked() != qp.sendTail()) {
-                    qp.modRetryTimer(); // more ACKs expected
-                    if (Seq24.cmpMsn(qp.sendPsn(), psn) <= 0) {
+                if (rq.acked != rq.tail) {
+                    rq.modRetryTimer(); // more ACKs expected
+                    if (Seq24.cmpMsn(rq.psn, psn) <= 0) {
                         RcRequester.resetPsn(qp, psn + 1); // the responder has more than we were resending
                     }
                 } else {
-                    qp.stopRcTimers();
-                    if (Seq24.cmpMsn(qp.sendPsn(), psn) <= 0) {
-                        qp.sendState(RcRequester.IDLE);
-                        qp.sendPsn(psn + 1);
+                    rq.stopRcTimers();
+                    if (Seq24.cmpMsn(rq.psn, psn) <= 0) {
+                        rq.state = RcRequester.IDLE;
+                        rq.psn = psn + 1;
                     }
                 }
                 clearWaitAck(qp, st);
-                qp.getCredit(aeth);
-                qp.sendRnrRetry(qp.rnrRetryCnt());
-                qp.sendRetry(qp.retryCnt());
-                qp.sendLastPsn(psn);
+                rq.getCredit(aeth);
+                rq.rnrRetry = qp.rnrRetryCnt();
+                rq.retry = qp.retryCnt();
+                rq.lastPsn = psn;
                 afterProgress(qp, st, progress);
                 return true;
 
             case Aeth.SYNDROME_RNR_NAK:
                 Packets.count(qp, PortCounter.RNR_NAKS);
                 afterProgress(qp, st, progress);
-                if (qp.sendAcked() == qp.sendTail() || (qp.sendFlags() & QpFlags.S_WAIT_RNR) != 0) {
+                if (rq.acked == rq.tail || (rq.flags & QpFlags.S_WAIT_RNR) != 0) {
                     return false;
                 }
-                if (qp.sendRnrRetry() == 0) {
-                    fail(qp, qp.swqe(qp.sendAcked()), WcStatus.RNR_RETRY_EXC_ERR);
+                if (rq.rnrRetry == 0) {
+                    fail(qp, sq.swqe(rq.acked), WcStatus.RNR_RETRY_EXC_ERR);
                     return false;
                 }
                 if (qp.rnrRetryCnt() < 7) {
-                    qp.sendRnrRetry(qp.sendRnrRetry() - 1); // 7 means retry forever
+                    rq.rnrRetry = rq.rnrRetry - 1; // 7 means retry forever
                 }
-                qp.sendLastPsn(psn - 1);
+                rq.lastPsn = psn - 1;
                 if (qp.iport() != null) {
-                    qp.iport().addCounter(PortCounter.RC_RESENDS, Math.max(0, Seq24.delta(qp.sendPsn(), psn)));
+                    qp.iport().addCounter(PortCounter.RC_RESENDS, Math.max(0, Seq24.delta(rq.psn, psn)));
                 }
                 RcRequester.resetPsn(qp, psn);
-                qp.sendFlags(qp.sendFlags() & ~(QpFlags.S_WAIT_SSN_CREDIT | QpFlags.S_WAIT_ACK));
-                qp.stopRcTimers();
-                qp.addRnrTimer(aeth);
+                rq.flags &= ~(QpFlags.S_WAIT_SSN_CREDIT | QpFlags.S_WAIT_ACK);
+                rq.stopRcTimers();
+                rq.addRnrTimer(aeth);
                 return false;
 
             case Aeth.SYNDROME_NAK:
                 afterProgress(qp, st, progress);
-                if (qp.sendAcked() == qp.sendTail()) {
+                if (rq.acked == rq.tail) {
                     return false;
                 }
-                qp.sendLastPsn(psn - 1);
+                rq.lastPsn = psn - 1;
                 switch (Aeth.code(aeth)) {
                     case NAK_PSN_ERROR:
                         Packets.count(qp, PortCounter.SEQ_NAKS);
@@ -271,21 +284,21 @@ final class RcAckProcessor {
                         break;
                     case NAK_INVALID_REQUEST:
                         Packets.count(qp, PortCounter.OTHER_NAKS);
-                        fail(qp, qp.swqe(qp.sendAcked()), WcStatus.REM_INV_REQ_ERR);
+                        fail(qp, sq.swqe(rq.acked), WcStatus.REM_INV_REQ_ERR);
                         break;
                     case NAK_REMOTE_ACCESS_ERROR:
                         Packets.count(qp, PortCounter.OTHER_NAKS);
-                        fail(qp, qp.swqe(qp.sendAcked()), WcStatus.REM_ACCESS_ERR);
+                        fail(qp, sq.swqe(rq.acked), WcStatus.REM_ACCESS_ERR);
                         break;
                     case NAK_REMOTE_OPERATIONAL_ERROR:
                         Packets.count(qp, PortCounter.OTHER_NAKS);
-                        fail(qp, qp.swqe(qp.sendAcked()), WcStatus.REM_OP_ERR);
+                        fail(qp, sq.swqe(rq.acked), WcStatus.REM_OP_ERR);
                         break;
                     default:
                         return false; // reserved codes are ignored
                 }
-                qp.sendRetry(qp.retryCnt());
-                qp.sendRnrRetry(qp.rnrRetryCnt());
+                rq.retry = qp.retryCnt();
+                rq.rnrRetry = qp.rnrRetryCnt();
                 return false;
 
             default:
@@ -301,26 +314,29 @@ final class RcAckProcessor {
      * @return the new WQE at {@code sendAcked}
      */
     static SendWqe complete(DriverQp qp, SendWqe wqe) {
-        int acked = qp.sendAcked();
-        boolean resending = acked == qp.sendCur();
-        qp.sendRetry(qp.retryCnt());
-        qp.sendLastPsn(wqe.lpsn());
+        RequesterState rq = qp.requester();
+        SendQueue sq = qp.sendQueue();
+        int acked = rq.acked;
+        boolean resending = acked == rq.cur;
+        rq.retry = qp.retryCnt();
+        rq.lastPsn = wqe.lpsn();
         // sendComplete drags sendAcked (and sendCur when it pointed here) past the slot, and ends SQD draining.
-        qp.sendComplete(wqe, WcStatus.SUCCESS);
+        sq.sendComplete(wqe, WcStatus.SUCCESS);
         if (resending) {
-            qp.sendState(RcRequester.IDLE);
-            if (qp.sendAcked() != qp.sendTail()) {
-                qp.sendPsn(qp.swqe(qp.sendCur()).psn());
+            rq.state = RcRequester.IDLE;
+            if (rq.acked != rq.tail) {
+                rq.psn = sq.swqe(rq.cur).psn();
             }
         }
-        return qp.swqe(qp.sendAcked());
+        return sq.swqe(rq.acked);
     }
 
     /** {@code rdma_seq_err}: a READ response arrived out of sequence: complete what it covers, restart the READ. */
     static void rdmaSeqErr(DriverQp qp, RcState st, int psn) {
-        qp.stopRcTimers();
-        SendWqe wqe = qp.swqe(qp.sendAcked());
-        while (qp.sendAcked() != qp.sendTail() && Seq24.cmpMsn(psn, wqe.lpsn()) > 0) {
+        RequesterState rq = qp.requester();
+        rq.stopRcTimers();
+        SendWqe wqe = qp.sendQueue().swqe(rq.acked);
+        while (rq.acked != rq.tail && Seq24.cmpMsn(psn, wqe.lpsn()) > 0) {
             WrOpcode w = wqe.opcode();
             if (w == WrOpcode.RDMA_READ || w == WrOpcode.ATOMIC_CMP_AND_SWP || w == WrOpcode.ATOMIC_FETCH_AND_ADD) {
                 break;
@@ -328,8 +344,8 @@ final class RcAckProcessor {
             wqe = complete(qp, wqe);
         }
         Packets.count(qp, PortCounter.RDMA_SEQ);
-        qp.recvFlags(qp.recvFlags() | QpFlags.R_RDMAR_SEQ);
-        RcRequester.restart(qp, st, qp.sendLastPsn() + 1, false);
+        qp.responder().flags |= QpFlags.R_RDMAR_SEQ;
+        RcRequester.restart(qp, st, rq.lastPsn + 1, false);
         st.scheduleSend();
     }
 
@@ -338,23 +354,23 @@ final class RcAckProcessor {
      * QP to ERR; the send engine then flushes the rest.
      */
     static void fail(DriverQp qp, SendWqe wqe, WcStatus status) {
-        if (qp.sendLast() == qp.sendAcked()) {
-            qp.sendComplete(wqe, status);
+        if (qp.sendQueue().last() == qp.requester().acked) {
+            qp.sendQueue().sendComplete(wqe, status);
             qp.rcError(WcStatus.WR_FLUSH_ERR);
         }
     }
 
     private static void clearWaitAck(DriverQp qp, RcState st) {
-        int flags = qp.sendFlags();
+        int flags = qp.requester().flags;
         if ((flags & QpFlags.S_WAIT_ACK) != 0) {
-            qp.sendFlags(flags & ~QpFlags.S_WAIT_ACK);
+            qp.requester().flags = flags & ~QpFlags.S_WAIT_ACK;
             st.scheduleSend();
         }
     }
 
     /** Completions may unblock the engine (a local operation waiting for them, an unsent WQE): wake it. */
     private static void afterProgress(DriverQp qp, RcState st, boolean progress) {
-        if (progress && qp.sendCur() != qp.sendHead()) {
+        if (progress && qp.requester().cur != qp.sendQueue().head()) {
             st.scheduleSend();
         }
     }

@@ -42,7 +42,7 @@ public final class RcEngine implements ProtocolEngine<RcState> {
         Lock sl = qp.sendLock();
         sl.lock();
         try {
-            if ((qp.sendFlags() & (QpFlags.S_RESP_PENDING | QpFlags.S_ACK_PENDING)) != 0) {
+            if ((qp.requester().flags & (QpFlags.S_RESP_PENDING | QpFlags.S_ACK_PENDING)) != 0) {
                 n = RcResponseBuilder.makeResponse(qp, st, buf, off, tx);
                 if (n > 0) {
                     return n;
@@ -110,8 +110,8 @@ public final class RcEngine implements ProtocolEngine<RcState> {
      */
     @Override
     public void error(DriverQp qp, RcState st) {
-        st.ackSge.clear();
-        st.readLen = 0;
+        qp.ackQueue().rdmaSge.clear();
+        qp.requester().rdmaReadLen = 0;
     }
 
     /**

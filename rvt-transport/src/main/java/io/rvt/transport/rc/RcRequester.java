@@ -9,6 +9,8 @@ import io.rvt.api.WcStatus;
 import io.rvt.api.WrOpcode;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.QpFlags;
+import io.rvt.api.spi.RequesterState;
+import io.rvt.api.spi.SendQueue;
 import io.rvt.api.spi.SendWqe;
 import io.rvt.api.spi.Seq24;
 import io.rvt.transport.Packets;
@@ -61,16 +63,18 @@ final class RcRequester {
      *         operation the transport does not know (it was completed with {@code LOC_QP_OP_ERR})
      */
     static int makeRequest(DriverQp qp, RcState st, ByteBuffer buf, int off, TxInfo tx) {
+        RequesterState rq = qp.requester();
+        SendQueue sq = qp.sendQueue();
         QpState state = qp.state();
         if (!RequestBuilder.canSendOrFlush(qp, state, Ops.PROCESS_SEND_OK)) {
             return 0;
         }
         while (true) {
-            if ((qp.sendFlags() & WAIT_MASK) != 0) {
+            if ((rq.flags & WAIT_MASK) != 0) {
                 return 0;
             }
-            int cur = qp.sendCur();
-            SendWqe wqe = qp.swqe(cur);
+            int cur = rq.cur;
+            SendWqe wqe = sq.swqe(cur);
             int pmtu = qp.pmtu();
             int hdr = off + BthDescriptor.LENGTH;
             int op;
@@ -78,35 +82,36 @@ final class RcRequester {
             int psn;
             boolean ackReq = false;
             boolean se = false;
-            switch (qp.sendState()) {
+            switch (rq.state) {
                 case RESTART_SEND:
                 case RESTART_WRITE:
-                    st.sendLen = qp.sendSge().restart(wqe, Seq24.delta(qp.sendPsn(), wqe.psn()) * pmtu);
+                    rq.len = rq.sge.restart(wqe, Seq24.delta(rq.psn,
+                            wqe.psn()) * pmtu);
                     // fall through
                 case Opcode.RC_SEND_FIRST:
                 case Opcode.RC_SEND_MIDDLE:
                 case Opcode.RC_RDMA_WRITE_FIRST:
                 case Opcode.RC_RDMA_WRITE_MIDDLE:
-                    psn = qp.sendPsn();
-                    qp.sendPsn(psn + 1);
-                    op = RequestBuilder.opcode(Opcode.RC, wqe.opcode(), false, st.sendLen, pmtu);
-                    len = Math.min(st.sendLen, pmtu);
+                    psn = rq.psn;
+                    rq.psn = psn + 1;
+                    op = RequestBuilder.opcode(Opcode.RC, wqe.opcode(), false, rq.len, pmtu);
+                    len = Math.min(rq.len, pmtu);
                     hdr = RequestBuilder.writeHeaders(buf, hdr, op, wqe);
                     se = RequestBuilder.solicited(op, wqe);
                     if (RequestBuilder.endsMessage(op)) {
                         ackReq = true;
-                        qp.sendCur(qp.swqeIncr(cur));
+                        rq.cur = sq.swqeIncr(cur);
                     }
                     break;
                 case RESTART_READ: {
-                    int done = Seq24.delta(qp.sendPsn(), wqe.psn()) * pmtu;
+                    int done = Seq24.delta(rq.psn, wqe.psn()) * pmtu;
                     hdr = RethDescriptor.write(buf, hdr, wqe.remoteAddr() + done, wqe.rkey(), wqe.length() - done);
                     op = Opcode.RC_RDMA_READ_REQUEST;
-                    psn = qp.sendPsn();
-                    qp.sendPsn(wqe.lpsn() + 1);
+                    psn = rq.psn;
+                    rq.psn = wqe.lpsn() + 1;
                     len = 0;
                     ackReq = true;
-                    qp.sendCur(qp.swqeIncr(cur));
+                    rq.cur = sq.swqeIncr(cur);
                     break;
                 }
                 default: {
@@ -115,18 +120,18 @@ final class RcRequester {
                         return 0; // SQD: finish what was started, start nothing new
                     }
                     boolean newReq = false;
-                    if (cur == qp.sendTail()) {
-                        if (cur == qp.sendHead()) {
+                    if (cur == rq.tail) {
+                        if (cur == sq.head()) {
                             return 0;
                         }
-                        if (SendFlag.FENCE.in(wqe.sendFlags()) && qp.sendNumRdAtomic() > 0) {
-                            qp.sendFlags(qp.sendFlags() | QpFlags.S_WAIT_FENCE);
+                        if (SendFlag.FENCE.in(wqe.sendFlags()) && rq.numRdAtomic > 0) {
+                            rq.flags |= QpFlags.S_WAIT_FENCE;
                             return 0;
                         }
                         WrOpcode w = wqe.opcode();
                         if (w == WrOpcode.REG_MR || w == WrOpcode.LOCAL_INV) {
                             // Local operations run once everything before them has completed.
-                            if (qp.sendLast() != cur) {
+                            if (sq.last() != cur) {
                                 return 0;
                             }
                             completeLocalOp(qp, wqe, cur);
@@ -141,7 +146,7 @@ final class RcRequester {
                         case SEND_WITH_IMM:
                         case SEND_WITH_INV:
                         case RDMA_WRITE_WITH_IMM:
-                            if (!qp.rcCreditAvail(wqe)) {
+                            if (!rq.creditAvail(wqe)) {
                                 return 0;
                             }
                             // fall through
@@ -152,7 +157,7 @@ final class RcRequester {
                             se = RequestBuilder.solicited(op, wqe);
                             if (RequestBuilder.endsMessage(op)) {
                                 ackReq = true;
-                                qp.sendCur(qp.swqeIncr(cur));
+                                rq.cur = sq.swqeIncr(cur);
                             }
                             break;
                         case RDMA_READ:
@@ -163,7 +168,7 @@ final class RcRequester {
                             op = Opcode.RC_RDMA_READ_REQUEST;
                             len = 0;
                             ackReq = true;
-                            qp.sendCur(qp.swqeIncr(cur));
+                            rq.cur = sq.swqeIncr(cur);
                             break;
                         case ATOMIC_CMP_AND_SWP:
                         case ATOMIC_FETCH_AND_ADD:
@@ -181,24 +186,24 @@ final class RcRequester {
                             }
                             len = 0;
                             ackReq = true;
-                            qp.sendCur(qp.swqeIncr(cur));
+                            rq.cur = sq.swqeIncr(cur);
                             break;
                         default:
                             // An operation this transport does not implement (e.g. a driver-reserved one the
                             // driver did not handle): fail it as rdmavt's loopback does.
-                            qp.sendCur(qp.swqeIncr(cur));
+                            rq.cur = sq.swqeIncr(cur);
                             if (newReq) {
-                                qp.sendTail(qp.swqeIncr(qp.sendTail()));
+                                rq.tail = sq.swqeIncr(rq.tail);
                             }
-                            qp.sendComplete(wqe, WcStatus.LOC_QP_OP_ERR);
+                            sq.sendComplete(wqe, WcStatus.LOC_QP_OP_ERR);
                             return FATAL;
                     }
-                    qp.sendSge().init(wqe.sgList(), 0, wqe.numSge(), wqe.length());
-                    st.sendLen = wqe.length();
+                    rq.sge.init(wqe.sgList(), 0, wqe.numSge(), wqe.length());
+                    rq.len = wqe.length();
                     if (newReq) {
-                        qp.sendTail(qp.swqeIncr(qp.sendTail()));
+                        rq.tail = sq.swqeIncr(rq.tail);
                     }
-                    qp.sendPsn(wqe.opcode() == WrOpcode.RDMA_READ ? wqe.lpsn() + 1 : psn + 1);
+                    rq.psn = wqe.opcode() == WrOpcode.RDMA_READ ? wqe.lpsn() + 1 : psn + 1;
                     break;
                 }
             }
@@ -206,16 +211,16 @@ final class RcRequester {
             if (delta != 0 && delta % ACK_REQUEST_INTERVAL == 0) {
                 ackReq = true;
             }
-            int flags = qp.sendFlags();
+            int flags = rq.flags;
             if ((flags & QpFlags.S_SEND_ONE) != 0) {
                 // After a timeout: one packet, then wait for its ACK before sending more.
                 flags = (flags & ~QpFlags.S_SEND_ONE) | QpFlags.S_WAIT_ACK;
-                qp.sendFlags(flags);
+                rq.flags = flags;
                 ackReq = true;
             }
-            st.sendLen -= len;
-            qp.sendState(op);
-            int end = Packets.referencePayload(buf, hdr, qp.sendSge(), len, tx);
+            rq.len -= len;
+            rq.state = op;
+            int end = Packets.referencePayload(buf, hdr, rq.sge, len, tx);
             int pkey = Packets.pkeyOf(qp);
             BthDescriptor.write(buf, off, op, se, qp.migState() == MigState.MIGRATED, Packets.padCount(len), pkey,
                     qp.remoteQpn(), ackReq, psn & BthDescriptor.MASK_24);
@@ -225,7 +230,7 @@ final class RcRequester {
                 st.sentAny = true;
             }
             if ((flags & (QpFlags.S_TIMER | QpFlags.S_WAIT_RNR)) == 0) {
-                qp.addRetryTimer();
+                rq.addRetryTimer();
             }
             tx.ah().copyFrom(qp.remoteAhAttr());
             tx.set(qp.qpNum(), qp.remoteQpn(), pkey, op, psn & BthDescriptor.MASK_24, end - off, len, qp.portNum(),
@@ -236,18 +241,20 @@ final class RcRequester {
 
     /** Counts a new RDMA READ/atomic against {@code max_rd_atomic}; false (and WAIT_RDMAR) if none is left. */
     private static boolean takeReadAtomicSlot(DriverQp qp) {
-        if (qp.sendNumRdAtomic() >= qp.maxRdAtomic()) {
-            qp.sendFlags(qp.sendFlags() | QpFlags.S_WAIT_RDMAR);
+        RequesterState rq = qp.requester();
+        if (rq.numRdAtomic >= qp.maxRdAtomic()) {
+            rq.flags |= QpFlags.S_WAIT_RDMAR;
             return false;
         }
-        qp.sendNumRdAtomic(qp.sendNumRdAtomic() + 1);
+        rq.numRdAtomic = rq.numRdAtomic + 1;
         return true;
     }
 
     /** REG_MR (already done at post) or LOCAL_INV (deferred by a fence or earlier invalidations) at sendCur. */
     private static void completeLocalOp(DriverQp qp, SendWqe wqe, int cur) {
-        qp.sendCur(qp.swqeIncr(cur));
-        qp.sendTail(qp.swqeIncr(qp.sendTail()));
+        RequesterState rq = qp.requester();
+        rq.cur = qp.sendQueue().swqeIncr(cur);
+        rq.tail = qp.sendQueue().swqeIncr(rq.tail);
         RequestBuilder.completeLocalOp(qp, wqe);
     }
 
@@ -258,26 +265,27 @@ final class RcRequester {
      * @param wait true to send one packet and wait for its ACK ({@code SEND_ONE}), as after a timeout
      */
     static void restart(DriverQp qp, RcState st, int psn, boolean wait) {
-        if (qp.sendAcked() == qp.sendTail()) {
+        RequesterState rq = qp.requester();
+        if (rq.acked == rq.tail) {
             return; // nothing outstanding: a stale timer or NAK
         }
-        SendWqe wqe = qp.swqe(qp.sendAcked());
-        if (qp.sendRetry() == 0) {
-            qp.sendComplete(wqe, WcStatus.RETRY_EXC_ERR);
+        SendWqe wqe = qp.sendQueue().swqe(rq.acked);
+        if (rq.retry == 0) {
+            qp.sendQueue().sendComplete(wqe, WcStatus.RETRY_EXC_ERR);
             qp.rcError(WcStatus.WR_FLUSH_ERR);
             return;
         }
-        qp.sendRetry(qp.sendRetry() - 1);
+        rq.retry = rq.retry - 1;
         if (qp.iport() != null) {
-            int resent = wqe.opcode() == WrOpcode.RDMA_READ ? 1 : Math.max(0, Seq24.delta(qp.sendPsn(), psn));
+            int resent = wqe.opcode() == WrOpcode.RDMA_READ ? 1 : Math.max(0, Seq24.delta(rq.psn, psn));
             qp.iport().addCounter(PortCounter.RC_RESENDS, resent);
         }
-        int flags = qp.sendFlags() & ~(QpFlags.S_WAIT_FENCE | QpFlags.S_WAIT_RDMAR | QpFlags.S_WAIT_SSN_CREDIT
+        int flags = rq.flags & ~(QpFlags.S_WAIT_FENCE | QpFlags.S_WAIT_RDMAR | QpFlags.S_WAIT_SSN_CREDIT
                 | QpFlags.S_WAIT_PSN | QpFlags.S_WAIT_ACK);
         if (wait) {
             flags |= QpFlags.S_SEND_ONE;
         }
-        qp.sendFlags(flags);
+        rq.flags = flags;
         resetPsn(qp, psn);
     }
 
@@ -287,29 +295,31 @@ final class RcRequester {
      * {@code psn}.
      */
     static void resetPsn(DriverQp qp, int psn) {
-        int n = qp.sendAcked();
-        SendWqe wqe = qp.swqe(n);
-        qp.sendCur(n);
-        qp.sendPsn(psn);
+        RequesterState rq = qp.requester();
+        SendQueue sq = qp.sendQueue();
+        int n = rq.acked;
+        SendWqe wqe = sq.swqe(n);
+        rq.cur = n;
+        rq.psn = psn;
         if (Seq24.cmpMsn(psn, wqe.psn()) <= 0) {
-            qp.sendState(IDLE);
+            rq.state = IDLE;
             return;
         }
         WrOpcode op = wqe.opcode();
-        int tail = qp.sendTail();
+        int tail = rq.tail;
         while (true) {
-            n = qp.swqeIncr(n);
+            n = sq.swqeIncr(n);
             if (n == tail) {
                 break;
             }
-            wqe = qp.swqe(n);
+            wqe = sq.swqe(n);
             int diff = Seq24.cmpMsn(psn, wqe.psn());
             if (diff < 0) {
                 break;
             }
-            qp.sendCur(n);
+            rq.cur = n;
             if (diff == 0) {
-                qp.sendState(IDLE);
+                rq.state = IDLE;
                 return;
             }
             op = wqe.opcode();
@@ -318,17 +328,17 @@ final class RcRequester {
             case SEND:
             case SEND_WITH_IMM:
             case SEND_WITH_INV:
-                qp.sendState(RESTART_SEND);
+                rq.state = RESTART_SEND;
                 break;
             case RDMA_WRITE:
             case RDMA_WRITE_WITH_IMM:
-                qp.sendState(RESTART_WRITE);
+                rq.state = RESTART_WRITE;
                 break;
             case RDMA_READ:
-                qp.sendState(RESTART_READ);
+                rq.state = RESTART_READ;
                 break;
             default:
-                qp.sendState(IDLE); // atomics span one PSN
+                rq.state = IDLE; // atomics span one PSN
                 break;
         }
     }

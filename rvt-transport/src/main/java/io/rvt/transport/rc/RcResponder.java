@@ -8,9 +8,12 @@ import io.rvt.api.WcOpcode;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.spi.AckEntry;
+import io.rvt.api.spi.AckQueue;
 import io.rvt.api.spi.DriverMr;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.QpFlags;
+import io.rvt.api.spi.RequesterState;
+import io.rvt.api.spi.ResponderState;
 import io.rvt.api.spi.Seq24;
 import io.rvt.transport.Packets;
 import io.rvt.transport.header.BthDescriptor;
@@ -46,20 +49,21 @@ final class RcResponder {
 
     /** Processes a request packet, {@code recvLock} held. */
     static void receiveRequest(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr) {
+        ResponderState rs = qp.responder();
         int opcode = hdr.opcode();
         int psn = hdr.psn();
-        int diff = Seq24.delta(psn, qp.recvPsn());
+        int diff = Seq24.delta(psn, rs.psn);
         if (diff != 0) {
             if (!receiveOutOfSequence(qp, st, hdr, opcode, psn, diff)) {
                 queueAck(qp, st);
             }
             return;
         }
-        if (!opcodeInSequence(qp.recvState(), opcode)) {
+        if (!opcodeInSequence(rs.state, opcode)) {
             nak(qp, st, SYNDROME_NAK_INVALID_REQUEST, WcStatus.LOC_QP_OP_ERR);
             return;
         }
-        if (qp.state() == QpState.RTR && (qp.recvFlags() & QpFlags.R_COMM_EST) == 0) {
+        if (qp.state() == QpState.RTR && (rs.flags & QpFlags.R_COMM_EST) == 0) {
             qp.commEst();
         }
         WorkCompletion wc = st.recvWc;
@@ -68,7 +72,7 @@ final class RcResponder {
                 if (!takeRwqe(qp, st, false)) {
                     return;
                 }
-                st.rcvLen = 0;
+                rs.rcvLen = 0;
                 if (!middle(qp, st, buf, hdr)) {
                     return;
                 }
@@ -85,7 +89,7 @@ final class RcResponder {
                 if (!takeRwqe(qp, st, false)) {
                     return;
                 }
-                st.rcvLen = 0;
+                rs.rcvLen = 0;
                 // fall through
             case Opcode.RC_SEND_LAST:
             case Opcode.RC_SEND_LAST_WITH_IMMEDIATE:
@@ -127,17 +131,17 @@ final class RcResponder {
                     return;
                 }
                 int len = hdr.rethDmaLength();
-                qp.recvLen(len);
-                st.rcvLen = 0;
+                rs.len = len;
+                rs.rcvLen = 0;
                 if (len != 0) {
                     if (!qp.rkeyOk(st.target, len, hdr.rethVirtualAddress(), hdr.rethRkey(),
                             AccessFlag.REMOTE_WRITE.bit())) {
                         nak(qp, st, SYNDROME_NAK_REMOTE_ACCESS, WcStatus.LOC_PROT_ERR);
                         return;
                     }
-                    qp.recvSge().initSingle(st.target, len);
+                    rs.sge.initSingle(st.target, len);
                 } else {
-                    qp.recvSge().clear();
+                    rs.sge.clear();
                 }
                 wc.clear();
                 if (opcode == Opcode.RC_RDMA_WRITE_FIRST) {
@@ -149,9 +153,9 @@ final class RcResponder {
                         return;
                     }
                 } else {
-                    int r = qp.getRwqe(true);
+                    int r = rs.getRwqe(true);
                     if (r <= 0) {
-                        qp.recvSge().putSs();
+                        rs.sge.putSs();
                         if (r < 0) {
                             nak(qp, st, SYNDROME_NAK_REMOTE_OPERATIONAL, WcStatus.LOC_QP_OP_ERR);
                         } else {
@@ -177,10 +181,10 @@ final class RcResponder {
                 nak(qp, st, SYNDROME_NAK_INVALID_REQUEST, WcStatus.LOC_QP_OP_ERR);
                 return;
         }
-        qp.recvPsn((psn + 1) & BthDescriptor.MASK_24);
-        qp.recvState(opcode);
-        st.ackPsn = psn;
-        qp.recvNakState(0);
+        rs.psn = (psn + 1) & BthDescriptor.MASK_24;
+        rs.state = opcode;
+        rs.ackPsn = psn;
+        rs.nakState = 0;
         if (hdr.ackReq() || ++st.unackedPackets >= ACK_COALESCE_LIMIT) {
             queueAck(qp, st);
         }
@@ -205,7 +209,7 @@ final class RcResponder {
 
     /** Consumes a receive WQE; on failure queues the RNR NAK or the remote operational error NAK. */
     private static boolean takeRwqe(DriverQp qp, RcState st, boolean wrIdOnly) {
-        int r = qp.getRwqe(wrIdOnly);
+        int r = qp.responder().getRwqe(wrIdOnly);
         if (r > 0) {
             return true;
         }
@@ -219,17 +223,18 @@ final class RcResponder {
 
     /** A FIRST or MIDDLE packet: exactly one MTU of data, within what the receive WQE (or RETH) allows. */
     private static boolean middle(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr) {
+        ResponderState rs = qp.responder();
         int pmtu = qp.pmtu();
         if (hdr.payloadLength() != pmtu) {
             nak(qp, st, SYNDROME_NAK_INVALID_REQUEST, WcStatus.LOC_QP_OP_ERR);
             return false;
         }
-        st.rcvLen += pmtu;
-        if (Integer.compareUnsigned(st.rcvLen, qp.recvLen()) > 0) {
+        rs.rcvLen += pmtu;
+        if (Integer.compareUnsigned(rs.rcvLen, rs.len) > 0) {
             nak(qp, st, SYNDROME_NAK_INVALID_REQUEST, WcStatus.LOC_QP_OP_ERR);
             return false;
         }
-        hdr.copyPayload(buf, qp.recvSge(), pmtu, true);
+        hdr.copyPayload(buf, rs.sge, pmtu, true);
         return true;
     }
 
@@ -241,23 +246,24 @@ final class RcResponder {
      */
     private static boolean last(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr, WcOpcode wcOpcode,
             boolean write) {
+        ResponderState rs = qp.responder();
         int tlen = hdr.payloadLength();
-        int byteLen = tlen + st.rcvLen;
-        int cmp = Integer.compareUnsigned(byteLen, qp.recvLen());
+        int byteLen = tlen + rs.rcvLen;
+        int cmp = Integer.compareUnsigned(byteLen, rs.len);
         if (tlen > qp.pmtu() || cmp > 0 || (write && cmp != 0)) {
             nak(qp, st, SYNDROME_NAK_INVALID_REQUEST, WcStatus.LOC_QP_OP_ERR);
             return false;
         }
         if (tlen > 0) {
-            hdr.copyPayload(buf, qp.recvSge(), tlen, true);
+            hdr.copyPayload(buf, rs.sge, tlen, true);
         }
-        qp.recvSge().putSs();
-        qp.recvMsn((qp.recvMsn() + 1) & Seq24.MASK);
-        if (!qp.testAndClearRecvAflags(QpFlags.RA_WRID_VALID)) {
+        rs.sge.putSs();
+        rs.msn = (rs.msn + 1) & Seq24.MASK;
+        if (!rs.testAndClearAflags(QpFlags.RA_WRID_VALID)) {
             return true; // RDMA WRITE without immediate: no receive WQE
         }
         WorkCompletion wc = st.recvWc;
-        wc.wrId(qp.recvWrId()).status(WcStatus.SUCCESS).opcode(wcOpcode).byteLen(byteLen).qpNum(qp.qpNum())
+        wc.wrId(rs.wrId).status(WcStatus.SUCCESS).opcode(wcOpcode).byteLen(byteLen).qpNum(qp.qpNum())
                 .srcQp(qp.remoteQpn()).slid(qp.remoteAhAttr().dlid() & 0xFFFF).sl(qp.remoteAhAttr().sl())
                 .portNum(qp.portNum());
         qp.recvCq(wc, hdr.solicitedEvent());
@@ -266,6 +272,7 @@ final class RcResponder {
 
     /** An RDMA READ request: validate the source now, queue the response. */
     private static void readRequest(DriverQp qp, RcState st, PacketHeaders hdr, int psn) {
+        ResponderState rs = qp.responder();
         if (!AccessFlag.REMOTE_READ.in(qp.accessFlags())) {
             nak(qp, st, SYNDROME_NAK_INVALID_REQUEST, WcStatus.LOC_QP_OP_ERR);
             return;
@@ -278,7 +285,7 @@ final class RcResponder {
             if (next < 0) {
                 nakSyndrome = SYNDROME_NAK_INVALID_REQUEST;
             } else {
-                AckEntry e = qp.ackQueue(qp.recvHeadAckQueue());
+                AckEntry e = qp.ackQueue().entry(qp.ackQueue().head);
                 int len = hdr.rethDmaLength();
                 if (len != 0) {
                     if (!qp.rkeyOk(e.rdmaSge(), len, hdr.rethVirtualAddress(), hdr.rethRkey(),
@@ -286,13 +293,13 @@ final class RcResponder {
                         nakSyndrome = SYNDROME_NAK_REMOTE_ACCESS;
                     } else {
                         // The response takes one PSN per MTU; the request's last PSN is the response's last.
-                        qp.recvPsn((qp.recvPsn() + qp.divMtu(len - 1)) & BthDescriptor.MASK_24);
+                        rs.psn = (rs.psn + qp.divMtu(len - 1)) & BthDescriptor.MASK_24;
                     }
                 } else {
                     e.rdmaSge().clear();
                 }
                 if (nakSyndrome == 0) {
-                    e.opcode(Opcode.RC_RDMA_READ_REQUEST).sent(false).psn(psn).lpsn(qp.recvPsn());
+                    e.opcode(Opcode.RC_RDMA_READ_REQUEST).sent(false).psn(psn).lpsn(rs.psn);
                     queued(qp, st, Opcode.RC_RDMA_READ_REQUEST, next);
                 }
             }
@@ -328,7 +335,7 @@ final class RcResponder {
                         ? mr.atomicFetchAdd(vaddr, hdr.atomicSwapAddData())
                         : mr.atomicCompareSwap(vaddr, hdr.atomicCompareData(), hdr.atomicSwapAddData());
                 st.target.release();
-                AckEntry e = qp.ackQueue(qp.recvHeadAckQueue());
+                AckEntry e = qp.ackQueue().entry(qp.ackQueue().head);
                 e.atomicData(old).opcode(opcode).sent(false).psn(psn).lpsn(psn);
                 queued(qp, st, opcode, next);
             }
@@ -350,19 +357,20 @@ final class RcResponder {
      * @return the index after the head, or -1 to NAK the request as invalid
      */
     private static int claimAckEntry(DriverQp qp) {
-        int head = qp.recvHeadAckQueue();
+        AckQueue aq = qp.ackQueue();
+        int head = aq.head;
         int next = incr(qp, head);
         if (owedResponses(qp) >= qp.maxDestRdAtomic()) {
             return -1;
         }
-        if (next == qp.sendTailAckQueue()) {
-            if (!qp.ackQueue(next).sent()) {
+        if (next == aq.tail) {
+            if (!aq.entry(next).sent()) {
                 return -1;
             }
-            qp.sendTailAckQueue(incr(qp, next));
-            qp.sendAckState(Opcode.RC_ACKNOWLEDGE);
+            aq.tail = incr(qp, next);
+            aq.state = Opcode.RC_ACKNOWLEDGE;
         }
-        AckEntry e = qp.ackQueue(head);
+        AckEntry e = aq.entry(head);
         if (e.opcode() == Opcode.RC_RDMA_READ_REQUEST) {
             e.rdmaSge().release();
         }
@@ -371,10 +379,11 @@ final class RcResponder {
 
     /** @return entries from {@code sendTailAckQueue} to the head whose response is not completely sent */
     private static int owedResponses(DriverQp qp) {
+        AckQueue aq = qp.ackQueue();
         int n = 0;
-        int head = qp.recvHeadAckQueue();
-        for (int i = qp.sendTailAckQueue(); i != head; i = incr(qp, i)) {
-            if (!qp.ackQueue(i).sent()) {
+        int head = aq.head;
+        for (int i = aq.tail; i != head; i = incr(qp, i)) {
+            if (!aq.entry(i).sent()) {
                 n++;
             }
         }
@@ -383,14 +392,15 @@ final class RcResponder {
 
     /** Publishes a new ack-queue entry and schedules its response; {@code sendLock} held. */
     private static void queued(DriverQp qp, RcState st, int opcode, int next) {
+        ResponderState rs = qp.responder();
         // The MSN counts the request now, not when its response goes out: a duplicate must not count it again.
-        qp.recvMsn((qp.recvMsn() + 1) & Seq24.MASK);
-        qp.recvPsn((qp.recvPsn() + 1) & BthDescriptor.MASK_24);
-        qp.recvState(opcode);
-        qp.recvNakState(0);
-        qp.recvHeadAckQueue(next);
+        rs.msn = (rs.msn + 1) & Seq24.MASK;
+        rs.psn = (rs.psn + 1) & BthDescriptor.MASK_24;
+        rs.state = opcode;
+        rs.nakState = 0;
+        qp.ackQueue().head = next;
         st.unackedPackets = 0;
-        qp.sendFlags(qp.sendFlags() | QpFlags.S_RESP_PENDING);
+        qp.requester().flags |= QpFlags.S_RESP_PENDING;
         st.scheduleSend();
     }
 
@@ -401,14 +411,17 @@ final class RcResponder {
      */
     private static boolean receiveOutOfSequence(DriverQp qp, RcState st, PacketHeaders hdr, int opcode, int psn,
             int diff) {
+        RequesterState rq = qp.requester();
+        ResponderState rs = qp.responder();
+        AckQueue aq = qp.ackQueue();
         if (diff > 0) {
             // Ahead: packets were lost. Every such packet is dropped and counted; NAK once (the NAK implicitly ACKs
             // everything before the expected PSN).
             Packets.count(qp, PortCounter.RC_OUT_OF_SEQ);
-            if (qp.recvNakState() == 0) {
+            if (rs.nakState == 0) {
                 Packets.count(qp, PortCounter.SEQ_NAKS);
-                qp.recvNakState(SYNDROME_NAK_PSN_ERROR);
-                st.ackPsn = qp.recvPsn();
+                rs.nakState = SYNDROME_NAK_PSN_ERROR;
+                rs.ackPsn = rs.psn;
                 queueAck(qp, st);
             }
             return true;
@@ -418,9 +431,9 @@ final class RcResponder {
         Lock sl = qp.sendLock();
         sl.lock();
         try {
-            int size = qp.ackQueueSize();
-            int head = qp.recvHeadAckQueue();
-            int tail = qp.sendTailAckQueue();
+            int size = aq.size();
+            int head = aq.head;
+            int tail = aq.tail;
             AckEntry e = null;
             // oldReq: a response older than the one this duplicate asks for is still to be sent.
             boolean oldReq = true;
@@ -436,7 +449,7 @@ final class RcResponder {
                         e = null;
                         break;
                     }
-                    e = qp.ackQueue(prev);
+                    e = aq.entry(prev);
                     if (e.opcode() == 0) {
                         e = null;
                         break;
@@ -473,7 +486,7 @@ final class RcResponder {
                     if (oldReq) {
                         return true;
                     }
-                    qp.sendTailAckQueue(prev);
+                    aq.tail = prev;
                     break;
                 }
                 case Opcode.RC_COMPARE_SWAP:
@@ -482,7 +495,7 @@ final class RcResponder {
                     if (e == null || e.opcode() != opcode || oldReq) {
                         return true;
                     }
-                    qp.sendTailAckQueue(prev);
+                    aq.tail = prev;
                     break;
                 default:
                     if (!hdr.ackReq() || oldReq) {
@@ -490,22 +503,22 @@ final class RcResponder {
                     }
                     if (i == head) {
                         // After every READ/atomic: re-ACK everything received so far.
-                        qp.recvNakState(0);
-                        st.ackPsn = qp.recvPsn() - 1;
+                        rs.nakState = 0;
+                        rs.ackPsn = rs.psn - 1;
                         return false;
                     }
-                    if ((qp.sendFlags() & QpFlags.S_RESP_PENDING) == 0) {
+                    if ((rq.flags & QpFlags.S_RESP_PENDING) == 0) {
                         // A plain ACK of what precedes the next READ/atomic.
-                        qp.recvNakState(0);
-                        st.ackPsn = qp.ackQueue(i).psn() - 1;
+                        rs.nakState = 0;
+                        rs.ackPsn = aq.entry(i).psn() - 1;
                         return false;
                     }
-                    qp.sendTailAckQueue(i); // resend the READ/atomic response, which ACKs this duplicate
+                    aq.tail = i; // resend the READ/atomic response, which ACKs this duplicate
                     break;
             }
-            qp.sendAckState(Opcode.RC_ACKNOWLEDGE);
-            qp.sendFlags(qp.sendFlags() | QpFlags.S_RESP_PENDING);
-            qp.recvNakState(0);
+            aq.state = Opcode.RC_ACKNOWLEDGE;
+            rq.flags |= QpFlags.S_RESP_PENDING;
+            rs.nakState = 0;
             st.scheduleSend();
             return true;
         } finally {
@@ -515,8 +528,9 @@ final class RcResponder {
 
     /** Queues an RNR NAK: no receive WQE; the requester retries after the QP's minimum RNR timer. */
     private static void rnrNak(DriverQp qp, RcState st) {
-        qp.recvNakState(SYNDROME_RNR_NAK | (qp.minRnrTimer() & 0x1F));
-        st.ackPsn = qp.recvPsn();
+        ResponderState rs = qp.responder();
+        rs.nakState = SYNDROME_RNR_NAK | (qp.minRnrTimer() & 0x1F);
+        rs.ackPsn = rs.psn;
         queueAck(qp, st);
     }
 
@@ -525,9 +539,10 @@ final class RcResponder {
      * with {@code err}) and queues the NAK.
      */
     static void nak(DriverQp qp, RcState st, int syndrome, WcStatus err) {
+        ResponderState rs = qp.responder();
         qp.rcError(err);
-        qp.recvNakState(syndrome);
-        st.ackPsn = qp.recvPsn();
+        rs.nakState = syndrome;
+        rs.ackPsn = rs.psn;
         queueAck(qp, st);
     }
 
@@ -536,20 +551,22 @@ final class RcResponder {
      * sent (it acknowledges more). Takes {@code sendLock}.
      */
     static void queueAck(DriverQp qp, RcState st) {
+        ResponderState rs = qp.responder();
+        AckQueue aq = qp.ackQueue();
         st.unackedPackets = 0;
-        int nakState = qp.recvNakState();
-        int msn = qp.recvMsn();
+        int nakState = rs.nakState;
+        int msn = rs.msn;
         Lock sl = qp.sendLock();
         sl.lock();
         try {
-            int flags = qp.sendFlags();
+            int flags = qp.requester().flags;
             if ((flags & QpFlags.S_ACK_PENDING) != 0) {
                 Packets.count(qp, PortCounter.RC_QACKS);
             }
-            st.sendNakState = nakState;
-            st.sendNakMsn = msn;
-            st.sendAckPsn = st.ackPsn;
-            qp.sendFlags(flags | QpFlags.S_ACK_PENDING | QpFlags.S_RESP_PENDING);
+            aq.nakState = nakState;
+            aq.nakMsn = msn;
+            aq.psn = rs.ackPsn;
+            qp.requester().flags = flags | QpFlags.S_ACK_PENDING | QpFlags.S_RESP_PENDING;
             st.scheduleSend();
         } finally {
             sl.unlock();
@@ -557,6 +574,6 @@ final class RcResponder {
     }
 
     static int incr(DriverQp qp, int i) {
-        return i + 1 == qp.ackQueueSize() ? 0 : i + 1;
+        return i + 1 == qp.ackQueue().size() ? 0 : i + 1;
     }
 }

@@ -3,8 +3,10 @@ package io.rvt.transport.rc;
 import io.rvt.api.MigState;
 import io.rvt.api.QpState.Ops;
 import io.rvt.api.spi.AckEntry;
+import io.rvt.api.spi.AckQueue;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.QpFlags;
+import io.rvt.api.spi.ResponderState;
 import io.rvt.api.spi.Seq24;
 import io.rvt.api.spi.Sge;
 import io.rvt.transport.Packets;
@@ -34,10 +36,12 @@ final class RcResponseBuilder {
      * @return bytes written, or 0 if no response is due (the pending flags are then cleared)
      */
     static int makeResponse(DriverQp qp, RcState st, ByteBuffer buf, int off, TxInfo tx) {
+        ResponderState rs = qp.responder();
+        AckQueue aq = qp.ackQueue();
         if (!qp.state().can(Ops.PROCESS_RECV_OK)) {
             // The responder failed the request it NAKs (and went to ERR): the NAK still goes out, as hfi1 sends
             // it straight from its receive path. Responses to READs/atomics do not.
-            if ((qp.sendFlags() & QpFlags.S_ACK_PENDING) != 0 && st.sendNakState != 0) {
+            if ((qp.requester().flags & QpFlags.S_ACK_PENDING) != 0 && aq.nakState != 0) {
                 return plainAck(qp, st, buf, off, tx);
             }
             return bail(qp);
@@ -47,34 +51,34 @@ final class RcResponseBuilder {
         int op;
         int psn;
         int len;
-        switch (qp.sendAckState()) {
+        switch (aq.state) {
             case Opcode.RC_RDMA_READ_RESPONSE_LAST:
             case Opcode.RC_RDMA_READ_RESPONSE_ONLY:
                 // The READ's response is out: its source region is no longer needed.
-                qp.ackQueue(qp.sendTailAckQueue()).rdmaSge().release();
+                aq.entry(aq.tail).rdmaSge().release();
                 // fall through
             case Opcode.RC_ATOMIC_ACKNOWLEDGE:
-                qp.sendTailAckQueue(RcResponder.incr(qp, qp.sendTailAckQueue()));
+                aq.tail = RcResponder.incr(qp, aq.tail);
                 // fall through
             case Opcode.RC_SEND_ONLY:
             case Opcode.RC_ACKNOWLEDGE: {
-                if (qp.recvHeadAckQueue() == qp.sendTailAckQueue()) {
-                    if ((qp.sendFlags() & QpFlags.S_ACK_PENDING) != 0) {
+                if (aq.head == aq.tail) {
+                    if ((qp.requester().flags & QpFlags.S_ACK_PENDING) != 0) {
                         return plainAck(qp, st, buf, off, tx);
                     }
                     return bail(qp);
                 }
-                AckEntry e = qp.ackQueue(qp.sendTailAckQueue());
+                AckEntry e = aq.entry(aq.tail);
                 if (e.opcode() == Opcode.RC_RDMA_READ_REQUEST) {
                     Sge src = e.rdmaSge();
                     len = src.sgeLength();
                     if (len != 0 && src.mr() == null) {
                         // Rewound past a response whose source was already released: stop until the requester
                         // re-requests it (the duplicate re-validates the rkey).
-                        qp.sendTailAckQueue(qp.recvHeadAckQueue());
+                        aq.tail = aq.head;
                         return bail(qp);
                     }
-                    st.ackSge.initSingle(src, len);
+                    aq.rdmaSge.initSingle(src, len);
                     if (len > pmtu) {
                         len = pmtu;
                         op = Opcode.RC_RDMA_READ_RESPONSE_FIRST;
@@ -82,13 +86,13 @@ final class RcResponseBuilder {
                         op = Opcode.RC_RDMA_READ_RESPONSE_ONLY;
                         e.sent(true);
                     }
-                    AethDescriptor.value(buf, hdr, qp.computeAeth());
+                    AethDescriptor.value(buf, hdr, rs.computeAeth());
                     hdr += AethDescriptor.LENGTH;
-                    st.ackRdmaPsn = e.psn();
-                    psn = st.ackRdmaPsn++;
+                    aq.rdmaPsn = e.psn();
+                    psn = aq.rdmaPsn++;
                 } else {
                     op = Opcode.RC_ATOMIC_ACKNOWLEDGE;
-                    AethDescriptor.value(buf, hdr, qp.computeAeth());
+                    AethDescriptor.value(buf, hdr, rs.computeAeth());
                     hdr = AtomicAckEthDescriptor.write(buf, hdr + AethDescriptor.LENGTH, e.atomicData());
                     psn = e.psn();
                     len = 0;
@@ -98,36 +102,37 @@ final class RcResponseBuilder {
             }
             case Opcode.RC_RDMA_READ_RESPONSE_FIRST:
             case Opcode.RC_RDMA_READ_RESPONSE_MIDDLE:
-                len = st.ackSge.sge().sgeLength();
+                len = aq.rdmaSge.sge().sgeLength();
                 if (len > pmtu) {
                     len = pmtu;
                     op = Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
                 } else {
                     op = Opcode.RC_RDMA_READ_RESPONSE_LAST;
-                    AethDescriptor.value(buf, hdr, qp.computeAeth());
+                    AethDescriptor.value(buf, hdr, rs.computeAeth());
                     hdr += AethDescriptor.LENGTH;
-                    qp.ackQueue(qp.sendTailAckQueue()).sent(true);
+                    aq.entry(aq.tail).sent(true);
                 }
-                psn = st.ackRdmaPsn++;
+                psn = aq.rdmaPsn++;
                 break;
             default:
                 return plainAck(qp, st, buf, off, tx);
         }
-        qp.sendAckState(op);
-        int end = Packets.referencePayload(buf, hdr, st.ackSge, len, tx);
+        aq.state = op;
+        int end = Packets.referencePayload(buf, hdr, aq.rdmaSge, len, tx);
         return finish(qp, buf, off, tx, op, psn, end, len);
     }
 
     /** The queued ACK or NAK. */
     private static int plainAck(DriverQp qp, RcState st, ByteBuffer buf, int off, TxInfo tx) {
-        qp.sendAckState(Opcode.RC_SEND_ONLY);
-        qp.sendFlags(qp.sendFlags() & ~QpFlags.S_ACK_PENDING);
-        int aeth = st.sendNakState != 0
-                ? (st.sendNakState << 24) | (st.sendNakMsn & Seq24.MASK)
-                : qp.computeAeth();
+        AckQueue aq = qp.ackQueue();
+        aq.state = Opcode.RC_SEND_ONLY;
+        qp.requester().flags &= ~QpFlags.S_ACK_PENDING;
+        int aeth = aq.nakState != 0
+                ? (aq.nakState << 24) | (aq.nakMsn & Seq24.MASK)
+                : qp.responder().computeAeth();
         int hdr = off + BthDescriptor.LENGTH;
         AethDescriptor.value(buf, hdr, aeth);
-        return finish(qp, buf, off, tx, Opcode.RC_ACKNOWLEDGE, st.sendAckPsn, hdr + AethDescriptor.LENGTH, 0);
+        return finish(qp, buf, off, tx, Opcode.RC_ACKNOWLEDGE, aq.psn, hdr + AethDescriptor.LENGTH, 0);
     }
 
     private static int finish(DriverQp qp, ByteBuffer buf, int off, TxInfo tx, int op, int psn, int end, int len) {
@@ -142,8 +147,8 @@ final class RcResponseBuilder {
 
     /** Nothing (more) to respond: clear the pending flags so the requester side runs. */
     private static int bail(DriverQp qp) {
-        qp.sendAckState(Opcode.RC_ACKNOWLEDGE);
-        qp.sendFlags(qp.sendFlags() & ~(QpFlags.S_RESP_PENDING | QpFlags.S_ACK_PENDING));
+        qp.ackQueue().state = Opcode.RC_ACKNOWLEDGE;
+        qp.requester().flags &= ~(QpFlags.S_RESP_PENDING | QpFlags.S_ACK_PENDING);
         return 0;
     }
 }

@@ -12,6 +12,9 @@ import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.QpFlags;
+import io.rvt.api.spi.RequesterState;
+import io.rvt.api.spi.ResponderState;
+import io.rvt.api.spi.SendQueue;
 import io.rvt.api.spi.SendWqe;
 import io.rvt.api.spi.Seq24;
 import io.rvt.transport.Packets;
@@ -49,6 +52,8 @@ public final class UcEngine implements ProtocolEngine<UcState> {
      */
     @Override
     public int makePacket(DriverQp qp, UcState st, ByteBuffer buf, int off, TxInfo tx) {
+        RequesterState rq = qp.requester();
+        SendQueue sq = qp.sendQueue();
         Lock sl = qp.sendLock();
         sl.lock();
         try {
@@ -57,19 +62,19 @@ public final class UcEngine implements ProtocolEngine<UcState> {
                 return 0;
             }
             while (true) {
-                int cur = qp.sendCur();
-                SendWqe wqe = qp.swqe(cur);
+                int cur = rq.cur;
+                SendWqe wqe = sq.swqe(cur);
                 int pmtu = qp.pmtu();
                 int op;
-                switch (qp.sendState()) {
+                switch (rq.state) {
                     case Opcode.UC_SEND_FIRST:
                     case Opcode.UC_SEND_MIDDLE:
                     case Opcode.UC_RDMA_WRITE_FIRST:
                     case Opcode.UC_RDMA_WRITE_MIDDLE:
-                        op = RequestBuilder.opcode(Opcode.UC, wqe.opcode(), false, st.sendLen, pmtu);
+                        op = RequestBuilder.opcode(Opcode.UC, wqe.opcode(), false, rq.len, pmtu);
                         break;
                     default: {
-                        if (!state.can(Ops.PROCESS_NEXT_SEND_OK) || cur == qp.sendHead()) {
+                        if (!state.can(Ops.PROCESS_NEXT_SEND_OK) || cur == sq.head()) {
                             return 0;
                         }
                         WrOpcode w = wqe.opcode();
@@ -77,29 +82,29 @@ public final class UcEngine implements ProtocolEngine<UcState> {
                             RequestBuilder.completeLocalOp(qp, wqe);
                             continue;
                         }
-                        qp.sendPsn(wqe.psn());
-                        qp.sendSge().init(wqe.sgList(), 0, wqe.numSge(), wqe.length());
-                        st.sendLen = wqe.length();
+                        rq.psn = wqe.psn();
+                        rq.sge.init(wqe.sgList(), 0, wqe.numSge(), wqe.length());
+                        rq.len = wqe.length();
                         if (w != WrOpcode.SEND && w != WrOpcode.SEND_WITH_IMM && w != WrOpcode.RDMA_WRITE
                                 && w != WrOpcode.RDMA_WRITE_WITH_IMM) {
                             // Not a UC operation (a driver-reserved one the driver did not handle).
-                            qp.sendComplete(wqe, WcStatus.LOC_QP_OP_ERR);
+                            sq.sendComplete(wqe, WcStatus.LOC_QP_OP_ERR);
                             continue;
                         }
-                        op = RequestBuilder.opcode(Opcode.UC, w, true, st.sendLen, pmtu);
+                        op = RequestBuilder.opcode(Opcode.UC, w, true, rq.len, pmtu);
                         break;
                     }
                 }
-                int len = Math.min(st.sendLen, pmtu);
+                int len = Math.min(rq.len, pmtu);
                 int hdr = RequestBuilder.writeHeaders(buf, off + BthDescriptor.LENGTH, op, wqe);
                 boolean se = RequestBuilder.solicited(op, wqe);
-                int psn = qp.sendPsn();
-                qp.sendPsn(psn + 1);
-                st.sendLen -= len;
-                qp.sendState(op);
+                int psn = rq.psn;
+                rq.psn = psn + 1;
+                rq.len -= len;
+                rq.state = op;
                 // The last packet completes the WQE here, before the driver sends it: its payload must be copied now.
-                int end = RequestBuilder.endsMessage(op) ? Packets.writePayload(buf, hdr, qp.sendSge(), len)
-                        : Packets.referencePayload(buf, hdr, qp.sendSge(), len, tx);
+                int end = RequestBuilder.endsMessage(op) ? Packets.writePayload(buf, hdr, rq.sge, len)
+                        : Packets.referencePayload(buf, hdr, rq.sge, len, tx);
                 int pkey = Packets.pkeyOf(qp);
                 int maskedPsn = psn & BthDescriptor.MASK_24;
                 BthDescriptor.write(buf, off, op, se, qp.migState() == MigState.MIGRATED, Packets.padCount(len),
@@ -108,7 +113,7 @@ public final class UcEngine implements ProtocolEngine<UcState> {
                 tx.set(qp.qpNum(), qp.remoteQpn(), pkey, op, maskedPsn, end - off, len, qp.portNum(), false, false);
                 if (RequestBuilder.endsMessage(op)) {
                     // No ACK will come: the WQE is done once its last packet is built (this moves sendCur on).
-                    qp.sendComplete(wqe, WcStatus.SUCCESS);
+                    sq.sendComplete(wqe, WcStatus.SUCCESS);
                 }
                 return end - off;
             }
@@ -143,13 +148,14 @@ public final class UcEngine implements ProtocolEngine<UcState> {
     }
 
     private static void receiveLocked(DriverQp qp, UcState st, ByteBuffer buf, PacketHeaders hdr) {
+        ResponderState rs = qp.responder();
         int opcode = hdr.opcode();
         int psn = hdr.psn();
-        boolean inSequence = Seq24.cmpMsn(psn, qp.recvPsn()) == 0;
+        boolean inSequence = Seq24.cmpMsn(psn, rs.psn) == 0;
         if (!inSequence) {
-            qp.recvPsn(psn); // resynchronise on whatever arrives
+            rs.psn = psn; // resynchronise on whatever arrives
         }
-        if (!inSequence || !opcodeInSequence(qp.recvState(), opcode)) {
+        if (!inSequence || !opcodeInSequence(rs.state, opcode)) {
             // Abandon the message in progress; only a packet that starts a message can be used.
             abandonMessage(qp, st);
             if (!Opcode.isStart(opcode)) {
@@ -157,7 +163,7 @@ public final class UcEngine implements ProtocolEngine<UcState> {
                 return;
             }
         }
-        if (qp.state() == QpState.RTR && (qp.recvFlags() & QpFlags.R_COMM_EST) == 0) {
+        if (qp.state() == QpState.RTR && (rs.flags & QpFlags.R_COMM_EST) == 0) {
             qp.commEst();
         }
         int pmtu = qp.pmtu();
@@ -168,9 +174,9 @@ public final class UcEngine implements ProtocolEngine<UcState> {
             case Opcode.UC_SEND_ONLY_WITH_IMMEDIATE:
                 if (st.rewind) {
                     st.rewind = false;
-                    st.restore(qp.recvSge()); // reuse the receive WQE the broken SEND had taken
+                    st.restore(rs.sge); // reuse the receive WQE the broken SEND had taken
                 } else {
-                    int r = qp.getRwqe(false);
+                    int r = rs.getRwqe(false);
                     if (r < 0) {
                         qp.rcError(WcStatus.LOC_QP_OP_ERR);
                         return;
@@ -179,9 +185,9 @@ public final class UcEngine implements ProtocolEngine<UcState> {
                         drop(qp); // UC has no RNR NAK: the message is lost
                         return;
                     }
-                    st.save(qp.recvSge());
+                    st.save(rs.sge);
                 }
-                st.rcvLen = 0;
+                rs.rcvLen = 0;
                 if (opcode == Opcode.UC_SEND_FIRST) {
                     if (!sendMiddle(qp, st, buf, hdr, pmtu)) {
                         return;
@@ -196,15 +202,15 @@ public final class UcEngine implements ProtocolEngine<UcState> {
                     wc.wcFlags(WcFlag.WITH_IMM.bit()).immData(hdr.immediateData());
                 }
                 int tlen = hdr.payloadLength();
-                int byteLen = tlen + st.rcvLen;
-                if (tlen > pmtu || Integer.compareUnsigned(byteLen, qp.recvLen()) > 0) {
+                int byteLen = tlen + rs.rcvLen;
+                if (tlen > pmtu || Integer.compareUnsigned(byteLen, rs.len) > 0) {
                     rewind(qp, st);
                     return;
                 }
                 if (tlen > 0) {
-                    hdr.copyPayload(buf, qp.recvSge(), tlen, true);
+                    hdr.copyPayload(buf, rs.sge, tlen, true);
                 }
-                qp.recvSge().putSs();
+                rs.sge.putSs();
                 st.release();
                 complete(qp, wc, WcOpcode.RECV, byteLen, hdr);
                 break;
@@ -222,17 +228,17 @@ public final class UcEngine implements ProtocolEngine<UcState> {
                     return;
                 }
                 int len = hdr.rethDmaLength();
-                qp.recvLen(len);
-                st.rcvLen = 0;
+                rs.len = len;
+                rs.rcvLen = 0;
                 if (len != 0) {
                     if (!qp.rkeyOk(st.target, len, hdr.rethVirtualAddress(), hdr.rethRkey(),
                             AccessFlag.REMOTE_WRITE.bit())) {
                         drop(qp);
                         return;
                     }
-                    qp.recvSge().initSingle(st.target, len);
+                    rs.sge.initSingle(st.target, len);
                 } else {
-                    qp.recvSge().clear();
+                    rs.sge.clear();
                 }
                 if (opcode == Opcode.UC_RDMA_WRITE_FIRST) {
                     if (!writeMiddle(qp, st, buf, hdr, pmtu)) {
@@ -258,8 +264,8 @@ public final class UcEngine implements ProtocolEngine<UcState> {
                 drop(qp);
                 return;
         }
-        qp.recvPsn((psn + 1) & BthDescriptor.MASK_24);
-        qp.recvState(opcode);
+        rs.psn = (psn + 1) & BthDescriptor.MASK_24;
+        rs.state = opcode;
     }
 
     /** IBTA: MIDDLE/LAST only continue a message of their kind; FIRST/ONLY only start one. */
@@ -280,55 +286,59 @@ public final class UcEngine implements ProtocolEngine<UcState> {
 
     /** A gap or an out-of-place opcode: a SEND in progress keeps its receive WQE for reuse, a WRITE just ends. */
     private static void abandonMessage(DriverQp qp, UcState st) {
-        int state = qp.recvState();
+        ResponderState rs = qp.responder();
+        int state = rs.state;
         // The cursor's references go either way; a SEND's receive WQE lives on in the saved copy.
-        qp.recvSge().putSs();
+        rs.sge.putSs();
         if (state == Opcode.UC_SEND_FIRST || state == Opcode.UC_SEND_MIDDLE) {
             st.rewind = true;
         }
-        qp.recvState(Opcode.UC_SEND_LAST);
+        rs.state = Opcode.UC_SEND_LAST;
     }
 
     private static boolean sendMiddle(DriverQp qp, UcState st, ByteBuffer buf, PacketHeaders hdr, int pmtu) {
+        ResponderState rs = qp.responder();
         if (hdr.payloadLength() != pmtu) {
             rewind(qp, st);
             return false;
         }
-        st.rcvLen += pmtu;
-        if (Integer.compareUnsigned(st.rcvLen, qp.recvLen()) > 0) {
+        rs.rcvLen += pmtu;
+        if (Integer.compareUnsigned(rs.rcvLen, rs.len) > 0) {
             rewind(qp, st);
             return false;
         }
-        hdr.copyPayload(buf, qp.recvSge(), pmtu, true);
+        hdr.copyPayload(buf, rs.sge, pmtu, true);
         return true;
     }
 
     /** A SEND that cannot be placed: keep its receive WQE for the next SEND and drop the packet. */
     private static void rewind(DriverQp qp, UcState st) {
-        qp.recvSge().putSs();
+        qp.responder().sge.putSs();
         st.rewind = true;
-        qp.recvState(Opcode.UC_SEND_LAST);
+        qp.responder().state = Opcode.UC_SEND_LAST;
         drop(qp);
     }
 
     private static boolean writeMiddle(DriverQp qp, UcState st, ByteBuffer buf, PacketHeaders hdr, int pmtu) {
+        ResponderState rs = qp.responder();
         if (hdr.payloadLength() != pmtu) {
             drop(qp);
             return false;
         }
-        st.rcvLen += pmtu;
-        if (Integer.compareUnsigned(st.rcvLen, qp.recvLen()) > 0) {
+        rs.rcvLen += pmtu;
+        if (Integer.compareUnsigned(rs.rcvLen, rs.len) > 0) {
             drop(qp);
             return false;
         }
-        hdr.copyPayload(buf, qp.recvSge(), pmtu, true);
+        hdr.copyPayload(buf, rs.sge, pmtu, true);
         return true;
     }
 
     private static boolean writeLast(DriverQp qp, UcState st, ByteBuffer buf, PacketHeaders hdr, int pmtu,
             boolean withImm) {
+        ResponderState rs = qp.responder();
         int tlen = hdr.payloadLength();
-        if (tlen > pmtu || tlen + st.rcvLen != qp.recvLen()) {
+        if (tlen > pmtu || tlen + rs.rcvLen != rs.len) {
             drop(qp);
             return false;
         }
@@ -337,36 +347,36 @@ public final class UcEngine implements ProtocolEngine<UcState> {
                 // The receive WQE a broken SEND left behind takes this completion (its id is still pending).
                 st.release();
             } else {
-                int r = qp.getRwqe(true);
+                int r = rs.getRwqe(true);
                 if (r < 0) {
-                    qp.recvSge().putSs();
+                    rs.sge.putSs();
                     qp.rcError(WcStatus.LOC_QP_OP_ERR);
                     return false;
                 }
                 if (r == 0) {
-                    qp.recvSge().putSs();
+                    rs.sge.putSs();
                     drop(qp);
                     return false;
                 }
             }
         }
         if (tlen > 0) {
-            hdr.copyPayload(buf, qp.recvSge(), tlen, true);
+            hdr.copyPayload(buf, rs.sge, tlen, true);
         }
-        qp.recvSge().putSs();
+        rs.sge.putSs();
         if (withImm) {
             WorkCompletion wc = st.recvWc.clear();
             wc.wcFlags(WcFlag.WITH_IMM.bit()).immData(hdr.immediateData());
-            complete(qp, wc, WcOpcode.RECV_RDMA_WITH_IMM, qp.recvLen(), hdr);
+            complete(qp, wc, WcOpcode.RECV_RDMA_WITH_IMM, rs.len, hdr);
         }
         return true;
     }
 
     private static void complete(DriverQp qp, WorkCompletion wc, WcOpcode opcode, int byteLen, PacketHeaders hdr) {
-        if (!qp.testAndClearRecvAflags(QpFlags.RA_WRID_VALID)) {
+        if (!qp.responder().testAndClearAflags(QpFlags.RA_WRID_VALID)) {
             return;
         }
-        wc.wrId(qp.recvWrId()).status(WcStatus.SUCCESS).opcode(opcode).byteLen(byteLen).qpNum(qp.qpNum())
+        wc.wrId(qp.responder().wrId).status(WcStatus.SUCCESS).opcode(opcode).byteLen(byteLen).qpNum(qp.qpNum())
                 .srcQp(qp.remoteQpn()).slid(qp.remoteAhAttr().dlid() & 0xFFFF).sl(qp.remoteAhAttr().sl())
                 .portNum(qp.portNum());
         qp.recvCq(wc, hdr.solicitedEvent());

@@ -8,9 +8,9 @@ import io.rvt.transport.QpProtocolState;
 import io.rvt.transport.SendScheduler;
 
 /**
- * The UC protocol state of one QP: the requester's bytes left in the current WQE ({@code s_len}, under
- * {@code sendLock}), and the responder's bytes received ({@code r_rcv_len}) and saved receive position (under
- * {@code recvLock}).
+ * What the UC engine keeps per QP beyond the QP's own state ({@code s_len} is in {@code qp.requester()},
+ * {@code r_rcv_len} in {@code qp.responder()}): the responder's saved receive position and scratch objects, under
+ * {@code recvLock}.
  *
  * <p>The saved position is UC's rewind (rdmavt's {@code RVT_R_REWIND_SGE} with {@code s_rdma_read_sge}): when a
  * SEND is cut short by a lost packet, its receive WQE is not completed but reused for the next SEND. rvt's
@@ -18,10 +18,6 @@ import io.rvt.transport.SendScheduler;
  * region reference of its own, and rebuilds the cursor from it.
  */
 public final class UcState extends QpProtocolState {
-    /** {@code s_len}: bytes of the WQE at {@code sendCur} not yet put into packets (sendLock). */
-    int sendLen;
-    /** {@code r_rcv_len}: bytes of the current message received so far (recvLock). */
-    int rcvLen;
     /** The receive completion being built (recvLock). */
     final WorkCompletion recvWc = new WorkCompletion();
     /** Target of an RDMA WRITE, validated by {@code rkeyOk} (recvLock). */
@@ -105,14 +101,11 @@ public final class UcState extends QpProtocolState {
     @Override
     public void reset() {
         release();
-        sendLen = 0;
-        rcvLen = 0;
         target.clear();
     }
 
     @Override
     public String toString() {
-        return "UcState{sendLen=" + sendLen + ", rcvLen=" + rcvLen + ", saved=" + savedCount + ", rewind=" + rewind
-                + '}';
+        return "UcState{saved=" + savedCount + ", rewind=" + rewind + '}';
     }
 }

@@ -15,6 +15,8 @@ import io.rvt.api.WrOpcode;
 import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.QpFlags;
+import io.rvt.api.spi.ResponderState;
+import io.rvt.api.spi.SendQueue;
 import io.rvt.api.spi.SendWqe;
 import io.rvt.api.spi.SgeState;
 import io.rvt.transport.Packets;
@@ -56,6 +58,7 @@ public final class UdEngine implements ProtocolEngine<UdState> {
      */
     @Override
     public int makePacket(DriverQp qp, UdState st, ByteBuffer buf, int off, TxInfo tx) {
+        SendQueue sq = qp.sendQueue();
         Lock sl = qp.sendLock();
         sl.lock();
         try {
@@ -64,20 +67,20 @@ public final class UdEngine implements ProtocolEngine<UdState> {
                 return 0; // SQD (nothing is ever half sent) or not yet RTS
             }
             while (true) {
-                int cur = qp.sendCur();
-                if (cur == qp.sendHead()) {
+                int cur = qp.requester().cur;
+                if (cur == sq.head()) {
                     return 0;
                 }
-                SendWqe wqe = qp.swqe(cur);
+                SendWqe wqe = sq.swqe(cur);
                 WrOpcode w = wqe.opcode();
                 int len = wqe.length();
                 if (w != WrOpcode.SEND && w != WrOpcode.SEND_WITH_IMM) {
-                    qp.sendComplete(wqe, WcStatus.LOC_QP_OP_ERR);
+                    sq.sendComplete(wqe, WcStatus.LOC_QP_OP_ERR);
                     continue;
                 }
                 if (off + Packets.MAX_TRANSPORT_HEADER + len + 3 > buf.limit()) {
                     // Longer than the driver's buffer (setup_wqe lets nothing above the path MTU through).
-                    qp.sendComplete(wqe, WcStatus.LOC_LEN_ERR);
+                    sq.sendComplete(wqe, WcStatus.LOC_LEN_ERR);
                     continue;
                 }
                 AhAttr ah = wqe.ahAttr();
@@ -94,7 +97,7 @@ public final class UdEngine implements ProtocolEngine<UdState> {
                 } else {
                     op = Opcode.UD_SEND_ONLY;
                 }
-                SgeState ss = qp.sendSge();
+                SgeState ss = qp.requester().sge;
                 ss.init(wqe.sgList(), 0, wqe.numSge(), len);
                 // Copied, never referenced: the WQE completes below, before the driver sends the packet.
                 int end = Packets.writePayload(buf, hdr, ss, len);
@@ -104,7 +107,7 @@ public final class UdEngine implements ProtocolEngine<UdState> {
                         qp.migState() == MigState.MIGRATED, Packets.padCount(len), pkey, destQpn, false, psn);
                 tx.ah().copyFrom(ah);
                 tx.set(qp.qpNum(), destQpn, pkey, op, psn, end - off, len, qp.portNum(), false, multicast);
-                qp.sendComplete(wqe, WcStatus.SUCCESS); // UD sends complete once sent; moves sendCur on
+                sq.sendComplete(wqe, WcStatus.SUCCESS); // UD sends complete once sent; moves sendCur on
                 return end - off;
             }
         } finally {
@@ -133,6 +136,7 @@ public final class UdEngine implements ProtocolEngine<UdState> {
      */
     @Override
     public void receive(DriverQp qp, UdState st, ByteBuffer buf, PacketHeaders hdr, RxInfo rx, int pkeyIndex) {
+        ResponderState rs = qp.responder();
         Lock rl = qp.recvLock();
         rl.lock();
         try {
@@ -157,10 +161,10 @@ public final class UdEngine implements ProtocolEngine<UdState> {
             }
             int tlen = hdr.payloadLength();
             int byteLen = tlen + Packets.GRH_AREA;
-            if ((qp.recvFlags() & QpFlags.R_REUSE_SGE) != 0) {
-                qp.recvFlags(qp.recvFlags() & ~QpFlags.R_REUSE_SGE);
+            if ((rs.flags & QpFlags.R_REUSE_SGE) != 0) {
+                rs.flags &= ~QpFlags.R_REUSE_SGE;
             } else {
-                int r = qp.getRwqe(false);
+                int r = rs.getRwqe(false);
                 if (r < 0) {
                     qp.rcError(WcStatus.LOC_QP_OP_ERR);
                     return;
@@ -170,13 +174,13 @@ public final class UdEngine implements ProtocolEngine<UdState> {
                     return;
                 }
             }
-            if (Integer.compareUnsigned(byteLen, qp.recvLen()) > 0) {
+            if (Integer.compareUnsigned(byteLen, rs.len) > 0) {
                 // Too big for this receive WQE: drop the packet, keep the WQE for the next one.
-                qp.recvFlags(qp.recvFlags() | QpFlags.R_REUSE_SGE);
+                rs.flags |= QpFlags.R_REUSE_SGE;
                 drop(qp);
                 return;
             }
-            SgeState ss = qp.recvSge();
+            SgeState ss = rs.sge;
             if (rx.hasGrh()) {
                 ss.copyIn(rx.grhBuffer(), rx.grhOffset(), Packets.GRH_AREA, true, false);
                 wc.wcFlags(wc.wcFlags() | WcFlag.GRH.bit());
@@ -187,12 +191,12 @@ public final class UdEngine implements ProtocolEngine<UdState> {
                 hdr.copyPayload(buf, ss, tlen, true);
             }
             ss.putSs();
-            if (!qp.testAndClearRecvAflags(QpFlags.RA_WRID_VALID)) {
+            if (!rs.testAndClearAflags(QpFlags.RA_WRID_VALID)) {
                 return;
             }
             int dlid = rx.dlid();
             int lmc = qp.iport() == null ? 0 : qp.iport().lmc();
-            wc.wrId(qp.recvWrId()).status(WcStatus.SUCCESS).opcode(WcOpcode.RECV).byteLen(byteLen)
+            wc.wrId(rs.wrId).status(WcStatus.SUCCESS).opcode(WcOpcode.RECV).byteLen(byteLen)
                     .qpNum(qp.qpNum()).srcQp(hdr.dethSrcQp())
                     .pkeyIndex(qp.type() == QpType.GSI ? pkeyIndex : 0).slid(rx.slid()).sl(rx.sl())
                     .dlidPathBits(dlid >= LrhDescriptor.MULTICAST_LID_BASE ? 0 : dlid & ((1 << lmc) - 1))
