@@ -32,14 +32,17 @@ import org.osgi.util.tracker.ServiceTracker;
  * {@link Device} service per driver, which this host waits for and hands out. driver-jni's native library comes from
  * its bundle ({@code Bundle-NativeCode}), which Felix extracts into the framework's storage.
  *
- * <p>The system bundle exports the API packages from the launcher's class path ({@value #SYSTEM_PACKAGES}), so the
+ * <p>The system bundle exports the API packages from the launcher's class path ({@link #SYSTEM_PACKAGES}), so the
  * device services are the launcher's own {@link Device} type, and rvt-api is never installed as a bundle. The
  * framework's storage is a temporary directory, cleaned on first init and deleted on {@link #close()}.
  */
 public final class FelixHost implements Host {
-    /** The packages the system bundle exports from the class path. */
-    public static final String SYSTEM_PACKAGES = "io.rvt.api;version=1.1.0,io.rvt.api.spi;version=2.0.0,"
-            + "org.osgi.service.cm;version=1.6.1";
+    /**
+     * The packages the system bundle exports from the class path: rvt-api's and the Config Admin API's, at the
+     * versions their own manifests give.
+     */
+    static final String SYSTEM_PACKAGES = BundleExports.of(Device.class) + ","
+            + BundleExports.of(ConfigurationAdmin.class);
     /**
      * The bundles every host installs, in start order (jar names in the bundle directory, without ".jar"); the
      * driver's bundle follows.

@@ -1,40 +1,69 @@
 package io.rvt.api;
 
 /**
- * The Linux errno values that rdmavt returns (negated) from its verbs, and that a {@link VerbsException} carries.
+ * The Linux errno values rvt reports: those rdmavt returns (negated) from its verbs, which a {@link VerbsException}
+ * carries, and those driver-jni's socket layer and rvt-cm report. rvt's one errno table: internal helpers return
+ * them negated as rdmavt's do ({@code return -EINVAL.value();}).
  */
 public enum Errno {
     /** Operation not permitted (e.g. a DMA MR on a user PD). */
-    EPERM(1),
+    EPERM(1, "operation not permitted"),
     /** No such entry. */
-    ENOENT(2),
+    ENOENT(2, "no such file or directory"),
+    /** Interrupted system call (driver-jni's socket layer). */
+    EINTR(4, "interrupted system call"),
+    /** Input/output error (driver-jni: a socket failed in a way the JDK does not name). */
+    EIO(5, "input/output error"),
+    /** Bad file descriptor (driver-jni: a closed socket). */
+    EBADF(9, "bad file descriptor"),
     /** Try again. */
-    EAGAIN(11),
+    EAGAIN(11, "resource temporarily unavailable"),
     /** Out of resources: a queue is full, a table is exhausted, a device limit is reached. */
-    ENOMEM(12),
+    ENOMEM(12, "cannot allocate memory"),
     /** Permission denied (e.g. fast registration of an MR from another PD). */
-    EACCES(13),
+    EACCES(13, "permission denied"),
+    /** Bad address (driver-jni: a buffer the kernel cannot read or write). */
+    EFAULT(14, "bad address"),
     /** Busy: an object is still in use. */
-    EBUSY(16),
+    EBUSY(16, "device or resource busy"),
     /** No such device (the driver went away). */
-    ENODEV(19),
+    ENODEV(19, "no such device"),
     /** Invalid argument. */
-    EINVAL(22),
+    EINVAL(22, "invalid argument"),
+    /** Too many open files (driver-jni: no socket left). */
+    EMFILE(24, "too many open files"),
+    /** Message too long (driver-jni: a datagram above the path's MTU). */
+    EMSGSIZE(90, "message too long"),
+    /** Protocol not supported (driver-jni: no IPv6 in this kernel). */
+    EPROTONOSUPPORT(93, "protocol not supported"),
     /** Operation not supported. */
-    EOPNOTSUPP(95),
-    /** Address already in use (rvt-cm: a port somebody already listens on). */
-    EADDRINUSE(98),
+    EOPNOTSUPP(95, "operation not supported"),
+    /** Address family not supported (driver-jni: an IPv6 peer on an IPv4 socket, or the reverse). */
+    EAFNOSUPPORT(97, "address family not supported"),
+    /** Address already in use (rvt-cm: a port somebody already listens on; driver-jni: a bound UDP port). */
+    EADDRINUSE(98, "address already in use"),
+    /** Cannot assign the requested address (driver-jni: an address no interface has). */
+    EADDRNOTAVAIL(99, "cannot assign requested address"),
+    /** Network is unreachable (driver-jni). */
+    ENETUNREACH(101, "network is unreachable"),
     /** Connection reset by peer (rvt-cm: the peer disconnected, or rejected a stale connection). */
-    ECONNRESET(104),
+    ECONNRESET(104, "connection reset by peer"),
+    /** No buffer space available (driver-jni: the socket's send buffer is full). */
+    ENOBUFS(105, "no buffer space available"),
     /** Timed out. */
-    ETIMEDOUT(110),
-    /** Connection refused (rvt-cm: the peer rejected the connection request). */
-    ECONNREFUSED(111),
+    ETIMEDOUT(110, "connection timed out"),
+    /** Connection refused (rvt-cm: the peer rejected the connection request; driver-jni: ICMP port unreachable). */
+    ECONNREFUSED(111, "connection refused"),
+    /** No route to host (driver-jni). */
+    EHOSTUNREACH(113, "no route to host"),
     /**
      * An errno rvt has no constant for (a driver's own, e.g. {@code -E2BIG}); {@link VerbsException#errnoValue()}
      * carries its number and the message its Linux name. Never returned by {@link #of(int)}.
      */
-    OTHER(0);
+    OTHER(0, null);
+
+    /** Every constant, for lookups that allocate nothing. */
+    private static final Errno[] VALUES = values();
 
     /** Linux names of errno values 1..133 (asm-generic errno-base.h and errno.h); null where unassigned. */
     private static final String[] LINUX_NAMES = {null, "EPERM", "ENOENT", "ESRCH", "EINTR", "EIO", "ENXIO", "E2BIG",
@@ -54,9 +83,12 @@ public enum Errno {
         "EKEYREJECTED", "EOWNERDEAD", "ENOTRECOVERABLE", "ERFKILL", "EHWPOISON"};
 
     private final int value;
+    /** What Linux's {@code strerror} says, lower case; null for {@link #OTHER}. */
+    private final String text;
 
-    Errno(int value) {
+    Errno(int value, String text) {
         this.value = value;
+        this.text = text;
     }
 
     /** @return the positive errno value */
@@ -86,7 +118,7 @@ public enum Errno {
     public static Errno find(int value) {
         int v = value == Integer.MIN_VALUE ? 0 : Math.abs(value);
         if (v != 0) {
-            for (Errno e : values()) {
+            for (Errno e : VALUES) {
                 if (e.value == v) {
                     return e;
                 }
@@ -103,5 +135,17 @@ public enum Errno {
         long v = Math.abs((long) value);
         String n = v < LINUX_NAMES.length ? LINUX_NAMES[(int) v] : null;
         return n != null ? n : "errno " + v;
+    }
+
+    /**
+     * Names an errno for a message: its Linux name, its number and, for the constants here, what it means.
+     *
+     * @param value a positive or negative errno value
+     * @return e.g. {@code EADDRINUSE (98, address already in use)}, {@code E2BIG (7)} or {@code errno 200 (200)}
+     */
+    public static String describe(int value) {
+        long v = Math.abs((long) value);
+        String text = v <= Integer.MAX_VALUE ? find((int) v).text : null;
+        return linuxName(value) + " (" + v + (text != null ? ", " + text : "") + ")";
     }
 }

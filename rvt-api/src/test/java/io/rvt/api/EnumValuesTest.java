@@ -326,9 +326,29 @@ class EnumValuesTest {
 
     @Test
     void shouldHaveLinuxErrnoValuesWhenComparedWithLinux() {
-        assertValues(Errno.class, Errno::value, map("EPERM", 1, "ENOENT", 2, "EAGAIN", 11, "ENOMEM", 12,
-                "EACCES", 13, "EBUSY", 16, "ENODEV", 19, "EINVAL", 22, "EOPNOTSUPP", 95, "EADDRINUSE", 98,
-                "ECONNRESET", 104, "ETIMEDOUT", 110, "ECONNREFUSED", 111, "OTHER", 0));
+        assertValues(Errno.class, Errno::value, map("EPERM", 1, "ENOENT", 2, "EINTR", 4, "EIO", 5, "EBADF", 9,
+                "EAGAIN", 11, "ENOMEM", 12, "EACCES", 13, "EFAULT", 14, "EBUSY", 16, "ENODEV", 19, "EINVAL", 22,
+                "EMFILE", 24, "EMSGSIZE", 90, "EPROTONOSUPPORT", 93, "EOPNOTSUPP", 95, "EAFNOSUPPORT", 97,
+                "EADDRINUSE", 98, "EADDRNOTAVAIL", 99, "ENETUNREACH", 101, "ECONNRESET", 104, "ENOBUFS", 105,
+                "ETIMEDOUT", 110, "ECONNREFUSED", 111, "EHOSTUNREACH", 113, "OTHER", 0));
+    }
+
+    @Test
+    void shouldNameEveryConstantAsLinuxDoesWhenComparedWithTheNameTable() {
+        for (Errno e : Errno.values()) {
+            if (e != Errno.OTHER) {
+                assertThat(Errno.linuxName(e.value())).isEqualTo(e.name());
+            }
+        }
+    }
+
+    @Test
+    void shouldDescribeAnErrnoByNameNumberAndMeaningWhenAMessageNamesIt() {
+        assertThat(Errno.describe(98)).isEqualTo("EADDRINUSE (98, address already in use)");
+        assertThat(Errno.describe(-22)).isEqualTo("EINVAL (22, invalid argument)");
+        assertThat(Errno.describe(7)).isEqualTo("E2BIG (7)");
+        assertThat(Errno.describe(200)).isEqualTo("errno 200 (200)");
+        assertThat(Errno.describe(Integer.MIN_VALUE)).isEqualTo("errno 2147483648 (2147483648)");
     }
 
     @Test

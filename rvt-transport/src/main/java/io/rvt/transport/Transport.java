@@ -1,5 +1,7 @@
 package io.rvt.transport;
 
+import static io.rvt.api.Errno.EINVAL;
+
 import io.rvt.api.Gid;
 import io.rvt.api.PortCounter;
 import io.rvt.api.QpType;
@@ -239,19 +241,19 @@ public final class Transport {
      * @param qp the QP
      * @param wqe the WQE being posted
      * @param callSend the post's do-send decision (unchanged)
-     * @return 0 to accept, {@code -EINVAL} (-22) to refuse
+     * @return 0 to accept, {@code -EINVAL} to refuse
      */
     public static int setupWqe(DriverQp qp, SendWqe wqe, CallSend callSend) {
         long length = wqe.length() & 0xFFFF_FFFFL;
         switch (qp.type()) {
             case RC:
             case UC:
-                return length > 0x8000_0000L ? -22 : 0;
+                return length > 0x8000_0000L ? -EINVAL.value() : 0;
             default:
                 if (wqe.ah() == null) {
-                    return -22;
+                    return -EINVAL.value();
                 }
-                return length > (1L << wqe.ah().logPmtu()) ? -22 : 0;
+                return length > (1L << wqe.ah().logPmtu()) ? -EINVAL.value() : 0;
         }
     }
 }

@@ -1,5 +1,11 @@
 package io.rvt.driver.jni;
 
+import static io.rvt.api.Errno.EADDRINUSE;
+import static io.rvt.api.Errno.EADDRNOTAVAIL;
+import static io.rvt.api.Errno.EBADF;
+import static io.rvt.api.Errno.EINVAL;
+import static io.rvt.api.Errno.EIO;
+
 import java.io.IOException;
 import java.net.BindException;
 import java.net.Inet4Address;
@@ -61,11 +67,11 @@ final class JdkDatagrams implements Datagrams {
         } catch (BindException e) {
             closeQuietly(ch);
             String m = String.valueOf(e.getMessage());
-            throw new UdpException("bind", where, e, m.contains("in use") ? Errnos.EADDRINUSE
-                    : m.contains("assign") ? Errnos.EADDRNOTAVAIL : Errnos.EINVAL);
+            throw new UdpException("bind", where, e, m.contains("in use") ? EADDRINUSE.value()
+                    : m.contains("assign") ? EADDRNOTAVAIL.value() : EINVAL.value());
         } catch (IOException | RuntimeException e) {
             closeQuietly(ch);
-            throw new UdpException("bind", where, e, Errnos.EIO);
+            throw new UdpException("bind", where, e, EIO.value());
         }
         this.channel = ch;
         this.address = address;
@@ -76,7 +82,7 @@ final class JdkDatagrams implements Datagrams {
         try {
             return ch.getLocalAddress();
         } catch (IOException e) {
-            throw new UdpException("getsockname", String.valueOf(ch), e, Errnos.EBADF);
+            throw new UdpException("getsockname", String.valueOf(ch), e, EBADF.value());
         }
     }
 
@@ -112,7 +118,7 @@ final class JdkDatagrams implements Datagrams {
                     dropped++; // no room in the socket buffer: UDP drops
                 }
             } catch (IOException e) {
-                lastErrno = Errnos.EIO;
+                lastErrno = EIO.value();
                 dropped++;
             }
         }
@@ -153,7 +159,7 @@ final class JdkDatagrams implements Datagrams {
                 n++;
             }
         } catch (IOException e) {
-            lastErrno = Errnos.EIO;
+            lastErrno = EIO.value();
         }
         batch.count = n;
         return n;
@@ -184,7 +190,7 @@ final class JdkDatagrams implements Datagrams {
                 selector.selectedKeys().clear();
             }
         } catch (IOException | java.nio.channels.ClosedSelectorException e) {
-            lastErrno = Errnos.EBADF;
+            lastErrno = EBADF.value();
         }
     }
 
@@ -204,7 +210,7 @@ final class JdkDatagrams implements Datagrams {
             selector.close();
             channel.close();
         } catch (IOException e) {
-            lastErrno = Errnos.EIO;
+            lastErrno = EIO.value();
         }
     }
 

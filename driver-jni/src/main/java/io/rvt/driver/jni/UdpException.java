@@ -1,5 +1,7 @@
 package io.rvt.driver.jni;
 
+import io.rvt.api.Errno;
+
 /**
  * A socket operation of the UDP layer failed: carries the errno the kernel returned (as the C library's
  * {@code -errno}), its symbolic name, and the operation and address it concerned, e.g.
@@ -21,7 +23,7 @@ public final class UdpException extends RuntimeException {
      * @param errno the positive errno
      */
     public UdpException(String operation, String address, int errno) {
-        super(operation + " " + address + " failed: " + Errnos.describe(errno));
+        super(operation + " " + address + " failed: " + Errno.describe(errno));
         this.errno = errno;
         this.operation = operation;
         this.address = address;
@@ -34,7 +36,7 @@ public final class UdpException extends RuntimeException {
      * @param errno the errno that best matches the cause
      */
     public UdpException(String operation, String address, Throwable cause, int errno) {
-        super(operation + " " + address + " failed: " + Errnos.describe(errno) + ": " + cause.getMessage(), cause);
+        super(operation + " " + address + " failed: " + Errno.describe(errno) + ": " + cause.getMessage(), cause);
         this.errno = errno;
         this.operation = operation;
         this.address = address;
@@ -46,10 +48,10 @@ public final class UdpException extends RuntimeException {
     }
 
     /**
-     * @return the errno's symbolic name, e.g. {@code EADDRINUSE}, or {@code errno N} for one this class does not name
+     * @return the errno's symbolic name, e.g. {@code EADDRINUSE}, or {@code errno N} for one Linux does not name
      */
     public String errnoName() {
-        return Errnos.name(errno);
+        return Errno.linuxName(errno);
     }
 
     /** @return the operation that failed */

@@ -1,5 +1,9 @@
 package io.rvt.driver.jni;
 
+import static io.rvt.api.Errno.EADDRINUSE;
+import static io.rvt.api.Errno.EADDRNOTAVAIL;
+import static io.rvt.api.Errno.EINVAL;
+import static io.rvt.api.Errno.EMSGSIZE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -28,7 +32,7 @@ class NativeUdpTest {
         assertThat(NativeUdp.abiSize(0)).isEqualTo(NativeUdp.TX_DESC_SIZE);
         assertThat(NativeUdp.abiSize(1)).isEqualTo(NativeUdp.RX_DESC_SIZE);
         assertThat(NativeUdp.abiSize(4)).isEqualTo(NativeUdp.TX_SEGS);
-        assertThat(NativeUdp.abiSize(99)).isEqualTo(-Errnos.EINVAL);
+        assertThat(NativeUdp.abiSize(99)).isEqualTo(-EINVAL.value());
         assertThat(NativeUdp.address(ByteBuffer.allocate(8))).as("a heap buffer has no address").isNegative();
     }
 
@@ -138,7 +142,7 @@ class NativeUdpTest {
             }
             assertThat(a.send(tx)).as("dropped").isEqualTo(1);
             if (wire == Wire.NATIVE) {
-                assertThat(a.lastErrno()).isEqualTo(Errnos.EMSGSIZE);
+                assertThat(a.lastErrno()).isEqualTo(EMSGSIZE.value());
             }
             RxBatch rx = new RxBatch(4, 2048);
             int got = 0;
@@ -220,7 +224,7 @@ class NativeUdpTest {
             int port = first.localPort();
             assertThatThrownBy(() -> Datagrams.open(wire, local, port, 0))
                     .isInstanceOfSatisfying(UdpException.class, e -> {
-                        assertThat(e.errno()).isEqualTo(Errnos.EADDRINUSE);
+                        assertThat(e.errno()).isEqualTo(EADDRINUSE.value());
                         assertThat(e.errnoName()).isEqualTo("EADDRINUSE");
                         assertThat(e.address()).isEqualTo("127.0.0.1:" + port);
                         assertThat(e.operation()).isEqualTo("bind");
@@ -234,7 +238,7 @@ class NativeUdpTest {
         // 192.0.2.1 (TEST-NET-1) belongs to no interface here.
         assertThatThrownBy(() -> JniDriver.builder().address("192.0.2.1").udpPort(0).build())
                 .isInstanceOfSatisfying(UdpException.class,
-                        e -> assertThat(e.errno()).isEqualTo(Errnos.EADDRNOTAVAIL))
+                        e -> assertThat(e.errno()).isEqualTo(EADDRNOTAVAIL.value()))
                 .hasMessageContaining("192.0.2.1:0").hasMessageContaining("EADDRNOTAVAIL");
     }
 

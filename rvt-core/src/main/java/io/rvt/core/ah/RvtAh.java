@@ -1,5 +1,7 @@
 package io.rvt.core.ah;
 
+import static io.rvt.api.Errno.EINVAL;
+
 import io.rvt.api.AhAttr;
 import io.rvt.api.DeviceCounter;
 import io.rvt.api.Errno;
@@ -8,7 +10,6 @@ import io.rvt.api.ProtectionDomain;
 import io.rvt.api.VerbsException;
 import io.rvt.api.spi.Callback;
 import io.rvt.api.spi.DriverAh;
-import io.rvt.core.Errnos;
 import io.rvt.core.Errors;
 import io.rvt.core.RvtDevice;
 import io.rvt.core.mr.RvtPd;
@@ -104,7 +105,7 @@ public final class RvtAh implements DriverAh {
         if (why != null) {
             why.append(message);
         }
-        return Errnos.EINVAL;
+        return -EINVAL.value();
     }
 
     /**

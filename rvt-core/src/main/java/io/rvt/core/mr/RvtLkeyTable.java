@@ -1,8 +1,10 @@
 package io.rvt.core.mr;
 
+import static io.rvt.api.Errno.EACCES;
+import static io.rvt.api.Errno.EINVAL;
+
 import io.rvt.api.ScatterGatherEntry;
 import io.rvt.api.spi.Sge;
-import io.rvt.core.Errnos;
 import io.rvt.core.Errors;
 import io.rvt.core.RvtDevice;
 import java.util.concurrent.atomic.AtomicLong;
@@ -221,7 +223,7 @@ public final class RvtLkeyTable {
         int len = sge.length();
         if (key == 0) {
             // The DMA region: refused for user PDs, and rvt never installs one.
-            return Errnos.EINVAL;
+            return -EINVAL.value();
         }
         if (lastSge != null && lastSge.mr() != null && lastSge.mr().lkey() == key
                 && lastSge.vaddr() + lastSge.length() == addr) {
@@ -233,14 +235,14 @@ public final class RvtLkeyTable {
         }
         RvtMr mr = table.get(key >>> shift);
         if (mr == null) {
-            return Errnos.EINVAL;
+            return -EINVAL.value();
         }
         mr.retain();
         int span = mr.spanFrom(addr, len);
         if (!mr.isPublished() || mr.isLkeyInvalid() || mr.lkey() != key || mr.rvtPd() != pd || span < 0
                 || (mr.access() & acc) != acc) {
             mr.release();
-            return Errnos.EINVAL;
+            return -EINVAL.value();
         }
         isge.set(mr, addr, span, len);
         return 1;
@@ -289,11 +291,11 @@ public final class RvtLkeyTable {
      */
     public int invalidateRkey(RvtPd pd, int rkey) {
         if (rkey == 0) {
-            return Errnos.EINVAL;
+            return -EINVAL.value();
         }
         RvtMr mr = table.get(rkey >>> shift);
         if (mr == null || mr.lkey() != rkey || mr.rvtPd() != pd) {
-            return Errnos.EINVAL;
+            return -EINVAL.value();
         }
         mr.invalidate();
         return 0;
@@ -316,16 +318,16 @@ public final class RvtLkeyTable {
      */
     public int fastRegMr(RvtPd qpPd, RvtMr mr, int key, int access) {
         if (mr.rvtPd() != qpPd) {
-            return Errnos.EACCES;
+            return -EACCES.value();
         }
         if (!mr.isFastReg() || mr.lkey() == 0) {
-            return Errnos.EINVAL;
+            return -EINVAL.value();
         }
         if ((key & 0xFFFF_FF00) != (mr.lkey() & 0xFFFF_FF00)) {
-            return Errnos.EINVAL;
+            return -EINVAL.value();
         }
         if (mr.isReadOnly() && (access & RvtMr.WRITE_ACCESS) != 0) {
-            return Errnos.EINVAL;
+            return -EINVAL.value();
         }
         mr.fastReg(key, access);
         return 0;

@@ -1,8 +1,10 @@
 package io.rvt.core.qp;
 
+import static io.rvt.api.Errno.EINVAL;
+import static io.rvt.api.Errno.ENOMEM;
+
 import io.rvt.api.QpType;
 import io.rvt.api.spi.DriverParams;
-import io.rvt.core.Errnos;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
@@ -122,7 +124,7 @@ public final class QpnTable {
             int q = type == QpType.GSI ? 1 : 0;
             long bit = 1L << (q + 2 * (portNum - 1));
             if ((specialFlags & bit) != 0) {
-                return Errnos.EINVAL;
+                return -EINVAL.value();
             }
             specialFlags |= bit;
             return q;
@@ -148,7 +150,7 @@ public final class QpnTable {
             } while (offset < BITS_PER_PAGE && qpn < QPN_MAX);
             if (++i > maxScan) {
                 if (nmaps == MAP_ENTRIES) {
-                    return Errnos.ENOMEM;
+                    return -ENOMEM.value();
                 }
                 mapIndex = nmaps++;
                 offset = incr | (offset & 1);

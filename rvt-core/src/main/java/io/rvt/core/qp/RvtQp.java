@@ -1,5 +1,8 @@
 package io.rvt.core.qp;
 
+import static io.rvt.api.Errno.EINVAL;
+import static io.rvt.api.Errno.ENOMEM;
+
 import io.rvt.api.AhAttr;
 import io.rvt.api.AsyncEvent;
 import io.rvt.api.AsyncEventHandler;
@@ -38,7 +41,6 @@ import io.rvt.api.spi.RvtDriver;
 import io.rvt.api.spi.Sge;
 import io.rvt.api.spi.Timeouts;
 import io.rvt.api.spi.TimerService;
-import io.rvt.core.Errnos;
 import io.rvt.core.Errors;
 import io.rvt.core.RvtDevice;
 import io.rvt.core.RvtIbport;
@@ -250,7 +252,7 @@ public final class RvtQp implements DriverQp {
                 qpn = dev.qpnTable().alloc(init.qpType(), init.portNum(), aip);
             }
             if (qpn < 0) {
-                throw qpn == Errnos.EINVAL
+                throw qpn == -EINVAL.value()
                         ? Errors.inval("createQp: port " + init.portNum() + " already has its " + init.qpType()
                                 + " QP")
                         : Errors.of(qpn, "createQp: no QP number available (alloc_qpn gave " + qpn + ")");
@@ -262,7 +264,7 @@ public final class RvtQp implements DriverQp {
             int r = dev.driver().qpPrivInit(dev, qp, init);
             if (r != 0) {
                 // rdmavt leaks the QPN here ([quirk]); rvt frees it.
-                throw Errors.of(r < 0 ? r : Errnos.EINVAL, "createQp: driver qp_priv_init failed with " + r);
+                throw Errors.of(r < 0 ? r : -EINVAL.value(), "createQp: driver qp_priv_init failed with " + r);
             }
             if (!dev.tryCount(DeviceCounter.QPS_ALLOCATED, props.maxQp())) {
                 throw Errors.nomem("createQp: the device's limit of " + props.maxQp() + " QPs is reached");
@@ -892,36 +894,36 @@ public final class RvtQp implements DriverQp {
     private int postOneWr(SendWorkRequest wr) {
         WrOpcode op = wr.opcode();
         if (op == null) {
-            return fail(Errnos.EINVAL, "opcode is null");
+            return fail(-EINVAL.value(), "opcode is null");
         }
         if (wr.numSge() > sq.maxSge()) {
-            return fail(Errnos.EINVAL, "numSge " + wr.numSge() + " exceeds the QP's maxSendSge " + sq.maxSge());
+            return fail(-EINVAL.value(), "numSge " + wr.numSge() + " exceeds the QP's maxSendSge " + sq.maxSge());
         }
         OperationParams params = dev.operationTable().get(op);
         if (params == null) {
-            return fail(Errnos.EINVAL, "opcode " + op + " is not supported by driver '" + driver.name() + "'");
+            return fail(-EINVAL.value(), "opcode " + op + " is not supported by driver '" + driver.name() + "'");
         }
         if (!params.supports(type)) {
-            return fail(Errnos.EINVAL, "opcode " + op + " is not allowed on a " + type + " QP");
+            return fail(-EINVAL.value(), "opcode " + op + " is not allowed on a " + type + " QP");
         }
         if (params.has(OperationFlag.PRIV) && pd.isUser()) {
-            return fail(Errnos.EINVAL, "opcode " + op + " is privileged and the QP's PD is a user PD");
+            return fail(-EINVAL.value(), "opcode " + op + " is privileged and the QP's PD is a user PD");
         }
         if (params.has(OperationFlag.ATOMIC_SGE) && (wr.numSge() < 1 || wr.sge(0).length() < 8
                 || (wr.sge(0).addr() & 7) != 0)) {
-            return fail(Errnos.EINVAL, "opcode " + op + " needs a first SGE of at least 8 bytes, 8-byte aligned");
+            return fail(-EINVAL.value(), "opcode " + op + " needs a first SGE of at least 8 bytes, 8-byte aligned");
         }
         if (params.has(OperationFlag.ATOMIC) && maxRdAtomic == 0) {
-            return fail(Errnos.EINVAL, "opcode " + op + " needs maxRdAtomic > 0 (set MAX_QP_RD_ATOMIC)");
+            return fail(-EINVAL.value(), "opcode " + op + " needs maxRdAtomic > 0 (set MAX_QP_RD_ATOMIC)");
         }
         boolean udLike = type.isUdLike();
         if (udLike) {
             if (!(wr.ah() instanceof RvtAh) || ((RvtAh) wr.ah()).rvtPd() != pd) {
-                return fail(Errnos.EINVAL, "a " + type + " send needs an address handle of the QP's PD, got "
+                return fail(-EINVAL.value(), "a " + type + " send needs an address handle of the QP's PD, got "
                         + (wr.ah() == null ? "none" : "one of another PD"));
             }
             if (((RvtAh) wr.ah()).isDestroyed()) {
-                return fail(Errnos.EINVAL, "the address handle " + wr.ah() + " was destroyed");
+                return fail(-EINVAL.value(), "the address handle " + wr.ah() + " was destroyed");
             }
         }
         boolean local = params.has(OperationFlag.LOCAL);
@@ -930,7 +932,7 @@ public final class RvtQp implements DriverQp {
             boolean signaled = SendFlag.SIGNALED.in(wr.sendFlags());
             if (op == WrOpcode.REG_MR) {
                 if (!(wr.mr() instanceof RvtMr)) {
-                    return fail(Errnos.EINVAL, "REG_MR needs a memory region from allocMr, got "
+                    return fail(-EINVAL.value(), "REG_MR needs a memory region from allocMr, got "
                             + (wr.mr() == null ? "none" : wr.mr().getClass().getName()));
                 }
                 RvtMr fr = (RvtMr) wr.mr();
@@ -947,7 +949,7 @@ public final class RvtQp implements DriverQp {
                     deferred = true;
                 } else {
                     if (dev.lkeyTable().invalidateRkey(pd, wr.invalidateRkey()) < 0) {
-                        return fail(Errnos.EINVAL, "LOCAL_INV of rkey 0x" + Integer.toHexString(wr.invalidateRkey())
+                        return fail(-EINVAL.value(), "LOCAL_INV of rkey 0x" + Integer.toHexString(wr.invalidateRkey())
                                 + " failed: no such key in the QP's PD");
                     }
                     if (!signaled) {
@@ -955,12 +957,12 @@ public final class RvtQp implements DriverQp {
                     }
                 }
             } else {
-                return fail(Errnos.EINVAL, "opcode " + op + " is not a local operation");
+                return fail(-EINVAL.value(), "opcode " + op + " is not a local operation");
             }
         }
         boolean reservedOp = params.has(OperationFlag.USE_RESERVE);
         if (!sq.isAvail(reservedOp)) {
-            return fail(Errnos.ENOMEM, reservedOp
+            return fail(-ENOMEM.value(), reservedOp
                     ? "no reserved send slot left (reserved_operations " + sq.reserved() + " in use)"
                     : "send queue is full (" + sq.maxSendWr() + " WQEs outstanding)");
         }
@@ -985,7 +987,7 @@ public final class RvtQp implements DriverQp {
                     wqe.sge(k).release();
                 }
                 wqe.numSge = 0;
-                return fail(Errnos.EINVAL, "sge " + i + " (addr 0x" + Long.toHexString(s.addr()) + ", length "
+                return fail(-EINVAL.value(), "sge " + i + " (addr 0x" + Long.toHexString(s.addr()) + ", length "
                         + s.length() + ", lkey 0x" + Integer.toHexString(s.lkey()) + ") failed the lkey check"
                         + (acc != 0 ? " (LOCAL_WRITE needed)" : ""));
             }

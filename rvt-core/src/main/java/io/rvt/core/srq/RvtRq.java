@@ -1,7 +1,9 @@
 package io.rvt.core.srq;
 
+import static io.rvt.api.Errno.EINVAL;
+import static io.rvt.api.Errno.ENOMEM;
+
 import io.rvt.api.RecvWorkRequest;
-import io.rvt.core.Errnos;
 import io.rvt.core.SpinningLock;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -143,18 +145,18 @@ public final class RvtRq {
      * {@link #producerLock()}.
      *
      * @param wr the request; only its own fields are read, not its chain
-     * @return 0, {@link Errnos#EINVAL} if {@code wr.numSge() > maxSge()}, {@link Errnos#ENOMEM} if the ring is full
+     * @return 0, {@code -EINVAL} if {@code wr.numSge() > maxSge()}, {@code -ENOMEM} if the ring is full
      */
     public int post(RecvWorkRequest wr) {
         assert producer.lock.isHeldByCurrentThread() : "post without producerLock";
         if (wr.numSge() > maxSge) {
-            return Errnos.EINVAL;
+            return -EINVAL.value();
         }
         int head = producer.head; // written only under producerLock, which we hold
         int next = head + 1 == size ? 0 : head + 1;
         // acquire: pairs with setRelease in take()/flush(): the consumer finished reading the slot we may reuse
         if (next == (int) Consumer.TAIL.getAcquire(consumer)) {
-            return Errnos.ENOMEM;
+            return -ENOMEM.value();
         }
         wq[head].copyFrom(wr);
         // release: pairs with getAcquire in headAcquire() (used by take()/refreshCount()/flush())
@@ -282,20 +284,20 @@ public final class RvtRq {
      * nothing and growing allocates only the extra slots.
      *
      * @param newSize slots in the new ring, {@code max_wr + 1}
-     * @return 0, or {@link Errnos#EINVAL} if {@code newSize < 1} or {@code newSize <= count}
+     * @return 0, or {@code -EINVAL} if {@code newSize < 1} or {@code newSize <= count}
      */
     public int resize(int newSize) {
         assert producer.lock.isHeldByCurrentThread() : "resize without producerLock";
         assert consumer.lock.isHeldByCurrentThread() : "resize without consumerLock";
         if (newSize < 1) {
-            return Errnos.EINVAL;
+            return -EINVAL.value();
         }
         RvtRwqe[] old = wq;
         int head = producer.head;
         int tail = consumer.tail;
         int n = count(head, tail);
         if (newSize <= n) {
-            return Errnos.EINVAL;
+            return -EINVAL.value();
         }
         RvtRwqe[] ring = new RvtRwqe[newSize];
         int reused = Math.min(old.length, newSize);

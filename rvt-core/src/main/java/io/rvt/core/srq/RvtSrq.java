@@ -1,5 +1,7 @@
 package io.rvt.core.srq;
 
+import static io.rvt.api.Errno.EINVAL;
+
 import io.rvt.core.SpinningLock;
 import io.rvt.api.AsyncEvent;
 import io.rvt.api.AsyncEventHandler;
@@ -14,7 +16,6 @@ import io.rvt.api.SrqAttrMask;
 import io.rvt.api.SrqInitAttr;
 import io.rvt.api.VerbsException;
 import io.rvt.api.WorkRequestException;
-import io.rvt.core.Errnos;
 import io.rvt.core.Errors;
 import io.rvt.core.RvtDevice;
 import io.rvt.core.mr.RvtPd;
@@ -252,7 +253,7 @@ public final class RvtSrq implements SharedReceiveQueue {
                 p.unlock();
             }
             if (r != 0) {
-                throw new WorkRequestException(r, index, r == Errnos.EINVAL
+                throw new WorkRequestException(r, index, r == -EINVAL.value()
                         ? "numSge " + w.numSge() + " exceeds the SRQ's maxSge " + rq.maxSge()
                         : "SRQ is full: " + (slots - 1) + " work requests queued (maxWr " + (slots - 1) + ")");
             }

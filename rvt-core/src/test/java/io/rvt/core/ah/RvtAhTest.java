@@ -1,5 +1,6 @@
 package io.rvt.core.ah;
 
+import static io.rvt.api.Errno.EINVAL;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.mockito.ArgumentMatchers.any;
@@ -20,7 +21,6 @@ import io.rvt.api.VerbsException;
 import io.rvt.api.spi.Callback;
 import io.rvt.api.spi.DriverAh;
 import io.rvt.api.spi.Verb;
-import io.rvt.core.Errnos;
 import io.rvt.core.RvtDevice;
 import io.rvt.core.TestDriver;
 import io.rvt.core.mr.RvtPd;
@@ -75,13 +75,13 @@ class RvtAhTest {
         assertThat(RvtAh.checkAh(dev, attr().staticRate(3))).isZero();
         assertThat(RvtAh.checkAh(dev, attr().dgid(DGID).sgidIndex(3))).isZero();
         assertThat(RvtAh.checkAh(dev, attr().sgidIndex(200))).as("sgid index ignored without GRH").isZero();
-        assertThat(RvtAh.checkAh(dev, attr().portNum(7))).isEqualTo(Errnos.EINVAL);
+        assertThat(RvtAh.checkAh(dev, attr().portNum(7))).isEqualTo(-EINVAL.value());
     }
 
     @Test
     void shouldRejectAGlobalAddressWhenThePortCannotBeQueriedAndSkipTheIndexWhenQueryPortIsDeclined() {
-        dev = new TestDriver().queryPortResult(Errnos.EINVAL).register();
-        assertThat(RvtAh.checkAh(dev, attr().dgid(DGID))).isEqualTo(Errnos.EINVAL);
+        dev = new TestDriver().queryPortResult(-EINVAL.value()).register();
+        assertThat(RvtAh.checkAh(dev, attr().dgid(DGID))).isEqualTo(-EINVAL.value());
         assertThat(RvtAh.checkAh(dev, attr())).isZero();
         dev.unregister();
 

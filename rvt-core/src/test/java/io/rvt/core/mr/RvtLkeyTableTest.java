@@ -1,5 +1,7 @@
 package io.rvt.core.mr;
 
+import static io.rvt.api.Errno.EACCES;
+import static io.rvt.api.Errno.EINVAL;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,7 +12,6 @@ import io.rvt.api.ScatterGatherEntry;
 import io.rvt.api.VerbsException;
 import io.rvt.api.spi.Sge;
 import io.rvt.api.spi.SgeState;
-import io.rvt.core.Errnos;
 import io.rvt.core.RvtDevice;
 import io.rvt.core.TestDriver;
 import java.nio.ByteBuffer;
@@ -164,13 +165,13 @@ class RvtLkeyTableTest {
         assertThat(isge.offset()).isEqualTo(40);
         isge.release();
 
-        assertThat(t.lkeyOk(pd, isge, null, sge(base + 41, 60, key), 0)).isEqualTo(Errnos.EINVAL);
-        assertThat(t.lkeyOk(pd, isge, null, sge(base, 101, key), 0)).isEqualTo(Errnos.EINVAL);
-        assertThat(t.lkeyOk(pd, isge, null, sge(base - 1, 1, key), 0)).isEqualTo(Errnos.EINVAL);
+        assertThat(t.lkeyOk(pd, isge, null, sge(base + 41, 60, key), 0)).isEqualTo(-EINVAL.value());
+        assertThat(t.lkeyOk(pd, isge, null, sge(base, 101, key), 0)).isEqualTo(-EINVAL.value());
+        assertThat(t.lkeyOk(pd, isge, null, sge(base - 1, 1, key), 0)).isEqualTo(-EINVAL.value());
         assertThat(t.lkeyOk(pd, isge, null, sge(base + 100, 0, key), 0)).as("empty at the end").isEqualTo(1);
         isge.release();
         assertThat(t.lkeyOk(pd, isge, null, sge(-1L, 1, key), 0)).as("u64 address above the region")
-                .isEqualTo(Errnos.EINVAL);
+                .isEqualTo(-EINVAL.value());
         assertThat(mr.refCount()).as("no reference leaked by failures").isEqualTo(2);
     }
 
@@ -191,7 +192,7 @@ class RvtLkeyTableTest {
             String ctx = "seed=" + seed + " granted=" + AccessFlag.describe(granted) + " acc=" + AccessFlag.describe(acc);
             Sge s = new Sge();
             int l = t.lkeyOk(pd, s, null, sge(mr.addr(), 8, mr.lkey()), acc);
-            assertThat(l).as(ctx).isEqualTo((granted & acc) == acc ? 1 : Errnos.EINVAL);
+            assertThat(l).as(ctx).isEqualTo((granted & acc) == acc ? 1 : -EINVAL.value());
             s.release();
             boolean r = t.rkeyOk(pd, s, 8, mr.addr(), mr.rkey(), acc);
             assertThat(r).as(ctx).isEqualTo((granted & acc) != 0);
@@ -211,17 +212,17 @@ class RvtLkeyTableTest {
         RvtMr mr = (RvtMr) pd.regMr(ByteBuffer.allocate(16), ALL_ACCESS);
         Sge s = new Sge();
 
-        assertThat(t.lkeyOk(userPd, s, null, sge(0, 8, 0), 0)).as("lkey 0, user PD").isEqualTo(Errnos.EINVAL);
+        assertThat(t.lkeyOk(userPd, s, null, sge(0, 8, 0), 0)).as("lkey 0, user PD").isEqualTo(-EINVAL.value());
         assertThat(t.lkeyOk(kernelPd, s, null, sge(0, 8, 0), 0)).as("lkey 0, kernel PD: no DMA region in rvt")
-                .isEqualTo(Errnos.EINVAL);
+                .isEqualTo(-EINVAL.value());
         assertThat(t.rkeyOk(kernelPd, s, 8, 0, 0, ALL_ACCESS)).as("rkey 0").isFalse();
         assertThat(t.lkeyOk(kernelPd, s, null, sge(mr.addr(), 8, mr.lkey()), 0)).as("other PD")
-                .isEqualTo(Errnos.EINVAL);
+                .isEqualTo(-EINVAL.value());
         assertThat(t.rkeyOk(kernelPd, s, 8, mr.addr(), mr.rkey(), ALL_ACCESS)).as("other PD").isFalse();
         assertThat(t.lkeyOk(pd, s, null, sge(mr.addr(), 8, mr.lkey() | 1), 0)).as("consumer key differs")
-                .isEqualTo(Errnos.EINVAL);
+                .isEqualTo(-EINVAL.value());
         assertThat(t.lkeyOk(pd, s, null, sge(mr.addr(), 8, mr.lkey() + (1 << 24)), 0)).as("empty slot")
-                .isEqualTo(Errnos.EINVAL);
+                .isEqualTo(-EINVAL.value());
         assertThat(t.rkeyOk(pd, s, 8, mr.addr() - 1, mr.rkey(), ALL_ACCESS)).as("below iova").isFalse();
         assertThat(t.rkeyOk(pd, s, 9, mr.addr() + 8, mr.rkey(), ALL_ACCESS)).as("one byte past the end").isFalse();
         assertThat(t.rkeyOk(pd, s, 8, mr.addr() + 8, mr.rkey(), ALL_ACCESS)).as("exactly to the end").isTrue();
@@ -232,7 +233,7 @@ class RvtLkeyTableTest {
         int oldKey = mr.lkey();
         long oldAddr = mr.addr();
         mr.deregMr();
-        assertThat(t.lkeyOk(pd, s, null, sge(oldAddr, 8, oldKey), 0)).as("deregistered").isEqualTo(Errnos.EINVAL);
+        assertThat(t.lkeyOk(pd, s, null, sge(oldAddr, 8, oldKey), 0)).as("deregistered").isEqualTo(-EINVAL.value());
         assertThat(t.rkeyOk(pd, s, 8, oldAddr, oldKey, ALL_ACCESS)).as("deregistered").isFalse();
     }
 
@@ -254,7 +255,7 @@ class RvtLkeyTableTest {
             String ctx = "seed=" + seed + " key=0x" + Integer.toHexString(current) + " new=0x"
                     + Integer.toHexString(candidate);
             int r = t.fastRegMr(pd, mr, candidate, AccessFlag.REMOTE_READ.bit());
-            assertThat(r).as(ctx).isEqualTo(allowed ? 0 : Errnos.EINVAL);
+            assertThat(r).as(ctx).isEqualTo(allowed ? 0 : -EINVAL.value());
             assertThat(mr.lkey()).as(ctx).isEqualTo(allowed ? candidate : current);
             assertThat(mr.rkey()).as(ctx).isEqualTo(mr.lkey());
             assertThat(mr.isLkeyInvalid()).as(ctx).isFalse();
@@ -270,11 +271,11 @@ class RvtLkeyTableTest {
         RvtLkeyTable t = dev.lkeyTable();
         RvtMr fr = (RvtMr) pd.allocMr(1);
         RvtMr user = (RvtMr) pd.regMr(ByteBuffer.allocate(8), 0);
-        assertThat(t.fastRegMr(other, fr, fr.lkey(), 0)).isEqualTo(Errnos.EACCES);
-        assertThat(t.fastRegMr(pd, user, user.lkey(), 0)).isEqualTo(Errnos.EINVAL);
+        assertThat(t.fastRegMr(other, fr, fr.lkey(), 0)).isEqualTo(-EACCES.value());
+        assertThat(t.fastRegMr(pd, user, user.lkey(), 0)).isEqualTo(-EINVAL.value());
         fr.mapBuffer(ByteBuffer.allocate(8).asReadOnlyBuffer(), 0);
         assertThat(t.fastRegMr(pd, fr, fr.lkey(), AccessFlag.LOCAL_WRITE.bit())).as("write to read-only memory")
-                .isEqualTo(Errnos.EINVAL);
+                .isEqualTo(-EINVAL.value());
         assertThat(t.fastRegMr(pd, fr, fr.lkey(), AccessFlag.REMOTE_READ.bit())).isZero();
     }
 
@@ -299,18 +300,18 @@ class RvtLkeyTableTest {
         assertThat(t.rkeyOk(pd, s, 100, 0x7000, key1, AccessFlag.REMOTE_WRITE.bit())).isTrue();
         s.release();
 
-        assertThat(t.invalidateRkey(other, key1)).as("other PD").isEqualTo(Errnos.EINVAL);
-        assertThat(t.invalidateRkey(pd, key1 ^ 1)).as("stale key").isEqualTo(Errnos.EINVAL);
-        assertThat(t.invalidateRkey(pd, 0)).as("key 0").isEqualTo(Errnos.EINVAL);
+        assertThat(t.invalidateRkey(other, key1)).as("other PD").isEqualTo(-EINVAL.value());
+        assertThat(t.invalidateRkey(pd, key1 ^ 1)).as("stale key").isEqualTo(-EINVAL.value());
+        assertThat(t.invalidateRkey(pd, 0)).as("key 0").isEqualTo(-EINVAL.value());
         assertThat(t.invalidateRkey(pd, key1)).isZero();
         assertThat(mr.isLkeyInvalid()).isTrue();
-        assertThat(t.lkeyOk(pd, s, null, sge(0x7000, 8, key1), 0)).isEqualTo(Errnos.EINVAL);
+        assertThat(t.lkeyOk(pd, s, null, sge(0x7000, 8, key1), 0)).isEqualTo(-EINVAL.value());
         assertThat(t.rkeyOk(pd, s, 8, 0x7000, key1, AccessFlag.REMOTE_WRITE.bit())).isFalse();
         assertThat(mr.refCount()).isEqualTo(2);
 
         int key2 = (key1 & 0xFFFF_FF00) | 0x22;
         assertThat(t.fastRegMr(pd, mr, key2, access)).isZero();
-        assertThat(t.lkeyOk(pd, s, null, sge(0x7000, 8, key1), 0)).as("old key").isEqualTo(Errnos.EINVAL);
+        assertThat(t.lkeyOk(pd, s, null, sge(0x7000, 8, key1), 0)).as("old key").isEqualTo(-EINVAL.value());
         assertThat(t.lkeyOk(pd, s, null, sge(0x7000, 8, key2), 0)).isEqualTo(1);
         s.release();
         assertThat(t.rkeyOk(pd, s, 8, 0x7000, key2, AccessFlag.REMOTE_WRITE.bit())).isTrue();
@@ -339,7 +340,7 @@ class RvtLkeyTableTest {
         assertThat(mr.refCount()).isEqualTo(3);
         // Not merged when the continuation overruns the region: the full check rejects it.
         Sge tail = new Sge().set(mr, mr.addr(), 60, 60);
-        assertThat(t.lkeyOk(pd, next, tail, sge(mr.addr() + 60, 8, mr.lkey()), 0)).isEqualTo(Errnos.EINVAL);
+        assertThat(t.lkeyOk(pd, next, tail, sge(mr.addr() + 60, 8, mr.lkey()), 0)).isEqualTo(-EINVAL.value());
         assertThat(tail.sgeLength()).isEqualTo(60);
         last.release();
         assertThat(mr.refCount()).isEqualTo(2);

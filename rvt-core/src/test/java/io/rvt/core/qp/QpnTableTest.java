@@ -1,10 +1,10 @@
 package io.rvt.core.qp;
 
+import static io.rvt.api.Errno.EINVAL;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rvt.api.QpType;
 import io.rvt.api.spi.DriverParams;
-import io.rvt.core.Errnos;
 import io.rvt.core.TestDriver;
 import java.util.HashSet;
 import java.util.Set;
@@ -165,12 +165,12 @@ class QpnTableTest {
         assertThat(t.alloc(QpType.GSI, 1, false)).isEqualTo(1);
         assertThat(t.alloc(QpType.SMI, 2, false)).as("per port").isZero();
         assertThat(t.alloc(QpType.GSI, 2, false)).isEqualTo(1);
-        assertThat(t.alloc(QpType.SMI, 1, false)).as("second QP0 on port 1").isEqualTo(Errnos.EINVAL);
-        assertThat(t.alloc(QpType.GSI, 2, false)).as("second QP1 on port 2").isEqualTo(Errnos.EINVAL);
+        assertThat(t.alloc(QpType.SMI, 1, false)).as("second QP0 on port 1").isEqualTo(-EINVAL.value());
+        assertThat(t.alloc(QpType.GSI, 2, false)).as("second QP1 on port 2").isEqualTo(-EINVAL.value());
 
         t.free(0, QpType.SMI, 1);
         assertThat(t.alloc(QpType.SMI, 1, false)).as("rvt clears the flag at destroy").isZero();
-        assertThat(t.alloc(QpType.SMI, 2, false)).isEqualTo(Errnos.EINVAL);
+        assertThat(t.alloc(QpType.SMI, 2, false)).isEqualTo(-EINVAL.value());
         assertThat(alloc(t)).as("ordinary QPNs are unaffected").isEqualTo(2);
     }
 

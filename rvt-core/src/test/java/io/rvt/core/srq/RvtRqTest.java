@@ -1,11 +1,12 @@
 package io.rvt.core.srq;
 
 import io.rvt.core.SpinningLock;
+import static io.rvt.api.Errno.EINVAL;
+import static io.rvt.api.Errno.ENOMEM;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rvt.api.RecvWorkRequest;
-import io.rvt.core.Errnos;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -94,7 +95,7 @@ class RvtRqTest {
         assertThat(post(rq, wr(1, 1, 2))).isZero();
         rq.free();
         assertThat(take(rq, new RvtRwqe(2))).as("a freed queue has no entries").isFalse();
-        assertThat(post(rq, wr(2, 1, 2))).as("a freed queue accepts nothing").isEqualTo(Errnos.ENOMEM);
+        assertThat(post(rq, wr(2, 1, 2))).as("a freed queue accepts nothing").isEqualTo(-ENOMEM.value());
         assertThat(rq.size()).isEqualTo(1);
     }
 
@@ -105,8 +106,8 @@ class RvtRqTest {
         RvtRq rq = new RvtRq(1, 1);
         RvtRwqe dst = new RvtRwqe(1);
 
-        assertThat(post(rq, wr(1, 1, 1))).isEqualTo(Errnos.ENOMEM);
-        assertThat(post(rq, wr(2, 0, 1))).isEqualTo(Errnos.ENOMEM);
+        assertThat(post(rq, wr(1, 1, 1))).isEqualTo(-ENOMEM.value());
+        assertThat(post(rq, wr(2, 0, 1))).isEqualTo(-ENOMEM.value());
         assertThat(take(rq, dst)).isFalse();
         assertThat(rq.headAcquire()).isZero();
         assertThat(rq.tail()).isZero();
@@ -118,7 +119,7 @@ class RvtRqTest {
         for (int i = 0; i < 4; i++) {
             assertThat(post(rq, wr(i, 2, 2))).as("post %d", i).isZero();
         }
-        assertThat(post(rq, wr(99, 1, 2))).isEqualTo(Errnos.ENOMEM);
+        assertThat(post(rq, wr(99, 1, 2))).isEqualTo(-ENOMEM.value());
         rq.producerLock().lock();
         try {
             assertThat(rq.isFull()).isTrue();
@@ -139,7 +140,7 @@ class RvtRqTest {
     void shouldReturnEinvalWhenRequestHasMoreSgesThanMaxSge() {
         RvtRq rq = new RvtRq(4, 2);
 
-        assertThat(post(rq, wr(7, 3, 3))).isEqualTo(Errnos.EINVAL);
+        assertThat(post(rq, wr(7, 3, 3))).isEqualTo(-EINVAL.value());
         assertThat(rq.headAcquire()).isZero();
         assertThat(post(rq, wr(8, 0, 3))).isZero();
     }
@@ -272,7 +273,7 @@ class RvtRqTest {
                     int numSge = rnd.nextInt(maxSge + 2);
                     long id = nextId++;
                     int r = post(rq, wr(id, numSge, maxSge + 1));
-                    int expected = numSge > maxSge ? Errnos.EINVAL : model.size() == size - 1 ? Errnos.ENOMEM : 0;
+                    int expected = numSge > maxSge ? -EINVAL.value() : model.size() == size - 1 ? -ENOMEM.value() : 0;
                     assertThat(r).as("post; %s", ctx).isEqualTo(expected);
                     if (r == 0) {
                         model.addLast(new long[] {id, numSge});
@@ -288,7 +289,7 @@ class RvtRqTest {
                     int newSize = 1 + rnd.nextInt(40);
                     int r = resize(rq, newSize);
                     assertThat(r).as("resize to %d with %d queued; %s", newSize, model.size(), ctx)
-                            .isEqualTo(newSize <= model.size() ? Errnos.EINVAL : 0);
+                            .isEqualTo(newSize <= model.size() ? -EINVAL.value() : 0);
                     if (r == 0) {
                         size = newSize;
                     }
@@ -325,7 +326,7 @@ class RvtRqTest {
         assertThat(post(rq, wr(5, 2, 2))).isZero();
 
         assertThat(resize(rq, 7)).isZero(); // 6 queued fit in 7 slots exactly
-        assertThat(post(rq, wr(6, 1, 2))).isEqualTo(Errnos.ENOMEM);
+        assertThat(post(rq, wr(6, 1, 2))).isEqualTo(-ENOMEM.value());
         for (int i = 0; i < 6; i++) {
             assertThat(take(rq, dst)).isTrue();
             assertEntry(dst, i, i == 5 ? 2 : i % 3, "after two resizes");
@@ -340,9 +341,9 @@ class RvtRqTest {
             post(rq, wr(i, 1, 1));
         }
 
-        assertThat(resize(rq, 6)).isEqualTo(Errnos.EINVAL);
-        assertThat(resize(rq, 3)).isEqualTo(Errnos.EINVAL);
-        assertThat(resize(rq, 0)).isEqualTo(Errnos.EINVAL);
+        assertThat(resize(rq, 6)).isEqualTo(-EINVAL.value());
+        assertThat(resize(rq, 3)).isEqualTo(-EINVAL.value());
+        assertThat(resize(rq, 0)).isEqualTo(-EINVAL.value());
 
         assertThat(rq.size()).isEqualTo(10);
         RvtRwqe dst = new RvtRwqe(1);
@@ -418,7 +419,7 @@ class RvtRqTest {
                     int r = post(rq, w);
                     if (r == 0) {
                         id++;
-                    } else if (r == Errnos.ENOMEM) {
+                    } else if (r == -ENOMEM.value()) {
                         Thread.yield();
                     } else {
                         throw new AssertionError("post " + id + " returned " + r);
