@@ -15,6 +15,10 @@ public class QpSendEngine {
     private final AtomicInteger pending = new AtomicInteger();
     private volatile Thread drainer;
     private volatile boolean stopped;
+    /** Packets and bytes sent on port {@code txPort} during the current drain, not yet in its counters (drainer). */
+    int txPackets;
+    long txBytes;
+    int txPort = 1;
 
     /**
      * @param qp the QP

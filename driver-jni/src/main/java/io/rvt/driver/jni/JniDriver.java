@@ -17,9 +17,8 @@ import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.OperationTable;
 import io.rvt.transport.Packets;
 import io.rvt.transport.QpSendEngine;
-import io.rvt.transport.RxInfo;
 import io.rvt.transport.Transport;
-import io.rvt.transport.TransportDriver;
+import io.rvt.transport.PacketDriver;
 import io.rvt.transport.TxInfo;
 import io.rvt.transport.header.BthDescriptor;
 import io.rvt.transport.header.Framing;
@@ -107,7 +106,7 @@ import java.util.function.UnaryOperator;
  *
  * <p>{@link #unregistering} (or {@link #close()}) stops the engine threads and closes the sockets.
  */
-public class JniDriver extends TransportDriver implements AutoCloseable {
+public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements AutoCloseable {
     /** The RoCEv2 UDP port, {@value}. */
     public static final int ROCEV2_PORT = Framing.ROCEV2_UDP_PORT;
     private static final AtomicLong GUIDS = new AtomicLong(1);
@@ -183,7 +182,8 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
             for (int i = 0; i < nports; i++) {
                 // The port's own socket receives, and sends unless flows have source ports of their own.
                 Datagrams io = open(b.addresses.get(i), b.udpPort, false);
-                ports[i] = new PortEngine(this, i + 1, io, b.sourcePorts, b.maxQp, b.batch, slotSize, b.busyPoll);
+                ports[i] = new PortEngine(this, i + 1, io, b.sourcePorts, b.maxQp, b.batch, slotSize, b.busyPoll,
+                        newDelivery(i + 1));
             }
         } catch (RuntimeException e) {
             closeSockets();
@@ -538,40 +538,32 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
         return ports[(n >= 1 && n <= ports.length ? n : 1) - 1];
     }
 
+    /** QP locks may be held: the QP's port engine drains it. */
     @Override
-    public boolean scheduleSend(DriverQp qp) {
-        // QP locks are held: hand the drain to the port's engine, never run it here.
-        QpSendEngine s = QpSendEngine.of(qp);
-        if (s != null && !closed && s.request()) {
-            portOf(qp).schedule(s);
-        }
-        return true;
+    protected void schedule(QpSendEngine s) {
+        portOf(s.qp).schedule(s);
     }
 
     @Override
-    public boolean scheduleSendNoLock(DriverQp qp) {
-        doSend(qp);
-        return true;
+    protected boolean acceptsSends() {
+        return !closed;
+    }
+
+    /** A post on a port's engine thread is drained later in that engine's cycle. */
+    @Override
+    protected boolean drainsHere(QpSendEngine s) {
+        return !portOf(s.qp).isEngineThread();
     }
 
     @Override
-    public void doSend(DriverQp qp) {
-        QpSendEngine s = QpSendEngine.of(qp);
-        if (s == null || closed) {
-            return;
-        }
-        PortEngine p = portOf(qp);
-        if (p.isEngineThread()) {
-            if (s.request()) {
-                p.schedule(s); // drained later in this same engine cycle
-            }
-            return;
-        }
-        if (s.request()) {
-            TxScratch sc = txScratch();
-            drain(s, sc, p);
-            flush(sc);
-        }
+    protected TxScratch sendScratch() {
+        return txScratch();
+    }
+
+    /** Out before another thread may take the QP over: its later packets must not overtake these. */
+    @Override
+    protected void packetsOut(QpSendEngine s, TxScratch sc) {
+        flush(sc);
     }
 
     /** @return the calling thread's scratch, made on its first post (no allocation afterwards) */
@@ -586,28 +578,14 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
         return sc;
     }
 
-    /** Runs the QP's send engine until it has nothing to send and no request came in meanwhile. */
-    void drain(QpSendEngine s, TxScratch sc, PortEngine p) {
-        if (sc.port != p) {
-            flush(sc);
-            sc.port = p;
-        }
-        int seen = s.begin();
-        try {
-            while (true) {
-                while (!s.isStopped() && sendOne(s.qp, sc, p)) {
-                    // one packet per call
-                }
-                // Out before another thread may take the QP over: its later packets must not overtake these.
-                flush(sc);
-                seen = s.finish(seen);
-                if (seen < 0) {
-                    return;
-                }
-            }
-        } finally {
-            s.end();
-        }
+    /** Drains a QP the port engine took from its queue, with the engine's scratch. */
+    void drainQueued(QpSendEngine s, TxScratch sc) {
+        drain(s, sc);
+    }
+
+    /** A port engine's receive batch ended: its RX counters, then the sends its packets deferred. */
+    void batchEnded(PortEngine p) {
+        endBatch(p.delivery, p.tx);
     }
 
     /** Sends what {@code sc}'s batch holds through its port. */
@@ -627,8 +605,15 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
         }
     }
 
-    /** @return true if a packet was made (sent, queued or dropped), false if the QP has nothing to send now */
-    private boolean sendOne(DriverQp qp, TxScratch sc, PortEngine p) {
+    /** @return 1 if a packet was made (sent, queued or dropped), 0 if the QP has nothing to send now */
+    @Override
+    protected int sendPacket(QpSendEngine s, TxScratch sc) {
+        DriverQp qp = s.qp;
+        PortEngine p = portOf(qp);
+        if (sc.port != p) {
+            flush(sc);
+            sc.port = p;
+        }
         TxBatch b = sc.batch;
         if (b.isFull()) {
             flush(sc);
@@ -637,7 +622,7 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
         int off = b.nextOffset();
         int n = transport().makePacket(qp, b.data, off, tx);
         if (n <= 0) {
-            return false;
+            return 0;
         }
         int total = n + Icrc.LENGTH;
         // By reference, the slot holds the headers and the pad (the ICRC goes after them); otherwise the packet.
@@ -646,24 +631,23 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
         DriverPort dp = device.port(p.portNum);
         if (!ah.isGlobal()) {
             dp.addCounter(PortCounter.PKT_DROPS, 1); // RoCE needs a GRH: no GID, no IP address
-            return true;
+            return 1;
         }
         Gid dgid = ah.dgid();
         off = chooseSender(sc, p, tx, off, inSlot);
         int srcPort = sc.sender.localPort();
         if (dgid.isMulticast()) {
-            sendMulticast(sc, p, dgid, srcPort, off, inSlot, dp);
-            return true;
+            sendMulticast(s, sc, p, dgid, srcPort, off, inSlot, dp);
+            return 1;
         }
         Peer to = resolve(dgid);
         if (to.ipv6 != p.ipv6) {
             dp.addCounter(PortCounter.PKT_DROPS, 1); // an IPv4 port cannot reach an IPv6 peer and vice versa
-            return true;
+            return 1;
         }
         queue(sc, p, srcPort, to, dgid, to.v4, off, inSlot);
-        dp.addCounter(PortCounter.TX_PACKETS, 1);
-        dp.addCounter(PortCounter.TX_BYTES, total);
-        return true;
+        countSent(s, p.portNum, total);
+        return 1;
     }
 
     /**
@@ -734,8 +718,8 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
     }
 
     /** One unicast copy per configured peer of the port's family, each with the group's ICRC. */
-    private void sendMulticast(TxScratch sc, PortEngine p, Gid mgid, int srcPort, int off, int inSlot,
-            DriverPort dp) {
+    private void sendMulticast(QpSendEngine s, TxScratch sc, PortEngine p, Gid mgid, int srcPort, int off,
+            int inSlot, DriverPort dp) {
         TxBatch b = sc.batch;
         int v4 = groupV4(mgid);
         TxInfo tx = sc.info;
@@ -758,8 +742,7 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
             }
             queue(sc, p, srcPort, to, mgid, v4, at, inSlot);
             copies++;
-            dp.addCounter(PortCounter.TX_PACKETS, 1);
-            dp.addCounter(PortCounter.TX_BYTES, total);
+            countSent(s, p.portNum, total);
         }
         if (copies == 0) {
             dp.addCounter(PortCounter.PKT_DROPS, 1);
@@ -777,8 +760,7 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
     /** Datagram {@code i} of the port's receive batch: check, parse, find the QP, run the transport. Never throws. */
     void onDatagram(PortEngine p, int i) {
         DriverDevice dev = device;
-        Transport t = transport();
-        if (dev == null || t == null) {
+        if (dev == null) {
             return;
         }
         RxBatch rx = p.rx;
@@ -786,16 +768,15 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
         int off = rx.offset(i);
         int len = rx.length(i);
         DriverPort port = dev.port(p.portNum);
-        port.addCounter(PortCounter.RX_PACKETS, 1);
-        port.addCounter(PortCounter.RX_BYTES, len);
+        p.delivery.received(len);
         boolean v6 = rx.sourceIsIpv6(i);
         if (rx.truncated(i) || len < BthDescriptor.LENGTH + Icrc.LENGTH || v6 != p.ipv6) {
-            dropMalformed(p, port);
+            dropMalformed(port);
             return;
         }
         PacketHeaders h = p.headers;
         if (p.parser.parse(buf, off, len, Framing.ROCEV2, h) != RejectReason.OK) {
-            dropMalformed(p, port);
+            dropMalformed(port);
             return;
         }
         int srcPort = rx.sourcePort(i);
@@ -804,34 +785,31 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
                 : p.sourceGid(0, 0x0000_FFFF_0000_0000L | (srcV4 & 0xFFFF_FFFFL));
         boolean check = v6 || checkIpv4Icrc;
         if (h.destQp() == BthDescriptor.MULTICAST_QPN) {
-            receiveMulticast(p, i, port, t, src, srcV4, srcPort, off, len, check);
+            deliverMulticast(p, i, port, src, srcV4, srcPort, off, len, check);
             return;
         }
         if (check && !icrcMatches(p, src, srcV4, srcPort, p.localGid, p.localV4, off, len)) {
             p.icrcErrors++;
-            dropMalformed(p, port);
+            dropMalformed(port);
             return;
         }
         if (oversizeUd(h, port)) {
             return;
         }
         synthesizeGrh(p, i, src, p.localGid, len);
-        RxInfo info = p.info.set(p.portNum, 0, 0, 0, p.grh, 0);
-        DriverQp qp = dev.lookupQpnAndRetain(port, h.destQp());
-        if (qp == null) {
-            dropMalformed(p, port);
-            return;
+        p.rxSource = src;
+        receive(p.delivery, buf, h, p.info.set(p.portNum, 0, 0, 0, p.grh, 0));
+    }
+
+    /** rxe's {@code check_addr} on the packet's sender ({@link #fromRemote}), counted as {@code RX_ADDR_MISMATCH}. */
+    @Override
+    protected boolean admits(DriverQp qp, DriverPort port) {
+        QpType type = qp.type();
+        if ((type == QpType.RC || type == QpType.UC) && !fromRemote(qp, ports[port.portNum() - 1].rxSource)) {
+            port.addCounter(PortCounter.RX_ADDR_MISMATCH, 1);
+            return false;
         }
-        try {
-            QpType type = qp.type();
-            if ((type == QpType.RC || type == QpType.UC) && !fromRemote(qp, src)) {
-                port.addCounter(PortCounter.RX_ADDR_MISMATCH, 1);
-                return;
-            }
-            t.receive(qp, buf, h, info);
-        } finally {
-            qp.release();
-        }
+        return true;
     }
 
     /**
@@ -859,7 +837,7 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
         return alt != null && alt.isGlobal() && src.equals(alt.dgid());
     }
 
-    private void receiveMulticast(PortEngine p, int i, DriverPort port, Transport t, Gid src, int srcV4,
+    private void deliverMulticast(PortEngine p, int i, DriverPort port, Gid src, int srcV4,
             int srcPort, int off, int len, boolean check) {
         McastJoin[] js = joins[p.portNum - 1];
         int delivered = 0;
@@ -871,7 +849,8 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
                 return;
             }
             synthesizeGrh(p, i, src, j.mgid, len);
-            t.receiveMulticast(port, j.mgid, j.mlid, p.rx.data, p.headers, p.info.set(p.portNum, 0, 0, 0, p.grh, 0));
+            receiveMulticast(p.delivery, j.mgid, j.mlid, p.rx.data, p.headers,
+                    p.info.set(p.portNum, 0, 0, 0, p.grh, 0));
             delivered++;
             if (check) {
                 break; // the ICRC names exactly one group
@@ -884,7 +863,7 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
             if (check) {
                 p.icrcErrors++; // corrupt, or for a group this port has not joined: the ICRC cannot tell which
             }
-            dropMalformed(p, port);
+            dropMalformed(port);
         }
     }
 
@@ -918,9 +897,10 @@ public class JniDriver extends TransportDriver implements AutoCloseable {
         }
     }
 
-    private static void dropMalformed(PortEngine p, DriverPort port) {
-        p.malformed++;
-        port.addCounter(PortCounter.RX_MALFORMED, 1);
+    @Override
+    protected void dropMalformed(DriverPort port) {
+        ports[port.portNum() - 1].malformed++;
+        super.dropMalformed(port);
     }
 
     @Override

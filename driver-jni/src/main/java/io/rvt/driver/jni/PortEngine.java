@@ -1,6 +1,7 @@
 package io.rvt.driver.jni;
 
 import io.rvt.api.Gid;
+import io.rvt.transport.Delivery;
 import io.rvt.transport.QpSendEngine;
 import io.rvt.transport.RxInfo;
 import io.rvt.transport.header.Icrc;
@@ -56,6 +57,10 @@ final class PortEngine implements Runnable {
     final PacketParser parser = new PacketParser(false);
     final PacketHeaders headers = new PacketHeaders();
     final RxInfo info = new RxInfo();
+    /** The port's receive path in the driver's packet skeleton: sends deferred by a batch, its RX counters. */
+    final Delivery delivery;
+    /** The sender of the datagram being delivered (the driver's address check reads it). */
+    Gid rxSource;
     final Icrc icrc = new Icrc();
     private final boolean busyPoll;
     private volatile boolean running;
@@ -81,7 +86,7 @@ final class PortEngine implements Runnable {
     final LongAdder zeroCopyPackets = new LongAdder();
 
     PortEngine(JniDriver driver, int portNum, Datagrams io, int sourcePorts, int maxQp, int batch, int slotSize,
-            boolean busyPoll) {
+            boolean busyPoll, Delivery delivery) {
         this.driver = driver;
         this.portNum = portNum;
         this.io = io;
@@ -95,6 +100,7 @@ final class PortEngine implements Runnable {
         this.rx = new RxBatch(batch, slotSize);
         this.tx = new TxScratch(batch, slotSize, driver.wire() == Wire.NATIVE);
         this.busyPoll = busyPoll;
+        this.delivery = delivery;
     }
 
     /** Starts the thread. */
@@ -185,6 +191,7 @@ final class PortEngine implements Runnable {
             for (int i = 0; i < n; i++) {
                 driver.onDatagram(this, i);
             }
+            driver.batchEnded(this);
             work += n;
             // The kernel drops only while datagrams arrive: read its count when a burst ends, and now and then
             // during a long one (a system call, so not every cycle).
@@ -198,7 +205,7 @@ final class PortEngine implements Runnable {
             }
             QpSendEngine q;
             while ((q = queue.poll()) != null) {
-                driver.drain(q, tx, this);
+                driver.drainQueued(q, tx);
                 work++;
             }
             driver.flush(tx);

@@ -26,16 +26,16 @@ import io.rvt.driver.sim.fabric.Fabric;
 import io.rvt.driver.sim.fabric.FabricMode;
 import io.rvt.driver.sim.fabric.FabricPort;
 import io.rvt.driver.sim.fabric.FaultConfig;
-import io.rvt.driver.sim.fabric.LinkModel;
 import io.rvt.driver.sim.fabric.Frame;
 import io.rvt.driver.sim.fabric.FrameHandler;
+import io.rvt.driver.sim.fabric.LinkModel;
 import io.rvt.driver.sim.fabric.ThreadingMode;
+import io.rvt.transport.Delivery;
+import io.rvt.transport.PacketDriver;
 import io.rvt.transport.QpSendEngine;
 import io.rvt.transport.RxInfo;
 import io.rvt.transport.Transport;
-import io.rvt.transport.TransportDriver;
 import io.rvt.transport.TxInfo;
-import io.rvt.transport.header.BthDescriptor;
 import io.rvt.transport.header.Framing;
 import io.rvt.transport.header.GrhDescriptor;
 import io.rvt.transport.header.Icrc;
@@ -66,7 +66,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * per-QP counter makes sure only one thread drains a QP at a time. Received frames are handled on the fabric's delivery
  * thread (or event loop).
  */
-public final class SimDriver extends TransportDriver {
+public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
     /** Bytes before the BTH: LRH (8) and GRH (40); every packet is sent with a GRH. */
     static final int HEADROOM = LrhDescriptor.LENGTH + GrhDescriptor.LENGTH;
     private static final AtomicLong GUIDS = new AtomicLong(1);
@@ -91,31 +91,11 @@ public final class SimDriver extends TransportDriver {
     private final PacketParser sealedParser;
     /** Writes the ICRC of a frame this HCA sent, when the fabric needs its bytes ({@link Frame#sealDeferred}). */
     private final ChecksumWriter icrcWriter = f -> this.txScratch.get().icrc.writeIb(f.buffer(), 0, f.length());
+    /** Receive-path scratch, touched only by the fabric's delivery thread. */
     private final PacketHeaders rxHeaders = new PacketHeaders();
     private final RxInfo rxInfo = new RxInfo();
-    private final ThreadLocal<TxScratch> txScratch = ThreadLocal.withInitial(TxScratch::new);
-    /**
-     * QPs scheduled while the delivery thread processed frames (it holds QP locks then): drained by that thread at the
-     * end of the delivery batch, with no lock held, instead of waking the send agent. A QP is queued once however many
-     * of its frames the batch held, so its ACKs coalesce into one (hfi1 defers ACKs to the end of a receive interrupt
-     * the same way). Touched only by the delivery thread.
-     */
-    private final SimQp[] deferred = new SimQp[64];
-    private int deferredCount;
-    private volatile Thread deliveryThread;
+    private final ThreadLocal<SimScratch> txScratch = ThreadLocal.withInitial(SimScratch::new);
     private volatile DriverDevice device;
-
-    /** Per sending thread: the TxInfo the transport fills and an ICRC calculator. */
-    private static final class TxScratch {
-        // Payload by reference: an RC request's frame points into the sending region (see sendOne).
-        final TxInfo tx = new TxInfo().payloadByReference(Frame.MAX_PAYLOAD_SLICES, MIN_REFERENCE_LENGTH);
-        final Icrc icrc = new Icrc();
-        /** What a QP in ERR flushes into when no frame is free ({@link #flushWithoutFrame}); made on first use. */
-        ByteBuffer flushBuffer;
-    }
-
-    /** Shorter payloads are copied into the frame: below this a copy costs less than carrying references. */
-    static final int MIN_REFERENCE_LENGTH = 512;
 
     /** System property naming the fabric a {@link #SimDriver() ServiceLoader-made} HCA joins. */
     public static final String FABRIC_PROP_NAME = "rvt.sim.fabric";
@@ -155,7 +135,7 @@ public final class SimDriver extends TransportDriver {
                 pb.faults(b.faults);
             }
             ports[i] = pb.attach();
-            frameWaits[i] = new FrameWait(ports[i]);
+            frameWaits[i] = new FrameWait(this, ports[i]);
             ports[i].pool().refillListener(frameWaits[i]);
         }
         this.idleStrategy = b.idleStrategy;
@@ -325,7 +305,7 @@ public final class SimDriver extends TransportDriver {
     private void stopWaiting(DriverQp qp) {
         SimQp s = QpSendEngine.of(qp);
         if (s != null && frameWaits[s.waitPort - 1].remove(s)) {
-            execute(s);
+            schedule(s);
         }
     }
 
@@ -382,37 +362,11 @@ public final class SimDriver extends TransportDriver {
         // No subnet manager to trap to.
     }
 
-    // ------------------------------------------------------------------ send engine
+    // ------------------------------------------------------------------ send engine (the wire side of PacketDriver)
 
+    /** QP locks may be held: the fabric's executor (deterministic) or the send agent (real time) drains the QP. */
     @Override
-    public boolean scheduleSend(DriverQp qp) {
-        // QP locks are held: queue the drain, never run it here.
-        SimQp s = QpSendEngine.of(qp);
-        if (s != null && s.request()) {
-            if (Thread.currentThread() == deliveryThread && deferredCount < deferred.length) {
-                deferred[deferredCount++] = s; // an ACK or response: sent by this thread once the frame is done
-            } else {
-                execute(s);
-            }
-        }
-        return true;
-    }
-
-    @Override
-    public boolean scheduleSendNoLock(DriverQp qp) {
-        doSend(qp);
-        return true;
-    }
-
-    @Override
-    public void doSend(DriverQp qp) {
-        SimQp s = QpSendEngine.of(qp);
-        if (s != null && s.request()) {
-            drain(s);
-        }
-    }
-
-    private void execute(SimQp s) {
+    protected void schedule(SimQp s) {
         if (deterministic) {
             fabric.executor().execute(s.drainTask);
         } else {
@@ -420,57 +374,38 @@ public final class SimDriver extends TransportDriver {
         }
     }
 
-    /** Runs the QP's send engine until it has nothing to send and no request came in meanwhile. */
-    void drain(SimQp s) {
-        int seen = s.begin();
-        try {
-            while (true) {
-                boolean backpressure = false;
-                while (!s.isStopped()) {
-                    int r = sendOne(s);
-                    if (r <= 0) {
-                        backpressure = r < 0;
-                        break;
-                    }
-                }
-                if (backpressure) {
-                    // No frame: leave pending set and wait for one to come back. Re-queueing the drain right away
-                    // would spin at one virtual instant in deterministic mode, before the deliveries that return
-                    // frames could run.
-                    frameWaits[s.waitPort - 1].park(s);
-                    return;
-                }
-                seen = s.finish(seen);
-                if (seen < 0) {
-                    return;
-                }
-            }
-        } finally {
-            flushTxCounters(s);
-            s.end();
+    @Override
+    protected SimScratch sendScratch() {
+        return txScratch.get();
+    }
+
+    /** A drain deferred by the delivery thread: queued in deterministic mode, to keep the event loop's order. */
+    @Override
+    protected void runDeferred(SimQp s, SimScratch sc) {
+        if (deterministic) {
+            schedule(s);
+        } else {
+            drain(s, sc);
         }
     }
 
     /**
-     * Adds what a drain sent to its port's TX counters: once per drain rather than two atomic adds per packet (a
-     * 64 KiB WRITE is 16 packets), so the counters trail the wire by at most one drain.
+     * No frame: the engine stays pending and waits for one to come back. Re-queueing the drain right away would spin
+     * at one virtual instant in deterministic mode, before the deliveries that return frames could run.
      */
-    private void flushTxCounters(SimQp s) {
-        if (s.txPackets == 0) {
-            return;
-        }
-        DriverDevice dev = device;
-        if (dev != null) {
-            DriverPort dp = dev.port(s.txPort);
-            dp.addCounter(PortCounter.TX_PACKETS, s.txPackets);
-            dp.addCounter(PortCounter.TX_BYTES, s.txBytes);
-        }
-        s.txPackets = 0;
-        s.txBytes = 0;
+    @Override
+    protected void waitForWire(SimQp s) {
+        frameWaits[s.waitPort - 1].park(s);
+    }
+
+    /** Runs the QP's send engine on the calling thread (the send agent, the executor). */
+    void drain(SimQp s) {
+        drain(s, txScratch.get());
     }
 
     /** @return 1 if a packet was sent, 0 if there was nothing to send, -1 if no frame was free */
-    private int sendOne(SimQp s) {
+    @Override
+    protected int sendPacket(SimQp s, SimScratch sc) {
         DriverQp qp = s.qp;
         int portNum = qp.portNum() != 0 ? qp.portNum() : 1;
         FabricPort port = ports[portNum - 1];
@@ -486,14 +421,13 @@ public final class SimDriver extends TransportDriver {
             frame = port.acquire();
             if (frame == null) {
                 if (qp.state() == QpState.ERR) {
-                    flushWithoutFrame(qp, portNum); // a QP in ERR sends nothing: its flush needs no frame
+                    flushWithoutFrame(qp, portNum, sc); // a QP in ERR sends nothing: its flush needs no frame
                     return 0;
                 }
                 s.waitPort = portNum;
                 return -1;
             }
         }
-        TxScratch sc = txScratch.get();
         TxInfo tx = sc.tx;
         ByteBuffer buf = frame.buffer();
         int n = transport().makePacket(qp, buf, HEADROOM, tx);
@@ -523,12 +457,7 @@ public final class SimDriver extends TransportDriver {
             dp.addCounter(PortCounter.PKT_DROPS, 1);
             return 1;
         }
-        if (s.txPackets != 0 && s.txPort != portNum) {
-            flushTxCounters(s); // the QP moved to another port mid-drain
-        }
-        s.txPort = portNum;
-        s.txPackets++;
-        s.txBytes += total;
+        countSent(s, portNum, total);
         return 1;
     }
 
@@ -538,8 +467,7 @@ public final class SimDriver extends TransportDriver {
      * to ERR while its port's frames were all in flight would flush only once one came back, and {@code deregMr}
      * would wait for the network.
      */
-    private void flushWithoutFrame(DriverQp qp, int portNum) {
-        TxScratch sc = txScratch.get();
+    private void flushWithoutFrame(DriverQp qp, int portNum, SimScratch sc) {
         if (sc.flushBuffer == null) {
             sc.flushBuffer = ByteBuffer.allocate(fabric.maxFrameSize()); // once per thread
         }
@@ -569,98 +497,6 @@ public final class SimDriver extends TransportDriver {
         }
     }
 
-    /**
-     * The send engines that found one port's pool empty, in the order they did: each waits (its pending count left
-     * raised, so it is queued here at most once) until the pool's refill listener, this, runs on the thread that
-     * returns a frame; then all of them are scheduled again (a woken engine that finds the pool empty again waits
-     * again). In a deterministic fabric that is an event at the virtual time the frame came back.
-     */
-    private final class FrameWait implements Runnable {
-        private final FabricPort port;
-        /** Waiting engines, linked through {@link SimQp#nextWaiting}; under this object's monitor. */
-        private SimQp head;
-        private SimQp tail;
-
-        FrameWait(FabricPort port) {
-            this.port = port;
-        }
-
-        void park(SimQp s) {
-            synchronized (this) {
-                s.nextWaiting = null;
-                if (tail == null) {
-                    head = s;
-                } else {
-                    tail.nextWaiting = s;
-                }
-                tail = s;
-            }
-            if (!port.pool().armRefill()) {
-                run(); // a frame came back since the engine looked
-            }
-        }
-
-        /** @return true if {@code s} was waiting here (and is not any more) */
-        synchronized boolean remove(SimQp s) {
-            SimQp prev = null;
-            for (SimQp q = head; q != null; prev = q, q = q.nextWaiting) {
-                if (q == s) {
-                    if (prev == null) {
-                        head = q.nextWaiting;
-                    } else {
-                        prev.nextWaiting = q.nextWaiting;
-                    }
-                    if (tail == q) {
-                        tail = prev;
-                    }
-                    q.nextWaiting = null;
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        /** A frame came back: schedule every waiting engine. */
-        @Override
-        public void run() {
-            SimQp s;
-            synchronized (this) {
-                s = head;
-                head = null;
-                tail = null;
-            }
-            while (s != null) {
-                SimQp next = s.nextWaiting;
-                s.nextWaiting = null;
-                execute(s);
-                s = next;
-            }
-        }
-
-        /** @return which QPs wait, for the fabric's "cannot make progress" error */
-        @Override
-        public synchronized String toString() {
-            StringBuilder sb = new StringBuilder("send engines of ").append(name).append(" waiting for a frame:");
-            for (SimQp s = head; s != null; s = s.nextWaiting) {
-                sb.append(" qp 0x").append(Integer.toHexString(s.qp.qpNum()));
-            }
-            return head == null ? sb.append(" none").toString() : sb.toString();
-        }
-    }
-
-    /** Sends what frame processing scheduled, on this (the delivery) thread, now that no QP lock is held. */
-    private void drainDeferred() {
-        while (deferredCount > 0) {
-            SimQp s = deferred[--deferredCount];
-            deferred[deferredCount] = null;
-            if (deterministic) {
-                execute(s); // keep the event order of the deterministic loop
-            } else {
-                drain(s);
-            }
-        }
-    }
-
     /** @return the LID of the port with {@code gid}, or 0 (dropped by the fabric) if no port has it */
     private int lidOf(Gid gid) {
         return fabric.port(gid).map(FabricPort::lid).orElse(0);
@@ -673,66 +509,49 @@ public final class SimDriver extends TransportDriver {
 
     // ------------------------------------------------------------------ receive path
 
-    /** Delivery of a frame to port {@code portNum}: parse, check the ICRC, find the QP, run the transport. */
-    private void onFrame(int portNum, Frame frame) {
+    /** Delivery of a frame to port {@code d}: parse, check the ICRC, then the transport (by {@link #receive}). */
+    private void onFrame(Delivery d, Frame frame) {
         DriverDevice dev = device;
-        Transport t = transport();
         try {
-            if (dev == null || t == null) {
+            if (dev == null) {
                 return;
             }
-            DriverPort port = dev.port(portNum);
             ByteBuffer buf = frame.buffer();
             PacketHeaders h = rxHeaders;
             PacketParser p = frame.isSealed() ? sealedParser : parser;
             if (p.parse(buf, 0, frame.length(), Framing.IB_LRH, h) != RejectReason.OK) {
-                port.addCounter(PortCounter.RX_MALFORMED, 1);
+                dropMalformed(dev.port(d.portNum()));
                 return;
             }
             for (int i = 0; i < frame.payloadSlices(); i++) { // an RC request's payload, still in the sender's region
                 h.payloadSlice(frame.sliceBuffer(i), frame.sliceIndex(i), frame.sliceLength(i));
             }
-            RxInfo rx = rxInfo.fromHeaders(portNum, buf, h);
+            RxInfo rx = rxInfo.fromHeaders(d.portNum(), buf, h);
             if (h.dlid() >= Fabric.MULTICAST_FIRST && h.dlid() <= Fabric.MULTICAST_LAST) {
-                t.receiveMulticast(port, h.dgid(), h.dlid(), buf, h, rx);
-                return;
-            }
-            DriverQp qp = dev.lookupQpnAndRetain(port, h.destQp());
-            if (qp == null) {
-                port.addCounter(PortCounter.RX_MALFORMED, 1);
-                return;
-            }
-            try {
-                deliveryThread = Thread.currentThread();
-                t.receive(qp, buf, h, rx);
-            } finally {
-                deliveryThread = null;
-                qp.release();
+                receiveMulticast(d, h.dgid(), h.dlid(), buf, h, rx);
+            } else {
+                receive(d, buf, h, rx);
             }
         } finally {
             frame.release();
-            if (deferredCount == deferred.length) {
-                drainDeferred(); // full: cannot wait for the end of the batch
+            if (d.isFull()) {
+                drainDeferred(d, txScratch.get()); // cannot wait for the end of the batch
             }
         }
     }
 
     /** A port's receive path: frames one by one, then, at the end of each delivery batch, the deferred sends. */
     private final class PortReceiver implements FrameHandler {
-        private final int portNum;
-        /** Frames and bytes of the current delivery batch, added to the port's RX counters at its end. */
-        private long rxPackets;
-        private long rxBytes;
+        private final Delivery delivery;
 
         PortReceiver(int portNum) {
-            this.portNum = portNum;
+            this.delivery = newDelivery(portNum);
         }
 
         @Override
         public void onFrame(Frame frame) {
-            rxPackets++;
-            rxBytes += frame.length();
-            SimDriver.this.onFrame(portNum, frame);
+            delivery.received(frame.length());
+            SimDriver.this.onFrame(delivery, frame);
         }
 
         @Override
@@ -742,17 +561,8 @@ public final class SimDriver extends TransportDriver {
 
         @Override
         public void onBatchEnd() {
-            // Once per batch rather than two atomic adds per frame: the counters trail the wire by one batch.
-            DriverDevice dev = device;
-            if (dev != null && rxPackets != 0) {
-                DriverPort port = dev.port(portNum);
-                port.addCounter(PortCounter.RX_PACKETS, rxPackets);
-                port.addCounter(PortCounter.RX_BYTES, rxBytes);
-            }
-            rxPackets = 0;
-            rxBytes = 0;
-            // ACKs coalesced over the batch (one per QP, for its newest PSN), responses, resumed requesters.
-            drainDeferred();
+            // RX counters, then the ACKs coalesced over the batch (one per QP), responses, resumed requesters.
+            endBatch(delivery, txScratch.get());
         }
     }
 

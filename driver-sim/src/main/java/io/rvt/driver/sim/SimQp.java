@@ -13,10 +13,6 @@ final class SimQp extends QpSendEngine {
      * when the engine stops ({@link SimDriver#qpPrivFree}).
      */
     Frame spare;
-    /** Packets and bytes sent on port {@code txPort} during the current drain, not yet in the port's counters. */
-    int txPackets;
-    long txBytes;
-    int txPort = 1;
     /** The port whose pool the last drain found empty (1-based). */
     int waitPort = 1;
     /** The next engine waiting for a frame of the same port; under that port's wait list's monitor. */

@@ -1,0 +1,91 @@
+package io.rvt.transport;
+
+import io.rvt.api.PortCounter;
+import io.rvt.api.spi.DriverPort;
+
+/**
+ * One port's receive path as a {@link PacketDriver} runs it: the thread that hands received packets to the
+ * transport, the QPs it scheduled meanwhile and the receive counters of its current batch. While the transport
+ * processes a packet on this thread (it holds QP locks then), a QP that must send (an ACK, a response, a resumed
+ * requester) is not handed to another thread but remembered here and drained by this thread at the end of the batch,
+ * with no lock held. A QP is remembered once however many of its packets the batch held, so its ACKs coalesce into
+ * one for its newest PSN (hfi1 defers ACKs to the end of a receive interrupt the same way).
+ *
+ * <p>Touched only by its receiving thread, except {@link #isCurrent()}, which any thread may ask.
+ */
+public final class Delivery {
+    /** QPs one batch may defer; beyond, they go to the driver's send thread. */
+    static final int CAPACITY = 64;
+
+    final int portNum;
+    private final QpSendEngine[] deferred = new QpSendEngine[CAPACITY];
+    private int deferredCount;
+    /** The thread inside {@link Transport#receive} for this port, else null. */
+    private volatile Thread receiving;
+    private long rxPackets;
+    private long rxBytes;
+
+    Delivery(int portNum) {
+        this.portNum = portNum;
+    }
+
+    /** @return the port, 1-based */
+    public int portNum() {
+        return portNum;
+    }
+
+    /**
+     * Counts a received packet (added to the port's {@code RX_PACKETS}/{@code RX_BYTES} at the batch's end: once per
+     * batch rather than two atomic adds per packet, so the counters trail the wire by one batch).
+     *
+     * @param bytes its length on the wire
+     */
+    public void received(int bytes) {
+        rxPackets++;
+        rxBytes += bytes;
+    }
+
+    /** @return true if no more QP can be deferred: drain now ({@link PacketDriver#drainDeferred}) */
+    public boolean isFull() {
+        return deferredCount == CAPACITY;
+    }
+
+    boolean isCurrent() {
+        return receiving == Thread.currentThread();
+    }
+
+    void enter() {
+        receiving = Thread.currentThread();
+    }
+
+    void leave() {
+        receiving = null;
+    }
+
+    boolean defer(QpSendEngine e) {
+        if (deferredCount == CAPACITY) {
+            return false;
+        }
+        deferred[deferredCount++] = e;
+        return true;
+    }
+
+    /** @return the most recently deferred QP, taken off the list, or null */
+    QpSendEngine takeDeferred() {
+        if (deferredCount == 0) {
+            return null;
+        }
+        QpSendEngine e = deferred[--deferredCount];
+        deferred[deferredCount] = null;
+        return e;
+    }
+
+    void flushCounters(DriverPort port) {
+        if (rxPackets != 0 && port != null) {
+            port.addCounter(PortCounter.RX_PACKETS, rxPackets);
+            port.addCounter(PortCounter.RX_BYTES, rxBytes);
+        }
+        rxPackets = 0;
+        rxBytes = 0;
+    }
+}

@@ -1,0 +1,335 @@
+package io.rvt.transport;
+
+import io.rvt.api.Gid;
+import io.rvt.api.PortCounter;
+import io.rvt.api.spi.DriverPort;
+import io.rvt.api.spi.DriverQp;
+import io.rvt.transport.header.PacketHeaders;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import org.osgi.annotation.versioning.ConsumerType;
+
+/**
+ * The packet path of a software HCA built on {@link Transport}, written once: the send engine's drain loop, the
+ * deferral of sends scheduled on a receiving thread to the end of its batch, the receive path from a parsed packet to
+ * the transport and back, and the port counters of both directions. A driver extends it and supplies only its wire:
+ * how one packet is made and leaves ({@link #sendPacket}), what a drain hands to the wire at its end
+ * ({@link #packetsOut}), which thread runs a drain that cannot run on the caller's ({@link #schedule}), and, on
+ * receive, how bytes become a parsed packet, which it passes to {@link #receive}.
+ *
+ * <h2>Send</h2>
+ * {@code scheduleSend} (QP locks held) never drains on the caller's stack: on a receiving thread inside
+ * {@link #receive} it remembers the QP in that port's {@link Delivery}, drained at {@link #endBatch}; elsewhere it
+ * {@link #schedule}s it. {@code doSend} (no lock held) drains on the caller's thread unless
+ * {@link #drainsHere} says otherwise. A drain calls {@link #sendPacket} until it returns 0 (nothing to send) or -1
+ * (the wire has no room: {@link #waitForWire}); the QP's {@link QpSendEngine} counter makes sure one thread drains a
+ * QP at a time and that a request arriving meanwhile makes the drainer loop once more.
+ *
+ * <h2>Receive</h2>
+ * The driver's receiving thread parses a packet and calls {@link #receive} (or {@link #receiveMulticast}) with its
+ * port's {@link Delivery}, then {@link #endBatch} when its batch ends.
+ *
+ * @param <E> the driver's per-QP send-engine state
+ * @param <S> the driver's per-thread send scratch (the {@link TxInfo}, buffers and checksum state one drain uses)
+ */
+@ConsumerType
+public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportDriver {
+    private volatile Delivery[] deliveries = new Delivery[0];
+
+    /** For subclasses. */
+    protected PacketDriver() {
+    }
+
+    /**
+     * Creates the receive path state of one port; call once per port (or per receiving thread) while building.
+     *
+     * @param portNum the port, 1-based
+     * @return its delivery state
+     */
+    protected final synchronized Delivery newDelivery(int portNum) {
+        Delivery d = new Delivery(portNum);
+        Delivery[] all = Arrays.copyOf(deliveries, deliveries.length + 1);
+        all[all.length - 1] = d;
+        deliveries = all;
+        return d;
+    }
+
+    // ------------------------------------------------------------------ the wire (supplied by the driver)
+
+    /**
+     * Makes the next packet of the engine's QP ({@code transport().makePacket}) and puts it on the wire.
+     *
+     * @param e the QP's engine; the calling thread is its one drainer
+     * @param scratch the calling thread's scratch
+     * @return 1 if a packet was made (sent, queued or dropped), 0 if the QP has nothing to send now, -1 if the wire
+     *         has no room (the drain stops and {@link #waitForWire} is called)
+     */
+    protected abstract int sendPacket(E e, S scratch);
+
+    /**
+     * Hands what the drain queued to the wire, before the QP may be drained by another thread (its later packets must
+     * not overtake these). Nothing by default.
+     *
+     * @param e the QP's engine
+     * @param scratch the calling thread's scratch
+     */
+    protected void packetsOut(E e, S scratch) {
+    }
+
+    /**
+     * Queues a drain on a thread of the driver's (its send engine, event loop or executor). The engine's pending
+     * counter was raised from 0, so each QP is queued at most once at a time.
+     *
+     * @param e the QP's engine
+     */
+    protected abstract void schedule(E e);
+
+    /** @return the calling thread's send scratch */
+    protected abstract S sendScratch();
+
+    /**
+     * The wire had no room ({@link #sendPacket} returned -1): the engine stays pending. By default the drain is
+     * scheduled again; a driver with a wait list parks it until room comes back.
+     *
+     * @param e the QP's engine
+     */
+    protected void waitForWire(E e) {
+        schedule(e);
+    }
+
+    /** @return false once the driver is closed: scheduling and posting then send nothing */
+    protected boolean acceptsSends() {
+        return true;
+    }
+
+    /**
+     * @param e the engine of a QP just posted to ({@code doSend})
+     * @return true to drain on the posting thread (the default), false to {@link #schedule} it (e.g. the caller is
+     *         the driver's own engine thread, which drains later in its cycle)
+     */
+    protected boolean drainsHere(E e) {
+        return true;
+    }
+
+    /**
+     * Runs a drain deferred by a receiving thread, at the end of its batch. By default drains it on that thread; a
+     * deterministic driver may {@link #schedule} it to keep its event order.
+     *
+     * @param e the QP's engine
+     * @param scratch the receiving thread's scratch
+     */
+    protected void runDeferred(E e, S scratch) {
+        drain(e, scratch);
+    }
+
+    /**
+     * @param qp the retained destination QP of a packet
+     * @param port the port it arrived on
+     * @return false to drop the packet (the driver counts why); true by default
+     */
+    protected boolean admits(DriverQp qp, DriverPort port) {
+        return true;
+    }
+
+    /**
+     * Counts a packet dropped as malformed (unparsable, bad checksum, unknown QP): {@code RX_MALFORMED}.
+     *
+     * @param port the port it arrived on
+     */
+    protected void dropMalformed(DriverPort port) {
+        port.addCounter(PortCounter.RX_MALFORMED, 1);
+    }
+
+    // ------------------------------------------------------------------ send
+
+    /** Mirrors {@code schedule_send}: QP locks are held, so the drain is deferred or queued, never run here. */
+    @Override
+    public final boolean scheduleSend(DriverQp qp) {
+        E e = QpSendEngine.of(qp);
+        if (e != null && acceptsSends() && e.request()) {
+            Delivery d = delivering();
+            if (d == null || !d.defer(e)) {
+                schedule(e);
+            }
+        }
+        return true;
+    }
+
+    /** Mirrors {@code schedule_send_no_lock}: as {@link #doSend}. */
+    @Override
+    public final boolean scheduleSendNoLock(DriverQp qp) {
+        doSend(qp);
+        return true;
+    }
+
+    /** Mirrors {@code do_send}: no lock held, so the caller drains the QP itself (see {@link #drainsHere}). */
+    @Override
+    public final void doSend(DriverQp qp) {
+        E e = QpSendEngine.of(qp);
+        if (e != null && acceptsSends() && e.request()) {
+            if (drainsHere(e)) {
+                drain(e, sendScratch());
+            } else {
+                schedule(e);
+            }
+        }
+    }
+
+    /**
+     * Runs the QP's send engine until it has nothing to send and no request came in meanwhile; the caller raised the
+     * engine's pending counter from 0 (or took it from a queue that did).
+     *
+     * @param e the QP's engine
+     * @param scratch the calling thread's scratch
+     */
+    protected final void drain(E e, S scratch) {
+        int seen = e.begin();
+        try {
+            while (true) {
+                int r = 0;
+                while (!e.isStopped() && (r = sendPacket(e, scratch)) > 0) {
+                    // one packet per call
+                }
+                packetsOut(e, scratch);
+                flushTxCounters(e);
+                if (r < 0) {
+                    // Pending stays raised: the wait (or the queue) owns the next drain.
+                    waitForWire(e);
+                    return;
+                }
+                seen = e.finish(seen);
+                if (seen < 0) {
+                    return;
+                }
+            }
+        } finally {
+            e.end();
+        }
+    }
+
+    /**
+     * Counts a packet the drain put on the wire of {@code portNum}: added to the port's {@code TX_PACKETS} and
+     * {@code TX_BYTES} at the drain's end (once per drain rather than two atomic adds per packet; a 64 KiB WRITE is
+     * 16 packets), so the counters trail the wire by at most one drain.
+     *
+     * @param e the QP's engine
+     * @param portNum the port
+     * @param bytes the packet's length on the wire
+     */
+    protected final void countSent(E e, int portNum, int bytes) {
+        if (e.txPackets != 0 && e.txPort != portNum) {
+            flushTxCounters(e); // the QP moved to another port mid-drain
+        }
+        e.txPort = portNum;
+        e.txPackets++;
+        e.txBytes += bytes;
+    }
+
+    private void flushTxCounters(E e) {
+        if (e.txPackets == 0) {
+            return;
+        }
+        Transport t = transport();
+        if (t != null) {
+            DriverPort port = t.device().port(e.txPort);
+            port.addCounter(PortCounter.TX_PACKETS, e.txPackets);
+            port.addCounter(PortCounter.TX_BYTES, e.txBytes);
+        }
+        e.txPackets = 0;
+        e.txBytes = 0;
+    }
+
+    /** @return the delivery whose receiving thread is the caller, inside {@link #receive}; else null */
+    private Delivery delivering() {
+        for (Delivery d : deliveries) {
+            if (d.isCurrent()) {
+                return d;
+            }
+        }
+        return null;
+    }
+
+    // ------------------------------------------------------------------ receive
+
+    /**
+     * Hands a parsed unicast packet to the transport: finds and retains its QP ({@code rvt_lookup_qpn}), asks
+     * {@link #admits}, runs {@link Transport#receive} with sends deferred to {@code d}, releases the QP. A packet for
+     * an unknown QP is dropped as malformed. Never throws for a bad packet.
+     *
+     * @param d the port's delivery (the calling thread is its receiving thread)
+     * @param buf the buffer the packet was parsed from
+     * @param h its parsed headers
+     * @param rx what the framing told the driver
+     */
+    protected final void receive(Delivery d, ByteBuffer buf, PacketHeaders h, RxInfo rx) {
+        Transport t = transport();
+        if (t == null) {
+            return;
+        }
+        DriverPort port = t.device().port(d.portNum);
+        DriverQp qp = t.device().lookupQpnAndRetain(port, h.destQp());
+        if (qp == null) {
+            dropMalformed(port);
+            return;
+        }
+        try {
+            if (admits(qp, port)) {
+                d.enter();
+                try {
+                    t.receive(qp, buf, h, rx);
+                } finally {
+                    d.leave();
+                }
+            }
+        } finally {
+            qp.release();
+        }
+    }
+
+    /**
+     * Hands a parsed multicast UD packet to every QP of the group on the delivery's port
+     * ({@link Transport#receiveMulticast}).
+     *
+     * @param d the port's delivery
+     * @param mgid the group's GID
+     * @param mlid the group's LID
+     * @param buf the buffer the packet was parsed from
+     * @param h its parsed headers
+     * @param rx what the framing told the driver
+     */
+    protected final void receiveMulticast(Delivery d, Gid mgid, int mlid, ByteBuffer buf, PacketHeaders h,
+            RxInfo rx) {
+        Transport t = transport();
+        if (t != null) {
+            t.receiveMulticast(t.device().port(d.portNum), mgid, mlid, buf, h, rx);
+        }
+    }
+
+    /**
+     * Runs the drains {@code d}'s receiving thread deferred ({@link #runDeferred}), now that it holds no QP lock.
+     *
+     * @param d the port's delivery
+     * @param scratch the receiving thread's send scratch
+     */
+    protected final void drainDeferred(Delivery d, S scratch) {
+        QpSendEngine q;
+        while ((q = d.takeDeferred()) != null) {
+            @SuppressWarnings("unchecked") // only this driver's engines are deferred (scheduleSend took them from its QPs)
+            E e = (E) q;
+            runDeferred(e, scratch);
+        }
+    }
+
+    /**
+     * Ends a receive batch: adds its packets to the port's RX counters, then sends what it deferred (ACKs coalesced
+     * over the batch, one per QP for its newest PSN; responses; resumed requesters).
+     *
+     * @param d the port's delivery
+     * @param scratch the receiving thread's send scratch
+     */
+    protected final void endBatch(Delivery d, S scratch) {
+        Transport t = transport();
+        d.flushCounters(t == null ? null : t.device().port(d.portNum));
+        drainDeferred(d, scratch);
+    }
+}
