@@ -21,7 +21,7 @@ import io.rvt.api.spi.DriverDevice;
 import io.rvt.api.spi.DriverParams;
 import io.rvt.api.spi.DriverValidationException;
 import io.rvt.api.spi.Verb;
-import io.rvt.core.timer.ManualTimerService;
+import io.rvt.testkit.ManualTimerService;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;

@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #scheduleSend} (called with {@code sendLock}, often also {@code recvLock}, held) and
  * {@link #scheduleSendNoLock} only queue the QP, like hfi1 queueing its work item; the test then runs the queued QPs
  * in its own thread with {@link #drain()}. Everything is deterministic: no engine thread exists. Retry and RNR
- * timers need a {@link io.rvt.core.timer.ManualTimerService} ({@link #timerService}); their expiry calls
+ * timers need a {@link io.rvt.testkit.ManualTimerService} ({@link #timerService}); their expiry calls
  * {@code scheduleSend}, so a {@code drain()} after {@code advance(..)} processes the retry.
  *
  * <h2>The driver-defined reserved operation</h2>

@@ -1,7 +1,7 @@
 package io.rvt.transport;
 
 import io.rvt.api.spi.TimerService;
-import io.rvt.core.timer.ManualTimerService;
+import io.rvt.testkit.ManualTimerService;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;

@@ -19,7 +19,7 @@ import io.rvt.api.QpType;
 import io.rvt.api.QueuePair;
 import io.rvt.api.spi.Callback;
 import io.rvt.core.TestDriver;
-import io.rvt.core.timer.ManualTimerService;
+import io.rvt.testkit.ManualTimerService;
 import java.util.ArrayList;
 import java.util.Dictionary;
 import java.util.List;

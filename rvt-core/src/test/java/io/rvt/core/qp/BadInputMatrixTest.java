@@ -513,7 +513,7 @@ class BadInputMatrixTest {
         assertCreateFails(env, driver, env.init(QpType.RC, 0, 0, 0), Errno.EINVAL);
         assertCreateFails(env, driver, env.init(QpType.SMI, 4, 4, 1).portNum(0), Errno.EINVAL);
         assertCreateFails(env, driver, env.init(QpType.GSI, 4, 4, 1).portNum(2), Errno.EINVAL);
-        RvtDevice other = new TestDriver().timerService(new io.rvt.core.timer.ManualTimerService()).register();
+        RvtDevice other = new TestDriver().timerService(new io.rvt.testkit.ManualTimerService()).register();
         CompletionQueue foreign = other.createCq(4, 0, null, null);
         assertCreateFails(env, driver, env.init(QpType.RC, 4, 4, 1).sendCq(foreign), Errno.EINVAL);
     }

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Software loopback error behaviour (semantics §8.6, §11.7 items 64–72) through {@link LoopbackTestDriver}: RNR with
- * and without retries (RNR timer on a {@link io.rvt.core.timer.ManualTimerService}), UC drops, access and key errors,
+ * and without retries (RNR timer on a {@link io.rvt.testkit.ManualTimerService}), UC drops, access and key errors,
  * oversized messages, missing destinations, SQD and ERR, immediate data and invalidation.
  */
 class LoopbackErrorTest {

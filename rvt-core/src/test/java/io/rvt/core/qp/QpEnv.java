@@ -17,7 +17,7 @@ import io.rvt.core.cq.RvtCq;
 import io.rvt.core.mr.RvtMr;
 import io.rvt.core.mr.RvtPd;
 import io.rvt.core.srq.RvtSrq;
-import io.rvt.core.timer.ManualTimerService;
+import io.rvt.testkit.ManualTimerService;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.rvt.core.timer;
+package io.rvt.testkit;
 
 import io.rvt.api.spi.RvtTimer;
 import io.rvt.api.spi.TimerService;

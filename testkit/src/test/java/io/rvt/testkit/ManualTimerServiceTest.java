@@ -1,10 +1,9 @@
-package io.rvt.core.timer;
+package io.rvt.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rvt.api.spi.RvtTimer;
-import io.rvt.core.TestUtil;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -169,11 +168,24 @@ class ManualTimerServiceTest {
             cancelled.complete(null);
         }, "canceller");
         canceller.start();
-        TestUtil.awaitBlocked(canceller);
+        awaitBlocked(canceller);
         assertThat(cancelled).isNotDone();
         release.countDown();
         cancelled.get(10, TimeUnit.SECONDS);
         advancer.join(10_000);
         assertThat(t.isPending()).as("the re-arming by the action was cancelled too").isFalse();
+    }
+
+    /** Waits (10 s at the most) until {@code t} waits or is blocked: here, in cancelSync. */
+    private static void awaitBlocked(Thread t) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            Thread.State s = t.getState();
+            if (s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING || s == Thread.State.BLOCKED) {
+                return;
+            }
+            assertThat(System.nanoTime() - deadline).as("%s to block (state %s)", t.getName(), s).isNegative();
+            Thread.sleep(1);
+        }
     }
 }
