@@ -7,6 +7,4 @@
  * queue). {@code RcEngine} is their entry for {@code io.rvt.transport.Transport}; {@code RcState} the per-QP state.
  * They follow qib's and hfi1's {@code rc.c}, minus what only hardware needs (send DMA tracking, TID RDMA, OPFN).
  */
-@org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
 package io.rvt.transport.rc;

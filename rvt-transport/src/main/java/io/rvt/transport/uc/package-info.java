@@ -3,6 +3,4 @@
  * ACKs, completion when the last packet is built, and a responder that drops the rest of a message after a PSN gap
  * and reuses the partly filled receive WQE, as qib's and hfi1's {@code uc.c} do.
  */
-@org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
 package io.rvt.transport.uc;

@@ -3,6 +3,4 @@
  * one packet per message with a DETH, Q_Key and P_Key checks, the 40-byte GRH area of receive buffers, multicast
  * destinations, completion on send, as qib's and hfi1's {@code ud.c} do.
  */
-@org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
 package io.rvt.transport.ud;
