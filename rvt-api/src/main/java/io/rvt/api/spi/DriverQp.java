@@ -219,7 +219,10 @@ public interface DriverQp extends QueuePair {
 
     /**
      * Mirrors {@code rvt_ruc_loopback}: delivers this RC/UC QP's posted WQEs to the local QP {@code remoteQpn}
-     * without packets, completing them. Called by the driver's send engine with no QP lock held.
+     * without packets, completing them. Called by the driver's send engine with no QP lock held. On a UD, GSI or SMI
+     * QP (an rvt extension, as hfi1's {@code ud_loopback}) each WQE goes to the local QP its work request names, with
+     * a GRH in front of the payload: a driver with no wire that calls this for every QP carries rvt-cm's MADs between
+     * the GSI QPs of its device.
      */
     void rucLoopback();
 

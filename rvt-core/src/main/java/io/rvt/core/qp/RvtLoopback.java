@@ -31,6 +31,9 @@ import io.rvt.core.RvtIbport;
  * {@code sendLock} and takes {@code recvLock} then {@code sendLock}; the {@code S_BUSY} flag keeps other engines off
  * the QP meanwhile. Loopback to itself ({@code remote_qpn == qpn}) is therefore safe.
  *
+ * <p>A UD, GSI or SMI QP is handed to {@link RvtUdLoopback} (an rvt extension: rdmavt leaves UD loopback to its
+ * drivers).
+ *
  * <p>One instance per QP; used only by the thread that holds {@code S_BUSY}, so its scratch fields need no lock.
  */
 final class RvtLoopback {
@@ -44,14 +47,18 @@ final class RvtLoopback {
     private final Sge target = new Sge();
     private WcStatus status;
     private boolean localOps;
+    /** UD, GSI and SMI QPs: the datagram loopback (an rvt extension), else null. */
+    private final RvtUdLoopback datagrams;
 
     RvtLoopback(RvtQp sqp) {
         this.sqp = sqp;
+        this.datagrams = RvtUdLoopback.serves(sqp.type()) ? new RvtUdLoopback(sqp) : null;
     }
 
     void run() {
         RvtIbport port = sqp.iport();
-        RvtQp qp = port == null ? null : sqp.device().lookupQpnAndRetain(port, sqp.remoteQpn());
+        // a datagram QP has no remote QPN: each of its WQEs names its own
+        RvtQp qp = port == null || datagrams != null ? null : sqp.device().lookupQpnAndRetain(port, sqp.remoteQpn());
         try {
             SpinningLock sl = sqp.sendLock();
             sl.lock();
@@ -130,6 +137,10 @@ final class RvtLoopback {
             return COMP;
         }
         localOps = false;
+        if (datagrams != null) {
+            completeSend(last, wqe, datagrams.deliver(wqe), true); // a UD send completes once it left
+            return COMP;
+        }
         if (qp == null) {
             return sendError(last, wqe, drop(port));
         }
