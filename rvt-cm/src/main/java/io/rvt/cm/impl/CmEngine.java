@@ -170,7 +170,9 @@ final class CmEngine {
     private final List<CmEventListener> eventListeners = new CopyOnWriteArrayList<>();
     private final ConcurrentLinkedQueue<Runnable> deferred = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean dispatching = new AtomicBoolean();
+    private final AtomicBoolean released = new AtomicBoolean();
 
+    /** Handles on this engine; guarded by {@link CmRegistry}'s lock. */
     private int refs;
     private volatile boolean open = true;
     private int nextLocalId;
@@ -256,12 +258,18 @@ final class CmEngine {
         return open;
     }
 
-    synchronized void retain() {
+    /** Takes a handle's reference; {@link CmRegistry}'s lock held (never this engine's: see {@link #releaseRef}). */
+    void retain() {
         refs++;
     }
 
-    /** @return true if that was the last reference */
-    synchronized boolean releaseRef() {
+    /**
+     * Drops a handle's reference; {@link CmRegistry}'s lock held. Not under this engine's monitor: an engine that
+     * finds its device gone takes the registry's lock inside its monitor, so the reverse order would deadlock.
+     *
+     * @return true if that was the last reference
+     */
+    boolean releaseRef() {
         return --refs == 0;
     }
 
@@ -1684,6 +1692,9 @@ final class CmEngine {
     }
 
     private void releaseResources() {
+        if (!released.compareAndSet(false, true)) {
+            return; // a close that found the device gone meanwhile: deviceGone queued the release already
+        }
         if (ports != null) {
             for (Port p : ports) {
                 if (p != null) {

@@ -19,12 +19,25 @@ final class SharedTimer implements TimerService {
     private final ScheduledThreadPoolExecutor executor;
 
     private SharedTimer() {
-        executor = new ScheduledThreadPoolExecutor(1, r -> {
+        executor = new ScheduledThreadPoolExecutor(1, SharedTimer::newThread);
+        executor.setRemoveOnCancelPolicy(true);
+    }
+
+    /**
+     * The timer's thread, which the executor creates on whatever thread first arms a timer: often a driver's (a MAD
+     * arrived through its engine). A thread keeps its creator's context class loader and access-control context
+     * (the protection domains of every class on the creating stack), so made plainly it would hold that driver's
+     * class loader for as long as any CM runs, and an updated driver bundle could never be collected. It is made
+     * inside {@code doPrivileged} (only rvt-cm's frames are captured) with rvt-cm's class loader as its context.
+     */
+    @SuppressWarnings("removal") // the JDK 17 way to keep the creator's stack out of a new thread
+    private static Thread newThread(Runnable r) {
+        return java.security.AccessController.doPrivileged((java.security.PrivilegedAction<Thread>) () -> {
             Thread t = new Thread(r, "rvt-cm-timer");
             t.setDaemon(true);
+            t.setContextClassLoader(SharedTimer.class.getClassLoader());
             return t;
         });
-        executor.setRemoveOnCancelPolicy(true);
     }
 
     /** @return the shared timer, started if it was not running */
