@@ -78,11 +78,7 @@ public final class Packets {
             ByteBuffer mem = s.mr().memory();
             if (!mem.isDirect() || !tx.addSegment(mem, s.offset(), n)) {
                 // Copy after all: what was recorded goes into the buffer first, then the rest from the cursor.
-                int at = index;
-                for (int i = 0; i < tx.segments(); i++) {
-                    buf.put(at, tx.segmentBuffer(i), tx.segmentOffset(i), tx.segmentLength(i));
-                    at += tx.segmentLength(i);
-                }
+                int at = tx.payload().copyTo(buf, index);
                 tx.clearSegments();
                 src.copyOut(buf, at, left, false);
                 return pad(buf, index + length, length);

@@ -1,6 +1,7 @@
 package io.rvt.transport;
 
 import io.rvt.api.AhAttr;
+import io.rvt.transport.header.PayloadSlices;
 import java.nio.ByteBuffer;
 
 /**
@@ -19,6 +20,9 @@ import java.nio.ByteBuffer;
  * in the buffer is then the headers ({@link #headerLength()} bytes from the offset given to {@code makePacket})
  * followed by the zero pad; the payload lies in the segments ({@link #isPayloadByReference()}). A heap-buffer region,
  * more segments than allowed, or a payload shorter than the threshold keep the copy.
+ *
+ * <p>The slices are a {@link PayloadSlices}: the info's own, or, to send them without a copy, the one of the driver's
+ * frame or datagram slot that the next packet goes into ({@link #payloadInto}).
  */
 public final class TxInfo {
     private final AhAttr ah = new AhAttr();
@@ -32,12 +36,12 @@ public final class TxInfo {
     private int portNum;
     private boolean response;
     private boolean multicast;
-    private ByteBuffer[] segBuffers = new ByteBuffer[0];
-    private int[] segOffsets = new int[0];
-    private int[] segLengths = new int[0];
-    private int segments;
+    /** The slices of the info's own, used unless a driver names others ({@link #payloadInto}). */
+    private PayloadSlices ownSlices = new PayloadSlices(0);
+    /** Where the next packet's payload slices go. */
+    private PayloadSlices slices = ownSlices;
+    private int maxSegments;
     private int minReferenceLength;
-    private boolean byReference;
 
     /** Creates an empty instance. */
     public TxInfo() {
@@ -160,9 +164,9 @@ public final class TxInfo {
             throw new IllegalArgumentException("maxSegments and minLength must be >= 0: " + maxSegments + ", "
                     + minLength);
         }
-        segBuffers = new ByteBuffer[maxSegments];
-        segOffsets = new int[maxSegments];
-        segLengths = new int[maxSegments];
+        this.maxSegments = maxSegments;
+        ownSlices = new PayloadSlices(maxSegments);
+        slices = ownSlices;
         minReferenceLength = Math.max(1, minLength);
         clearSegments();
         return this;
@@ -170,15 +174,36 @@ public final class TxInfo {
 
     /** @return the most payload slices a packet may reference, 0 if the mode is off */
     public int maxSegments() {
-        return segBuffers.length;
+        return maxSegments;
+    }
+
+    /**
+     * Names where the next {@code makePacket} records its payload slices: the slices of the frame or datagram slot
+     * the packet is written into, which the wire then reads as they are. Set it before every {@code makePacket}
+     * whose packet goes elsewhere than the last one's; the transport clears it first.
+     *
+     * @param target the slices, at least {@link #maxSegments()} of them; null for the info's own
+     * @return this
+     * @throws IllegalArgumentException if {@code target} holds fewer than {@link #maxSegments()} slices
+     */
+    public TxInfo payloadInto(PayloadSlices target) {
+        if (target == null) {
+            slices = ownSlices;
+        } else if (target.capacity() < maxSegments) {
+            throw new IllegalArgumentException("payload slices for " + target.capacity() + " slices, need "
+                    + maxSegments);
+        } else {
+            slices = target;
+        }
+        return this;
     }
 
     /**
      * @return true if the last packet's payload was not copied into the packet buffer but recorded in
-     *         {@link #segments()}
+     *         {@link #payload()}
      */
     public boolean isPayloadByReference() {
-        return byReference;
+        return slices.count() != 0;
     }
 
     /** @return the transport headers' length (BTH and extension headers): where payload or pad starts */
@@ -186,47 +211,19 @@ public final class TxInfo {
         return length - payloadLength - Packets.padCount(payloadLength);
     }
 
-    /** @return how many payload slices the last packet references (0 unless {@link #isPayloadByReference()}) */
-    public int segments() {
-        return segments;
-    }
-
-    /**
-     * @param i a slice, below {@link #segments()}
-     * @return its buffer: a region's direct memory (valid until the next {@code makePacket})
-     */
-    public ByteBuffer segmentBuffer(int i) {
-        return segBuffers[i];
-    }
-
-    /**
-     * @param i a slice, below {@link #segments()}
-     * @return the index of its first byte in {@link #segmentBuffer(int)}
-     */
-    public int segmentOffset(int i) {
-        return segOffsets[i];
-    }
-
-    /**
-     * @param i a slice, below {@link #segments()}
-     * @return its length in bytes
-     */
-    public int segmentLength(int i) {
-        return segLengths[i];
+    /** @return the last packet's payload slices (none unless {@link #isPayloadByReference()}) */
+    public PayloadSlices payload() {
+        return slices;
     }
 
     /** @return true if a payload of {@code length} bytes should be referenced rather than copied */
     boolean wantsReference(int length) {
-        return segBuffers.length > 0 && length >= minReferenceLength;
+        return maxSegments > 0 && length >= minReferenceLength;
     }
 
     /** Forgets the previous packet's slices (and their buffers, so that none is kept reachable). */
     void clearSegments() {
-        for (int i = 0; i < segments; i++) {
-            segBuffers[i] = null;
-        }
-        segments = 0;
-        byReference = false;
+        slices.clear();
     }
 
     /**
@@ -235,26 +232,18 @@ public final class TxInfo {
      * @return false if no slot is left
      */
     boolean addSegment(ByteBuffer buf, int offset, int len) {
-        int last = segments - 1;
-        if (last >= 0 && segBuffers[last] == buf && segOffsets[last] + segLengths[last] == offset) {
-            segLengths[last] += len;
-            return true;
-        }
-        if (segments == segBuffers.length) {
+        PayloadSlices ps = slices;
+        int n = ps.count();
+        if (n == maxSegments && !(n > 0 && ps.buffer(n - 1) == buf && ps.offset(n - 1) + ps.length(n - 1) == offset)) {
             return false;
         }
-        segBuffers[segments] = buf;
-        segOffsets[segments] = offset;
-        segLengths[segments] = len;
-        segments++;
-        byReference = true;
-        return true;
+        return ps.add(buf, offset, len);
     }
 
     @Override
     public String toString() {
         return "TxInfo{qpn=0x" + Integer.toHexString(qpn) + ", destQpn=0x" + Integer.toHexString(destQpn)
                 + ", opcode=0x" + Integer.toHexString(opcode) + ", psn=" + psn + ", length=" + length + ", payload="
-                + payloadLength + (byReference ? " in " + segments + " segment(s)" : "") + ", " + ah + '}';
+                + payloadLength + (isPayloadByReference() ? " in " + slices.count() + " segment(s)" : "") + ", " + ah + '}';
     }
 }

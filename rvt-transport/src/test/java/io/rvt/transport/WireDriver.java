@@ -158,13 +158,9 @@ final class WireDriver extends TransportDriver {
         int at = BTH_OFFSET + tx.headerLength();
         byte[] pad = new byte[Packets.padCount(tx.payloadLength())];
         txBuf.get(at, pad);
-        int total = 0;
-        for (int i = 0; i < tx.segments(); i++) {
-            txBuf.put(at + total, tx.segmentBuffer(i), tx.segmentOffset(i), tx.segmentLength(i));
-            total += tx.segmentLength(i);
-        }
-        if (total != tx.payloadLength() || tx.segments() > tx.maxSegments()) {
-            throw new AssertionError("segments hold " + total + " bytes in " + tx.segments() + ": " + tx);
+        int total = tx.payload().copyTo(txBuf, at) - at;
+        if (total != tx.payloadLength() || tx.payload().count() > tx.maxSegments()) {
+            throw new AssertionError("segments hold " + total + " bytes in " + tx.payload().count() + ": " + tx);
         }
         txBuf.put(at + total, pad);
     }

@@ -7,7 +7,6 @@ import io.rvt.api.PathMtu;
 import io.rvt.api.PortAttr;
 import io.rvt.api.PortCounter;
 import io.rvt.api.PortState;
-import io.rvt.api.QpType;
 import io.rvt.api.VerbsException;
 import io.rvt.api.spi.DriverAh;
 import io.rvt.api.spi.DriverDevice;
@@ -15,31 +14,26 @@ import io.rvt.api.spi.DriverParams;
 import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.OperationTable;
+import io.rvt.transport.PacketDriver;
 import io.rvt.transport.Packets;
 import io.rvt.transport.QpSendEngine;
+import io.rvt.transport.RxInfo;
 import io.rvt.transport.Transport;
-import io.rvt.transport.PacketDriver;
 import io.rvt.transport.TxInfo;
-import io.rvt.transport.header.BthDescriptor;
 import io.rvt.transport.header.Framing;
-import io.rvt.transport.header.GrhDescriptor;
 import io.rvt.transport.header.Icrc;
-import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.PacketHeaders;
-import io.rvt.transport.header.RejectReason;
+import java.lang.ref.WeakReference;
 import java.net.Inet6Address;
 import java.net.InetAddress;
-import java.lang.ref.WeakReference;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 
@@ -118,13 +112,10 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
     private final long nodeGuid;
     private final DriverParams params;
     private final PortEngine[] ports;
-    private final boolean checkIpv4Icrc;
     private final boolean ownThreads;
-    private final int defaultPeerPort;
-    /** Configured peers: GID → destination (multicast copies go to each). */
-    private final ConcurrentHashMap<Gid, Peer> peers = new ConcurrentHashMap<>();
-    /** Every destination resolved so far (configured or default port), so that the send path allocates nothing. */
-    private final ConcurrentHashMap<Gid, Peer> resolved = new ConcurrentHashMap<>();
+    /** The wire's two halves: RoCEv2 framing of what the transport sends, and of what the sockets receive. */
+    private final RoceSender roce;
+    private final RoceReceiver receiver;
     /**
      * Each posting thread's scratch, weakly: the thread's map then holds only a JDK object, so a thread that outlives
      * the driver (an application thread under OSGi, across an update of this bundle) keeps neither the driver nor its
@@ -135,7 +126,6 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
     private final Map<Thread, TxScratch> txScratchByThread = Collections.synchronizedMap(new WeakHashMap<>());
     private final int txBatch;
     private final int txSlotSize;
-    private volatile McastJoin[][] joins;
     /** Every socket opened, to close them all (also when building fails half-way); guarded by itself. */
     private final List<Datagrams> openSockets = new ArrayList<>();
     private final UnaryOperator<Datagrams> decorator;
@@ -144,19 +134,6 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
     private volatile DriverDevice device;
     private volatile boolean closed;
 
-    /** A multicast group a port joined, with the group address its ICRC is computed over. */
-    private static final class McastJoin {
-        final Gid mgid;
-        final int mlid;
-        final int v4;
-
-        McastJoin(Gid mgid, int mlid) {
-            this.mgid = mgid;
-            this.mlid = mlid;
-            this.v4 = groupV4(mgid);
-        }
-    }
-
     JniDriver(Builder b) {
         if (b.wire == Wire.NATIVE) {
             NativeUdp.ensureAvailable();
@@ -164,9 +141,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         this.name = b.name;
         this.mtu = b.mtu;
         this.wire = b.wire;
-        this.checkIpv4Icrc = b.checkIpv4Icrc;
         this.ownThreads = b.ownThreads;
-        this.defaultPeerPort = b.defaultPeerPort;
         this.nodeGuid = GUID_BASE + GUIDS.getAndIncrement() * 16;
         this.decorator = b.decorator;
         this.socketBufferBytes = b.socketBufferBytes;
@@ -177,7 +152,8 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         this.txBatch = b.batch;
         this.txSlotSize = slotSize;
         this.ports = new PortEngine[nports];
-        this.joins = new McastJoin[nports][0];
+        this.roce = new RoceSender(this, b.defaultPeerPort);
+        this.receiver = new RoceReceiver(this, nports, b.checkIpv4Icrc, mtu.bytes());
         try {
             for (int i = 0; i < nports; i++) {
                 // The port's own socket receives, and sends unless flows have source ports of their own.
@@ -292,9 +268,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
             throw new IllegalArgumentException("peer GID must be a unicast GID, got " + gid);
         }
         checkPort("peer UDP port", udpPort, false);
-        Peer p = new Peer(gid, udpPort);
-        peers.put(gid, p);
-        resolved.put(gid, p);
+        roce.addPeer(new Peer(gid, udpPort));
     }
 
     /**
@@ -340,7 +314,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         return port(portNum).sendErrors;
     }
 
-    private PortEngine port(int portNum) {
+    PortEngine port(int portNum) {
         if (portNum < 1 || portNum > ports.length) {
             throw new IllegalArgumentException("port " + portNum + " does not exist on " + name + " (1.."
                     + ports.length + ")");
@@ -488,35 +462,12 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
 
     @Override
     public void notifyMcastAttach(DriverDevice rdi, DriverPort port, Gid mgid, int mlid) {
-        synchronized (this) {
-            McastJoin[][] all = joins.clone();
-            McastJoin[] cur = all[port.portNum() - 1];
-            for (McastJoin j : cur) {
-                if (j.mgid.equals(mgid) && j.mlid == mlid) {
-                    return;
-                }
-            }
-            McastJoin[] next = Arrays.copyOf(cur, cur.length + 1);
-            next[cur.length] = new McastJoin(mgid, mlid);
-            all[port.portNum() - 1] = next;
-            joins = all;
-        }
+        receiver.attach(port, mgid, mlid);
     }
 
     @Override
     public void notifyMcastDetach(DriverDevice rdi, DriverPort port, Gid mgid, int mlid) {
-        synchronized (this) {
-            McastJoin[][] all = joins.clone();
-            McastJoin[] cur = all[port.portNum() - 1];
-            List<McastJoin> keep = new ArrayList<>();
-            for (McastJoin j : cur) {
-                if (!(j.mgid.equals(mgid) && j.mlid == mlid)) {
-                    keep.add(j);
-                }
-            }
-            all[port.portNum() - 1] = keep.toArray(new McastJoin[0]);
-            joins = all;
-        }
+        receiver.detach(port, mgid, mlid);
     }
 
     @Override
@@ -588,23 +539,6 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         endBatch(p.delivery, p.tx);
     }
 
-    /** Sends what {@code sc}'s batch holds through its port. */
-    void flush(TxScratch sc) {
-        TxBatch b = sc.batch;
-        PortEngine p = sc.port;
-        if (b.count == 0 || p == null) {
-            return;
-        }
-        int dropped = sc.sender.send(b);
-        if (dropped > 0) {
-            p.sendErrors += dropped;
-            DriverDevice dev = device;
-            if (dev != null) {
-                dev.port(p.portNum).addCounter(PortCounter.PKT_DROPS, dropped);
-            }
-        }
-    }
-
     /** @return 1 if a packet was made (sent, queued or dropped), 0 if the QP has nothing to send now */
     @Override
     protected int sendPacket(QpSendEngine s, TxScratch sc) {
@@ -620,274 +554,48 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         }
         TxInfo tx = sc.info;
         int off = b.nextOffset();
+        tx.payloadInto(b.nextPayload()); // a referenced payload is recorded in the packet's slot itself
         int n = transport().makePacket(qp, b.data, off, tx);
         if (n <= 0) {
             return 0;
         }
-        int total = n + Icrc.LENGTH;
-        // By reference, the slot holds the headers and the pad (the ICRC goes after them); otherwise the packet.
-        int inSlot = tx.isPayloadByReference() ? n - tx.payloadLength() : n;
-        AhAttr ah = tx.ah();
-        DriverPort dp = device.port(p.portNum);
-        if (!ah.isGlobal()) {
-            dp.addCounter(PortCounter.PKT_DROPS, 1); // RoCE needs a GRH: no GID, no IP address
-            return 1;
+        int copies = roce.frame(sc, p, off, n);
+        for (int k = 0; k < copies; k++) {
+            countSent(s, p.portNum, n + Icrc.LENGTH);
         }
-        Gid dgid = ah.dgid();
-        off = chooseSender(sc, p, tx, off, inSlot);
-        int srcPort = sc.sender.localPort();
-        if (dgid.isMulticast()) {
-            sendMulticast(s, sc, p, dgid, srcPort, off, inSlot, dp);
-            return 1;
-        }
-        Peer to = resolve(dgid);
-        if (to.ipv6 != p.ipv6) {
-            dp.addCounter(PortCounter.PKT_DROPS, 1); // an IPv4 port cannot reach an IPv6 peer and vice versa
-            return 1;
-        }
-        queue(sc, p, srcPort, to, dgid, to.v4, off, inSlot);
-        countSent(s, p.portNum, total);
         return 1;
-    }
-
-    /**
-     * Writes the ICRC of the packet whose slot part is at {@code off} (its last slot, {@code inSlot} bytes) and
-     * queues it to {@code to}: the slot alone, or, when the transport referenced the payload, the slot's headers, the
-     * payload's slices of registered memory and the slot's pad and ICRC.
-     */
-    private void queue(TxScratch sc, PortEngine p, int srcPort, Peer to, Gid dst, int dstV4, int off, int inSlot) {
-        TxInfo tx = sc.info;
-        TxBatch b = sc.batch;
-        AhAttr ah = tx.ah();
-        // RoCEv2 (Annex A17) maps the GRH onto the IP header; the ICRC masks these fields, so it does not change.
-        b.ipHeader(ah.trafficClass(), ah.hopLimit(), ah.flowLabel());
-        ByteBuffer buf = b.data;
-        Icrc icrc = sc.icrc;
-        if (!tx.isPayloadByReference()) {
-            int total = inSlot + Icrc.LENGTH;
-            if (p.ipv6) {
-                icrc.writeRoceV6(p.localGid, dst, srcPort, to.port, buf, off, total);
-            } else {
-                icrc.writeRoceV4(p.localV4, dstV4, 0, true, srcPort, to.port, buf, off, total);
-            }
-            b.add(to, total, p.scopeId);
-            return;
-        }
-        int length = inSlot + tx.payloadLength();
-        if (p.ipv6) {
-            icrc.startRoceV6(p.localGid, dst, srcPort, to.port, buf, off, length);
-        } else {
-            icrc.startRoceV4(p.localV4, dstV4, 0, true, srcPort, to.port, buf, off, length);
-        }
-        int head = tx.headerLength();
-        icrc.add(buf, off + BthDescriptor.LENGTH, head - BthDescriptor.LENGTH);
-        for (int i = 0; i < tx.segments(); i++) {
-            icrc.add(tx.segmentBuffer(i), tx.segmentOffset(i), tx.segmentLength(i));
-        }
-        icrc.add(buf, off + head, inSlot - head);
-        Icrc.write(buf, off + inSlot, icrc.value());
-        b.addReferenced(to, head, tx, inSlot - head + Icrc.LENGTH, p.scopeId);
-        p.zeroCopyPackets.increment();
-    }
-
-    private Peer resolve(Gid dgid) {
-        Peer p = resolved.get(dgid);
-        return p != null ? p : resolved.computeIfAbsent(dgid, g -> new Peer(g, defaultPeerPort));
-    }
-
-    /**
-     * Picks the socket of the packet's flow (its UDP source port, {@link #flowSourcePort}). A batch goes out through
-     * one socket, so a packet of another flow first sends what is queued, and moves to the first slot.
-     *
-     * @param inSlot the packet's bytes in its slot
-     * @return where the packet is now
-     */
-    private static int chooseSender(TxScratch sc, PortEngine p, TxInfo tx, int off, int inSlot) {
-        Datagrams want = p.sender(tx.qpn(), tx.destQpn(), tx.ah().flowLabel());
-        if (want == sc.sender) {
-            return off;
-        }
-        TxBatch b = sc.batch;
-        if (b.count > 0) {
-            p.driver.flush(sc);
-            b.data.put(0, b.data, off, inSlot);
-            off = 0;
-        }
-        sc.sender = want;
-        return off;
-    }
-
-    /** One unicast copy per configured peer of the port's family, each with the group's ICRC. */
-    private void sendMulticast(QpSendEngine s, TxScratch sc, PortEngine p, Gid mgid, int srcPort, int off,
-            int inSlot, DriverPort dp) {
-        TxBatch b = sc.batch;
-        int v4 = groupV4(mgid);
-        TxInfo tx = sc.info;
-        int total = inSlot + (tx.isPayloadByReference() ? tx.payloadLength() : 0) + Icrc.LENGTH;
-        int copies = 0;
-        for (Peer to : peers.values()) {
-            if (to.ipv6 != p.ipv6) {
-                continue;
-            }
-            if (b.isFull()) {
-                // The packet sits in the next free slot: move it to slot 0 after the flush.
-                ByteBuffer tmp = sc.batch.data;
-                flush(sc);
-                tmp.put(0, tmp, off, inSlot);
-                off = 0;
-            }
-            int at = b.nextOffset();
-            if (at != off) {
-                b.data.put(at, b.data, off, inSlot);
-            }
-            queue(sc, p, srcPort, to, mgid, v4, at, inSlot);
-            copies++;
-            countSent(s, p.portNum, total);
-        }
-        if (copies == 0) {
-            dp.addCounter(PortCounter.PKT_DROPS, 1);
-        }
-    }
-
-    /** The IPv4 group address of an MGID: the address of an IPv4-mapped one, else 239.x.y.z from its low 24 bits. */
-    static int groupV4(Gid mgid) {
-        return Peer.isIpv4Mapped(mgid) ? (int) mgid.interfaceId()
-                : 0xEF00_0000 | (int) (mgid.interfaceId() & 0xFF_FFFF);
     }
 
     // ------------------------------------------------------------------ receive path
 
-    /** Datagram {@code i} of the port's receive batch: check, parse, find the QP, run the transport. Never throws. */
+    /** A port's datagram: RoCEv2 checks and parsing ({@link RoceReceiver}), then the packet skeleton's receive. */
     void onDatagram(PortEngine p, int i) {
-        DriverDevice dev = device;
-        if (dev == null) {
-            return;
-        }
-        RxBatch rx = p.rx;
-        ByteBuffer buf = rx.data;
-        int off = rx.offset(i);
-        int len = rx.length(i);
-        DriverPort port = dev.port(p.portNum);
-        p.delivery.received(len);
-        boolean v6 = rx.sourceIsIpv6(i);
-        if (rx.truncated(i) || len < BthDescriptor.LENGTH + Icrc.LENGTH || v6 != p.ipv6) {
-            dropMalformed(port);
-            return;
-        }
-        PacketHeaders h = p.headers;
-        if (p.parser.parse(buf, off, len, Framing.ROCEV2, h) != RejectReason.OK) {
-            dropMalformed(port);
-            return;
-        }
-        int srcPort = rx.sourcePort(i);
-        int srcV4 = v6 ? 0 : rx.sourceV4(i);
-        Gid src = v6 ? p.sourceGid(rx.sourceHi(i), rx.sourceLo(i))
-                : p.sourceGid(0, 0x0000_FFFF_0000_0000L | (srcV4 & 0xFFFF_FFFFL));
-        boolean check = v6 || checkIpv4Icrc;
-        if (h.destQp() == BthDescriptor.MULTICAST_QPN) {
-            deliverMulticast(p, i, port, src, srcV4, srcPort, off, len, check);
-            return;
-        }
-        if (check && !icrcMatches(p, src, srcV4, srcPort, p.localGid, p.localV4, off, len)) {
-            p.icrcErrors++;
-            dropMalformed(port);
-            return;
-        }
-        if (oversizeUd(h, port)) {
-            return;
-        }
-        synthesizeGrh(p, i, src, p.localGid, len);
-        p.rxSource = src;
-        receive(p.delivery, buf, h, p.info.set(p.portNum, 0, 0, 0, p.grh, 0));
+        receiver.onDatagram(p, i);
     }
 
-    /** rxe's {@code check_addr} on the packet's sender ({@link #fromRemote}), counted as {@code RX_ADDR_MISMATCH}. */
+    /** Hands a parsed unicast packet of port {@code p} to the skeleton ({@link #receive}). */
+    void deliver(PortEngine p, ByteBuffer buf, PacketHeaders h, RxInfo rx) {
+        receive(p.delivery, buf, h, rx);
+    }
+
+    /** Hands a parsed multicast packet of port {@code p}'s receive batch to the skeleton. */
+    void deliverMulticast(PortEngine p, Gid mgid, int mlid, RxInfo rx) {
+        receiveMulticast(p.delivery, mgid, mlid, p.rx.data, p.headers, rx);
+    }
+
     @Override
     protected boolean admits(DriverQp qp, DriverPort port) {
-        QpType type = qp.type();
-        if ((type == QpType.RC || type == QpType.UC) && !fromRemote(qp, ports[port.portNum() - 1].rxSource)) {
-            port.addCounter(PortCounter.RX_ADDR_MISMATCH, 1);
-            return false;
-        }
-        return true;
+        return receiver.admits(qp, port);
     }
 
-    /**
-     * A UD message is one packet of at most the path MTU, which for UD is the port's MTU: a longer payload is dropped
-     * and counted ({@code RX_UD_OVERSIZE}), as a NIC drops a frame larger than its MTU.
-     */
-    private boolean oversizeUd(PacketHeaders h, DriverPort port) {
-        if (Opcode.transport(h.opcode()) == Opcode.UD && h.payloadLength() > mtu.bytes()) {
-            port.addCounter(PortCounter.RX_UD_OVERSIZE, 1);
-            return true;
-        }
-        return false;
+    /** Sends what {@code sc}'s batch holds through its port. */
+    void flush(TxScratch sc) {
+        roce.flush(sc);
     }
 
-    /**
-     * rxe's {@code check_addr}: a connected QP takes packets only from its peer's address, its primary path's DGID
-     * (or its alternate path's, for path migration). The UDP source port is flow entropy and identifies nothing.
-     */
-    private static boolean fromRemote(DriverQp qp, Gid src) {
-        AhAttr primary = qp.remoteAhAttr();
-        if (primary != null && src.equals(primary.dgid())) {
-            return true;
-        }
-        AhAttr alt = qp.altAhAttr();
-        return alt != null && alt.isGlobal() && src.equals(alt.dgid());
-    }
-
-    private void deliverMulticast(PortEngine p, int i, DriverPort port, Gid src, int srcV4,
-            int srcPort, int off, int len, boolean check) {
-        McastJoin[] js = joins[p.portNum - 1];
-        int delivered = 0;
-        for (McastJoin j : js) {
-            if (check && !icrcMatches(p, src, srcV4, srcPort, j.mgid, j.v4, off, len)) {
-                continue;
-            }
-            if (oversizeUd(p.headers, port)) {
-                return;
-            }
-            synthesizeGrh(p, i, src, j.mgid, len);
-            receiveMulticast(p.delivery, j.mgid, j.mlid, p.rx.data, p.headers,
-                    p.info.set(p.portNum, 0, 0, 0, p.grh, 0));
-            delivered++;
-            if (check) {
-                break; // the ICRC names exactly one group
-            }
-        }
-        if (js.length == 0) {
-            // No group joined here: nothing to check the ICRC against, and nobody to deliver to.
-            port.addCounter(PortCounter.RX_MCAST_NO_GROUP, 1);
-        } else if (delivered == 0) {
-            if (check) {
-                p.icrcErrors++; // corrupt, or for a group this port has not joined: the ICRC cannot tell which
-            }
-            dropMalformed(port);
-        }
-    }
-
-    private boolean icrcMatches(PortEngine p, Gid src, int srcV4, int srcPort, Gid dst, int dstV4, int off,
-            int len) {
-        ByteBuffer buf = p.rx.data;
-        if (p.ipv6) {
-            return p.icrc.checkRoceV6(src, dst, srcPort, p.io.localPort(), buf, off, len);
-        }
-        return p.icrc.checkRoceV4(srcV4, dstV4, 0, true, srcPort, p.io.localPort(), buf, off, len);
-    }
-
-    /**
-     * The GRH a UD receive gets, from the IP header as RoCEv2 maps it: traffic class, flow label and hop limit as
-     * received (when the socket layer reports them; else 0, 0 and 64), payload length, next header UDP, SGID and
-     * DGID.
-     */
-    private static void synthesizeGrh(PortEngine p, int i, Gid src, Gid dst, int len) {
-        RxBatch rx = p.rx;
-        if (rx.hasIpInfo(i)) {
-            GrhDescriptor.write(p.grh, 0, rx.trafficClass(i), rx.flowLabel(i), len, rx.hopLimit(i), src, dst);
-        } else {
-            GrhDescriptor.write(p.grh, 0, 0, 0, len, 64, src, dst);
-        }
+    /** @return the registered device, or null before registration */
+    DriverDevice device() {
+        return device;
     }
 
     void countKernelDrops(PortEngine p, long n) {

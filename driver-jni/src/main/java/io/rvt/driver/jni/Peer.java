@@ -87,4 +87,10 @@ final class Peer {
     public String toString() {
         return format(socketAddress.getAddress(), port);
     }
+
+    /** The IPv4 group address of an MGID: the address of an IPv4-mapped one, else 239.x.y.z from its low 24 bits. */
+    static int groupV4(Gid mgid) {
+        return isIpv4Mapped(mgid) ? (int) mgid.interfaceId()
+                : 0xEF00_0000 | (int) (mgid.interfaceId() & 0xFF_FFFF);
+    }
 }

@@ -1,6 +1,6 @@
 package io.rvt.driver.jni;
 
-import io.rvt.transport.TxInfo;
+import io.rvt.transport.header.PayloadSlices;
 import java.nio.ByteBuffer;
 
 /**
@@ -21,14 +21,13 @@ final class TxBatch extends Slots {
      */
     final Peer[] peers;
     final int[] lengths;
-    /** Per slot: bytes of the slot that precede the referenced slices, and the first of its {@link #pinned}. */
+    /** Per slot: bytes of the slot that precede the referenced slices. */
     private final int[] headLengths;
-    private final int[] firstPin;
-    /** The referenced slices of the queued datagrams: buffers kept reachable until they are sent. */
-    private final ByteBuffer[] pinned;
-    private final int[] pinOffsets;
-    private final int[] pinLengths;
-    private int pinnedCount;
+    /**
+     * Per slot: the payload slices of its datagram, which the transport records straight into
+     * ({@code TxInfo.payloadInto(payloadOf(slot))}); they keep the buffers reachable until the datagram is sent.
+     */
+    private final PayloadSlices[] payloads;
     /** The last buffer whose address was asked for, and that address (one native call per buffer change). */
     private ByteBuffer lastBuffer;
     private long lastAddress;
@@ -46,10 +45,10 @@ final class TxBatch extends Slots {
         this.peers = new Peer[slots];
         this.lengths = new int[slots];
         this.headLengths = new int[slots];
-        this.firstPin = new int[slots + 1];
-        this.pinned = new ByteBuffer[slots * MAX_PAYLOAD_SEGMENTS];
-        this.pinOffsets = new int[pinned.length];
-        this.pinLengths = new int[pinned.length];
+        this.payloads = new PayloadSlices[slots];
+        for (int i = 0; i < slots; i++) {
+            payloads[i] = new PayloadSlices(MAX_PAYLOAD_SEGMENTS);
+        }
     }
 
     /**
@@ -73,6 +72,49 @@ final class TxBatch extends Slots {
     /** @return the offset of the next free slot in {@link #data} */
     int nextOffset() {
         return count * slotSize;
+    }
+
+    /** @return the payload slices of the next free slot: where the transport records the next packet's payload */
+    PayloadSlices nextPayload() {
+        return payloads[count];
+    }
+
+    /**
+     * Moves the packet built in the slot at {@code from} (bytes offset) to the next free slot: its {@code inSlot}
+     * bytes, and its payload slices by exchanging the two slots' slice holders (a packet that referenced them keeps
+     * pointing at the same holder).
+     *
+     * @param from the packet's offset
+     * @param inSlot its bytes in the slot
+     * @return its new offset
+     */
+    int moveToNext(int from, int inSlot) {
+        int to = nextOffset();
+        if (from != to) {
+            data.put(to, data, from, inSlot);
+            int a = from / slotSize;
+            PayloadSlices t = payloads[a];
+            payloads[a] = payloads[count];
+            payloads[count] = t;
+        }
+        return to;
+    }
+
+    /**
+     * Copies the packet at {@code from} into the next free slot for a second destination, its payload slices
+     * included.
+     *
+     * @param from the packet's offset
+     * @param inSlot its bytes in the slot
+     * @return the copy's offset
+     */
+    int copyToNext(int from, int inSlot) {
+        int to = nextOffset();
+        if (from != to) {
+            data.put(to, data, from, inSlot);
+            payloads[count].copyFrom(payloads[from / slotSize]);
+        }
+        return to;
     }
 
     /**
@@ -119,29 +161,24 @@ final class TxBatch extends Slots {
 
     /**
      * Queues a packet whose payload stays in registered memory: the next free slot's first {@code headLength}
-     * bytes, then {@code tx}'s payload slices (direct buffers), then the slot's {@code tailLength} bytes after the
-     * head (pad and ICRC).
+     * bytes, then the slot's payload slices ({@link #nextPayload()}, direct buffers), then the slot's
+     * {@code tailLength} bytes after the head (pad and ICRC).
      *
      * @param to the destination
      * @param headLength transport header bytes at the start of the slot
-     * @param tx the packet's info, with at most {@link #MAX_PAYLOAD_SEGMENTS} slices
      * @param tailLength bytes after the head in the slot
      * @param scopeId the sending socket's interface, used if {@code to} is link-local
      */
-    void addReferenced(Peer to, int headLength, TxInfo tx, int tailLength, int scopeId) {
-        int d = head(to, headLength + tx.payloadLength() + tailLength, scopeId);
+    void addReferenced(Peer to, int headLength, int tailLength, int scopeId) {
+        PayloadSlices payload = payloads[count];
+        int d = head(to, headLength + payload.totalLength() + tailLength, scopeId);
         long slot = dataAddress + (long) (count - 1) * slotSize;
         segment(d, 0, slot, headLength);
         headLengths[count - 1] = headLength;
-        int n = tx.segments();
+        int n = payload.count();
         for (int i = 0; i < n; i++) {
-            ByteBuffer b = tx.segmentBuffer(i);
-            pinned[pinnedCount] = b;
-            pinOffsets[pinnedCount] = tx.segmentOffset(i);
-            pinLengths[pinnedCount++] = tx.segmentLength(i);
-            segment(d, i + 1, addressOf(b) + tx.segmentOffset(i), tx.segmentLength(i));
+            segment(d, i + 1, addressOf(payload.buffer(i)) + payload.offset(i), payload.length(i));
         }
-        firstPin[count] = pinnedCount;
         segment(d, n + 1, slot + headLength, tailLength);
         desc.put(d + 3, (byte) (n + 2));
     }
@@ -158,9 +195,10 @@ final class TxBatch extends Slots {
         int head = headLengths[i];
         data.get(slot, dst, 0, head);
         int at = head;
-        for (int p = firstPin[i]; p < firstPin[i + 1]; p++) {
-            pinned[p].get(pinOffsets[p], dst, at, pinLengths[p]);
-            at += pinLengths[p];
+        PayloadSlices payload = payloads[i];
+        for (int p = 0; p < payload.count(); p++) {
+            payload.buffer(p).get(payload.offset(p), dst, at, payload.length(p));
+            at += payload.length(p);
         }
         data.get(slot + head, dst, at, lengths[i] - at);
     }
@@ -184,7 +222,6 @@ final class TxBatch extends Slots {
         peers[i] = to;
         lengths[i] = length;
         headLengths[i] = length;
-        firstPin[i + 1] = pinnedCount;
         int d = i * NativeUdp.TX_DESC_SIZE;
         ByteBuffer b = desc;
         b.putShort(d, (short) to.port);
@@ -208,11 +245,8 @@ final class TxBatch extends Slots {
     void clear() {
         for (int i = 0; i < count; i++) {
             peers[i] = null;
+            payloads[i].clear();
         }
-        for (int i = 0; i < pinnedCount; i++) {
-            pinned[i] = null;
-        }
-        pinnedCount = 0;
         count = 0;
     }
 }

@@ -84,7 +84,7 @@ class JniMalformedPacketTest {
         Icrc icrc = new Icrc();
         if (local.getAddress().length == 4) {
             int ip = ByteBuffer.wrap(local.getAddress()).getInt();
-            int to = dst.isMulticast() ? JniDriver.groupV4(dst) : (int) dst.interfaceId();
+            int to = dst.isMulticast() ? Peer.groupV4(dst) : (int) dst.interfaceId();
             icrc.writeRoceV4(ip, to, 0, true, raw.getLocalPort(), port, b, 0, len);
         } else {
             icrc.writeRoceV6(Peer.gidOf(local), dst, raw.getLocalPort(), port, b, 0, len);

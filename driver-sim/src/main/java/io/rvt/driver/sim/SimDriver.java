@@ -430,6 +430,7 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         }
         TxInfo tx = sc.tx;
         ByteBuffer buf = frame.buffer();
+        tx.payloadInto(frame.payload()); // a referenced payload is recorded in the frame itself
         int n = transport().makePacket(qp, buf, HEADROOM, tx);
         if (n <= 0) {
             s.spare = frame; // nothing to send: keep it for the next packet
@@ -471,6 +472,7 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         if (sc.flushBuffer == null) {
             sc.flushBuffer = ByteBuffer.allocate(fabric.maxFrameSize()); // once per thread
         }
+        sc.tx.payloadInto(null); // not into a frame: the last one may be on its way
         if (transport().makePacket(qp, sc.flushBuffer, HEADROOM, sc.tx) > 0) {
             device.port(portNum).addCounter(PortCounter.PKT_DROPS, 1); // not expected in ERR: lost, never sent
         }
@@ -486,14 +488,11 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
     private static void placePayload(Frame frame, ByteBuffer buf, TxInfo tx) {
         int at = HEADROOM + tx.headerLength();
         int op = tx.opcode();
-        boolean stable = Opcode.transport(op) == Opcode.RC && (Opcode.isSend(op) || Opcode.isRdmaWrite(op));
-        for (int i = 0; i < tx.segments(); i++) {
-            if (stable) {
-                frame.referencePayload(at, tx.segmentBuffer(i), tx.segmentOffset(i), tx.segmentLength(i));
-            } else {
-                buf.put(at, tx.segmentBuffer(i), tx.segmentOffset(i), tx.segmentLength(i));
-            }
-            at += tx.segmentLength(i);
+        if (Opcode.transport(op) == Opcode.RC && (Opcode.isSend(op) || Opcode.isRdmaWrite(op))) {
+            frame.payloadAt(at); // the slices are already the frame's
+        } else {
+            tx.payload().copyTo(buf, at);
+            tx.payload().clear();
         }
     }
 
@@ -523,9 +522,7 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
                 dropMalformed(dev.port(d.portNum()));
                 return;
             }
-            for (int i = 0; i < frame.payloadSlices(); i++) { // an RC request's payload, still in the sender's region
-                h.payloadSlice(frame.sliceBuffer(i), frame.sliceIndex(i), frame.sliceLength(i));
-            }
+            h.payloadSlices(frame.payload()); // an RC request's payload, still in the sender's region
             RxInfo rx = rxInfo.fromHeaders(d.portNum(), buf, h);
             if (h.dlid() >= Fabric.MULTICAST_FIRST && h.dlid() <= Fabric.MULTICAST_LAST) {
                 receiveMulticast(d, h.dgid(), h.dlid(), buf, h, rx);

@@ -17,8 +17,6 @@ import java.nio.ByteBuffer;
  * <p>Not thread-safe; written only by the parser that is given it.
  */
 public final class PacketHeaders {
-    /** The most slices a payload held elsewhere may come in ({@link #payloadSlice}). */
-    public static final int MAX_PAYLOAD_SLICES = 4;
     int result;
     Framing framing;
     int offset;
@@ -72,11 +70,8 @@ public final class PacketHeaders {
     long atomicAckOrigRemData;
 
     int payloadOffset;
-    /** Where the payload is when it is not in the packet buffer ({@link #payloadSlice}); {@code slices} in use. */
-    private final ByteBuffer[] sliceBuffers = new ByteBuffer[MAX_PAYLOAD_SLICES];
-    private final int[] sliceIndexes = new int[MAX_PAYLOAD_SLICES];
-    private final int[] sliceLengths = new int[MAX_PAYLOAD_SLICES];
-    private int slices;
+    /** Where the payload is when it is not in the packet buffer ({@link #payloadSlices(PayloadSlices)}), or null. */
+    private PayloadSlices slices;
     int payloadLength;
     int icrcOffset;
     int icrc;
@@ -141,10 +136,7 @@ public final class PacketHeaders {
         atomicAckOrigRemData = 0;
         payloadOffset = -1;
         payloadLength = 0;
-        for (int i = 0; i < slices; i++) {
-            sliceBuffers[i] = null; // keep no sender's memory reachable
-        }
-        slices = 0;
+        slices = null; // keep no sender's memory reachable
         icrcOffset = -1;
         icrc = 0;
     }
@@ -463,34 +455,25 @@ public final class PacketHeaders {
 
     /**
      * Says that the payload is not in the packet buffer but in memory the sender still holds (a simulated HCA's frame
-     * that references the sending region, as a NIC's DMA reads it): the next slice, in order. The slices must add up to
-     * {@link #payloadLength()}; {@link #clear()} (and so the next parse) forgets them.
+     * that references the sending region, as a NIC's DMA reads it): the sender's own slices, read where they are (not
+     * copied). They must add up to {@link #payloadLength()}; {@link #clear()} (and so the next parse) forgets them.
      *
-     * @param src the sender's memory
-     * @param index index of the slice's first byte in {@code src}
-     * @param length its length in bytes
+     * @param payload the slices, or null (the payload is in the packet buffer)
      * @return this
-     * @throws IllegalStateException if {@value #MAX_PAYLOAD_SLICES} slices are already set
      */
-    public PacketHeaders payloadSlice(ByteBuffer src, int index, int length) {
-        if (slices == MAX_PAYLOAD_SLICES) {
-            throw new IllegalStateException("payload in more than " + MAX_PAYLOAD_SLICES + " slices");
-        }
-        sliceBuffers[slices] = src;
-        sliceIndexes[slices] = index;
-        sliceLengths[slices] = length;
-        slices++;
+    public PacketHeaders payloadSlices(PayloadSlices payload) {
+        slices = payload != null && payload.count() > 0 ? payload : null;
         return this;
     }
 
-    /** @return how many {@link #payloadSlice slices} hold the payload; 0 when it is in the packet buffer */
+    /** @return how many {@link #payloadSlices(PayloadSlices) slices} hold the payload; 0 when it is in the buffer */
     public int payloadSlices() {
-        return slices;
+        return slices == null ? 0 : slices.count();
     }
 
     /**
      * Copies the first {@code length} payload bytes into {@code dst} (advancing its cursor): from the packet buffer at
-     * {@link #payloadOffset()}, or from the {@link #payloadSlice slices}.
+     * {@link #payloadOffset()}, or from the {@link #payloadSlices(PayloadSlices) slices}.
      *
      * @param buf the packet buffer
      * @param dst the receiving scatter list
@@ -498,14 +481,15 @@ public final class PacketHeaders {
      * @param release whether {@code dst} drops the references of entries it uses up
      */
     public void copyPayload(ByteBuffer buf, SgeState dst, int length, boolean release) {
-        if (slices == 0) {
+        PayloadSlices ps = slices;
+        if (ps == null) {
             dst.copyIn(buf, payloadOffset, length, release, false);
             return;
         }
         int left = length;
-        for (int i = 0; i < slices && left > 0; i++) {
-            int n = Math.min(left, sliceLengths[i]);
-            dst.copyIn(sliceBuffers[i], sliceIndexes[i], n, release, false);
+        for (int i = 0; i < ps.count() && left > 0; i++) {
+            int n = Math.min(left, ps.length(i));
+            dst.copyIn(ps.buffer(i), ps.offset(i), n, release, false);
             left -= n;
         }
         if (left > 0) {

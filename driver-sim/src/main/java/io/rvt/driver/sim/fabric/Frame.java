@@ -1,6 +1,7 @@
 package io.rvt.driver.sim.fabric;
 
 import io.rvt.driver.sim.clock.LoopEvent;
+import io.rvt.transport.header.PayloadSlices;
 import java.nio.ByteBuffer;
 
 /**
@@ -43,12 +44,10 @@ public final class Frame {
     private boolean sealed;
     /** Writes the checksum the sender left out ({@link #sealDeferred}); null once written, or if none is pending. */
     private ChecksumWriter deferred;
-    /** Payload bytes still in the sender's memory ({@link #referencePayload}): {@code slices} in use. */
-    private final ByteBuffer[] sliceBuffers = new ByteBuffer[MAX_PAYLOAD_SLICES];
-    private final int[] sliceSources = new int[MAX_PAYLOAD_SLICES];
-    private final int[] sliceLengths = new int[MAX_PAYLOAD_SLICES];
-    private final int[] sliceTargets = new int[MAX_PAYLOAD_SLICES];
-    private int slices;
+    /** Payload bytes still in the sender's memory ({@link #referencePayload}), in order. */
+    private final PayloadSlices payload = new PayloadSlices(MAX_PAYLOAD_SLICES);
+    /** Index in the frame where the slices' bytes belong, one after another. */
+    private int payloadAt;
 
     // Fabric-private state; written by the owner (the sender up to send(), then the fabric's delivery thread).
     /** FREE, OWNED or IN_FABRIC. */
@@ -183,7 +182,7 @@ public final class Frame {
      * Leaves {@code length} payload bytes in the sender's memory instead of copying them into the frame: they belong at
      * index {@code at} of the frame's bytes and are copied there only when someone needs the bytes (as for
      * {@link #sealDeferred}); a handler that {@link FrameHandler#acceptsDeferredBytes() accepts deferred bytes} reads
-     * them from {@link #sliceBuffer} instead, so the payload is copied once, from sender to receiver, as a NIC's DMA
+     * them from {@link #payload()} instead, so the payload is copied once, from sender to receiver, as a NIC's DMA
      * moves it. The sender promises that the memory does not change until the frame is delivered (an RC request: its
      * work request completes only once the receiver acknowledged it). Slices are appended in order.
      *
@@ -193,57 +192,62 @@ public final class Frame {
      * @param length its length
      * @return this frame
      * @throws IllegalStateException if the caller's frame is not owned, or {@value #MAX_PAYLOAD_SLICES} slices are set
-     * @throws IllegalArgumentException if the slice does not fit the frame's capacity
+     * @throws IllegalArgumentException if the slice does not fit the frame's capacity or does not follow the last
      */
     public Frame referencePayload(int at, ByteBuffer src, int index, int length) {
         checkOwned();
-        if (slices == MAX_PAYLOAD_SLICES) {
-            throw new IllegalStateException("frame: more than " + MAX_PAYLOAD_SLICES + " payload slices");
-        }
         if (at < 0 || length < 0 || at > buffer.capacity() - length) {
             throw new IllegalArgumentException("frame: slice of " + length + " bytes at " + at
                     + " does not fit capacity " + buffer.capacity());
         }
-        sliceBuffers[slices] = src;
-        sliceSources[slices] = index;
-        sliceLengths[slices] = length;
-        sliceTargets[slices] = at;
-        slices++;
+        if (payload.count() == 0) {
+            payloadAt = at;
+        } else if (at != payloadAt + payload.totalLength()) {
+            throw new IllegalArgumentException("frame: slice at " + at + " does not follow the payload at "
+                    + payloadAt + " (" + payload.totalLength() + " bytes)");
+        }
+        if (!payload.add(src, index, length)) {
+            throw new IllegalStateException("frame: more than " + MAX_PAYLOAD_SLICES + " payload slices");
+        }
         return this;
     }
 
-    /** @return how many payload slices are still in the sender's memory ({@link #referencePayload}) */
+    /**
+     * The payload slices of the frame, for a sender that lets the transport record a packet's payload straight into
+     * them ({@code TxInfo.payloadInto}) and then says where they belong ({@link #payloadAt(int)}), and for a receiver
+     * that reads them where they lie ({@code PacketHeaders.payloadSlices}). The same rules as
+     * {@link #referencePayload}.
+     *
+     * @return the slices (empty when the payload is in the frame's bytes)
+     */
+    public PayloadSlices payload() {
+        return payload;
+    }
+
+    /**
+     * @param at index in the frame where the bytes of {@link #payload()} belong, one slice after another
+     * @return this frame
+     * @throws IllegalStateException if the caller's frame is not owned
+     * @throws IllegalArgumentException if the payload does not fit there
+     */
+    public Frame payloadAt(int at) {
+        checkOwned();
+        if (at < 0 || at > buffer.capacity() - payload.totalLength()) {
+            throw new IllegalArgumentException("frame: payload of " + payload.totalLength() + " bytes at " + at
+                    + " does not fit capacity " + buffer.capacity());
+        }
+        payloadAt = at;
+        return this;
+    }
+
+    /** @return how many payload slices are still in the sender's memory ({@link #payload()}) */
     public int payloadSlices() {
-        return slices;
-    }
-
-    /**
-     * @param i a slice, below {@link #payloadSlices()}
-     * @return the sender's memory holding it
-     */
-    public ByteBuffer sliceBuffer(int i) {
-        return sliceBuffers[i];
-    }
-
-    /**
-     * @param i a slice, below {@link #payloadSlices()}
-     * @return the index of its first byte in {@link #sliceBuffer(int)}
-     */
-    public int sliceIndex(int i) {
-        return sliceSources[i];
-    }
-
-    /**
-     * @param i a slice, below {@link #payloadSlices()}
-     * @return its length in bytes
-     */
-    public int sliceLength(int i) {
-        return sliceLengths[i];
+        return payload.count();
     }
 
     /** @return true if payload slices or the checksum are still left to write ({@link #completeBytes()}) */
     public boolean hasDeferredBytes() {
-        return slices != 0 || deferred != null;
+        return payload.count() != 0 || deferred != null;
     }
 
     /**
@@ -251,22 +255,13 @@ public final class Frame {
      * pending). The frame's owner calls it.
      */
     public void completeBytes() {
-        for (int i = 0; i < slices; i++) {
-            buffer.put(sliceTargets[i], sliceBuffers[i], sliceSources[i], sliceLengths[i]);
-        }
-        clearSlices();
+        payload.copyTo(buffer, payloadAt);
+        payload.clear();
         ChecksumWriter w = deferred;
         if (w != null) {
             deferred = null;
             w.write(this);
         }
-    }
-
-    private void clearSlices() {
-        for (int i = 0; i < slices; i++) {
-            sliceBuffers[i] = null; // keep no sender's memory reachable
-        }
-        slices = 0;
     }
 
     /** @return true if the sender {@link #seal() sealed} the frame and nothing changed its bytes since */
@@ -329,7 +324,7 @@ public final class Frame {
      */
     public void release() {
         checkOwned();
-        clearSlices();
+        payload.clear(); // keep no sender's memory reachable
         state = FREE;
         pool.recycle(this);
     }
@@ -363,7 +358,7 @@ public final class Frame {
         timestamp = 0;
         sealed = false;
         deferred = null;
-        clearSlices();
+        payload.clear(); // keep no sender's memory reachable
         source = null;
         target = null;
         forwarder = null;
@@ -396,20 +391,14 @@ public final class Frame {
         srcEpoch = from.srcEpoch;
         sealed = from.sealed; // the same bytes
         deferred = from.deferred; // and the same checksum to write
-        clearSlices();
-        for (int i = 0; i < from.slices; i++) { // and the same sender memory
-            sliceBuffers[i] = from.sliceBuffers[i];
-            sliceSources[i] = from.sliceSources[i];
-            sliceLengths[i] = from.sliceLengths[i];
-            sliceTargets[i] = from.sliceTargets[i];
-        }
-        slices = from.slices;
+        payload.copyFrom(from.payload); // and the same sender memory
+        payloadAt = from.payloadAt;
         buffer.put(0, from.buffer, 0, from.length);
     }
 
     /** The fabric drops the frame: back to the pool. */
     void releaseFromFabric() {
-        clearSlices();
+        payload.clear(); // keep no sender's memory reachable
         state = FREE;
         source = null;
         target = null;

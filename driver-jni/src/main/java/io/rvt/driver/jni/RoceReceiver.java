@@ -1,0 +1,217 @@
+package io.rvt.driver.jni;
+
+import io.rvt.api.AhAttr;
+import io.rvt.api.Gid;
+import io.rvt.api.PortCounter;
+import io.rvt.api.QpType;
+import io.rvt.api.spi.DriverDevice;
+import io.rvt.api.spi.DriverPort;
+import io.rvt.api.spi.DriverQp;
+import io.rvt.transport.header.BthDescriptor;
+import io.rvt.transport.header.Framing;
+import io.rvt.transport.header.GrhDescriptor;
+import io.rvt.transport.header.Icrc;
+import io.rvt.transport.header.Opcode;
+import io.rvt.transport.header.PacketHeaders;
+import io.rvt.transport.header.RejectReason;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The receive side of a {@link JniDriver}'s wire: a datagram of a port's receive batch checked (length, family,
+ * ICRC over the sender's real address and port), parsed, given the GRH a UD receive sees (from the IP header as
+ * RoCEv2 maps it) and handed to the driver's packet skeleton; multicast packets matched by their ICRC to a group the
+ * port joined; rxe's address check for connected QPs.
+ */
+final class RoceReceiver {
+    private final JniDriver driver;
+    private final boolean checkIpv4Icrc;
+    private final int mtuBytes;
+    private volatile McastJoin[][] joins;
+
+    /** A multicast group a port joined, with the group address its ICRC is computed over. */
+    private static final class McastJoin {
+        final Gid mgid;
+        final int mlid;
+        final int v4;
+
+        McastJoin(Gid mgid, int mlid) {
+            this.mgid = mgid;
+            this.mlid = mlid;
+            this.v4 = Peer.groupV4(mgid);
+        }
+    }
+
+    RoceReceiver(JniDriver driver, int nports, boolean checkIpv4Icrc, int mtuBytes) {
+        this.driver = driver;
+        this.checkIpv4Icrc = checkIpv4Icrc;
+        this.mtuBytes = mtuBytes;
+        this.joins = new McastJoin[nports][0];
+    }
+
+    /** Datagram {@code i} of the port's receive batch: check, parse, find the QP, run the transport. Never throws. */
+    void onDatagram(PortEngine p, int i) {
+        DriverDevice dev = driver.device();
+        if (dev == null) {
+            return;
+        }
+        RxBatch rx = p.rx;
+        ByteBuffer buf = rx.data;
+        int off = rx.offset(i);
+        int len = rx.length(i);
+        DriverPort port = dev.port(p.portNum);
+        p.delivery.received(len);
+        boolean v6 = rx.sourceIsIpv6(i);
+        if (rx.truncated(i) || len < BthDescriptor.LENGTH + Icrc.LENGTH || v6 != p.ipv6) {
+            driver.dropMalformed(port);
+            return;
+        }
+        PacketHeaders h = p.headers;
+        if (p.parser.parse(buf, off, len, Framing.ROCEV2, h) != RejectReason.OK) {
+            driver.dropMalformed(port);
+            return;
+        }
+        int srcPort = rx.sourcePort(i);
+        int srcV4 = v6 ? 0 : rx.sourceV4(i);
+        Gid src = v6 ? p.sourceGid(rx.sourceHi(i), rx.sourceLo(i))
+                : p.sourceGid(0, 0x0000_FFFF_0000_0000L | (srcV4 & 0xFFFF_FFFFL));
+        boolean check = v6 || checkIpv4Icrc;
+        if (h.destQp() == BthDescriptor.MULTICAST_QPN) {
+            deliverMulticast(p, i, port, src, srcV4, srcPort, off, len, check);
+            return;
+        }
+        if (check && !icrcMatches(p, src, srcV4, srcPort, p.localGid, p.localV4, off, len)) {
+            p.icrcErrors++;
+            driver.dropMalformed(port);
+            return;
+        }
+        if (oversizeUd(h, port)) {
+            return;
+        }
+        synthesizeGrh(p, i, src, p.localGid, len);
+        p.rxSource = src;
+        driver.deliver(p, buf, h, p.info.set(p.portNum, 0, 0, 0, p.grh, 0));
+    }
+
+    /**
+     * A UD message is one packet of at most the path MTU, which for UD is the port's MTU: a longer payload is dropped
+     * and counted ({@code RX_UD_OVERSIZE}), as a NIC drops a frame larger than its MTU.
+     */
+    private boolean oversizeUd(PacketHeaders h, DriverPort port) {
+        if (Opcode.transport(h.opcode()) == Opcode.UD && h.payloadLength() > mtuBytes) {
+            port.addCounter(PortCounter.RX_UD_OVERSIZE, 1);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * rxe's {@code check_addr}: a connected QP takes packets only from its peer's address, its primary path's DGID
+     * (or its alternate path's, for path migration). The UDP source port is flow entropy and identifies nothing.
+     */
+    private static boolean fromRemote(DriverQp qp, Gid src) {
+        AhAttr primary = qp.remoteAhAttr();
+        if (primary != null && src.equals(primary.dgid())) {
+            return true;
+        }
+        AhAttr alt = qp.altAhAttr();
+        return alt != null && alt.isGlobal() && src.equals(alt.dgid());
+    }
+
+    private void deliverMulticast(PortEngine p, int i, DriverPort port, Gid src, int srcV4,
+            int srcPort, int off, int len, boolean check) {
+        McastJoin[] js = joins[p.portNum - 1];
+        int delivered = 0;
+        for (McastJoin j : js) {
+            if (check && !icrcMatches(p, src, srcV4, srcPort, j.mgid, j.v4, off, len)) {
+                continue;
+            }
+            if (oversizeUd(p.headers, port)) {
+                return;
+            }
+            synthesizeGrh(p, i, src, j.mgid, len);
+            driver.deliverMulticast(p, j.mgid, j.mlid, p.info.set(p.portNum, 0, 0, 0, p.grh, 0));
+            delivered++;
+            if (check) {
+                break; // the ICRC names exactly one group
+            }
+        }
+        if (js.length == 0) {
+            // No group joined here: nothing to check the ICRC against, and nobody to deliver to.
+            port.addCounter(PortCounter.RX_MCAST_NO_GROUP, 1);
+        } else if (delivered == 0) {
+            if (check) {
+                p.icrcErrors++; // corrupt, or for a group this port has not joined: the ICRC cannot tell which
+            }
+            driver.dropMalformed(port);
+        }
+    }
+
+    private boolean icrcMatches(PortEngine p, Gid src, int srcV4, int srcPort, Gid dst, int dstV4, int off,
+            int len) {
+        ByteBuffer buf = p.rx.data;
+        if (p.ipv6) {
+            return p.icrc.checkRoceV6(src, dst, srcPort, p.io.localPort(), buf, off, len);
+        }
+        return p.icrc.checkRoceV4(srcV4, dstV4, 0, true, srcPort, p.io.localPort(), buf, off, len);
+    }
+
+    /**
+     * The GRH a UD receive gets, from the IP header as RoCEv2 maps it: traffic class, flow label and hop limit as
+     * received (when the socket layer reports them; else 0, 0 and 64), payload length, next header UDP, SGID and
+     * DGID.
+     */
+    private static void synthesizeGrh(PortEngine p, int i, Gid src, Gid dst, int len) {
+        RxBatch rx = p.rx;
+        if (rx.hasIpInfo(i)) {
+            GrhDescriptor.write(p.grh, 0, rx.trafficClass(i), rx.flowLabel(i), len, rx.hopLimit(i), src, dst);
+        } else {
+            GrhDescriptor.write(p.grh, 0, 0, 0, len, 64, src, dst);
+        }
+    }
+
+    /** rxe's {@code check_addr} on the packet's sender ({@link #fromRemote}), counted as {@code RX_ADDR_MISMATCH}. */
+    boolean admits(DriverQp qp, DriverPort port) {
+        QpType type = qp.type();
+        if ((type == QpType.RC || type == QpType.UC) && !fromRemote(qp, driver.port(port.portNum()).rxSource)) {
+            port.addCounter(PortCounter.RX_ADDR_MISMATCH, 1);
+            return false;
+        }
+        return true;
+    }
+
+    /** A port joined a group: its ICRC is now checked against the group's address too. */
+    void attach(DriverPort port, Gid mgid, int mlid) {
+        synchronized (this) {
+            McastJoin[][] all = joins.clone();
+            McastJoin[] cur = all[port.portNum() - 1];
+            for (McastJoin j : cur) {
+                if (j.mgid.equals(mgid) && j.mlid == mlid) {
+                    return;
+                }
+            }
+            McastJoin[] next = Arrays.copyOf(cur, cur.length + 1);
+            next[cur.length] = new McastJoin(mgid, mlid);
+            all[port.portNum() - 1] = next;
+            joins = all;
+        }
+    }
+
+    /** A port left a group. */
+    void detach(DriverPort port, Gid mgid, int mlid) {
+        synchronized (this) {
+            McastJoin[][] all = joins.clone();
+            McastJoin[] cur = all[port.portNum() - 1];
+            List<McastJoin> keep = new ArrayList<>();
+            for (McastJoin j : cur) {
+                if (!(j.mgid.equals(mgid) && j.mlid == mlid)) {
+                    keep.add(j);
+                }
+            }
+            all[port.portNum() - 1] = keep.toArray(new McastJoin[0]);
+            joins = all;
+        }
+    }
+}
