@@ -11,15 +11,11 @@ import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.ServiceLoader;
 import java.util.stream.Stream;
-import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleException;
-import org.osgi.framework.Constants;
 import org.osgi.framework.ServiceReference;
 import org.osgi.framework.launch.Framework;
-import org.osgi.framework.launch.FrameworkFactory;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.util.tracker.ServiceTracker;
@@ -60,6 +56,7 @@ public final class FelixHost implements Host {
     private final Path storage;
     /** Deletes the storage if the JVM ends without {@link #close()} (Ctrl-C in the middle of a command). */
     private final Thread cleanup;
+    private final EmbeddedFelix felix;
     private final Framework framework;
     private final ServiceTracker<Device, Device> devices;
     private final List<Device> deviceList;
@@ -72,36 +69,24 @@ public final class FelixHost implements Host {
         this.cleanup = new Thread(() -> delete(storage), "rvt-felix-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);
         Map<String, String> config = new HashMap<>();
-        config.put(Constants.FRAMEWORK_STORAGE, storage.toString());
-        config.put(Constants.FRAMEWORK_STORAGE_CLEAN, Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT);
-        config.put(Constants.FRAMEWORK_SYSTEMPACKAGES_EXTRA, SYSTEM_PACKAGES);
         config.put("felix.log.level", "1"); // errors only: the commands' output stays readable
         if (!shell) {
             config.put("gosh.args", "--nointeractive");
         }
-        FrameworkFactory factory = ServiceLoader.load(FrameworkFactory.class, FelixHost.class.getClassLoader())
-                .findFirst().orElseThrow(() -> new IllegalStateException("no OSGi framework on the class path"));
-        framework = factory.newFramework(config);
+        felix = EmbeddedFelix.start(storage, SYSTEM_PACKAGES, config);
+        framework = felix.framework();
         ServiceTracker<Device, Device> tracker = null;
         try {
-            framework.start();
-            BundleContext ctx = framework.getBundleContext();
-            List<Bundle> installed = new ArrayList<>();
+            BundleContext ctx = felix.context();
             List<String> names = new ArrayList<>(BUNDLES);
             names.add(hcas.bundle());
             if (shell) {
                 names.addAll(SHELL_BUNDLES);
             }
-            for (String name : names) {
-                Path jar = bundleDir.resolve(name + ".jar");
-                if (!Files.isRegularFile(jar)) {
-                    throw new IllegalStateException("bundle " + jar + " is missing (build the launcher: "
-                            + "mvn -pl launcher -am package)");
-                }
-                installed.add(ctx.installBundle(jar.toUri().toString()));
-            }
-            for (Bundle b : installed) {
-                b.start();
+            try {
+                felix.installAndStart(bundleDir, names);
+            } catch (IllegalStateException e) {
+                throw new IllegalStateException(e.getMessage() + " (build the launcher: mvn -pl launcher -am package)");
             }
             tracker = new ServiceTracker<>(ctx, Device.class, null) {
                 @Override
@@ -221,8 +206,7 @@ public final class FelixHost implements Host {
 
     private void stop() {
         try {
-            framework.stop();
-            framework.waitForStop(DEADLINE_MILLIS);
+            felix.stop(DEADLINE_MILLIS);
         } catch (BundleException | InterruptedException e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();

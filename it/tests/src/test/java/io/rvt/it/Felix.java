@@ -4,28 +4,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.ServiceLoader;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import io.rvt.launcher.EmbeddedFelix;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleException;
-import org.osgi.framework.Constants;
 import org.osgi.framework.FrameworkEvent;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
 import org.osgi.framework.launch.Framework;
-import org.osgi.framework.launch.FrameworkFactory;
 import org.osgi.framework.wiring.FrameworkWiring;
 import org.osgi.service.cm.ConfigurationAdmin;
 
 /**
- * An embedded Apache Felix with Felix SCR, Config Admin and Metatype and the rvt bundles (rvt-api, rvt-core,
+ * An embedded Apache Felix (the launcher's {@link EmbeddedFelix}, as {@code rvt} boots it) with Felix SCR, Config Admin and Metatype and the rvt bundles (rvt-api, rvt-core,
  * rvt-transport, driver-sim) plus the test application, all started. The jars come from {@code target/it-bundles}
  * (copied there by the build, without versions in their names). The system bundle exports the Config Admin and
  * Metatype APIs from the test's class path, so the test uses those services typed; rvt's own types stay inside the
@@ -49,6 +46,7 @@ final class Felix implements AutoCloseable {
     /** Launches so far in this JVM: each framework gets a cache directory of its own. */
     private static final AtomicInteger LAUNCHES = new AtomicInteger();
 
+    private final EmbeddedFelix felix;
     private final Framework framework;
 
     /**
@@ -57,28 +55,24 @@ final class Felix implements AutoCloseable {
      * @throws Exception if the framework or a bundle does not start
      */
     Felix() throws Exception {
-        Map<String, String> config = new HashMap<>();
         // A directory per launch: Felix extracts a bundle's native library to a path made of the bundle id and
         // revision, and the JVM refuses a library path still loaded by a class loader of an earlier framework.
-        config.put(Constants.FRAMEWORK_STORAGE, Path.of(System.getProperty("rvt.it.felix.cache", "target/felix-cache"),
-                Integer.toString(LAUNCHES.incrementAndGet())).toString());
-        config.put(Constants.FRAMEWORK_STORAGE_CLEAN, Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT);
-        config.put(Constants.FRAMEWORK_SYSTEMPACKAGES_EXTRA,
-                "org.osgi.service.cm;version=1.6.0,org.osgi.service.metatype;version=1.4.0");
-        framework = ServiceLoader.load(FrameworkFactory.class).findFirst().orElseThrow().newFramework(config);
-        framework.start();
-        List<Bundle> installed = new ArrayList<>();
-        for (String jar : BASE_BUNDLES) {
-            installed.add(install(jar));
-        }
-        for (Bundle b : installed) {
-            b.start();
-        }
+        Path storage = Path.of(System.getProperty("rvt.it.felix.cache", "target/felix-cache"),
+                Integer.toString(LAUNCHES.incrementAndGet()));
+        felix = EmbeddedFelix.start(storage, "org.osgi.service.cm;version=1.6.0,org.osgi.service.metatype;version=1.4.0",
+                Map.of());
+        framework = felix.framework();
+        felix.installAndStart(bundleDir(), BASE_BUNDLES);
+    }
+
+    /** @return where the build copied the bundle jars */
+    static Path bundleDir() {
+        return Path.of(System.getProperty("rvt.it.bundles", "target/it-bundles"));
     }
 
     /** @return the path of a bundle jar copied by the build */
     static Path jar(String artifactId) {
-        return Path.of(System.getProperty("rvt.it.bundles", "target/it-bundles"), artifactId + ".jar");
+        return bundleDir().resolve(artifactId + ".jar");
     }
 
     /**
@@ -87,11 +81,11 @@ final class Felix implements AutoCloseable {
      * @throws BundleException if it cannot be installed
      */
     Bundle install(String artifactId) throws BundleException {
-        return context().installBundle(jar(artifactId).toUri().toString());
+        return felix.install(bundleDir(), artifactId);
     }
 
     BundleContext context() {
-        return framework.getBundleContext();
+        return felix.context();
     }
 
     /** @return the bundle with that symbolic name */
@@ -187,8 +181,7 @@ final class Felix implements AutoCloseable {
     /** Stops the framework and waits for it: every bundle is stopped, every service withdrawn. */
     @Override
     public void close() throws Exception {
-        framework.stop();
-        FrameworkEvent e = framework.waitForStop(Poll.DEADLINE.toMillis());
+        FrameworkEvent e = felix.stop(Poll.DEADLINE.toMillis());
         assertThat(e.getType()).as("framework stopped").isEqualTo(FrameworkEvent.STOPPED);
     }
 }
