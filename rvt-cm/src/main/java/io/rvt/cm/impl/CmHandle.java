@@ -50,7 +50,7 @@ final class CmHandle implements ConnectionManager {
 
     @Override
     public Listener listen(int port) {
-        return engine().listen(port, null, null, null);
+        return engine().listeners.listen(port, null, null, null);
     }
 
     @Override
@@ -58,12 +58,12 @@ final class CmHandle implements ConnectionManager {
         if (handler == null) {
             throw new CmException(Errno.EINVAL, "listen: the handler is null", null, port, 0, null, null, 0);
         }
-        return engine().listen(port, handler, null, null);
+        return engine().listeners.listen(port, handler, null, null);
     }
 
     @Override
     public Listener listenDatagram(int port, QueuePair udQp, byte[] privateData) {
-        return engine().listenDatagram(port, udQp, privateData);
+        return engine().listeners.listenDatagram(port, udQp, privateData);
     }
 
     @Override
@@ -78,7 +78,7 @@ final class CmHandle implements ConnectionManager {
 
     @Override
     public CompletableFuture<DatagramPeer> resolveDatagramAsync(ConnectOptions options) {
-        return engine().resolveDatagram(options);
+        return engine().sidr.resolve(options);
     }
 
     @Override

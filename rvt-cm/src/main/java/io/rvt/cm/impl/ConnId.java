@@ -39,7 +39,7 @@ final class ConnId implements Connection {
     final boolean active;
     /** This side's communication ID (a new one when a REQ is sent again with a smaller MTU). */
     int localId;
-    final CmEngine.Port port;
+    final GsiPort port;
     final long serviceId;
     final int cmPort;
 
@@ -90,7 +90,7 @@ final class ConnId implements Connection {
     final List<CmEventListener> listeners = new CopyOnWriteArrayList<>();
     final RequestView request = new RequestView();
 
-    ConnId(CmEngine engine, Kind kind, boolean active, int localId, CmEngine.Port port, long serviceId, int cmPort) {
+    ConnId(CmEngine engine, Kind kind, boolean active, int localId, GsiPort port, long serviceId, int cmPort) {
         this.engine = engine;
         this.kind = kind;
         this.active = active;
@@ -333,7 +333,7 @@ final class ConnId implements Connection {
 
         @Override
         public PathMtu pathMtu() {
-            return CmEngine.mtuOf(req.pathMtu);
+            return QpSetup.mtuOf(req.pathMtu);
         }
 
         @Override

@@ -55,14 +55,14 @@ final class ListenerImpl implements Listener {
         } catch (java.util.concurrent.ExecutionException e) {
             throw ConnId.rethrow(e.getCause());
         } catch (java.util.concurrent.TimeoutException e) {
-            if (!engine.withdraw(this, f)) {
+            if (!engine.listeners.withdraw(this, f)) {
                 return f.join(); // a request came just now
             }
             throw new CmException(Errno.ETIMEDOUT, "no connection request within " + timeout.toMillis() + " ms",
                     null, port, serviceId, null, null, 0);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            engine.withdraw(this, f);
+            engine.listeners.withdraw(this, f);
             throw new CmException(Errno.ETIMEDOUT, "interrupted while waiting for a connection request", null,
                     port, serviceId, null, null, 0);
         }
@@ -70,7 +70,7 @@ final class ListenerImpl implements Listener {
 
     @Override
     public CompletableFuture<ConnectRequest> nextRequest() {
-        return engine.nextRequest(this);
+        return engine.listeners.nextRequest(this);
     }
 
     @Override
@@ -82,7 +82,7 @@ final class ListenerImpl implements Listener {
 
     @Override
     public void close() {
-        engine.closeListener(this);
+        engine.listeners.close(this);
     }
 
     @Override
