@@ -38,6 +38,7 @@ public class SpinningLock implements Lock {
         try {
             WORD = MethodHandles.lookup().findVarHandle(SpinningLock.class, "word", int.class);
             PARKERS = MethodHandles.lookup().findVarHandle(SpinningLock.class, "parkers", int.class);
+            PARKED = MethodHandles.lookup().findVarHandle(SpinningLock.class, "parked", AtomicReferenceArray.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -50,13 +51,15 @@ public class SpinningLock implements Lock {
     /** Re-entries of the holder; touched only by the holder. */
     private int holds;
     /** Slots the unlocker finds parked (or about to park) threads in; a waiter finding none free just sleeps its
-     *  {@value #PARK_NANOS} ns. Fixed: parking allocates nothing. */
-    private final AtomicReferenceArray<Thread> parked = new AtomicReferenceArray<>(PARK_SLOTS);
+     *  {@value #PARK_NANOS} ns. Made by the first thread that has to park (most locks never contend, and a QP has
+     *  three of them), then fixed: parking allocates nothing after that. */
+    private volatile AtomicReferenceArray<Thread> parked;
     /** How many threads hold a slot in {@link #parked}: read by every unlock, beside the lock word. */
     private volatile int parkers;
     /** Parked threads an unlock can wake directly; more wait for their timeout (several waiters on one spinlock). */
     static final int PARK_SLOTS = 4;
     private static final VarHandle PARKERS;
+    private static final VarHandle PARKED;
 
     @Override
     public void lock() {
@@ -143,6 +146,7 @@ public class SpinningLock implements Lock {
                 return true;
             }
         }
+        AtomicReferenceArray<Thread> parked = parkingSlots();
         int slot = -1;
         for (int i = 0; i < PARK_SLOTS && slot < 0; i++) {
             if (parked.get(i) == null && parked.compareAndSet(i, null, me)) {
@@ -187,6 +191,17 @@ public class SpinningLock implements Lock {
         }
     }
 
+    private AtomicReferenceArray<Thread> parkingSlots() {
+        AtomicReferenceArray<Thread> p = parked;
+        if (p == null) {
+            p = new AtomicReferenceArray<>(PARK_SLOTS);
+            if (!PARKED.compareAndSet(this, null, p)) {
+                p = parked;
+            }
+        }
+        return p;
+    }
+
     @Override
     public void unlock() {
         if (owner != Thread.currentThread()) {
@@ -198,7 +213,8 @@ public class SpinningLock implements Lock {
         owner = null;
         WORD.setRelease(this, 0);
         if ((int) PARKERS.getOpaque(this) != 0) {
-            for (int i = 0; i < PARK_SLOTS; i++) {
+            AtomicReferenceArray<Thread> parked = this.parked; // set before any parker counted itself
+            for (int i = 0; parked != null && i < PARK_SLOTS; i++) {
                 Thread next = parked.get(i);
                 if (next != null) {
                     LockSupport.unpark(next);
@@ -238,6 +254,10 @@ public class SpinningLock implements Lock {
      * @return true if {@code thread} is parked waiting for this lock
      */
     public boolean isParked(Thread thread) {
+        AtomicReferenceArray<Thread> parked = this.parked;
+        if (parked == null) {
+            return false;
+        }
         for (int i = 0; i < PARK_SLOTS; i++) {
             if (parked.get(i) == thread) {
                 return true;

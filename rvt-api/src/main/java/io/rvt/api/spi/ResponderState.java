@@ -58,7 +58,8 @@ public abstract class ResponderState {
      *
      * @param head a head index, below the queue size
      * @param tail a tail index, below the queue size
-     * @return entries in {@code [tail, head)} (0 with an SRQ)
+     * @return entries in {@code [tail, head)} (0 with an SRQ, and before the QP first left RESET: the queue is
+     *         allocated then)
      */
     public abstract int rqCount(int head, int tail);
 

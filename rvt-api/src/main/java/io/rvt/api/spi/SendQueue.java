@@ -38,7 +38,8 @@ public interface SendQueue {
     int last();
 
     /**
-     * Mirrors {@code rvt_get_swqe_ptr}.
+     * Mirrors {@code rvt_get_swqe_ptr}. The slots exist once the QP has first left RESET (an idle QP has none; a QP
+     * in RESET is given no work).
      *
      * @param index a ring index, below {@link #size()}
      * @return the slot

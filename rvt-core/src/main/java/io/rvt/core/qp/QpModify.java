@@ -43,6 +43,9 @@ final class QpModify {
         boolean mig = false;
         QpState cur;
         QpState next;
+        if (QpAttrMask.STATE.in(mask) && attr.qpState() != QpState.RESET) {
+            qp.req.ensureTimers(); // outside the QP's locks (see there)
+        }
         qp.lockAll();
         try {
             // CUR_STATE asserts the state the caller believes the QP is in: a wrong belief is refused ([deviation]:
@@ -133,6 +136,9 @@ final class QpModify {
             }
 
             // State action (nothing above modified the QP).
+            if (cur == QpState.RESET && next != QpState.RESET) {
+                qp.allocateProtocolState(); // before the state says the QP may be used
+            }
             switch (next) {
                 case RESET:
                     if (qp.state != QpState.RESET) {

@@ -38,8 +38,6 @@ import io.rvt.core.mr.RvtPd;
 import io.rvt.core.srq.RvtRq;
 import io.rvt.core.srq.RvtSrq;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A queue pair ({@code struct rvt_qp}): its identity, locks, references, attributes, and rdmavt's QP verbs that
@@ -53,6 +51,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * cross-thread indices and the reserved count follow the protocol on {@link RvtSendQueue}.
  */
 public final class RvtQp implements DriverQp {
+    /** The ack queue of a QP that has none (not RC, or not yet out of RESET): size 0, never written. */
+    static final AckQueue NO_ACK_QUEUE = new AckQueue(0);
     /** How long a device removal waits for an engine that holds {@code S_BUSY} before it flushes anyway. */
     static final long BUSY_WAIT_NANOS = 10_000_000_000L;
     /** {@code IB_MULTICAST_LID_BASE}: IB unicast DLIDs are below it. */
@@ -83,9 +83,8 @@ public final class RvtQp implements DriverQp {
     final SpinningLock recvLock = new SpinningLock();
     final SpinningLock postLock = new SpinningLock();
     final SpinningLock sendLock = new SpinningLock();
+    /** The reference count; also the monitor destroy waits on for it to reach 0 (no lock object of its own). */
     final AtomicInteger refs = new AtomicInteger();
-    final ReentrantLock refLock = new ReentrantLock();
-    final Condition refsZero = refLock.newCondition();
     volatile boolean destroyed;
 
     // ------------------------------------------------------------------ state and attributes (recv+send locks)
@@ -115,7 +114,8 @@ public final class RvtQp implements DriverQp {
     final RvtSendQueue sq;
     final RvtRequester req;
     final RvtResponder rsp;
-    final AckQueue ackQueue;
+    /** RC's ack queue: {@link #NO_ACK_QUEUE} until the QP first leaves RESET (written with every lock held). */
+    AckQueue ackQueue;
     final RvtLoopback loopback;
 
     /** s_ssn: assigned at post, under postLock (s_next_psn is the requester's). */
@@ -139,7 +139,7 @@ public final class RvtQp implements DriverQp {
         TimerService ts = dev.timerService();
         this.req = new RvtRequester(this, ts);
         this.rsp = new RvtResponder(this, srq, init.cap().maxRecvWr(), recvMaxSge);
-        this.ackQueue = new AckQueue(type == QpType.RC ? p.maxAtomic() : 0);
+        this.ackQueue = NO_ACK_QUEUE;
         this.loopback = new RvtLoopback(this);
         this.timeoutTicks = Timeouts.usecsToTicks(4096L / 1000, ts.hz());
         if (init.sigType() == SigType.SIGNAL_REQ_WR) {
@@ -240,6 +240,23 @@ public final class RvtQp implements DriverQp {
 
     // ================================================================== init / reset / error
 
+    /**
+     * Allocates the protocol state an idle QP does not need, on its first way out of RESET (RESET to INIT or ERR;
+     * every lock held): RC's ack queue, the send ring's WQE slots, the receive queue and the responder's scratch, the
+     * RC timers. A QP in RESET accepts no post and is not in the QP table, so nothing reads them before; a QP that
+     * returns to RESET keeps them. rdmavt allocates all of it in {@code rvt_create_qp}; rvt does so later to keep a
+     * pool of idle QPs small ([deviation]: an allocation failure surfaces from {@code modify_qp}).
+     */
+    void allocateProtocolState() {
+        if (type == QpType.RC && ackQueue == NO_ACK_QUEUE) {
+            AckQueue q = new AckQueue(dev.params().maxAtomic());
+            q.reset(RC_ACKNOWLEDGE);
+            ackQueue = q;
+        }
+        sq.allocate();
+        rsp.allocate();
+    }
+
     /** Mirrors {@code rvt_init_qp}: the fields every create and reset sets. Locks held (or not yet shared). */
     void initQp() {
         remoteQpn = 0;
@@ -250,7 +267,9 @@ public final class RvtQp implements DriverQp {
         req.init(last);
         rsp.init(last);
         sq.reset();
-        ackQueue.reset(RC_ACKNOWLEDGE);
+        if (ackQueue != NO_ACK_QUEUE) {
+            ackQueue.reset(RC_ACKNOWLEDGE);
+        }
         sendSsn = 1;
     }
 
@@ -372,13 +391,18 @@ public final class RvtQp implements DriverQp {
     }
 
     void awaitNoReferences() {
-        refLock.lock();
-        try {
+        boolean interrupted = false;
+        synchronized (refs) {
             while (refs.get() > 0) {
-                refsZero.awaitUninterruptibly();
+                try {
+                    refs.wait();
+                } catch (InterruptedException e) {
+                    interrupted = true; // destroy does not give up: keep the status for the caller
+                }
             }
-        } finally {
-            refLock.unlock();
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -415,11 +439,8 @@ public final class RvtQp implements DriverQp {
     @Override
     public void release() {
         if (refs.decrementAndGet() == 0) {
-            refLock.lock();
-            try {
-                refsZero.signalAll();
-            } finally {
-                refLock.unlock();
+            synchronized (refs) {
+                refs.notifyAll();
             }
         }
     }

@@ -23,13 +23,26 @@ import io.rvt.core.RvtIbport;
  */
 public final class RvtRequester extends RequesterState {
     private final RvtQp qp;
-    private final RvtTimer retryTimer;
-    private final RvtTimer rnrTimer;
+    private final TimerService ts;
+    // Made by ensureTimers before the QP first leaves RESET (an idle QP has none); armed only with TIMER/WAIT_RNR set.
+    private RvtTimer retryTimer;
+    private RvtTimer rnrTimer;
 
     RvtRequester(RvtQp qp, TimerService ts) {
         this.qp = qp;
-        this.retryTimer = ts.newTimer("qp retry", this::rcTimeout);
-        this.rnrTimer = ts.newTimer("qp rnr", this::rcRnrRetry);
+        this.ts = ts;
+    }
+
+    /**
+     * Creates the two timers, once. Called by {@code modify_qp} before it takes the QP's locks (a timer service may
+     * have locks of its own, which its expiring timers hold while they take the QP's), so the modify that moves the
+     * QP out of RESET publishes them with its state.
+     */
+    synchronized void ensureTimers() {
+        if (retryTimer == null) {
+            rnrTimer = ts.newTimer("qp rnr", this::rcRnrRetry);
+            retryTimer = ts.newTimer("qp retry", this::rcTimeout);
+        }
     }
 
     /** Mirrors the requester half of {@code rvt_init_qp}. */
@@ -126,14 +139,18 @@ public final class RvtRequester extends RequesterState {
 
     /** Mirrors {@code rvt_del_timers_sync}: cancels both timers and waits for running callbacks (no QP lock held). */
     void delTimersSync() {
-        retryTimer.cancelSync();
-        rnrTimer.cancelSync();
+        if (retryTimer != null) {
+            retryTimer.cancelSync();
+            rnrTimer.cancelSync();
+        }
     }
 
     /** Cancels both timers without waiting (create failure, destroy). */
     void closeTimers() {
-        retryTimer.cancel();
-        rnrTimer.cancel();
+        if (retryTimer != null) {
+            retryTimer.cancel();
+            rnrTimer.cancel();
+        }
     }
 
     /** Mirrors {@code rvt_rc_timeout}: the retry timer expired. */

@@ -32,27 +32,43 @@ import io.rvt.core.srq.RvtSrq;
 public final class RvtResponder extends ResponderState {
     private final RvtQp qp;
     private final RvtSrq srq;
-    /** The own receive queue, or null with an SRQ. */
-    final RvtRq rq;
+    private final int maxRecvWr;
     final int maxSge;
-    private final Sge[] sgList;
-    private final RvtRwqe rwqeScratch;
-    private final ScatterGatherEntry sgeScratch = new ScatterGatherEntry();
+    // Allocated by allocate(), on the QP's first way out of RESET (which accepts no receive): an idle QP has none.
+    /** The own receive queue, or null with an SRQ (and before allocate). */
+    RvtRq rq;
+    private Sge[] sgList;
+    private RvtRwqe rwqeScratch;
+    private ScatterGatherEntry sgeScratch;
     /** Completion scratch for receive-side completions (recvLock). */
-    private final WorkCompletion wc = new WorkCompletion();
+    private WorkCompletion wc;
     /** Completion scratch for post_recv flushes (the receive queue's producer lock). */
-    private final WorkCompletion postRecvWc = new WorkCompletion();
+    private WorkCompletion postRecvWc;
 
     RvtResponder(RvtQp qp, RvtSrq srq, int maxRecvWr, int maxSge) {
         this.qp = qp;
         this.srq = srq;
         this.maxSge = maxSge;
-        this.sgList = new Sge[Math.max(maxSge, 1)];
-        for (int i = 0; i < sgList.length; i++) {
-            sgList[i] = new Sge();
+        this.maxRecvWr = srq == null ? maxRecvWr : 0;
+    }
+
+    /** Allocates the receive queue and the scratch objects, once (every QP lock held). */
+    void allocate() {
+        if (wc != null) {
+            return;
         }
-        this.rwqeScratch = new RvtRwqe(Math.max(maxSge, 1));
-        this.rq = srq == null ? new RvtRq(maxRecvWr + 1, maxSge) : null;
+        Sge[] list = new Sge[Math.max(maxSge, 1)];
+        for (int i = 0; i < list.length; i++) {
+            list[i] = new Sge();
+        }
+        sgList = list;
+        rwqeScratch = new RvtRwqe(Math.max(maxSge, 1));
+        sgeScratch = new ScatterGatherEntry();
+        postRecvWc = new WorkCompletion();
+        if (srq == null) {
+            rq = new RvtRq(maxRecvWr + 1, maxSge);
+        }
+        wc = new WorkCompletion();
     }
 
     /** Mirrors the responder half of {@code rvt_init_qp}. */
@@ -69,7 +85,7 @@ public final class RvtResponder extends ResponderState {
 
     /** @return {@code max_recv_wr} of the own queue (0 with an SRQ) */
     int maxRecvWr() {
-        return rq == null ? 0 : rq.size() - 1;
+        return maxRecvWr;
     }
 
     /**
@@ -83,7 +99,7 @@ public final class RvtResponder extends ResponderState {
             wc.clear().wrId(wrId).status(err).opcode(WcOpcode.RECV).qpNum(qp.qpNum());
             qp.recvCompletionQueue().enter(wc, true);
         }
-        if (rq != null) {
+        if (srq == null) {
             flushRecvQueue();
             return false;
         }
@@ -111,9 +127,9 @@ public final class RvtResponder extends ResponderState {
     void postRecv(RecvWorkRequest wr) {
         int qpNum = qp.qpNum();
         QpState s = qp.state();
-        if (!s.can(Ops.POST_RECV_OK) || rq == null) {
+        if (!s.can(Ops.POST_RECV_OK) || srq != null) {
             throw new WorkRequestException(Errno.EINVAL, 0, "postRecv: QP 0x" + Integer.toHexString(qpNum)
-                    + (rq == null ? " receives through an SRQ" : " is in state " + s + ", which does not accept"
+                    + (srq != null ? " receives through an SRQ" : " is in state " + s + ", which does not accept"
                             + " receives"));
         }
         int n = 0;

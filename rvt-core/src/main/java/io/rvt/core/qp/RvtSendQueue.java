@@ -53,7 +53,8 @@ public final class RvtSendQueue implements SendQueue {
     }
 
     private final RvtQp qp;
-    private final RvtSwqe[] ring;
+    /** The slots; null until {@link #allocate()} (the QP's first way out of RESET, every lock held). */
+    private RvtSwqe[] ring;
     private final int size;
     private final int maxSge;
     private final int reserved;
@@ -73,19 +74,31 @@ public final class RvtSendQueue implements SendQueue {
     private final AtomicInteger localOpsPending = new AtomicInteger();
     /** s_draining: SQD waits for the WQEs started before it; written with recvLock and sendLock. */
     boolean draining;
-    /** Completion scratch for completeSwqe (sendLock). */
-    private final WorkCompletion wc = new WorkCompletion();
+    /** Completion scratch for completeSwqe (sendLock); allocated with the ring. */
+    private WorkCompletion wc;
 
     RvtSendQueue(RvtQp qp, int maxSendWr, int maxSge, int reserved) {
         this.qp = qp;
         this.reserved = reserved;
         this.size = maxSendWr + 1 + reserved;
         this.maxSge = maxSge;
-        this.ring = new RvtSwqe[size];
-        for (int i = 0; i < size; i++) {
-            ring[i] = new RvtSwqe(maxSge);
-        }
         this.avail = maxSendWr;
+    }
+
+    /**
+     * Allocates the slots, once: a QP in RESET accepts no post, so an idle QP holds no WQE (see
+     * {@code RvtQp.allocateProtocolState}).
+     */
+    void allocate() {
+        if (ring != null) {
+            return;
+        }
+        RvtSwqe[] r = new RvtSwqe[size];
+        for (int i = 0; i < size; i++) {
+            r[i] = new RvtSwqe(maxSge);
+        }
+        wc = new WorkCompletion();
+        ring = r;
     }
 
     /** Empties the ring's indices (rvt_init_qp); every lock held, or the QP not yet shared. */

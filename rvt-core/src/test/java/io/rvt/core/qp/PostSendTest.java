@@ -148,6 +148,8 @@ class PostSendTest {
     void shouldNotMoveAnyIndexWhenSendCompleteIsCalledInResetInitOrRtr() {
         QpEnv env = env();
         RvtQp qp = env.rc();
+        env.toInit(qp); // the WQE slots exist once the QP has left RESET; back to RESET with them
+        env.toReset(qp);
         for (QpState s : new QpState[] {QpState.RESET, QpState.INIT, QpState.RTR}) {
             if (s == QpState.INIT) {
                 env.toInit(qp);

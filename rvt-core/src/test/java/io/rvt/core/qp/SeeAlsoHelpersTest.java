@@ -72,6 +72,7 @@ class SeeAlsoHelpersTest {
     @Test
     void rqCountShouldCountTheEntriesBetweenTailAndHeadModuloTheRingSize() {
         RvtQp qp = env.create(QpType.RC, 4, 4, 1); // a ring of 5 slots
+        env.toInit(qp); // the receive queue exists once the QP has left RESET
         assertThat(qp.responder().rqCount(3, 1)).isEqualTo(2);
         assertThat(qp.responder().rqCount(1, 3)).isEqualTo(3);
         assertThat(qp.responder().rqCount(2, 2)).isZero();
