@@ -36,9 +36,10 @@ final class CommandHelp {
                 "--test ib_write_bw is --test write --bw. Without any perf option: a short sweep of every test.",
                 "Defaults as perftest's: bandwidth -s 65536 -n 5000 -t 128 -Q 100; latency -s 2 -n 1000.",
                 "Two processes (--driver jni, one --address each): rvt perf --server [--test ...] listens, rvt perf",
-                "HOST [--test ...] connects; the client's test goes to the server in the CM's REQ, and both print the",
-                "table (the server: the client's bandwidth row, its own SEND/WRITE latency). One size, RC or UC,",
-                "-q QPs (one connection each), -b: both send, rows added; -a and -c UD run in one process only.", ""};
+                "HOST [--test ...] connects; the client's test goes to the server in the CM's REQ, and both print",
+                "every row (-a: every size) as perftest's do: for SEND bandwidth the server what it received and at",
+                "what rate, for SEND/WRITE latency its own side of the round trips, else the client's row. RC, UC",
+                "or UD (each UD QP found by SIDR on -p + 1 + q), -q QPs, -b: both send, rows added.", ""};
             case "stat" -> new String[] {"Port counters, QP state and fabric counters after a short traffic run.", ""};
             case "shell" -> new String[] {"The Gogo shell with the rvt:* commands (OSGi; leave with exit 0).", ""};
             default -> new String[] {"Devices, then an RC ping-pong.", ""};
@@ -53,6 +54,8 @@ final class CommandHelp {
         String exits = "Exit codes: 0 success, 1 failure, 2 bad command line.";
         return switch (command) {
             case "perf" -> new String[] {"",
+                "-c UD: a message is at most the MTU (perftest's rule: without -s the size becomes the MTU, a larger",
+                "-s fails; -a ends at the MTU).",
                 "-l N needs -n a multiple of N and -Q dividing N (-Q is N unless given); -b and -q are for bandwidth",
                 "tests. --out_json writes perftest's layout, {\"test_info\": {...}, \"results\": {...}}, for the last",
                 "row (perftest rewrites the file per row); --json FILE keeps every table and row.", exits};

@@ -3,6 +3,7 @@ package io.rvt.launcher;
 import io.rvt.api.AccessFlag;
 import io.rvt.api.AddressHandle;
 import io.rvt.api.AhAttr;
+import io.rvt.api.CompletionHandler;
 import io.rvt.api.CompletionQueue;
 import io.rvt.api.Device;
 import io.rvt.api.Gid;
@@ -101,12 +102,23 @@ final class Endpoint implements AutoCloseable {
      * @param link the port, path MTU and GID index ({@link LinkOptions#check checked} against the device)
      */
     Endpoint(Device device, int bufferBytes, int cqDepth, LinkOptions link) {
+        this(device, bufferBytes, cqDepth, link, null);
+    }
+
+    /**
+     * @param device the device
+     * @param bufferBytes size of the registered buffer (direct)
+     * @param cqDepth entries of each completion queue
+     * @param link the port, path MTU and GID index ({@link LinkOptions#check checked} against the device)
+     * @param recvHandler called when the armed receive CQ gets a completion, or null
+     */
+    Endpoint(Device device, int bufferBytes, int cqDepth, LinkOptions link, CompletionHandler recvHandler) {
         link.check(device);
         this.device = device;
         this.link = link;
         this.pd = device.allocPd();
         this.sendCq = device.createCq(cqDepth, 0, null, null);
-        this.recvCq = device.createCq(cqDepth, 0, null, null);
+        this.recvCq = device.createCq(cqDepth, 0, recvHandler, null);
         this.buffer = ByteBuffer.allocateDirect(bufferBytes);
         this.mr = pd.regMr(buffer, ALL_ACCESS);
         this.lid = device.queryPort(link.port(), new PortAttr()).lid();

@@ -92,19 +92,11 @@ final class PerfCommand {
     }
 
     /**
-     * One end of the table in this process, the other in another ({@link RemotePerf}): one size over RC or UC QPs,
-     * one connection each.
+     * One end of the table in this process, the other in another ({@link RemotePerf}): every row of the table
+     * ({@code -a}: each size), over RC, UC or UD, {@code -q} QPs.
      */
     private void runRemote(Host host) {
         Options o = options;
-        if (o.has("--all")) {
-            throw new UsageException("option --all: not built yet between two processes (rvt perf --all alone runs "
-                    + "both ends here)");
-        }
-        if (o.transport == Transport.UD) {
-            throw new UsageException("option --transport: UD between two processes is not built yet (RC and UC are; "
-                    + "rvt perf -c UD alone runs both ends here)");
-        }
         Device dev = Main.requireDevices(host, 1, "perf").get(0);
         LinkOptions link = o.link();
         link.check(dev);
@@ -113,19 +105,23 @@ final class PerfCommand {
         Path json = o.json != null ? writablePath("--json", o.json) : null;
         Path perftestJson = o.outJson ? writablePath("--out_json_file", o.outJsonFile) : null;
         JsonReport report = new JsonReport(host, o.reportGbits);
+        boolean[] begun = new boolean[1];
         RemotePerf remote = new RemotePerf(out, err, link, o.cmPort, o.reportGbits, (s, d, mtu, bw, lat) -> {
             PerftestJson.TestInfo info = new PerftestJson.TestInfo(s, d, mtu, host.driver().perftestLinkType(), link,
                     PerfRunner.rxDepth(s), DATA_EXCHANGE);
             if (perftestJson != null) {
+                // as perftest: the file is rewritten for every row, and holds the last
                 write(perftestJson, PerftestJson.report(info, bw, lat, o.reportGbits));
             }
-            report.beginTest(info);
+            if (!begun[0]) {
+                report.beginTest(info);
+                begun[0] = true;
+            }
             if (bw != null) {
                 report.result(bw);
             } else {
                 report.result(lat);
             }
-            report.endTest();
         });
         if (o.server) {
             remote.server(host, asked -> {
@@ -141,6 +137,9 @@ final class PerfCommand {
             });
         } else {
             remote.client(host, JniSetup.resolve(o.peer), own);
+        }
+        if (begun[0]) {
+            report.endTest();
         }
         if (json != null) {
             write(json, report.finish());
@@ -162,8 +161,13 @@ final class PerfCommand {
             return "the client asks for -c " + asked.transport() + ", the server was started with -c "
                     + own.transport();
         }
-        if (o.has("--size") && asked.sizes()[0] != own.sizes()[0]) {
-            return "the client asks for -s " + asked.sizes()[0] + ", the server was started with -s " + own.sizes()[0];
+        boolean sweep = asked.sizes().length > 1;
+        String askedSize = sweep ? "-a" : "-s " + asked.sizes()[0];
+        if (o.has("--size") && (sweep || asked.sizes()[0] != own.sizes()[0])) {
+            return "the client asks for " + askedSize + ", the server was started with -s " + own.sizes()[0];
+        }
+        if (o.has("--all") && !sweep && own.sizes().length > 1) {
+            return "the client asks for " + askedSize + ", the server was started with -a";
         }
         if (o.has("--iters") && asked.iters() != own.iters()) {
             return "the client asks for -n " + asked.iters() + ", the server was started with -n " + own.iters();
@@ -182,10 +186,8 @@ final class PerfCommand {
             return "the client asks for " + (asked.bidirectional() ? "-b" : "one direction") + ", the server was "
                     + "started with -b";
         }
-        if (asked.bidirectional() && asked.latency() || asked.transport() == Transport.UD
-                || asked.sizes().length != 1) {
-            return "the client asks for a table this server does not run between processes (one size, RC or UC, "
-                    + "-b for bandwidth only)";
+        if (asked.bidirectional() && asked.latency()) {
+            return "the client asks for -b with a latency test (-b is for bandwidth)";
         }
         return null;
     }
@@ -280,8 +282,16 @@ final class PerfCommand {
                 list.add(s);
             }
             sizes = list.stream().mapToInt(Integer::intValue).toArray();
+        } else if (o.size > 0) {
+            sizes = new int[] {o.size};
         } else {
-            sizes = new int[] {o.size > 0 ? o.size : o.latency ? DEFAULT_LAT_SIZE : DEFAULT_BW_SIZE};
+            int size = o.latency ? DEFAULT_LAT_SIZE : DEFAULT_BW_SIZE;
+            if (o.transport == Transport.UD && size > mtu) {
+                // perftest's rule: a UD message is at most one MTU; its default size shrinks to it, a given -s fails
+                err.printf(" Max msg size in UD is MTU %d%n Changing to this MTU%n", mtu);
+                size = mtu;
+            }
+            sizes = new int[] {size};
         }
         int iters = o.durationSeconds > 0 ? 0
                 : o.iters > 0 ? o.iters : o.latency ? PerfSpec.DEFAULT_LAT_ITERS : PerfSpec.DEFAULT_BW_ITERS;

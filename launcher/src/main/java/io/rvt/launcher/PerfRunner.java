@@ -56,6 +56,8 @@ final class PerfRunner implements AutoCloseable {
     private final int remoteRkey;
     /** Latency: the ping-pongs of the last row's warm-up. */
     private int warmedUp;
+    /** Bandwidth: the messages of the last row's warm-up, every QP and flow. */
+    private long warmUpMessages;
     /**
      * A bidirectional SEND table with the responder in another process: this side's receive for the peer's flow,
      * reposted on every completion (the caller posted the first ones); else null.
@@ -192,50 +194,55 @@ final class PerfRunner implements AutoCloseable {
     }
 
     /**
-     * The requester's side of a table whose responder is another process ({@code rvt perf HOST}): one QP per
-     * connection the caller made ({@code -q}), whose peer runs {@link RemotePerf}'s server loop. This runner drives
-     * only its own side; it owns {@code requester} and {@code connector} from here on and closes them.
+     * The requester's side of a table whose responder is another process ({@code rvt perf HOST}, or the server's own
+     * flow of {@code -b}): one QP per connection the caller made ({@code -q}; UD: per QP served and resolved by SIDR),
+     * whose peer runs {@link RemotePerf}'s server loop. This runner drives only its own side; it owns
+     * {@code requester} and {@code connector} from here on and closes them.
      *
      * @param host this process's host
      * @param requester this side's endpoint ({@link #bufferBytes}, {@link #cqDepth})
-     * @param connector the connector that made {@code cs}
-     * @param cs the connections to the server, one per QP of the table
-     * @param region the server's memory region (its REP's private data)
-     * @param spec the table: one direction
+     * @param connector the connector that made the QPs' connections
+     * @param qps the QPs to the peer, one per QP of the table
+     * @param peers UD: the address handle of each QP's peer; else null
+     * @param peerQpns UD: each peer's QP number; else null
+     * @param region the peer's memory region (its REP's or REQ's private data)
+     * @param spec the table
      * @param progress where rows report their iterations
+     * @param peer the peer's name, in errors
      */
-    PerfRunner(Host host, Endpoint requester, Connector connector, Connection[] cs, PerfWire.Region region,
-            PerfSpec spec, Progress progress) {
+    PerfRunner(Host host, Endpoint requester, Connector connector, QueuePair[] qps, AddressHandle[] peers,
+            int[] peerQpns, PerfWire.Region region, PerfSpec spec, Progress progress, String peer) {
         this.spec = spec;
         this.host = host;
         this.progress = progress;
         this.hint = Completions.lossHint(spec.transport());
         this.atRequester = "a work request on " + requester.device.name();
-        this.atResponder = "a receive at " + cs[0].remoteGid();
+        this.atResponder = "a receive at " + peer;
         this.receiveAtRequester = "a receive on " + requester.device.name();
         this.requester = requester;
         this.responder = null;
         this.connector = connector;
         this.remoteAddr = region.addr();
         this.remoteRkey = region.rkey();
-        dataOff = 0;
+        dataOff = 0; // sends start at the buffer's start; only receives leave a UD GRH's room
         int largest = 0;
         for (int size : spec.sizes()) {
             largest = Math.max(largest, size);
         }
-        int qps = cs.length;
-        sendQps = new QueuePair[qps];
-        wrs = new SendWorkRequest[qps];
-        senderQpns = new int[qps];
-        for (int q = 0; q < qps; q++) {
-            sendQps[q] = cs[q].qp();
+        int grh = spec.transport() == Transport.UD ? Endpoint.GRH_BYTES : 0;
+        int n = qps.length;
+        sendQps = qps.clone();
+        wrs = new SendWorkRequest[n];
+        senderQpns = new int[n];
+        for (int q = 0; q < n; q++) {
             senderQpns[q] = sendQps[q].qpNum();
-            wrs[q] = postList(requester, remoteAddr, remoteRkey, null, 0);
+            wrs[q] = postList(requester, remoteAddr, remoteRkey, peers == null ? null : peers[q],
+                    peerQpns == null ? 0 : peerQpns[q]);
         }
-        recvQps = new QueuePair[qps];
-        replies = new SendWorkRequest[qps];
-        recvs = new RecvWorkRequest[qps];
-        replyRecvs = new RecvWorkRequest[] {new RecvWorkRequest(1).sge(requester.mr, 0, largest)};
+        recvQps = new QueuePair[n];
+        replies = new SendWorkRequest[n];
+        recvs = new RecvWorkRequest[n];
+        replyRecvs = new RecvWorkRequest[] {new RecvWorkRequest(1).sge(requester.mr, 0, grh + largest)};
         for (int i = 0; i < wcs.length; i++) {
             wcs[i] = new WorkCompletion();
         }
@@ -246,31 +253,18 @@ final class PerfRunner implements AutoCloseable {
             sendQps[0].postRecv(replyRecvs[0]);
         }
         if (spec.bidirectional() && spec.test().needsReceives() && !spec.latency()) {
-            localRecv = new RecvWorkRequest(1).sge(requester.mr, 0, largest);
+            localRecv = new RecvWorkRequest(1).sge(requester.mr, 0, grh + largest);
         }
     }
 
     /**
-     * Bidirectional, the responder in another process: reposts the receives of the peer's flow
-     * ({@link #repostLocal()}) until {@code done}, which the peer completes when its flow has ended.
-     *
-     * @param done what to wait for
-     * @param what names it in an error
-     * @param <T> its result
-     * @return its result
+     * The responder in another process: one step of waiting for it, reposting the receives of its flow ({@code -b},
+     * {@link #repostLocal()}) or, with none to repost, moving the network on.
      */
-    <T> T serveUntil(java.util.concurrent.CompletableFuture<T> done, String what) {
-        long patience = RemotePingPong.SERVER_PATIENCE.toNanos() + spec.durationNanos();
-        long deadline = System.nanoTime() + patience;
-        while (!done.isDone()) {
-            if (repostLocal() == 0) {
-                host.progress();
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("no " + what + " within " + patience / 1_000_000_000L + " s");
-                }
-            }
+    void serveOnce() {
+        if (repostLocal() == 0) {
+            host.progress();
         }
-        return done.join();
     }
 
     /** @return receive completions of the peer's flow polled and reposted ({@link #localRecv}), 0 if none */
@@ -383,9 +377,22 @@ final class PerfRunner implements AutoCloseable {
      * @return the row
      */
     BandwidthResult bandwidth(int size) {
+        return bandwidth(size, () -> { });
+    }
+
+    /**
+     * Measures one bandwidth row, telling the peer process when its warm-up is over.
+     *
+     * @param size bytes per message
+     * @param afterWarmUp runs between the warm-up (all of it complete) and the measured run
+     * @return the row
+     */
+    BandwidthResult bandwidth(int size, Runnable afterWarmUp) {
         resize(size);
         progress.row(spec.label() + " " + size + " B (warm-up)", 0);
-        WarmUp.run(size, n -> windowed(n, 0, false));
+        warmUpMessages = 0;
+        WarmUp.run(size, n -> warmUpMessages += windowed(n, 0, false).iterations());
+        afterWarmUp.run();
         progress.row(spec.label() + " " + size + " B", (long) spec.iters() * wrs.length * flows.length);
         return windowed(spec.iters(), spec.durationNanos(), true).withSize(size);
     }
@@ -747,6 +754,11 @@ final class PerfRunner implements AutoCloseable {
             responder.close();
         }
         connector.close();
+    }
+
+    /** @return the messages the last bandwidth row sent as its warm-up (complete before {@code afterWarmUp} runs) */
+    long warmUpMessages() {
+        return warmUpMessages;
     }
 
     /** @return the ping-pongs the last latency row ran as its warm-up */

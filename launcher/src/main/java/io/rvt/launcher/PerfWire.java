@@ -4,15 +4,19 @@ import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 
 /**
- * What the two processes of {@code rvt perf --server} / {@code rvt perf HOST} tell each other through the CM's
- * private data (big-endian): the client's REQ carries the table it runs and its memory region ({@link Request}), the
- * server's REP its memory region ({@link Region}), and the client's DREQ its result row ({@link Result}), so that the
- * server prints the same table, as perftest's server prints the client's results.
+ * What the two processes of {@code rvt perf --server} / {@code rvt perf HOST} tell each other (big-endian): the
+ * client's REQ carries the table it runs and its memory region ({@link Request}), the server's REP its memory region
+ * ({@link Region}); then, over the control connection ({@link PerfControl}), the steps of each row ({@link Control}),
+ * the client's DONE with its row ({@link Result}), so that the server prints the rows it does not measure itself, as
+ * perftest's server prints the client's results.
  */
 final class PerfWire {
     private static final int REQUEST_MAGIC = 0x72767446; // "rvtF"
     private static final int REGION_MAGIC = 0x7276744d; // "rvtM"
     private static final int RESULT_MAGIC = 0x72767452; // "rvtR"
+    private static final int CONTROL_MAGIC = 0x72767443; // "rvtC"
+    /** The request's flag byte: the table is a sweep ({@code -a}). */
+    private static final int SWEEP = 1;
 
     private PerfWire() {
     }
@@ -28,9 +32,10 @@ final class PerfWire {
     }
 
     /**
-     * The client's table and its buffer: 47 bytes, within the REQ's 56 after rdma_cm's IP header.
+     * The client's table and its buffer: 47 bytes, within the REQ's 56 after rdma_cm's IP header. A sweep
+     * ({@code -a}) is its largest size and a flag: its rows are every power of two from 2 bytes up to it.
      *
-     * @param spec the table (one size, one QP)
+     * @param spec the table (one size, or {@code -a}'s powers of two)
      * @param addr the client's memory region's address (the server's target in write latency)
      * @param rkey its rkey
      */
@@ -39,10 +44,10 @@ final class PerfWire {
             PerfSpec s = spec;
             return ByteBuffer.allocate(47).putInt(REQUEST_MAGIC).put((byte) s.test().ordinal())
                     .put((byte) s.transport().ordinal()).put((byte) (s.latency() ? 1 : 0))
-                    .put((byte) (s.bidirectional() ? 1 : 0)).putInt(s.sizes()[0]).putInt(s.iters())
+                    .put((byte) (s.bidirectional() ? 1 : 0)).putInt(s.sizes()[s.sizes().length - 1]).putInt(s.iters())
                     .putLong(s.durationNanos()).putShort((short) s.txDepth()).putShort((short) s.cqMod())
-                    .putShort((short) s.postList()).putShort((short) s.qps()).putLong(addr).putInt(rkey).put((byte) 0)
-                    .array();
+                    .putShort((short) s.postList()).putShort((short) s.qps()).putLong(addr).putInt(rkey)
+                    .put((byte) (s.sizes().length > 1 ? SWEEP : 0)).array();
         }
 
         /**
@@ -72,16 +77,34 @@ final class PerfWire {
                 int qps = buf.getShort() & 0xFFFF;
                 long addr = buf.getLong();
                 int rkey = buf.getInt();
+                boolean sweep = (buf.get() & SWEEP) != 0;
                 if (size <= 0 || txDepth <= 0 || cqMod <= 0 || postList <= 0 || qps <= 0 || iters < 0
                         || duration < 0 || iters == 0 && duration == 0) {
                     return null;
                 }
                 return new Request(new PerfSpec(PerfTest.values()[test], Transport.values()[transport], latency,
-                        new int[] {size}, qps, iters, duration, txDepth, cqMod, postList, bidirectional), addr, rkey);
+                        sweep ? sweep(size) : new int[] {size}, qps, iters, duration, txDepth, cqMod, postList,
+                        bidirectional), addr, rkey);
             } catch (BufferUnderflowException e) {
                 return null;
             }
         }
+    }
+
+    /**
+     * @param largest the largest size of a sweep
+     * @return {@code -a}'s sizes: every power of two from 2 bytes up to {@code largest}
+     */
+    static int[] sweep(int largest) {
+        int n = 0;
+        for (long s = 2; s <= largest; s <<= 1) {
+            n++;
+        }
+        int[] sizes = new int[n];
+        for (int i = 0; i < n; i++) {
+            sizes[i] = 2 << i;
+        }
+        return sizes;
     }
 
     /**
@@ -157,6 +180,71 @@ final class PerfWire {
             } catch (BufferUnderflowException e) {
                 return null;
             }
+        }
+    }
+
+    /** What a {@link Control} message says. */
+    enum Step {
+        /** Client: the next row is {@code size} bytes. */
+        ROW,
+        /** Server: ready for the row (its pong and receives are that size). */
+        READY,
+        /** Client (SEND bandwidth): the warm-up is over; the server starts counting on {@link #GO}. */
+        MEASURE,
+        /** Server: counting; the client starts its measured run. */
+        GO,
+        /** Client: the row is over; its result and warm-up iterations. */
+        DONE,
+        /** Server ({@code -b}): its own flow of the row is over; its result. */
+        FLOW
+    }
+
+    /**
+     * One message on the control connection of {@code rvt perf} between two processes ({@link PerfControl}): the
+     * client and the server step through each row of the table together with these.
+     *
+     * @param step what it says
+     * @param size the row's size
+     * @param count MEASURE: the messages the client's warm-up sent (the server counts that many before GO); else 0
+     * @param result the row (DONE, FLOW), or null
+     */
+    record Control(Step step, int size, long count, Result result) {
+        /** The largest message: magic, step, size, count and a {@link Result}. */
+        static final int MAX_BYTES = 17 + 96;
+
+        /**
+         * @param step what it says
+         * @param size the row's size
+         */
+        Control(Step step, int size) {
+            this(step, size, 0, null);
+        }
+
+        byte[] encode() {
+            byte[] r = result == null ? new byte[0] : result.encode();
+            return ByteBuffer.allocate(17 + r.length).putInt(CONTROL_MAGIC).put((byte) step.ordinal()).putInt(size)
+                    .putLong(count).put(r).array();
+        }
+
+        /**
+         * @param b a control message
+         * @return it, or null if it is none
+         */
+        static Control decode(byte[] b) {
+            ByteBuffer buf = open(b, CONTROL_MAGIC);
+            if (buf == null || b.length < 17) {
+                return null;
+            }
+            int step = buf.get();
+            if (step < 0 || step >= Step.values().length) {
+                return null;
+            }
+            int size = buf.getInt();
+            long count = buf.getLong();
+            byte[] rest = new byte[buf.remaining()];
+            buf.get(rest);
+            Result r = rest.length == 0 ? null : Result.decode(rest);
+            return rest.length > 0 && r == null ? null : new Control(Step.values()[step], size, count, r);
         }
     }
 }

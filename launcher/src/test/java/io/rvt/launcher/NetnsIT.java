@@ -15,7 +15,8 @@ import org.junit.jupiter.api.TestInstance;
  * an IPv4 and an IPv6 address on each end; {@code rvt ... --server} runs in one, {@code rvt ... HOST} in the other,
  * each a JVM with one driver-jni HCA on UDP 4791, connected through rvt-cm. Over IPv4 and IPv6, and with nftables
  * dropping 5 % of UDP 4791 both ways in the server's namespace: the CM's retries and RC's still connect and every
- * message checks. Needs root, {@code ip} and (for the loss runs) {@code nft}; otherwise it skips and says why.
+ * message checks; and {@code -b} under that loss, a UD sweep ({@code -a}) over IPv6 and UD latency over IPv4
+ * (SIDR both ways). Needs root, {@code ip} and (for the loss runs) {@code nft}; otherwise it skips and says why.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class NetnsIT {
@@ -81,7 +82,26 @@ class NetnsIT {
     void shouldRunPerfSendBandwidthBothWaysAtOnceBetweenNamespacesOverIpv4() throws Exception {
         TwoProcessIT.perf(new String[] {nsB, nsA}, ipB, ipA, 18519, List.of("--test", "send", "-b", "-s", "4096",
                 "-n", "500", "-m", "1024"), "Send Bidirectional BW Test", " 4096 +1000 +[0-9.]+ +[0-9.]+ +[0-9.]+",
-                "the client's measurement, sent with its disconnect: its flow and this side's, added");
+                TwoProcessIT.BOTH_FLOWS);
+    }
+
+    // a UD sweep ends at the MTU: ten rows, 2 to 1024 bytes, both sides printing each
+    @Test
+    void shouldSweepUdSendBandwidthBetweenNamespacesOverIpv6() throws Exception {
+        TwoProcessIT.perfPair(new String[] {nsB, nsA}, ip6B, ip6A, 18523, List.of("--test", "send", "-c", "UD", "-a",
+                "-n", "200", "-m", "1024"), (srv, cli) -> {
+                    List<long[]> mine = TwoProcessIT.rows(cli.out());
+                    assertThat(mine).hasSize(10).extracting(r -> r[1]).containsOnly(200L);
+                    assertThat(mine.get(9)[0]).isEqualTo(1024L);
+                    assertThat(TwoProcessIT.rows(srv.out())).extracting(r -> r[0])
+                            .containsExactlyElementsOf(mine.stream().map(r -> r[0]).toList());
+                });
+    }
+
+    @Test
+    void shouldRunUdSendLatencyThroughSidrBetweenNamespacesOverIpv4() throws Exception {
+        TwoProcessIT.perf(new String[] {nsB, nsA}, ipB, ipA, 18524, List.of("--test", "send", "--lat", "-c", "UD",
+                "-n", "200", "-m", "1024"), "Send Latency Test", " 2 +200( +[0-9.]+){7}", "measured here");
     }
 
     @Test
@@ -93,7 +113,11 @@ class NetnsIT {
                     "the client's measurement");
             TwoProcessIT.perf(new String[] {nsB, nsA}, ip6B, ip6A, 18521, List.of("--test", "send", "-s", "4096",
                     "-n", "500", "-m", "1024"), "Send BW Test", " 4096 +500 +[0-9.]+ +[0-9.]+ +[0-9.]+",
-                    "the client's measurement");
+                    TwoProcessIT.SERVER_RECEIVED);
+            // both flows at once, each side's losses recovered by RC
+            TwoProcessIT.perf(new String[] {nsB, nsA}, ipB, ipA, 18522, List.of("--test", "send", "-b", "-s", "4096",
+                    "-n", "300", "-m", "1024"), "Send Bidirectional BW Test", " 4096 +600 +[0-9.]+ +[0-9.]+ +[0-9.]+",
+                    TwoProcessIT.BOTH_FLOWS);
         });
     }
 

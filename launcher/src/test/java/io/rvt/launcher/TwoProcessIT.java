@@ -18,6 +18,11 @@ class TwoProcessIT {
     private static final String NET = "127.14." + ProcessHandle.current().pid() % 250 + ".";
     static final Pattern LOCAL = Pattern.compile("local address: +LID 0x[0-9a-f]{4}, (QPN 0x[0-9a-f]{6}, PSN "
             + "0x[0-9a-f]{6})");
+    /** The server's closing line of a SEND bandwidth table: its own rows. */
+    static final String SERVER_RECEIVED = "measured here: the messages received and at what rate";
+    /** The server's closing line of a {@code -b} table: the sum the client computed. */
+    static final String BOTH_FLOWS = "the client's measurement: its flow and this side's, added";
+    private static final Pattern ROW = Pattern.compile("(?m)^ (\\d+) +(\\d+)( +[0-9.]+){3,7}$");
     static final Pattern REMOTE = Pattern.compile("remote address: +LID 0x[0-9a-f]{4}, (QPN 0x[0-9a-f]{6}, PSN "
             + "0x[0-9a-f]{6})");
 
@@ -70,17 +75,52 @@ class TwoProcessIT {
                 "RDMA_Write BW Test", " 65536 +300 +[0-9.]+ +[0-9.]+ +[0-9.]+", "the client's measurement");
     }
 
+    // RC: every message arrives, so the server, counting its own receives, counts all of them
     @Test
-    void shouldRunPerfSendBandwidthOverTwoQpsWhoseReceivesTheServerReposts() throws Exception {
+    void shouldRunPerfSendBandwidthOverTwoQpsWhoseReceivesTheServerRepostsAndCounts() throws Exception {
         perf(null, NET + "11", NET + "12", 18703, List.of("--test", "send", "-q", "2", "-s", "4096", "-n", "1500"),
-                "Send BW Test", " 4096 +3000 +[0-9.]+ +[0-9.]+ +[0-9.]+", "the client's measurement");
+                "Send BW Test", " 4096 +3000 +[0-9.]+ +[0-9.]+ +[0-9.]+", SERVER_RECEIVED);
     }
 
     @Test
     void shouldRunBidirectionalPerfSendBandwidthWithBothProcessesSendingAndTheirRowsAdded() throws Exception {
         perf(null, NET + "13", NET + "14", 18704, List.of("--test", "send", "-b", "-s", "4096", "-n", "1000"),
-                "Send Bidirectional BW Test", " 4096 +2000 +[0-9.]+ +[0-9.]+ +[0-9.]+",
-                "the client's measurement, sent with its disconnect: its flow and this side's, added");
+                "Send Bidirectional BW Test", " 4096 +2000 +[0-9.]+ +[0-9.]+ +[0-9.]+", BOTH_FLOWS);
+    }
+
+    @Test
+    void shouldSweepUdSendBandwidthUpToTheMtuWithBothProcessesPrintingEveryRow() throws Exception {
+        List<String> test = List.of("--test", "send", "-c", "UD", "-a", "-n", "300", "-m", "1024");
+        perfPair(null, NET + "15", NET + "16", 18705, test, (srv, cli) -> {
+            List<long[]> mine = rows(cli.out());
+            List<long[]> theirs = rows(srv.out());
+            // perftest's rule: a UD sweep ends at the MTU
+            assertThat(mine).extracting(r -> r[0]).containsExactly(2L, 4L, 8L, 16L, 32L, 64L, 128L, 256L, 512L,
+                    1024L);
+            assertThat(mine).extracting(r -> r[1]).containsOnly(300L);
+            assertThat(theirs).extracting(r -> r[0]).containsExactlyElementsOf(mine.stream().map(r -> r[0])
+                    .toList());
+            // the server counts what arrived: UD may lose some, never invent any
+            assertThat(theirs).extracting(r -> r[1]).allMatch(n -> n <= 300);
+            assertThat(theirs.stream().mapToLong(r -> r[1]).sum()).isPositive();
+            assertThat(srv.out()).contains("Connection type : UD", "(server: " + SERVER_RECEIVED);
+        });
+    }
+
+    @Test
+    void shouldRunUdSendLatencyThroughSidrWithBothProcessesMeasuring() throws Exception {
+        perf(null, NET + "17", NET + "18", 18706, List.of("--test", "send", "--lat", "-c", "UD", "-n", "200"),
+                "Send Latency Test", " 2 +200( +[0-9.]+){7}", "measured here");
+    }
+
+    @Test
+    void shouldRunUcSendBandwidthWithTheServerCountingWhatArrived() throws Exception {
+        perfPair(null, NET + "19", NET + "20", 18707, List.of("--test", "send", "-c", "UC", "-s", "4096", "-n",
+                "1000"), (srv, cli) -> {
+                    assertThat(rows(cli.out())).extracting(r -> r[1]).containsExactly(1000L);
+                    assertThat(rows(srv.out())).extracting(r -> r[1]).allMatch(n -> n > 0 && n <= 1000);
+                    assertThat(srv.out()).contains("(server: " + SERVER_RECEIVED);
+                });
     }
 
     @Test
@@ -124,6 +164,35 @@ class TwoProcessIT {
      */
     static void perf(String[] netns, String server, String client, int port, List<String> test, String title,
             String row, String serverNote) throws Exception {
+        perfPair(netns, server, client, port, test, (srv, cli) -> {
+            Pattern rowLine = Pattern.compile("(?m)^" + row + "$");
+            for (RvtProcess p : List.of(srv, cli)) {
+                assertThat(p.out()).as(p.out()).contains(title);
+                assertThat(rowLine.matcher(p.out()).find()).as(row + " in " + p.out()).isTrue();
+            }
+            if (serverNote.startsWith("the client's")) {
+                // the server prints the row the client sent at the row's end, digit for digit
+                assertThat(group(Pattern.compile("(?m)^(" + row + ")$"), srv.out()))
+                        .isEqualTo(group(Pattern.compile("(?m)^(" + row + ")$"), cli.out()));
+            }
+            assertThat(srv.out()).contains("(server: " + serverNote);
+        });
+    }
+
+    /**
+     * Runs {@code rvt perf --server} and {@code rvt perf SERVER} with the same test options, checks what every such
+     * pair prints, and then what {@code check} asks.
+     *
+     * @param netns the namespaces of server and client ({@code [server, client]}), or null for this one
+     * @param server the server's address
+     * @param client the client's address
+     * @param port the CM port
+     * @param test the test options of both sides
+     * @param check what else to check
+     * @throws Exception if a child cannot be run
+     */
+    static void perfPair(String[] netns, String server, String client, int port, List<String> test,
+            PairCheck check) throws Exception {
         List<String> s = new ArrayList<>(List.of("--driver", "jni", "--no-osgi", "--address", server, "perf",
                 "--server", "-p", Integer.toString(port)));
         s.addAll(test);
@@ -131,22 +200,24 @@ class TwoProcessIT {
                 bare(server), "-p", Integer.toString(port)));
         c.addAll(test);
         runPair(netns, s, c, (srv, cli) -> {
-            Pattern rowLine = Pattern.compile("(?m)^" + row + "$");
             for (RvtProcess p : List.of(srv, cli)) {
-                assertThat(p.out()).as(p.out()).contains(title, "Data ex. method : rdma_cm",
-                        "Measured on     : driver-jni");
-                assertThat(rowLine.matcher(p.out()).find()).as(row + " in " + p.out()).isTrue();
-            }
-            if (serverNote.startsWith("the client's")) {
-                // the server prints the row the client sent with its disconnect, digit for digit
-                assertThat(group(Pattern.compile("(?m)^(" + row + ")$"), srv.out()))
-                        .isEqualTo(group(Pattern.compile("(?m)^(" + row + ")$"), cli.out()));
+                assertThat(p.out()).as(p.out()).contains("Data ex. method : rdma_cm", "Measured on     : driver-jni");
             }
             assertThat(cli.out()).contains(" Device          : rvt_roce00 -> " + javaForm(server));
-            assertThat(srv.out()).contains(" Device          : " + javaForm(client) + " -> rvt_roce00",
-                    "(server: " + serverNote);
+            assertThat(srv.out()).contains(" Device          : " + javaForm(client) + " -> rvt_roce00");
             assertThat(srv.stderr() + cli.stderr()).doesNotContain("rvt:");
+            check.check(srv, cli);
         });
+    }
+
+    /** @return the size and iterations of every row of the tables in {@code out} */
+    static List<long[]> rows(String out) {
+        List<long[]> rows = new ArrayList<>();
+        Matcher m = ROW.matcher(out);
+        while (m.find()) {
+            rows.add(new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2))});
+        }
+        return rows;
     }
 
     /** What a test checks of a server's and a client's output once both have ended well. */

@@ -65,17 +65,40 @@ class TwoProcessOptionsTest {
     void shouldSayWhatDoesNotRunBetweenTwoProcessesYet() {
         cli.assertUsage("option --transport: UD between two processes is not built yet", "--driver", "jni",
                 "--no-osgi", "--address", "127.14.250.2", "pingpong", "127.14.250.1", "-c", "UD");
-        String[] client = {"--driver", "jni", "--no-osgi", "--address", "127.14.250.2", "perf", "127.14.250.1"};
-        cli.assertUsage("option --all: not built yet between two processes", concat(client, "-a"));
-        cli.assertUsage("option --transport: UD between two processes is not built yet", concat(client, "-c", "UD"));
-        cli.assertUsage("option --all: not built yet between two processes", "--driver", "jni", "--no-osgi",
-                "--address", "127.14.250.1", "perf", "--server", "-a");
     }
 
-    private static String[] concat(String[] a, String... b) {
-        String[] r = java.util.Arrays.copyOf(a, a.length + b.length);
-        System.arraycopy(b, 0, r, a.length, b.length);
-        return r;
+    @Test
+    void shouldCarryASweepAsItsLargestSizeAndAFlag() {
+        PerfSpec spec = new PerfSpec(PerfTest.SEND, Transport.UD, false, PerfWire.sweep(1024), 2, 100, 0, 128, 100, 1,
+                false);
+        assertThat(spec.sizes()).containsExactly(2, 4, 8, 16, 32, 64, 128, 256, 512, 1024);
+        PerfSpec back = PerfWire.Request.decode(new PerfWire.Request(spec, 1, 2).encode()).spec();
+        assertThat(back.sizes()).containsExactly(spec.sizes());
+        assertThat(back.transport()).isEqualTo(Transport.UD);
+        assertThat(back.qps()).isEqualTo(2);
+        // one size stays one size, even a power of two
+        PerfSpec one = new PerfSpec(PerfTest.SEND, Transport.RC, false, new int[] {1024}, 1, 100, 0, 128);
+        assertThat(PerfWire.Request.decode(new PerfWire.Request(one, 1, 2).encode()).spec().sizes())
+                .containsExactly(1024);
+    }
+
+    @Test
+    void shouldCarryEachControlStepWithItsSizeAndResult() {
+        PerfWire.Result bw = new PerfWire.Result(new BandwidthResult(64, 5000, 10.5, 9.25, 0.15), null, 0);
+        PerfWire.Result lat = new PerfWire.Result(null, new LatencyResult(2, 500, 1, 9, 2, 3, 0.5, 8, 9), 77);
+        for (PerfWire.Control m : List.of(new PerfWire.Control(PerfWire.Step.ROW, 4096),
+                new PerfWire.Control(PerfWire.Step.MEASURE, 0, 20_000L * 64, null),
+                new PerfWire.Control(PerfWire.Step.DONE, 64, 0, bw), new PerfWire.Control(PerfWire.Step.DONE, 2, 0, lat),
+                new PerfWire.Control(PerfWire.Step.FLOW, 64, 0, bw))) {
+            byte[] wire = m.encode();
+            assertThat(wire.length).isLessThanOrEqualTo(PerfWire.Control.MAX_BYTES);
+            assertThat(PerfWire.Control.decode(wire)).isEqualTo(m);
+        }
+        assertThat(PerfWire.Control.decode(bw.encode())).isNull();
+        byte[] bad = new PerfWire.Control(PerfWire.Step.READY, 8).encode();
+        bad[4] = 42; // no such step
+        assertThat(PerfWire.Control.decode(bad)).isNull();
+        assertThat(PerfWire.Control.decode(new byte[] {1})).isNull();
     }
 
     @Test
