@@ -44,7 +44,7 @@ public final class BenchDriver implements RvtDriver {
 
     @Override
     public String name() {
-        return "bench";
+        return "bench%d";
     }
 
     @Override

@@ -23,7 +23,7 @@ final class Completions {
      * @param host the devices' host, whose network progresses while the CQ is empty
      * @param cq the CQ
      * @param wc filled with the completion
-     * @param what names the wait in an error, e.g. "the receive on rvt_sim1"
+     * @param what names the wait in an error, e.g. "the receive on sim1"
      * @param hint appended to a timeout error (why it may have happened), or ""
      * @throws IllegalStateException on a failed completion or when {@link #DEADLINE_NANOS} pass
      */

@@ -4,7 +4,6 @@ import io.rvt.api.Device;
 import io.rvt.api.DeviceAttributes;
 import io.rvt.api.PortAttr;
 import java.io.PrintStream;
-import java.util.Locale;
 
 /**
  * {@code rvt devices [-v]}: every device and port, laid out like ibv_devinfo ({@code -v}: the limits too); RoCE ports
@@ -39,8 +38,8 @@ final class DevicesCommand {
         out.printf("hca_id:\t%s%n", d.name());
         String how = driver.simulated() ? "simulated by " : "RoCEv2 over UDP by ";
         out.printf("\ttransport:\t\t\tInfiniBand (%s%s)%n", how, d.driverName());
-        out.printf("\tnode_guid:\t\t\t%s%n", guid(a.nodeGuid()));
-        out.printf("\tsys_image_guid:\t\t\t%s%n", guid(a.sysImageGuid()));
+        out.printf("\tnode_guid:\t\t\t%s%n", DeviceAttributes.formatGuid(a.nodeGuid()));
+        out.printf("\tsys_image_guid:\t\t\t%s%n", DeviceAttributes.formatGuid(a.sysImageGuid()));
         out.printf("\tvendor_id:\t\t\t0x%04x%n", a.vendorId());
         out.printf("\tvendor_part_id:\t\t\t%d%n", a.vendorPartId());
         out.printf("\thw_ver:\t\t\t\t0x%X%n", a.hwVer());
@@ -70,14 +69,5 @@ final class DevicesCommand {
             out.printf("\t\t\tlink_layer:\t\t%s%n", driver.linkLayer());
         }
         out.println();
-    }
-
-    /**
-     * @param g a GUID
-     * @return it as ibv_devinfo writes it, {@code 0052:5654:0010:0010}
-     */
-    static String guid(long g) {
-        return String.format(Locale.ROOT, "%04x:%04x:%04x:%04x", (g >>> 48) & 0xFFFF, (g >>> 32) & 0xFFFF,
-                (g >>> 16) & 0xFFFF, g & 0xFFFF);
     }
 }

@@ -128,7 +128,7 @@ final class PingPongCommand {
 
     /**
      * @return one side's address as ibv_rc_pingpong prints it, with the GID when the address is global
-     *         ({@code -g}): {@code LID 0x0000, QPN 0x000002, PSN 0x000000, GID ::ffff:127.0.0.1 (rvt_roce00)}
+     *         ({@code -g}): {@code LID 0x0000, QPN 0x000002, PSN 0x000000, GID ::ffff:127.0.0.1 (roce0)}
      */
     private static String address(Endpoint e, QueuePair qp, int psn) {
         return String.format(Locale.ROOT, "LID 0x%04x, QPN 0x%06x, PSN 0x%06x%s (%s)", e.lid(), qp.qpNum(), psn,

@@ -32,7 +32,7 @@ class JniPlainCommandsTest extends JniCommandsTest {
     void shouldPingPongOverIpv6WhenAddressIsIpv6Loopback() {
         assertThat(run("pingpong", "--address", "::1", "--transport", "ud", "-n", "30", "-s", "512")).isZero();
         assertThat(cli.out()).contains("30 iters in", "UD; every message checked",
-                "GID 0000:0000:0000:0000:0000:0000:0000:0001 (rvt_roce0", "RoCEv2 over UDP on ::1, ports ");
+                "GID 0000:0000:0000:0000:0000:0000:0000:0001 (roce0", "RoCEv2 over UDP on ::1, ports ");
     }
 
     @Test

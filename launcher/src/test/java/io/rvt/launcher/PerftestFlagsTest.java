@@ -25,15 +25,15 @@ class PerftestFlagsTest {
 
     @Test
     void shouldReadEveryPerftestFlagInShortAndLongForm() {
-        Options s = Options.parse("perf", "-d", "rvt_sim11", "-i", "1", "-s", "64", "-n", "16", "-q", "2", "-c", "UC",
+        Options s = Options.parse("perf", "-d", "sim1", "-i", "1", "-s", "64", "-n", "16", "-q", "2", "-c", "UC",
                 "-t", "64", "-Q", "8", "-l", "16", "-m", "1024", "-x", "0", "-p", "20000", "-b", "--report_gbits",
                 "-F", "-R", "--out_json", "--test", "write");
-        Options l = Options.parse("perf", "--ib-dev=rvt_sim11", "--ib-port=1", "--size=64", "--iters=16", "--qp=2",
+        Options l = Options.parse("perf", "--ib-dev=sim1", "--ib-port=1", "--size=64", "--iters=16", "--qp=2",
                 "--connection=UC", "--tx-depth=64", "--cq-mod=8", "--post_list=16", "--mtu=1024", "--gid-index=0",
                 "--port=20000", "--bidirectional", "--report_gbits", "--CPU-freq", "--rdma_cm",
                 "--out_json_file=x.json", "--test=write");
         for (Options o : List.of(s, l)) {
-            assertThat(o.ibDev).isEqualTo("rvt_sim11");
+            assertThat(o.ibDev).isEqualTo("sim1");
             assertThat(o.link()).isEqualTo(new LinkOptions(1, 1024, 0));
             assertThat(o.size).isEqualTo(64);
             assertThat(o.iters).isEqualTo(16);

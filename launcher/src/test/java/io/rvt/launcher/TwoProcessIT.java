@@ -203,8 +203,8 @@ class TwoProcessIT {
             for (RvtProcess p : List.of(srv, cli)) {
                 assertThat(p.out()).as(p.out()).contains("Data ex. method : rdma_cm", "Measured on     : driver-jni");
             }
-            assertThat(cli.out()).contains(" Device          : rvt_roce00 -> " + javaForm(server));
-            assertThat(srv.out()).contains(" Device          : " + javaForm(client) + " -> rvt_roce00");
+            assertThat(cli.out()).contains(" Device          : roce0 -> " + javaForm(server));
+            assertThat(srv.out()).contains(" Device          : " + javaForm(client) + " -> roce0");
             assertThat(srv.stderr() + cli.stderr()).doesNotContain("rvt:");
             check.check(srv, cli);
         });

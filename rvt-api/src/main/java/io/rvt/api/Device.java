@@ -12,10 +12,13 @@ import org.osgi.annotation.versioning.ProviderType;
  */
 @ProviderType
 public interface Device {
-    /** @return the device name, e.g. {@code rvt_sim0} */
+    /**
+     * @return the device name ({@code ibv_get_device_name}), e.g. {@code sim0}: the driver's own name, or its
+     *         pattern ({@code sim%d}) with the lowest index that was free when it registered
+     */
     String name();
 
-    /** @return the name of the driver behind the device */
+    /** @return the name the driver gave ({@code RvtDriver.name()}: a fixed name, or the pattern it was made from) */
     String driverName();
 
     /**

@@ -128,6 +128,26 @@ public final class DeviceAttributes {
         return sysImageGuid;
     }
 
+    /**
+     * A GUID as ibverbs prints it ({@code ibv_devinfo}'s {@code node_guid}): four groups of four hex digits,
+     * {@code 0052:5654:0010:0010}. Every place rvt shows a node or system image GUID uses this form.
+     *
+     * @param guid a GUID (host order)
+     * @return it in ibverbs' form
+     */
+    public static String formatGuid(long guid) {
+        char[] out = new char[19];
+        for (int group = 0, at = 0; group < 4; group++) {
+            for (int shift = 60 - group * 16, end = shift - 16; shift > end; shift -= 4) {
+                out[at++] = Character.forDigit((int) (guid >>> shift) & 0xF, 16);
+            }
+            if (group < 3) {
+                out[at++] = ':';
+            }
+        }
+        return new String(out);
+    }
+
     /** @return largest region in bytes ({@code max_mr_size}) */
     public long maxMrSize() {
         return maxMrSize;
@@ -270,7 +290,7 @@ public final class DeviceAttributes {
 
     @Override
     public String toString() {
-        return "DeviceAttributes{nodeGuid=0x" + Long.toHexString(nodeGuid) + ", maxQp=" + maxQp + ", maxQpWr=" + maxQpWr
+        return "DeviceAttributes{nodeGuid=" + formatGuid(nodeGuid) + ", maxQp=" + maxQp + ", maxQpWr=" + maxQpWr
                 + ", maxCq=" + maxCq + ", maxCqe=" + maxCqe + ", maxMr=" + maxMr + ", maxPd=" + maxPd + '}';
     }
 

@@ -30,6 +30,8 @@ public enum Errno {
     ENODEV(19, "no such device"),
     /** Invalid argument. */
     EINVAL(22, "invalid argument"),
+    /** Too many open files in system; ib_core's answer when a device is registered under another's name. */
+    ENFILE(23, "too many open files in system"),
     /** Too many open files (driver-jni: no socket left). */
     EMFILE(24, "too many open files"),
     /** Message too long (driver-jni: a datagram above the path's MTU). */

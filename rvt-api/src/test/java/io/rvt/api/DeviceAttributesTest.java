@@ -108,4 +108,14 @@ class DeviceAttributesTest {
         assertThat(a.nodeGuid()).isEqualTo(-5L);
         assertThat(a.deviceCapFlags()).isEqualTo(-6L);
     }
+
+    @Test
+    void shouldFormatGuidAsIbverbsDoes() {
+        assertThat(DeviceAttributes.formatGuid(0x0052565400100010L)).isEqualTo("0052:5654:0010:0010");
+        assertThat(DeviceAttributes.formatGuid(0)).isEqualTo("0000:0000:0000:0000");
+        assertThat(DeviceAttributes.formatGuid(-1L)).isEqualTo("ffff:ffff:ffff:ffff");
+        assertThat(DeviceAttributes.formatGuid(0xABCDEF0123456789L)).isEqualTo("abcd:ef01:2345:6789");
+        assertThat(DeviceAttributes.builder().nodeGuid(0x0052565400100010L).build().toString())
+                .contains("nodeGuid=0052:5654:0010:0010");
+    }
 }

@@ -328,7 +328,8 @@ class EnumValuesTest {
     void shouldHaveLinuxErrnoValuesWhenComparedWithLinux() {
         assertValues(Errno.class, Errno::value, map("EPERM", 1, "ENOENT", 2, "EINTR", 4, "EIO", 5, "EBADF", 9,
                 "EAGAIN", 11, "ENOMEM", 12, "EACCES", 13, "EFAULT", 14, "EBUSY", 16, "ENODEV", 19, "EINVAL", 22,
-                "EMFILE", 24, "EMSGSIZE", 90, "EPROTONOSUPPORT", 93, "EOPNOTSUPP", 95, "EAFNOSUPPORT", 97,
+                "ENFILE", 23, "EMFILE", 24, "EMSGSIZE", 90, "EPROTONOSUPPORT", 93, "EOPNOTSUPP", 95,
+                "EAFNOSUPPORT", 97,
                 "EADDRINUSE", 98, "EADDRNOTAVAIL", 99, "ENETUNREACH", 101, "ECONNRESET", 104, "ENOBUFS", 105,
                 "ETIMEDOUT", 110, "ECONNREFUSED", 111, "EHOSTUNREACH", 113, "OTHER", 0));
     }

@@ -40,7 +40,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -51,8 +50,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  */
 public final class RvtDevice implements DriverDevice {
     private static final System.Logger LOG = System.getLogger(RvtDevice.class.getName());
-    private static final AtomicInteger INSTANCES = new AtomicInteger();
-    /** The live device of each registered driver instance (by identity). */
+    /** The live device of each registered driver instance (by identity); its names are the ones taken. */
     private static final java.util.Map<RvtDriver, RvtDevice> REGISTERED = new java.util.IdentityHashMap<>();
 
     /** Upper bound of the lkey index bits ({@code RVT_MAX_LKEY_TABLE_BITS}). */
@@ -80,14 +78,15 @@ public final class RvtDevice implements DriverDevice {
     private volatile AsyncEventHandler eventHandler;
     private volatile boolean alive = true;
 
-    private RvtDevice(RvtDriver driver, DriverParams params, OperationTable ops, Set<Callback> provided) {
+    private RvtDevice(RvtDriver driver, String name, DriverParams params, OperationTable ops,
+            Set<Callback> provided) {
         this.driver = driver;
         this.params = params;
         this.operationTable = ops;
         this.provided = provided;
         Set<Verb> declined = driver.unsupportedVerbs();
         this.unsupported = declined == null ? Set.of() : Set.copyOf(declined);
-        this.name = "rvt_" + driver.name() + INSTANCES.getAndIncrement();
+        this.name = name;
         int bits = Math.min(params.lkeyTableSize(), MAX_LKEY_TABLE_BITS);
         if (params.lkeyTableSize() > MAX_LKEY_TABLE_BITS) {
             LOG.log(System.Logger.Level.WARNING, () -> "driver '" + driver.name() + "': lkey_table_size " + params.lkeyTableSize()
@@ -120,7 +119,9 @@ public final class RvtDevice implements DriverDevice {
      * @return the registered device
      * @throws io.rvt.api.spi.DriverValidationException naming the driver and the verb and callback, or the
      *                                                  parameter, that failed
-     * @throws VerbsException EBUSY if this driver instance is registered already (naming its device)
+     * @throws VerbsException EBUSY if this driver instance is registered already (naming its device); ENFILE if the
+     *                        driver's fixed name is another device's; EINVAL if it is not a usable name or pattern
+     *                        (see {@link RvtDriver#name()})
      */
     public static RvtDevice register(RvtDriver driver) {
         DriverValidator.Result ok = DriverValidator.validate(driver);
@@ -133,7 +134,12 @@ public final class RvtDevice implements DriverDevice {
                 throw new VerbsException(Errno.EBUSY, "driver '" + driver.name() + "' is already registered as "
                         + existing.name() + "; unregister that device first");
             }
-            dev = new RvtDevice(driver, ok.params(), ok.operationTable(), ok.provided());
+            List<String> taken = new ArrayList<>(REGISTERED.size());
+            for (RvtDevice d : REGISTERED.values()) {
+                taken.add(d.name);
+            }
+            dev = new RvtDevice(driver, DeviceNames.assign(driver.name(), taken), ok.params(),
+                    ok.operationTable(), ok.provided());
             REGISTERED.put(driver, dev);
         }
         try {

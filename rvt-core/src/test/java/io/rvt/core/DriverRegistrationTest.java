@@ -141,7 +141,7 @@ class DriverRegistrationTest {
     @MethodSource("declinableVerbs")
     void shouldWaiveCallbacksAndFailVerbWithEopnotsuppWhenVerbIsDeclined(Verb verb, Set<Callback> missing,
             Consumer<RvtDevice> call) {
-        TestDriver d = new TestDriver().timerService(new ManualTimerService()).name("z").unsupportedVerbs(verb)
+        TestDriver d = new TestDriver().timerService(new ManualTimerService()).name("z%d").unsupportedVerbs(verb)
                 .without(missing.toArray(new Callback[0]));
         RvtDevice dev = d.register();
 
@@ -156,7 +156,7 @@ class DriverRegistrationTest {
                 .isInstanceOf(DriverValidationException.class)
                 .hasMessageStartingWith("driver 't': POST_SEND needs an operation table");
 
-        RvtDevice dev = new TestDriver().timerService(new ManualTimerService()).name("t").postParms(null)
+        RvtDevice dev = new TestDriver().timerService(new ManualTimerService()).name("t%d").postParms(null)
                 .unsupportedVerbs(Verb.POST_SEND).register();
         assertThat(dev.operationTable().get(WrOpcode.SEND)).isNull();
     }
@@ -222,7 +222,8 @@ class DriverRegistrationTest {
 
         assertThat(seen).containsExactly("mad 0", "mad 1", "registered 2");
         assertThat(dev.isAlive()).isTrue();
-        assertThat(dev.driverName()).isEqualTo("test");
+        assertThat(dev.driverName()).isEqualTo("test%d");
+        assertThat(dev.name()).matches("test[0-9]+");
     }
 
     @Test

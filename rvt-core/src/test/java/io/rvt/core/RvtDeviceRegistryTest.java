@@ -33,6 +33,37 @@ class RvtDeviceRegistryTest {
     }
 
     @Test
+    void shouldNameDevicesByPatternAndLowestFreeIndexAndReuseAFreedIndex() {
+        try (RvtDeviceRegistry registry = new RvtDeviceRegistry(List.of())) {
+            Device a = registry.register(new TestDriver().name("namesreg%d"));
+            Device b = registry.register(new TestDriver().name("namesreg%d"));
+            assertThat(List.of(a.name(), b.name())).containsExactly("namesreg0", "namesreg1");
+            assertThat(a.driverName()).isEqualTo("namesreg%d");
+            assertThat(registry.device("namesreg1")).contains(b);
+            registry.remove(a);
+            Device c = registry.register(new TestDriver().name("namesreg%d"));
+            assertThat(c.name()).as("the index namesreg0 had is free again, as a restarted configuration expects")
+                    .isEqualTo("namesreg0");
+        }
+    }
+
+    @Test
+    void shouldRefuseAFixedNameAnotherDeviceHasWithEnfileAndRegisterNothing() {
+        try (RvtDeviceRegistry registry = new RvtDeviceRegistry(List.of())) {
+            Device kept = registry.register(new TestDriver().name("names-fixed"));
+            TestDriver second = new TestDriver().name("names-fixed");
+            assertThatThrownBy(() -> registry.register(second)).isInstanceOfSatisfying(VerbsException.class, e -> {
+                assertThat(e.errno()).isEqualTo(Errno.ENFILE);
+                assertThat(e.getMessage()).contains("'names-fixed'");
+            });
+            assertThat(registry.devices()).containsExactly(kept);
+            registry.remove(kept);
+            assertThat(registry.register(second).name()).as("free once the other device is gone")
+                    .isEqualTo("names-fixed");
+        }
+    }
+
+    @Test
     void shouldFindNoDriverWhenNoneIsOnThePath() {
         try (RvtDeviceRegistry registry = new RvtDeviceRegistry()) {
             // rvt-core's own tests have no META-INF/services entry for a driver

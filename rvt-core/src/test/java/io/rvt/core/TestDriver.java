@@ -41,7 +41,7 @@ import java.util.function.ToIntFunction;
  */
 public class TestDriver implements RvtDriver {
     private final Map<Callback, AtomicInteger> calls = new EnumMap<>(Callback.class);
-    private volatile String name = "test";
+    private volatile String name = "test%d";
     private volatile DriverParams params = defaultParams().build();
     private volatile OperationTable postParms = OperationTable.standard();
     private volatile Set<Verb> unsupported = Set.of();

@@ -53,9 +53,12 @@ final class Fabric {
         return timers;
     }
 
-    /** Creates and registers a device with the given LID and path MTU. */
+    /**
+     * Creates and registers a device with the given LID and path MTU, named {@code name} and the lowest free index
+     * (the tests leave their devices registered, so a fixed name would be taken by an earlier test's).
+     */
     Node node(String name, int lid, int mtu) {
-        WireDriver d = new WireDriver(name, lid, driverTimers, this, mtu);
+        WireDriver d = new WireDriver(name + "%d", lid, driverTimers, this, mtu);
         nodes.add(d);
         return new Node(d, d.register(), this);
     }

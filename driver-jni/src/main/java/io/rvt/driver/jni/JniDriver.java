@@ -272,6 +272,25 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
     }
 
     /**
+     * Forgets a peer that {@link #addPeer} or the builder gave: packets whose DGID is {@code gid} go to the default
+     * UDP port again.
+     *
+     * @param gid the peer's GID
+     * @return whether it was a peer
+     */
+    public boolean removePeer(Gid gid) {
+        return roce.removePeer(gid);
+    }
+
+    /**
+     * @param dgid a destination GID
+     * @return the UDP port packets to it go to: its peer entry's, else the default
+     */
+    int peerPort(Gid dgid) {
+        return roce.peerPort(dgid);
+    }
+
+    /**
      * @param portNum a port, 1-based
      * @return packets dropped on it because their ICRC did not match
      */
@@ -624,13 +643,15 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
 
     /** Configures a {@link JniDriver}. */
     public static final class Builder {
+        /** The name of an HCA that is given none: rvt-core names its device roce0, roce1, ... (lowest free index). */
+        public static final String DEFAULT_NAME = "roce%d";
         /** Source sockets per port by default ({@link #sourcePorts(int)}). */
         public static final int DEFAULT_SOURCE_PORTS = 16;
         /** The most source sockets per port: every port of 0xC000-0xFFFF. */
         public static final int MAX_SOURCE_PORTS = 0x4000;
         private final List<InetAddress> addresses = new ArrayList<>();
         private final Map<Gid, Integer> peers = new LinkedHashMap<>();
-        private String name = "roce0";
+        private String name = DEFAULT_NAME;
         private int udpPort = ROCEV2_PORT;
         private int defaultPeerPort = ROCEV2_PORT;
         private PathMtu mtu = PathMtu.MTU_4096;
@@ -648,7 +669,8 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         }
 
         /**
-         * @param v the driver (and device) name
+         * @param v the device name, or a pattern with one {@code %d} that rvt-core fills with the lowest free index
+         *          (default {@value #DEFAULT_NAME})
          * @return this
          */
         public Builder name(String v) {
@@ -738,6 +760,11 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
             }
             peers.put(Peer.gidOf(a), udpPort);
             return this;
+        }
+
+        /** @return the peers given so far: GID → UDP port, in the order given */
+        Map<Gid, Integer> peers() {
+            return new LinkedHashMap<>(peers);
         }
 
         /**

@@ -1,26 +1,38 @@
 package io.rvt.driver.jni;
 
+import io.rvt.api.Gid;
 import io.rvt.api.PathMtu;
 import io.rvt.api.spi.RvtDriver;
+import java.util.Dictionary;
+import java.util.Hashtable;
+import java.util.List;
+import java.util.Map;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 /**
  * A {@link JniDriver} configured through Config Admin: one factory configuration of PID {@value #PID} per HCA, whose
- * properties are those of {@link Config}. Declarative Services activates it (binding the sockets) and registers it
- * as an {@link RvtDriver} service; rvt-core tracks those and registers one device each, calling
- * {@link #unregistering} (threads stopped, sockets closed) before the service goes away. It is the driver itself,
- * not a wrapper, so rvt-core sees the same callbacks as for a {@code JniDriver.builder()} one.
+ * properties are those of {@link Config}. Activation binds the sockets and registers the driver as an
+ * {@link RvtDriver} service; rvt-core tracks those and registers one device each, calling
+ * {@link JniDriver#unregistering} (threads stopped, sockets closed) before the service goes away. The service is the
+ * {@link JniDriver} itself, registered by hand, so rvt-core sees the same callbacks as for a
+ * {@code JniDriver.builder()} one, and a changed configuration can replace it.
+ *
+ * <p>A changed configuration ({@link Modified}): the {@code peers} table changes live (entries added, changed and
+ * removed); any other change (name, address, UDP port, MTU, source ports) re-creates the device, the old one removed
+ * first. A configuration applied again with the same values (Karaf's fileinstall does this) changes nothing.
  */
-@Component(service = RvtDriver.class, configurationPid = JniDriverComponent.PID,
-        configurationPolicy = ConfigurationPolicy.REQUIRE)
+@Component(service = {}, configurationPid = JniDriverComponent.PID, configurationPolicy = ConfigurationPolicy.REQUIRE)
 @Designate(ocd = JniDriverComponent.Config.class, factory = true)
-public final class JniDriverComponent extends JniDriver {
+public final class JniDriverComponent {
     /** The configuration PID (factory PID). */
     public static final String PID = "io.rvt.driver.jni";
 
@@ -28,9 +40,10 @@ public final class JniDriverComponent extends JniDriver {
     @ObjectClassDefinition(id = PID, name = "rvt RoCEv2 driver (driver-jni)",
             description = "An RDMA device whose wire is RoCEv2 over UDP sockets")
     public @interface Config {
-        /** @return the device name */
-        @AttributeDefinition(description = "Device name")
-        String name() default "roce0";
+        /** @return the device name, or a pattern with one {@code %d} (the lowest free index); empty: roce%d */
+        @AttributeDefinition(description = "Device name, or a pattern such as roce%d (lowest free index); empty "
+                + "for roce0, roce1, ...", required = false)
+        String name() default "";
 
         /** @return the IP address the port binds (IPv4 or IPv6); its GID */
         @AttributeDefinition(description = "Local IP address (IPv4 or IPv6); the port's GID")
@@ -38,7 +51,7 @@ public final class JniDriverComponent extends JniDriver {
 
         /** @return the UDP port to bind */
         @AttributeDefinition(description = "UDP port (RoCEv2: 4791)")
-        int udp_port() default ROCEV2_PORT;
+        int udp_port() default JniDriver.ROCEV2_PORT;
 
         /** @return the port MTU in bytes, 256..4096 */
         @AttributeDefinition(description = "MTU in bytes: 256, 512, 1024, 2048 or 4096")
@@ -57,25 +70,115 @@ public final class JniDriverComponent extends JniDriver {
     }
 
     /**
-     * Binds the socket from the configuration.
-     *
-     * @param config the configuration
-     * @throws IllegalArgumentException naming the bad property
-     * @throws UdpException if the socket cannot be bound
+     * The properties that only a new device can take. A property added to {@link Config} belongs here unless
+     * {@link #modified} applies it to the running driver.
      */
-    @Activate
-    public JniDriverComponent(Config config) {
-        super(toBuilder(config));
+    record Fixed(String name, String address, int udpPort, int mtu, int sourcePorts) {
+        static Fixed of(Config c) {
+            return new Fixed(c.name(), c.address(), c.udp_port(), c.mtu(), c.source_ports());
+        }
     }
 
-    /** Stops threads and closes the socket if rvt-core has not already (it normally unregisters first). */
+    private final BundleContext context;
+    /** Guarded by {@code this}; null after a re-creation failed. */
+    private JniDriver driver;
+    private ServiceRegistration<RvtDriver> registration;
+    private Fixed fixed;
+    private Map<Gid, Integer> peers;
+
+    /**
+     * Binds the sockets from the configuration and registers the driver service.
+     *
+     * @param context driver-jni's bundle context
+     * @param config  the configuration
+     * @throws IllegalArgumentException naming the bad property
+     * @throws UdpException if a socket cannot be bound
+     */
+    @Activate
+    public JniDriverComponent(BundleContext context, Config config) {
+        this.context = context;
+        start(config);
+    }
+
+    private void start(Config config) {
+        JniDriver.Builder b = toBuilder(config);
+        JniDriver d = b.build();
+        Dictionary<String, Object> props = new Hashtable<>();
+        props.put("rvt.driver.name", d.name());
+        ServiceRegistration<RvtDriver> r = context.registerService(RvtDriver.class, d, props);
+        synchronized (this) {
+            driver = d;
+            registration = r;
+            fixed = Fixed.of(config);
+            peers = b.peers();
+        }
+    }
+
+    /**
+     * The configuration changed: the peer table changes live; any other change re-creates the device.
+     *
+     * @param config the new configuration
+     * @throws IllegalArgumentException naming the bad property (after a re-creation the device is then gone until a
+     *                                  valid configuration arrives)
+     */
+    @Modified
+    void modified(Config config) {
+        JniDriver.Builder b = toBuilder(config); // checks every property before anything changes
+        synchronized (this) {
+            if (driver != null && fixed.equals(Fixed.of(config))) {
+                Map<Gid, Integer> next = b.peers();
+                for (Gid gone : List.copyOf(peers.keySet())) {
+                    if (!next.containsKey(gone)) {
+                        driver.removePeer(gone);
+                    }
+                }
+                next.forEach((gid, port) -> {
+                    if (!port.equals(peers.get(gid))) {
+                        driver.addPeer(gid, port);
+                    }
+                });
+                peers = next;
+                return;
+            }
+        }
+        stop();
+        start(config);
+    }
+
+    /** Withdraws the driver service (rvt-core removes the device), then stops threads and closes the sockets. */
     @Deactivate
     void deactivate() {
-        close();
+        stop();
+    }
+
+    private void stop() {
+        JniDriver d;
+        ServiceRegistration<RvtDriver> r;
+        synchronized (this) {
+            d = driver;
+            r = registration;
+            driver = null;
+            registration = null;
+        }
+        if (d == null) {
+            return;
+        }
+        try {
+            r.unregister(); // rvt-core removes the device synchronously
+        } catch (IllegalStateException alreadyGone) {
+            // the framework withdrew it already
+        }
+        d.close();
+    }
+
+    /** @return the running driver, or null while a re-creation has failed */
+    synchronized JniDriver driver() {
+        return driver;
     }
 
     static JniDriver.Builder toBuilder(Config c) {
-        JniDriver.Builder b = JniDriver.builder().name(c.name()).address(c.address()).udpPort(c.udp_port());
+        String name = c.name().isBlank() ? JniDriver.Builder.DEFAULT_NAME : c.name();
+        JniDriver.Builder b = JniDriver.builder().name(name).address(c.address()).udpPort(c.udp_port());
         try {
             b.mtu(PathMtu.ofBytes(c.mtu()));
         } catch (IllegalArgumentException e) {

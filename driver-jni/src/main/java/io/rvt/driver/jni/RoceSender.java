@@ -38,6 +38,23 @@ final class RoceSender {
     }
 
     /**
+     * Removes a peer table entry: its GID resolves to the default port again.
+     *
+     * @param gid the peer's GID
+     * @return whether it was there
+     */
+    boolean removePeer(Gid gid) {
+        boolean was = peers.remove(gid) != null;
+        resolved.remove(gid);
+        return was;
+    }
+
+    /** @return the UDP port packets to {@code dgid} go to */
+    int peerPort(Gid dgid) {
+        return resolve(dgid).port;
+    }
+
+    /**
      * Frames the packet the transport just wrote into the batch's next slot ({@code n} transport bytes at
      * {@code off}) and queues it.
      *

@@ -101,17 +101,19 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
     public static final String FABRIC_PROP_NAME = "rvt.sim.fabric";
     /** The fabric a ServiceLoader-made HCA joins unless {@value #FABRIC_PROP_NAME} says otherwise. */
     public static final String FABRIC_DEFAULT = "rvt";
-    private static final AtomicLong DISCOVERED = new AtomicLong();
+    /** The name of an HCA that is given none: rvt-core names its device sim0, sim1, ... (lowest free index). */
+    public static final String DEFAULT_NAME = "sim%d";
 
     /**
      * The HCA {@link java.util.ServiceLoader} makes (module path: {@code provides}; class path:
-     * {@code META-INF/services}): one port, MTU 4096, named {@code simN}, on the real-time fabric named by
+     * {@code META-INF/services}): one port, MTU 4096, named {@code sim0}, {@code sim1}, ... (the pattern
+     * {@code sim%d}: the lowest free index), on the real-time fabric named by
      * {@value #FABRIC_PROP_NAME} (default {@value #FABRIC_DEFAULT}), created on first use. Use {@link #builder} for
      * anything else.
      */
     public SimDriver() {
         this(builder(Fabric.named(System.getProperty(FABRIC_PROP_NAME, FABRIC_DEFAULT)))
-                .name("sim" + DISCOVERED.getAndIncrement()));
+                .name(DEFAULT_NAME));
     }
 
     private SimDriver(Builder b) {
@@ -126,8 +128,11 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         this.frameWaits = new FrameWait[nports];
         for (int i = 0; i < nports; i++) {
             int portNum = i + 1;
-            FabricPort.Builder pb = fabric.newPort().name(name + ":" + portNum).guid(nodeGuid + portNum)
-                    .handler(new PortReceiver(portNum));
+            FabricPort.Builder pb = fabric.newPort().guid(nodeGuid + portNum).handler(new PortReceiver(portNum));
+            if (!name.contains("%")) {
+                // a pattern's device name is known only at registration: the fabric then names the port by its LID
+                pb.name(name + ":" + portNum);
+            }
             if (b.link != null) {
                 pb.link(b.link);
             }
@@ -572,7 +577,7 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
     /** Configures a {@link SimDriver}. */
     public static final class Builder {
         private final Fabric fabric;
-        private String name = "sim";
+        private String name = DEFAULT_NAME;
         private int ports = 1;
         private PathMtu mtu = PathMtu.MTU_4096;
         private long nodeGuid;
@@ -591,7 +596,8 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         }
 
         /**
-         * @param v the driver (and device) name
+         * @param v the device name, or a pattern with one {@code %d} that rvt-core fills with the lowest free index
+         *          (default {@value SimDriver#DEFAULT_NAME})
          * @return this
          */
         public Builder name(String v) {

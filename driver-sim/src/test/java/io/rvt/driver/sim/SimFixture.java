@@ -51,7 +51,7 @@ final class SimFixture implements DriverFixture {
     public Device[] open(int count) {
         Device[] out = new Device[count];
         for (int i = 0; i < count; i++) {
-            SimDriver d = SimDriver.builder(fabric).name("hca" + i).build();
+            SimDriver d = SimDriver.builder(fabric).name("hca%d").build();
             RvtDevice dev = RvtDevice.register(d);
             drivers.add(d);
             devices.add(dev);

@@ -18,7 +18,8 @@ class SimServiceLoaderTest {
             assertThat(registry.refused()).isEmpty();
             assertThat(registry.devices()).as("devices found by ServiceLoader").isNotEmpty();
             Device d = registry.devices().get(0);
-            assertThat(d.driverName()).startsWith("sim");
+            assertThat(d.driverName()).isEqualTo(SimDriver.DEFAULT_NAME);
+            assertThat(d.name()).as("sim%d with the lowest free index").matches("sim[0-9]+");
             new RealTimeTraffic().sendChecked(d, d, 3);
         } finally {
             System.clearProperty(SimDriver.FABRIC_PROP_NAME);

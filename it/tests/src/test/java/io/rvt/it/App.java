@@ -78,8 +78,8 @@ final class App {
         Map<String, Object> report = backgroundReport();
         assertThat(report).as("report").doesNotContainKey("failure");
         assertThat((List<?>) report.get("events")).as("async events")
-                .anyMatch(e -> e.toString().startsWith("DEVICE_REMOVAL rvt_" + from))
-                .anyMatch(e -> e.toString().startsWith("DEVICE_REMOVAL rvt_" + to));
+                .anyMatch(e -> e.toString().startsWith("DEVICE_REMOVAL " + from))
+                .anyMatch(e -> e.toString().startsWith("DEVICE_REMOVAL " + to));
         assertThat(count(report, "WR_FLUSH_ERR")).as("flushed completions").isPositive();
         assertThat(((Map<String, ?>) report.get("statuses")).keySet()).as("completion statuses")
                 .isSubsetOf("SUCCESS", "WR_FLUSH_ERR");

@@ -141,7 +141,7 @@ class JniFelixIT extends FelixTest {
         assertLoadedThroughBundleNativeCode(jni);
         ServiceReference<?> device = felix.references(Felix.DEVICE, "(rvt.driver=roce-a)").get(0);
         assertThat(device.getBundle().getSymbolicName()).as("registered by rvt-core").isEqualTo("io.rvt.core");
-        assertThat((String) device.getProperty("rvt.device.name")).startsWith("rvt_roce-a");
+        assertThat((String) device.getProperty("rvt.device.name")).isEqualTo("roce-a");
         assertThat(Threads.driverJni()).as("engine threads").containsExactly("rvt-jni-roce-a-port1",
                 "rvt-jni-roce-b-port1");
         assertUdpPortBound(portA);
@@ -223,5 +223,45 @@ class JniFelixIT extends FelixTest {
         felix.awaitDevices();
         assertUdpPortFree(portA);
         assertNoDriverJniThread("once both configurations were deleted");
+    }
+
+    private Object deviceServiceId(String name) {
+        return felix.references(Felix.DEVICE, "(rvt.device.name=" + name + ")").get(0).getProperty("service.id");
+    }
+
+    /** Waits until the device named {@code name} is a service other than {@code oldId}: it was re-created. */
+    private void awaitRecreated(String name, Object oldId) throws Exception {
+        Poll.until(name + " re-created", () -> felix.references(Felix.DEVICE, "(rvt.device.name=" + name + ")")
+                .stream().anyMatch(r -> !r.getProperty("service.id").equals(oldId)));
+    }
+
+    @Test
+    void theSameValuesOrNewPeersKeepTheDeviceAndAFixedPropertyRecreatesItOnItsPort() throws Exception {
+        startDriverJni();
+        List<Configuration> hcas = twoHcas();
+        Configuration a = hcas.get(0);
+        Configuration b = hcas.get(1);
+        Object aId = deviceServiceId("roce-a");
+
+        a.update(a.getProperties()); // what fileinstall does at start
+        Dictionary<String, Object> more = a.getProperties();
+        more.put("peers", new String[] {LOCALHOST.getHostAddress() + "=" + portB, "10.9.9.9=4800"});
+        a.update(more); // a peer entry more: applied live
+        // Config Admin delivers in order: once roce-b's change is in effect, roce-a's updates were handled too
+        Object bId = deviceServiceId("roce-b");
+        Dictionary<String, Object> bFewer = b.getProperties();
+        bFewer.put("source.ports", 4);
+        b.update(bFewer);
+        awaitRecreated("roce-b", bId);
+        assertThat(deviceServiceId("roce-a")).as("roce-a's device service after the same values and new peers")
+                .isEqualTo(aId);
+        assertTrafficPasses(50);
+
+        more.put("source.ports", 4);
+        a.update(more);
+        awaitRecreated("roce-a", aId);
+        felix.awaitDevices("roce-a", "roce-b");
+        assertUdpPortBound(portA);
+        assertTrafficPasses(50);
     }
 }

@@ -37,7 +37,8 @@ class ModulePathIT {
         assertThat(exited).as("the child JVM exited; output:%n%s", out).isTrue();
 
         assertThat(out).as("output").contains("(driver loopback, module io.rvt.core)")
-                .contains("(driver sim0, module io.rvt.core)").doesNotContain("refused").doesNotContain("failed");
+                .contains("device sim0 (driver sim%d, module io.rvt.core)").doesNotContain("refused")
+                .doesNotContain("failed");
         assertThat(out.lines().filter(l -> l.startsWith("passed: 100 RC messages"))).as("runs that passed")
                 .hasSize(2);
         assertThat(p.exitValue()).as("exit code; output:%n%s", out).isZero();

@@ -39,7 +39,15 @@ public interface RvtDriver {
 
     // ------------------------------------------------------------------ identity and parameters
 
-    /** @return the driver's name, used in device names, logs and registration errors */
+    /**
+     * The name of the device, as a driver gives it to {@code ib_register_device} (rdmavt: {@code rvt_set_ibdev_name}):
+     * a fixed name ({@code hca-a}), which registration refuses with {@code ENFILE} while another device has it, or a
+     * pattern with one {@code %d} ({@code sim%d}), for which rvt-core picks the lowest index no device of that
+     * pattern has ({@code sim0}, {@code sim1}, ...; a removed device's index is free again). Read at registration;
+     * also used in logs and registration errors. At most 63 characters, no white space, no {@code /}.
+     *
+     * @return the device name or name pattern
+     */
     String name();
 
     /**

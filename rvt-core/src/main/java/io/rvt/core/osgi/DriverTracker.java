@@ -1,6 +1,7 @@
 package io.rvt.core.osgi;
 
 import io.rvt.api.Device;
+import io.rvt.api.DeviceAttributes;
 import io.rvt.api.VerbsException;
 import io.rvt.api.spi.RvtDriver;
 import io.rvt.core.RvtDevice;
@@ -31,7 +32,7 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 public final class DriverTracker {
     /** Service property: the device name ({@link Device#name()}). */
     public static final String PROP_DEVICE_NAME = "rvt.device.name";
-    /** Service property: the node GUID, as {@code 0x} and 16 hex digits. */
+    /** Service property: the node GUID as ibverbs prints it, {@code 0052:5654:0010:0010}. */
     public static final String PROP_NODE_GUID = "rvt.node.guid";
     /** Service property: the driver's name ({@code RvtDriver.name()}). */
     public static final String PROP_DRIVER = "rvt.driver";
@@ -154,7 +155,7 @@ public final class DriverTracker {
     static Dictionary<String, Object> serviceProperties(RvtDevice device) {
         Dictionary<String, Object> p = new Hashtable<>();
         p.put(PROP_DEVICE_NAME, device.name());
-        p.put(PROP_NODE_GUID, String.format("0x%016x", device.props().nodeGuid()));
+        p.put(PROP_NODE_GUID, DeviceAttributes.formatGuid(device.props().nodeGuid()));
         p.put(PROP_DRIVER, device.driverName());
         p.put(PROP_PORTS, device.portCount());
         p.put("service.description", "rvt device " + device.name() + " (driver " + device.driverName() + ")");

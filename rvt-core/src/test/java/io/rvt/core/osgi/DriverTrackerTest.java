@@ -11,6 +11,7 @@ import static org.mockito.Mockito.when;
 import io.rvt.api.AsyncEventType;
 import io.rvt.api.CompletionQueue;
 import io.rvt.api.Device;
+import io.rvt.api.DeviceAttributes;
 import io.rvt.api.QpAttr;
 import io.rvt.api.QpAttrMask;
 import io.rvt.api.QpInitAttr;
@@ -75,8 +76,9 @@ class DriverTrackerTest {
         assertThat(p.get(DriverTracker.PROP_DEVICE_NAME)).isEqualTo(dev.name());
         assertThat(p.get(DriverTracker.PROP_DRIVER)).isEqualTo(d.name());
         assertThat(p.get(DriverTracker.PROP_PORTS)).isEqualTo(1);
-        assertThat((String) p.get(DriverTracker.PROP_NODE_GUID)).matches("0x[0-9a-f]{16}");
-        assertThat(new RvtCommands(tracker).devices()).contains(dev.name());
+        assertThat((String) p.get(DriverTracker.PROP_NODE_GUID)).as("ibverbs form")
+                .matches("([0-9a-f]{4}:){3}[0-9a-f]{4}");
+        assertThat(new RvtCommands(tracker).devicesText()).contains(dev.name());
     }
 
     @Test
@@ -93,7 +95,7 @@ class DriverTrackerTest {
         QueuePair qp = dev.allocPd().createQp(init);
         qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(0),
                 QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
-        assertThat(new RvtCommands(tracker).qps()).contains(String.format("0x%06x", qp.qpNum()));
+        assertThat(new RvtCommands(tracker).qpsText(null)).contains(String.format("0x%06x", qp.qpNum()));
 
         tracker.removeDriver(d);
 
@@ -102,7 +104,7 @@ class DriverTrackerTest {
         assertThat(events).contains(AsyncEventType.DEVICE_REMOVAL);
         verify(deviceRegistration).unregister();
         assertThat(tracker.devices()).isEmpty();
-        assertThat(new RvtCommands(tracker).devices()).contains("(no devices)");
+        assertThat(new RvtCommands(tracker).devicesText()).contains("(no devices)");
     }
 
     @Test
@@ -112,7 +114,7 @@ class DriverTrackerTest {
 
         verify(context, never()).registerService(eq(Device.class), any(Device.class), any());
         assertThat(tracker.refused()).singleElement().asString().contains("service 42").contains("qpPrivFree");
-        assertThat(new RvtCommands(tracker).devices()).contains("refused: ").contains("qpPrivFree");
+        assertThat(new RvtCommands(tracker).devicesText()).contains("refused: ").contains("qpPrivFree");
         tracker.removeDriver(broken); // unknown to the tracker: nothing happens
     }
 
@@ -141,9 +143,32 @@ class DriverTrackerTest {
         Device dev = device.getValue();
         dev.allocPd();
         RvtCommands cmd = new RvtCommands(tracker);
-        assertThat(cmd.ports()).contains(dev.name()).contains("ACTIVE");
-        assertThat(cmd.stat(dev.name())).contains("pds_allocated");
+        assertThat(cmd.portsText()).contains(dev.name()).contains("ACTIVE");
+        assertThat(cmd.statText(dev.name())).contains("pds_allocated");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> cmd.stat("nope"))
                 .hasMessageContaining("no device named 'nope'");
+    }
+
+    @Test
+    void shouldPrintEachCommandsTextAndReturnNothingSoKarafsBatchModeShowsIt() throws Exception {
+        when(context.registerService(eq(Device.class), device.capture(), any())).thenReturn(deviceRegistration);
+        tracker.addDriver(driver(), Map.of());
+        Device dev = device.getValue();
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream ps = new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8);
+        RvtCommands cmd = new RvtCommands(tracker, () -> ps);
+        for (String f : RvtCommands.FUNCTIONS) {
+            assertThat(RvtCommands.class.getMethod(f).getReturnType()).as(f).isEqualTo(void.class);
+        }
+
+        cmd.devices();
+        cmd.ports();
+        cmd.qps();
+        cmd.stat(dev.name());
+
+        String printed = bytes.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(printed).startsWith(cmd.devicesText()).contains(cmd.portsText()).contains(cmd.qpsText(null))
+                .endsWith(cmd.statText(dev.name()));
+        assertThat(printed).contains(DeviceAttributes.formatGuid(dev.queryDevice().nodeGuid()));
     }
 }

@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 
@@ -86,12 +85,6 @@ public final class SimFabrics {
     }
 
     private final Map<String, Lease> leases = new HashMap<>();
-    private final AtomicInteger unnamed = new AtomicInteger();
-
-    /** @return a name for an HCA whose configuration has none: sim0, sim1, ... */
-    String unnamed() {
-        return "sim" + unnamed.getAndIncrement();
-    }
 
     /**
      * @param c an HCA's configuration

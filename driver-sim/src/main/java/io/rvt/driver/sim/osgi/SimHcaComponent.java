@@ -4,6 +4,7 @@ import io.rvt.api.PathMtu;
 import io.rvt.api.spi.RvtDriver;
 import io.rvt.driver.sim.SimDriver;
 import io.rvt.driver.sim.fabric.FaultConfig;
+import io.rvt.driver.sim.fabric.Link;
 import io.rvt.driver.sim.fabric.LinkModel;
 import io.rvt.driver.sim.fabric.ThreadingMode;
 import java.util.Dictionary;
@@ -14,19 +15,26 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.metatype.annotations.Designate;
 
 /**
  * driver-sim under OSGi: one simulated HCA per Config Admin factory configuration of PID {@value #FACTORY_PID}. On
  * activation it builds a {@link SimDriver} on the named fabric and registers it as an {@link RvtDriver} service, which
- * rvt-core turns into a device; on deactivation (configuration deleted or changed, bundle stopped) it withdraws the
- * service (rvt-core removes the device: QPs to ERR, work flushed, removal event), then stops the HCA's threads and
- * releases the fabric.
+ * rvt-core turns into a device; on deactivation (configuration deleted, bundle stopped) it withdraws the service
+ * (rvt-core removes the device: QPs to ERR, work flushed, removal event), then stops the HCA's threads and releases
+ * the fabric.
+ *
+ * <p>A changed configuration ({@link Modified}) is applied where it can be without touching the device: the link
+ * properties ({@code loss}, {@code duplication}, {@code reorder}, {@code corruption}, {@code latency_ns},
+ * {@code bandwidth_gbps}) go to the HCA's links at once. Any other change (name, fabric, ports, MTU, limits,
+ * threading, fabric settings) re-creates the device: the old one is removed as on deactivation, then a new one is
+ * built. A configuration applied again with the same values (Karaf's fileinstall does this) changes nothing.
  *
  * <p>The driver is registered by hand rather than being the component's service object: rvt-core tells which optional
  * callbacks a driver provides from the methods its class overrides, so the service must be the {@link SimDriver}
- * itself, not a forwarder.
+ * itself, not a forwarder; and a re-created device needs a new driver under the same component.
  */
 @Component(configurationPid = SimHcaComponent.FACTORY_PID, configurationPolicy = ConfigurationPolicy.REQUIRE,
         service = {})
@@ -37,10 +45,79 @@ public final class SimHcaComponent {
     /** Service property of the driver service: the fabric's name. */
     public static final String PROP_FABRIC = "rvt.sim.fabric";
 
+    private static final System.Logger LOG = System.getLogger(SimHcaComponent.class.getName());
+
+    private final BundleContext context;
     private final SimFabrics fabrics;
-    private final SimFabrics.Lease lease;
-    private final SimDriver driver;
-    private final ServiceRegistration<RvtDriver> registration;
+    /** The running HCA; null after a re-creation failed. Guarded by {@code this}. */
+    private Hca hca;
+
+    /**
+     * The properties that only a new device can take. A property added to {@link SimHcaConfig} belongs here unless
+     * {@link Hca#applyLive} applies it to the running HCA.
+     */
+    record Fixed(String name, String fabric, int ports, int mtu, int maxQp, String threading, String idle,
+            boolean deterministic, long seed) {
+        static Fixed of(SimHcaConfig c) {
+            return new Fixed(c.name(), c.fabric(), c.ports(), c.mtu(), c.max__qp(), c.threading(), c.idle(),
+                    c.deterministic(), c.seed());
+        }
+    }
+
+    /** One HCA built from a configuration: its fabric lease, its driver and the driver's service. */
+    private static final class Hca {
+        final Fixed fixed;
+        final SimFabrics.Lease lease;
+        final SimDriver driver;
+        final ServiceRegistration<RvtDriver> registration;
+
+        Hca(BundleContext context, SimHcaConfig config, SimFabrics fabrics) {
+            this.fixed = Fixed.of(config);
+            String name = config.name().isBlank() ? SimDriver.DEFAULT_NAME : config.name();
+            this.lease = fabrics.acquire(config);
+            try {
+                SimDriver.Builder b = SimDriver.builder(lease.fabric()).name(name).ports(config.ports())
+                        .mtu(mtu(config.mtu())).maxQp(config.max__qp()).idleStrategy(SimFabrics.idle(config.idle()))
+                        .threading(lease.shared ? ThreadingMode.INVOKER : ThreadingMode.DEDICATED)
+                        .faults(faults(config));
+                LinkModel link = link(config);
+                if (link != null) {
+                    b.link(link);
+                }
+                this.driver = b.build();
+            } catch (RuntimeException e) {
+                fabrics.release(lease);
+                throw e;
+            }
+            lease.addEngine(driver.sendAgent());
+            Dictionary<String, Object> props = new Hashtable<>();
+            props.put("rvt.driver.name", name);
+            props.put(PROP_FABRIC, lease.fabric().name());
+            this.registration = context.registerService(RvtDriver.class, driver, props);
+        }
+
+        /** Gives the HCA's links the configuration's faults and timing, for frames that reach them from now on. */
+        void applyLive(SimHcaConfig config) {
+            FaultConfig f = faults(config);
+            LinkModel link = link(config);
+            for (int p = 1; p <= driver.params().nports(); p++) {
+                Link l = driver.fabricPort(p).link();
+                l.faults(f);
+                l.model(link != null ? link : LinkModel.IDEAL);
+            }
+        }
+
+        void stop(SimFabrics fabrics) {
+            try {
+                registration.unregister(); // rvt-core removes the device synchronously
+            } catch (IllegalStateException alreadyGone) {
+                // the framework withdrew it already
+            }
+            lease.removeEngine(driver.sendAgent());
+            driver.close();
+            fabrics.release(lease);
+        }
+    }
 
     /**
      * @param context driver-sim's bundle context
@@ -49,28 +126,41 @@ public final class SimHcaComponent {
      */
     @Activate
     public SimHcaComponent(BundleContext context, SimHcaConfig config, @Reference SimFabrics fabrics) {
+        this.context = context;
         this.fabrics = fabrics;
-        String name = config.name().isBlank() ? fabrics.unnamed() : config.name();
-        this.lease = fabrics.acquire(config);
-        try {
-            SimDriver.Builder b = SimDriver.builder(lease.fabric()).name(name).ports(config.ports())
-                    .mtu(mtu(config.mtu())).maxQp(config.max__qp()).idleStrategy(SimFabrics.idle(config.idle()))
-                    .threading(lease.shared ? ThreadingMode.INVOKER : ThreadingMode.DEDICATED)
-                    .faults(FaultConfig.builder().loss(config.loss()).duplication(config.duplication())
-                            .reorder(config.reorder(), 20_000).corruption(config.corruption()).build());
-            if (config.latency__ns() != 0 || config.bandwidth__gbps() != 0) {
-                b.link(LinkModel.of(Math.round(config.bandwidth__gbps() * 1e9), config.latency__ns()));
+        this.hca = new Hca(context, config, fabrics);
+    }
+
+    /**
+     * The configuration changed: applies the link properties live, and re-creates the device only if a property
+     * outside them changed.
+     *
+     * @param config the new configuration
+     * @throws IllegalArgumentException naming the property if the new configuration is invalid (the device is then
+     *                                  gone until a valid one arrives)
+     */
+    @Modified
+    void modified(SimHcaConfig config) {
+        mtu(config.mtu()); // what can be checked is checked before the running HCA goes
+        SimFabrics.idle(config.idle());
+        Hca old;
+        synchronized (this) {
+            old = hca;
+            if (old != null && old.fixed.equals(Fixed.of(config))) {
+                old.applyLive(config);
+                return;
             }
-            this.driver = b.build();
-        } catch (RuntimeException e) {
-            fabrics.release(lease);
-            throw e;
+            hca = null;
         }
-        lease.addEngine(driver.sendAgent());
-        Dictionary<String, Object> props = new Hashtable<>();
-        props.put("rvt.driver.name", name);
-        props.put(PROP_FABRIC, lease.fabric().name());
-        this.registration = context.registerService(RvtDriver.class, driver, props);
+        if (old != null) {
+            LOG.log(System.Logger.Level.INFO, "rvt-sim: HCA {0} re-created for its new configuration",
+                    old.driver.name());
+            old.stop(fabrics);
+        }
+        Hca fresh = new Hca(context, config, fabrics);
+        synchronized (this) {
+            hca = fresh;
+        }
     }
 
     static PathMtu mtu(int bytes) {
@@ -81,20 +171,33 @@ public final class SimHcaComponent {
         }
     }
 
-    /** @return the HCA */
-    SimDriver driver() {
-        return driver;
+    private static FaultConfig faults(SimHcaConfig c) {
+        return FaultConfig.builder().loss(c.loss()).duplication(c.duplication()).reorder(c.reorder(), 20_000)
+                .corruption(c.corruption()).build();
+    }
+
+    /** @return the configured link timing, or null for the ideal link */
+    private static LinkModel link(SimHcaConfig c) {
+        if (c.latency__ns() == 0 && c.bandwidth__gbps() == 0) {
+            return null;
+        }
+        return LinkModel.of(Math.round(c.bandwidth__gbps() * 1e9), c.latency__ns());
+    }
+
+    /** @return the HCA, or null while a re-creation has failed */
+    synchronized SimDriver driver() {
+        return hca == null ? null : hca.driver;
     }
 
     @Deactivate
     void deactivate() {
-        try {
-            registration.unregister(); // rvt-core removes the device synchronously
-        } catch (IllegalStateException alreadyGone) {
-            // the framework withdrew it already
+        Hca old;
+        synchronized (this) {
+            old = hca;
+            hca = null;
         }
-        lease.removeEngine(driver.sendAgent());
-        driver.close();
-        fabrics.release(lease);
+        if (old != null) {
+            old.stop(fabrics);
+        }
     }
 }

@@ -13,8 +13,9 @@ import org.osgi.service.metatype.annotations.Option;
 @ObjectClassDefinition(name = "rvt simulated HCA",
         description = "A simulated RDMA HCA attached to a named in-JVM fabric, with its link's timing and faults.")
 public @interface SimHcaConfig {
-    /** @return the HCA (driver) name; empty: sim plus a number */
-    @AttributeDefinition(description = "HCA name; empty for sim<N>", required = false)
+    /** @return the device name, or a pattern with one {@code %d} (the lowest free index); empty: sim%d */
+    @AttributeDefinition(description = "Device name, or a pattern such as sim%d (lowest free index); empty for "
+            + "sim0, sim1, ...", required = false)
     String name() default "";
 
     /** @return the fabric the HCA's ports attach to; HCAs on one fabric reach each other */

@@ -14,6 +14,7 @@ import io.rvt.driver.sim.RealTimeTraffic;
 import io.rvt.driver.sim.SimDriver;
 import io.rvt.driver.sim.fabric.DropCause;
 import io.rvt.driver.sim.fabric.Fabric;
+import io.rvt.driver.sim.fabric.LinkModel;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.Dictionary;
@@ -154,9 +155,74 @@ class SimHcaComponentTest {
     }
 
     @Test
-    void shouldNameUnnamedHcasSimN() {
-        activate(config("fabric", "osgi-unnamed"));
-        assertThat(components.get(0).driver().name()).startsWith("sim");
-        assertThat(components.get(0).driver()).isInstanceOf(SimDriver.class);
+    void shouldNameUnnamedHcasSimAndTheLowestFreeIndexWhenTheConfigurationGivesNoName() {
+        Device a = activate(config("fabric", "osgi-unnamed"));
+        Device b = activate(config("fabric", "osgi-unnamed"));
+        assertThat(components.get(0).driver().name()).isEqualTo(SimDriver.DEFAULT_NAME);
+        assertThat(a.name()).matches("sim[0-9]+");
+        assertThat(b.name()).matches("sim[0-9]+").isNotEqualTo(a.name());
+        devices.remove(a);
+        ((RvtDevice) a).unregister();
+        Device c = activate(config("fabric", "osgi-unnamed"));
+        assertThat(c.name()).as("a configuration applied again gets the name it had, not a counter's next")
+                .isEqualTo(a.name());
+    }
+
+    @Test
+    void shouldKeepTheDeviceWhenTheSameConfigurationIsAppliedAgain() {
+        SimHcaConfig c = config("name", "mod-same", "fabric", "osgi-modified", "loss", 0.01);
+        Device dev = activate(c);
+        SimDriver before = components.get(0).driver();
+
+        components.get(0).modified(config("name", "mod-same", "fabric", "osgi-modified", "loss", 0.01));
+
+        assertThat(components.get(0).driver()).as("no new HCA").isSameAs(before);
+        assertThat(dev.isAlive()).isTrue();
+        verify(registration, org.mockito.Mockito.never()).unregister();
+        verify(context, org.mockito.Mockito.times(1)).registerService(eq(RvtDriver.class), any(RvtDriver.class),
+                any());
+    }
+
+    @Test
+    void shouldApplyLinkPropertiesLiveWithoutANewDevice() {
+        Device dev = activate(config("name", "mod-live", "fabric", "osgi-live", "ports", 2));
+        SimDriver before = components.get(0).driver();
+
+        components.get(0).modified(config("name", "mod-live", "fabric", "osgi-live", "ports", 2, "loss", 0.25,
+                "corruption", 0.5, "latency_ns", 1500L, "bandwidth_gbps", 10.0));
+
+        assertThat(components.get(0).driver()).isSameAs(before);
+        assertThat(dev.isAlive()).isTrue();
+        for (int p = 1; p <= 2; p++) {
+            assertThat(before.fabricPort(p).link().faults().loss()).as("port %d loss", p).isEqualTo(0.25);
+            assertThat(before.fabricPort(p).link().faults().corruption()).isEqualTo(0.5);
+            assertThat(before.fabricPort(p).link().model()).isEqualTo(LinkModel.of(10_000_000_000L, 1500));
+        }
+        components.get(0).modified(config("name", "mod-live", "fabric", "osgi-live", "ports", 2));
+        assertThat(before.fabricPort(1).link().faults().loss()).isZero();
+        assertThat(before.fabricPort(1).link().model()).isEqualTo(LinkModel.IDEAL);
+        verify(registration, org.mockito.Mockito.never()).unregister();
+    }
+
+    @Test
+    void shouldRecreateTheDeviceWhenAPropertyThatCannotChangeLiveChanges() {
+        Device old = activate(config("name", "mod-new", "fabric", "osgi-recreate"));
+        SimDriver before = components.get(0).driver();
+        // what rvt-core does when the driver service goes: remove the device
+        org.mockito.Mockito.doAnswer(inv -> {
+            ((RvtDevice) old).unregister();
+            return null;
+        }).when(registration).unregister();
+
+        components.get(0).modified(config("name", "mod-new", "fabric", "osgi-recreate", "ports", 2));
+
+        SimDriver after = components.get(0).driver();
+        assertThat(after).isNotSameAs(before);
+        assertThat(old.isAlive()).as("the old device was removed first").isFalse();
+        assertThat(after.params().nports()).isEqualTo(2);
+        devices.add(RvtDevice.register(after));
+        assertThat(devices.get(devices.size() - 1).name()).as("same configuration name, same device name")
+                .isEqualTo("mod-new");
+        assertThat(Fabric.find("osgi-recreate").orElseThrow().ports()).as("the old HCA's port is gone").hasSize(2);
     }
 }
