@@ -26,7 +26,8 @@ final class CommandHelp {
      */
     static String[] description(String command) {
         return switch (command) {
-            case "devices" -> new String[] {"The devices, like ibv_devinfo.", ""};
+            case "devices" -> new String[] {"The devices, like ibv_devinfo (its -d, -i, -l and -v; fw_ver as "
+                + "libibverbs writes it).", ""};
             case "pingpong" -> new String[] {
                 "A ping-pong like ibv_rc_pingpong (ibv_uc_pingpong, ibv_ud_pingpong with -c UC, UD) between the two",
                 "HCAs; every message is checked byte for byte. Defaults: -s 4096 -n 1000.", ""};

@@ -141,7 +141,8 @@ public final class Main {
         int size = o.size > 0 ? o.size : PingPongCommand.DEFAULT_SIZE;
         int iters = o.iters > 0 ? o.iters : PingPongCommand.DEFAULT_ITERS;
         switch (o.command) {
-            case "devices" -> new DevicesCommand(out, o.verbose).run(host);
+            case "devices" -> new DevicesCommand(out, o.verbose).only(o.list, o.ibDev, o.has("--ib-port") ? o.ibPort
+                    : 0).run(host);
             case "pingpong" -> new PingPongCommand(out, o.transport, size, iters).on(o.ibDev, o.link())
                     .cmPort(o.cmPort).remote(o.server, o.peer, o.given).run(host);
             case "perf" -> new PerfCommand(out, err, o).run(host);

@@ -40,8 +40,9 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--cq-mod", "-Q", "N", "perf", "a signaled completion every N sends (100, at most -t)"),
             opt("--post_list", "-l", "N", "perf", "post N chained sends per post call (1)"),
             opt("--bidirectional", "-b", null, "perf", "both sides send at once; the rows add both directions"),
-            opt("--ib-dev", "-d", "DEVICE", CONNECT, "the device to use (the first one; one JVM: the requester)"),
-            opt("--ib-port", "-i", "PORT", CONNECT, "the device's port (1)"),
+            opt("--ib-dev", "-d", "DEVICE", CONNECT + " devices", "the device to use (the first one; one JVM: the "
+                    + "requester; devices: list only it)"),
+            opt("--ib-port", "-i", "PORT", CONNECT + " devices", "the device's port (1; devices: list only it)"),
             opt("--mtu", "-m", "BYTES", CONNECT, "path MTU: 256, 512, 1024, 2048 or 4096 (the port's active MTU)"),
             opt("--gid-index", "-x", "INDEX", CONNECT, "address the peer with a GRH from this GID index"),
             opt("--server", null, null, CONNECT, "wait for a client (rvt ... HOST) to connect; jni, one HCA, UDP 4791"),
@@ -56,6 +57,7 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--rdma_cm", "-R", null, "perf", "accepted for perftest's command lines (rvt always connects "
                     + "through its CM)"),
             opt("--verbose", "-v", null, "devices default", "device limits too"),
+            opt("--list", "-l", null, "devices", "the devices' names only, as ibv_devinfo -l"),
             opt("--no-traffic", null, null, "stat", "counters only, no traffic run first"),
             // where the devices come from
             opt("--driver", null, "sim|jni", EVERY, "simulated HCAs (sim, the default) or RoCEv2 over UDP (jni)"),
@@ -74,14 +76,20 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--debug", null, null, EVERY, "stack traces with errors"),
             opt("--help", "-h", null, EVERY, "this help"));
 
-    private static final Map<String, OptionDef> BY_NAME = new HashMap<>();
+    private static final Map<String, List<OptionDef>> BY_NAME = new HashMap<>();
 
     static {
+        // a short name may serve two options of different commands (-l: perf's --post_list, devices' --list), as
+        // perftest's and ibv_devinfo's do; never two of one command
         for (OptionDef d : ALL) {
             for (String n : d.names()) {
-                if (BY_NAME.put(n, d) != null) {
-                    throw new IllegalStateException("option name " + n + " defined twice");
+                List<OptionDef> owners = BY_NAME.computeIfAbsent(n, k -> new ArrayList<>());
+                for (OptionDef other : owners) {
+                    if (n.startsWith("--") || List.of(d.commands.split(" ")).stream().anyMatch(other::appliesTo)) {
+                        throw new IllegalStateException("option name " + n + " defined twice");
+                    }
                 }
+                owners.add(d);
             }
         }
     }
@@ -121,11 +129,26 @@ record OptionDef(String name, List<String> aliases, String label, String command
      * @throws IllegalStateException if there is none (the table and picocli disagree)
      */
     static OptionDef byName(String name) {
-        OptionDef d = BY_NAME.get(name);
+        List<OptionDef> d = BY_NAME.get(name);
         if (d == null) {
             throw new IllegalStateException("option table has no " + name);
         }
-        return d;
+        return d.get(0);
+    }
+
+    /**
+     * @param name any of an option's names
+     * @param command the command it was given to, or {@code default}
+     * @return the option of that name the command has, else the first of that name
+     * @throws IllegalStateException if there is none (the table and picocli disagree)
+     */
+    static OptionDef byName(String name, String command) {
+        for (OptionDef d : BY_NAME.getOrDefault(name, List.of())) {
+            if (d.appliesTo(command)) {
+                return d;
+            }
+        }
+        return byName(name);
     }
 
     /**
@@ -133,6 +156,7 @@ record OptionDef(String name, List<String> aliases, String label, String command
      * @return the option, or null if no command has it
      */
     static OptionDef byNameOrNull(String name) {
-        return BY_NAME.get(name);
+        List<OptionDef> d = BY_NAME.get(name);
+        return d == null ? null : d.get(0);
     }
 }

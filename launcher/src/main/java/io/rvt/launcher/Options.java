@@ -63,6 +63,8 @@ public final class Options {
     Threading threading = Threading.NETWORK;
     /** {@code -v}, {@code --verbose}. */
     boolean verbose;
+    /** {@code -l}, {@code --list} (devices). */
+    boolean list;
     /** {@code --transport}. */
     Transport transport = Transport.RC;
     /** {@code -s}, {@code --size}; -1 for the command's default. */
@@ -156,6 +158,7 @@ public final class Options {
             case "--deterministic" -> deterministic = true;
             case "--threading" -> threading = Threading.parse(v);
             case "--verbose" -> verbose = true;
+            case "--list" -> list = true;
             case "--transport" -> transport = Transport.parse(v);
             case "--size" -> size = size(name, v);
             case "--iters" -> iters = positive(name, v);
@@ -407,7 +410,7 @@ public final class Options {
                 "",
                 "commands:",
                 "  (none)      devices, then an RC ping-pong between the two HCAs",
-                "  devices     list the devices, like ibv_devinfo (-v: limits too)",
+                "  devices     list the devices, like ibv_devinfo (-d DEV, -i PORT: one; -l: names; -v: limits)",
                 "  pingpong    ping-pong between the two HCAs, like ibv_rc_pingpong; data checked every iteration",
                 "  perf        perftest-style bandwidth and latency tables (no options: a short sweep)",
                 "  stat        port counters, QP state and fabric counters after a short traffic run",

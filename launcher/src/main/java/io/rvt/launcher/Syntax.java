@@ -172,7 +172,8 @@ final class Syntax {
         }
         java.util.regex.Matcher flag = FLAG_WITH_VALUE.matcher(String.valueOf(e.getMessage()));
         if (flag.find()) {
-            return new UsageException("option " + OptionDef.byName(flag.group(1)).name() + " takes no value, got '"
+            return new UsageException("option " + OptionDef.byName(flag.group(1), atRoot ? "default" : command).name()
+                    + " takes no value, got '"
                     + flag.group(2) + "'");
         }
         ArgSpec a = e.getArgSpec();
