@@ -23,17 +23,14 @@ import io.rvt.transport.TxInfo;
 import io.rvt.transport.header.Framing;
 import io.rvt.transport.header.Icrc;
 import io.rvt.transport.header.PacketHeaders;
-import java.lang.ref.WeakReference;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 
@@ -50,38 +47,8 @@ import java.util.function.UnaryOperator;
  * Device dev = RvtDevice.register(hca);                                       // or Rvt/OSGi: rvt-core registers it
  * }</pre>
  *
- * <h2>Addresses</h2>
- * Each configured IP address is a port with one GID: the address itself as an IPv6 address, IPv4 as the IPv4-mapped
- * {@code ::ffff:a.b.c.d} (what Linux RoCE drivers put in their GID tables for RoCEv2). RoCE has no LIDs: ports report
- * LID 0 and address handles must be global (a GRH with the peer's GID); a packet for a non-global address is dropped
- * and counted. The destination of a packet is its DGID as an IP address, and the UDP port from the peer table
- * ({@link Builder#peer}, {@link #addPeer}) or else the default peer port (4791, the RoCEv2 port). A peer table is
- * what lets two devices on one host (one IP address, two UDP ports) talk: each device maps the other's GID to the
- * other's port.
- *
- * <h2>UDP source port</h2>
- * RoCEv2 senders pick the source port from a flow hash so that ECMP spreads QPs over paths. As Linux rxe does, a
- * flow's source port is derived from its QP numbers (or the path's flow label, when it has one) in 0xC000-0xFFFF
- * ({@link #flowSourcePort}); with an ordinary socket the source port is the socket's bound port, so a port opens a
- * sending socket bound to a flow's port when that flow first sends ({@code SO_REUSEPORT}: other HCAs of the host may
- * send from the same port), up to {@link Builder#sourcePorts(int)} sockets (default
- * {@value Builder#DEFAULT_SOURCE_PORTS}); flows beyond share them. {@code sourcePorts(1)} sends everything from the
- * port's own socket (4791 by default). Replies always go to the peer's listening port, as RoCEv2 wants; the ICRC
- * covers the real source port either way.
- *
- * <h2>ICRC</h2>
- * Written on every packet as hardware expects it: over IPv6 with the real addresses and ports; over IPv4 with
- * Identification 0 and DF set, which is what the kernel sends for an unconnected socket with
- * {@code IP_MTU_DISCOVER = IP_PMTUDISC_DO} (the native layer sets it). Checked on receive over IPv6 always, and over
- * IPv4 under the same ID-0 convention unless {@link Builder#checkIpv4Icrc(boolean)} turns it off (a UDP socket does
- * not show the sender's IP header). A packet that fails is dropped and counted ({@link #icrcErrors},
- * {@code RX_MALFORMED}).
- *
- * <h2>Multicast</h2>
- * Without a subnet manager or IP multicast routing, a UD packet to a multicast GID is sent as one unicast copy to
- * every peer in the peer table, each with the ICRC the real multicast packet would carry (destination address: the
- * MGID; IPv4: the group address of an IPv4-mapped MGID, else {@code 239.x.y.z} from the MGID's low 24 bits). The
- * receiver finds the group by that ICRC among the groups its port joined.
+ * <p>How packets become datagrams and back (addresses and GIDs, UDP source ports, ICRC, multicast, zero copy):
+ * the {@linkplain io.rvt.driver.jni package documentation}.
  *
  * <h2>Threads</h2>
  * A QP's send engine runs on the poster's thread ({@code do_send}) and otherwise on its port's engine thread, which
@@ -89,14 +56,6 @@ import java.util.function.UnaryOperator;
  * hands its packets to the kernel before it lets go of the QP, so no later packet overtakes them. With
  * {@link Builder#ownThreads(boolean) ownThreads(false)} the caller runs the engines ({@link #doWork()}), e.g. one
  * thread for every HCA of a JVM, which suits a 2-core machine.
- *
- * <h2>Zero copy</h2>
- * On the native wire the transport references a packet's payload in registered memory instead of copying it
- * ({@link TxInfo#payloadByReference}): the datagram is gathered by {@code sendmmsg} from the transport headers in the
- * batch slot, up to {@value TxBatch#MAX_PAYLOAD_SEGMENTS} slices of the regions' direct buffers, and the pad and ICRC
- * in the slot; the ICRC reads the payload where it lies ({@link #zeroCopyPackets}). Payloads under 512 bytes,
- * heap-buffer regions, more slices, packets that complete their WQE at once (UD, a UC message's last) and the JDK wire
- * copy.
  *
  * <p>{@link #unregistering} (or {@link #close()}) stops the engine threads and closes the sockets.
  */
@@ -116,20 +75,9 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
     /** The wire's two halves: RoCEv2 framing of what the transport sends, and of what the sockets receive. */
     private final RoceSender roce;
     private final RoceReceiver receiver;
-    /**
-     * Each posting thread's scratch, weakly: the thread's map then holds only a JDK object, so a thread that outlives
-     * the driver (an application thread under OSGi, across an update of this bundle) keeps neither the driver nor its
-     * class loader. A plain {@code ThreadLocal} for the same reason (a subclass or a supplier would be this loader's).
-     */
-    private final ThreadLocal<WeakReference<TxScratch>> txScratch = new ThreadLocal<>();
-    /** What keeps each posting thread's scratch alive: until that thread ends or the driver is garbage. */
-    private final Map<Thread, TxScratch> txScratchByThread = Collections.synchronizedMap(new WeakHashMap<>());
-    private final int txBatch;
-    private final int txSlotSize;
-    /** Every socket opened, to close them all (also when building fails half-way); guarded by itself. */
-    private final List<Datagrams> openSockets = new ArrayList<>();
-    private final UnaryOperator<Datagrams> decorator;
-    private final int socketBufferBytes;
+    /** Each posting thread's send scratch. */
+    private final TxScratch.PerThread txScratch;
+    private final Sockets sockets;
     private final int sourcePorts;
     private volatile DriverDevice device;
     private volatile boolean closed;
@@ -143,14 +91,12 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         this.wire = b.wire;
         this.ownThreads = b.ownThreads;
         this.nodeGuid = GUID_BASE + GUIDS.getAndIncrement() * 16;
-        this.decorator = b.decorator;
-        this.socketBufferBytes = b.socketBufferBytes;
+        this.sockets = new Sockets(b.wire, b.socketBufferBytes, b.decorator);
         this.sourcePorts = b.sourcePorts;
         int nports = b.addresses.size();
         this.params = packetHcaParams(nodeGuid, 0x4A4E, b.maxQp, nports);
         int slotSize = slotSize(mtu);
-        this.txBatch = b.batch;
-        this.txSlotSize = slotSize;
+        this.txScratch = new TxScratch.PerThread(b.batch, slotSize, b.wire == Wire.NATIVE);
         this.ports = new PortEngine[nports];
         this.roce = new RoceSender(this, b.defaultPeerPort);
         this.receiver = new RoceReceiver(this, nports, b.checkIpv4Icrc, mtu.bytes());
@@ -175,15 +121,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
      * @throws UdpException if it cannot be bound
      */
     Datagrams open(InetAddress address, int udpPort, boolean reusePort) {
-        synchronized (openSockets) {
-            if (closed) {
-                return null;
-            }
-            Datagrams io = Datagrams.open(wire, address, udpPort, socketBufferBytes, reusePort);
-            Datagrams d = decorator != null ? decorator.apply(io) : io;
-            openSockets.add(d);
-            return d;
-        }
+        return sockets.open(address, udpPort, reusePort);
     }
 
     /**
@@ -430,12 +368,8 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
     }
 
     private void closeSockets() {
-        synchronized (openSockets) {
-            closed = true; // no socket opens from now on
-            for (Datagrams d : openSockets) {
-                d.close();
-            }
-        }
+        closed = true;
+        sockets.closeAll();
     }
 
     // ------------------------------------------------------------------ QP lifecycle
@@ -527,25 +461,13 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
 
     @Override
     protected TxScratch sendScratch() {
-        return txScratch();
+        return txScratch.get();
     }
 
     /** Out before another thread may take the QP over: its later packets must not overtake these. */
     @Override
     protected void packetsOut(QpSendEngine s, TxScratch sc) {
         flush(sc);
-    }
-
-    /** @return the calling thread's scratch, made on its first post (no allocation afterwards) */
-    private TxScratch txScratch() {
-        WeakReference<TxScratch> ref = txScratch.get();
-        TxScratch sc = ref != null ? ref.get() : null;
-        if (sc == null) {
-            sc = new TxScratch(txBatch, txSlotSize, wire == Wire.NATIVE);
-            txScratchByThread.put(Thread.currentThread(), sc);
-            txScratch.set(new WeakReference<>(sc));
-        }
-        return sc;
     }
 
     /** Drains a QP the port engine took from its queue, with the engine's scratch. */
