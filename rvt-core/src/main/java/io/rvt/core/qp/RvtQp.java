@@ -241,8 +241,8 @@ public final class RvtQp implements DriverQp {
     // ================================================================== init / reset / error
 
     /**
-     * Allocates the protocol state an idle QP does not need, on its first way out of RESET (RESET to INIT or ERR;
-     * every lock held): RC's ack queue, the send ring's WQE slots, the receive queue and the responder's scratch, the
+     * Allocates the protocol state an idle QP does not need, on its first way out of RESET (to INIT, every lock
+     * held): RC's ack queue, the send ring's WQE slots, the receive queue and the responder's scratch, the
      * RC timers. A QP in RESET accepts no post and is not in the QP table, so nothing reads them before; a QP that
      * returns to RESET keeps them. rdmavt allocates all of it in {@code rvt_create_qp}; rvt does so later to keep a
      * pool of idle QPs small ([deviation]: an allocation failure surfaces from {@code modify_qp}).
