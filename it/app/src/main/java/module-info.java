@@ -5,6 +5,7 @@
  */
 module io.rvt.it.app {
     requires io.rvt.api;
+    requires io.rvt.cm;                                     // its QPs connect through rvt-cm
     requires static osgi.core;                              // only the OSGi component
     requires static org.osgi.service.component.annotations; // CLASS retention
 }

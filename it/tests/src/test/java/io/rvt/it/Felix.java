@@ -32,10 +32,10 @@ final class Felix implements AutoCloseable {
     /** Bundle jars installed and started at launch, in order. */
     static final List<String> BASE_BUNDLES = List.of("org.osgi.util.function", "org.osgi.util.promise",
             "org.osgi.service.component", "org.apache.felix.scr", "org.apache.felix.configadmin",
-            "org.osgi.service.log", "org.apache.felix.metatype", "rvt-api", "rvt-core", "rvt-transport", "driver-sim", "rvt-it-app");
+            "org.osgi.service.log", "org.apache.felix.metatype", "rvt-api", "rvt-core", "rvt-transport", "driver-sim", "rvt-cm", "rvt-it-app");
     /** The rvt bundles (and the test application) by symbolic name. */
     static final List<String> RVT_BUNDLES = List.of("io.rvt.api", "io.rvt.core", "io.rvt.transport",
-            "io.rvt.driver.sim", "io.rvt.it.app");
+            "io.rvt.driver.sim", "io.rvt.cm", "io.rvt.it.app");
     static final String DRIVER_SIM = "io.rvt.driver.sim";
     /** driver-jni's jar: copied with the others but installed only by the tests that want it. */
     static final String DRIVER_JNI_JAR = "driver-jni";

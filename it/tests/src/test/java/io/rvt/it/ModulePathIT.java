@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class ModulePathIT {
     /** rvt's modules, the application and the third-party driver: no OSGi jar. */
     private static final List<String> MODULE_PATH = List.of("rvt-api", "rvt-core", "rvt-transport", "driver-sim",
-            "rvt-it-app", "rvt-it-loopback-driver");
+            "rvt-cm", "rvt-it-app", "rvt-it-loopback-driver");
 
     @Test
     void onThePlainModulePathServiceLoaderFindsTheDriversAndTrafficPasses() throws Exception {

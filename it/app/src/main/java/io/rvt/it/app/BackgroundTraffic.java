@@ -39,13 +39,15 @@ public final class BackgroundTraffic {
     private final java.util.BitSet sendsCompleted = new java.util.BitSet();
     private final java.util.BitSet recvsCompleted = new java.util.BitSet();
     private final Thread thread;
-    private volatile RcEndpoint[] ends;
     private volatile boolean stopRequested;
     private volatile boolean running = true;
     private volatile String failure;
 
     /**
-     * Connects a QP on {@code a} to one on {@code b} and starts the traffic thread ({@code rvt-it-traffic}).
+     * Starts the traffic thread ({@code rvt-it-traffic}), which connects a QP on {@code a} to one on {@code b}
+     * through rvt-cm, runs the traffic and disconnects. It connects itself rather than the caller's thread: a
+     * driver may keep per-thread scratch of the thread that posts (driver-sim does), and the caller's thread may
+     * outlive the driver.
      *
      * @param a the sender's device
      * @param b the receiver's device
@@ -53,8 +55,7 @@ public final class BackgroundTraffic {
     public BackgroundTraffic(Device a, Device b) {
         a.setAsyncEventHandler(this::onEvent);
         b.setAsyncEventHandler(this::onEvent);
-        ends = RcEndpoint.connected(a, b, RECV_DEPTH * MESSAGE, RECV_DEPTH);
-        thread = new Thread(this::run, "rvt-it-traffic");
+        thread = new Thread(() -> run(a, b), "rvt-it-traffic"); // the devices stay local to the thread
         thread.setDaemon(true);
         thread.start();
     }
@@ -106,9 +107,9 @@ public final class BackgroundTraffic {
         }
     }
 
-    private void run() {
-        RcEndpoint a = ends[0];
-        RcEndpoint b = ends[1];
+    private void run(Device from, Device to) {
+        RcEndpoint a = null;
+        RcEndpoint b = null;
         SendWorkRequest send = new SendWorkRequest(1).opcode(WrOpcode.SEND);
         RecvWorkRequest recv = new RecvWorkRequest(1);
         WorkCompletion wc = new WorkCompletion();
@@ -121,6 +122,9 @@ public final class BackgroundTraffic {
         long drainDeadline = 0;
         ByteBuffer sendSlots = ByteBuffer.allocateDirect(SEND_WINDOW * MESSAGE);
         try {
+            RcEndpoint[] ends = RcEndpoint.connected(from, to, RECV_DEPTH * MESSAGE, RECV_DEPTH);
+            a = ends[0];
+            b = ends[1];
             io.rvt.api.MemoryRegion sendMr = a.pd.regMr(sendSlots, 0);
             while (true) {
                 boolean progress = false;
@@ -185,7 +189,14 @@ public final class BackgroundTraffic {
         } catch (RuntimeException e) {
             failure = e.toString();
         } finally {
-            ends = null; // let the removed devices (and their driver's classes) be collected
+            try {
+                if (a != null) {
+                    a.release(); // the CM handles too: a CM holds its device until the last handle goes
+                    b.release();
+                }
+            } catch (RuntimeException e) {
+                failure = failure != null ? failure : "releasing the connection: " + e;
+            }
             running = false;
         }
     }

@@ -4,85 +4,107 @@ import io.rvt.api.AccessFlag;
 import io.rvt.api.CompletionQueue;
 import io.rvt.api.Device;
 import io.rvt.api.MemoryRegion;
-import io.rvt.api.PortAttr;
 import io.rvt.api.ProtectionDomain;
-import io.rvt.api.QpAttr;
-import io.rvt.api.QpAttrMask;
-import io.rvt.api.QpInitAttr;
-import io.rvt.api.QpState;
 import io.rvt.api.QpType;
 import io.rvt.api.QueuePair;
+import io.rvt.cm.Connection;
+import io.rvt.cm.ConnectedPair;
+import io.rvt.cm.ConnectionManager;
+import io.rvt.cm.QpOptions;
 import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * One end of an RC connection: a PD, a send and a receive CQ, an RC QP on port 1 and one registered buffer. A port
- * without a LID (RoCE: driver-jni) is reached through a GRH with the peer's GID 0; other ports by LID.
+ * One end of an RC connection: a PD, a send and a receive CQ, one registered buffer, and an RC QP on port 1 that
+ * rvt-cm creates and connects (a REQ/REP/RTU exchange over the devices' GSI QPs, as any application connects).
  */
 public final class RcEndpoint {
     private static final int ACCESS = AccessFlag.mask(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE);
+    /** CM ports the passive side listens on, one per connection so that connections may be made at once. */
+    private static final int FIRST_CM_PORT = 30000;
+    private static final int CM_PORTS = 10000;
+    private static final AtomicInteger NEXT_CM_PORT = new AtomicInteger();
+    /** A hang guard: the CM retries a lost REQ seconds later, so this only ends a connection that cannot come up. */
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(60);
 
     final Device device;
     final ProtectionDomain pd;
     final CompletionQueue sendCq;
     final CompletionQueue recvCq;
-    final QueuePair qp;
     final ByteBuffer buffer;
     final MemoryRegion mr;
+    private final ConnectionManager cm;
+    private final int depth;
+    private Connection connection;
+    QueuePair qp;
 
     private RcEndpoint(Device device, int bufferBytes, int depth) {
         this.device = device;
+        this.depth = depth;
         pd = device.allocPd();
         sendCq = device.createCq(depth, 0, null, null);
         recvCq = device.createCq(depth, 0, null, null);
-        QpInitAttr init = new QpInitAttr().qpType(QpType.RC).sendCq(sendCq).recvCq(recvCq);
-        init.cap().maxSendWr(depth).maxRecvWr(depth).maxSendSge(1).maxRecvSge(1);
-        qp = pd.createQp(init);
         buffer = ByteBuffer.allocateDirect(bufferBytes);
         mr = pd.regMr(buffer, ACCESS);
+        cm = ConnectionManager.of(device);
+    }
+
+    private QpOptions qpOptions() {
+        QpOptions o = new QpOptions().pd(pd).sendCq(sendCq).recvCq(recvCq).type(QpType.RC).accessFlags(ACCESS)
+                .responderResources(1).initiatorDepth(1).minRnrTimer(12).localAckTimeout(14).retryCount(7)
+                .rnrRetryCount(7);
+        o.cap().maxSendWr(depth).maxRecvWr(depth).maxSendSge(1).maxRecvSge(1);
+        return o;
     }
 
     /**
-     * Creates an endpoint on each device and connects their QPs (RESET → INIT → RTR → RTS, each with the other's
-     * LID and QPN). {@code a} and {@code b} may be the same device: two of its QPs then talk to each other.
+     * Creates an endpoint on each device and connects their QPs through the devices' connection managers, a's QP
+     * the active side. {@code a} and {@code b} may be the same device: two of its QPs then talk to each other.
      *
      * @param a           the first device
      * @param b           the second device
      * @param bufferBytes each endpoint's buffer
      * @param depth       the send and receive queue depth (and CQ size)
      * @return the two endpoints, a's first
+     * @throws io.rvt.cm.CmException if the QPs do not connect (the endpoints are destroyed)
      */
     public static RcEndpoint[] connected(Device a, Device b, int bufferBytes, int depth) {
         RcEndpoint ea = new RcEndpoint(a, bufferBytes, depth);
         RcEndpoint eb = new RcEndpoint(b, bufferBytes, depth);
-        ea.connectTo(eb);
-        eb.connectTo(ea);
+        try {
+            int port = FIRST_CM_PORT + Math.floorMod(NEXT_CM_PORT.getAndIncrement(), CM_PORTS);
+            ConnectedPair pair = ConnectedPair.connect(ea.cm, ea.qpOptions(), eb.cm, eb.qpOptions(), port,
+                    CONNECT_TIMEOUT);
+            ea.connected(pair.active());
+            eb.connected(pair.passive());
+        } catch (RuntimeException e) {
+            ea.destroy();
+            eb.destroy();
+            throw e;
+        }
         return new RcEndpoint[] {ea, eb};
     }
 
-    private int lid() {
-        return device.queryPort(1, new PortAttr()).lid();
+    private void connected(Connection c) {
+        connection = c;
+        qp = c.qp();
     }
 
-    private void connectTo(RcEndpoint peer) {
-        qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(ACCESS),
-                QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
-        QpAttr rtr = new QpAttr().qpState(QpState.RTR).pathMtu(device.queryPort(1, new PortAttr()).activeMtu())
-                .destQpNum(peer.qp.qpNum()).rqPsn(0).maxDestRdAtomic(1).minRnrTimer(12);
-        int dlid = peer.lid();
-        rtr.ahAttr().dlid(dlid).portNum(1);
-        if (dlid == 0) { // RoCE has no LIDs: the GID (an IP address) is the only way to the peer
-            rtr.ahAttr().dgid(peer.device.queryGid(1, 0)).sgidIndex(0).hopLimit(64);
+    /**
+     * Closes the connection (a DREQ to the peer, the QP destroyed) and releases this endpoint's handle on the CM;
+     * also after the device went away, so that the CM lets the removed device go.
+     */
+    void release() {
+        if (connection != null) {
+            connection.close();
         }
-        qp.modifyQp(rtr, QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
-                QpAttrMask.RQ_PSN, QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER));
-        qp.modifyQp(new QpAttr().qpState(QpState.RTS).timeout(14).retryCnt(7).rnrRetry(7).sqPsn(0).maxRdAtomic(1),
-                QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY,
-                        QpAttrMask.SQ_PSN, QpAttrMask.MAX_QP_RD_ATOMIC));
+        cm.close();
     }
 
-    /** Destroys the QP, CQs, MR and PD, in that order. Only for a device that is still alive. */
+    /** {@link #release()}, then destroys the CQs, MR and PD. Only for a device that is still alive. */
     void destroy() {
-        qp.destroyQp();
+        release();
         sendCq.destroyCq();
         recvCq.destroyCq();
         mr.deregMr();
