@@ -5,6 +5,7 @@ import io.rvt.api.PathMtu;
 import io.rvt.api.PortAttr;
 import io.rvt.api.PortState;
 import io.rvt.api.QpAttr;
+import io.rvt.api.QpType;
 import io.rvt.api.WcStatus;
 import io.rvt.api.spi.DriverDevice;
 import io.rvt.api.spi.DriverParams;
@@ -22,7 +23,10 @@ import java.util.concurrent.Executors;
 public final class BenchDriver implements RvtDriver {
     /** What {@code do_send} does. */
     public enum Mode {
-        /** Complete each posted WQE with SUCCESS, as a driver whose hardware finished instantly. */
+        /**
+         * Complete each posted WQE with SUCCESS, as a driver whose hardware finished instantly (the GSI QP's MADs
+         * still loop back, so that rvt-cm connects the benchmark's QPs).
+         */
         IMMEDIATE,
         /** Run {@code rvt_ruc_loopback}. */
         LOOPBACK
@@ -86,7 +90,7 @@ public final class BenchDriver implements RvtDriver {
 
     @Override
     public void doSend(DriverQp qp) {
-        if (mode == Mode.LOOPBACK) {
+        if (mode == Mode.LOOPBACK || qp.type() == QpType.GSI) { // the CM's MADs always loop back
             qp.rucLoopback();
             return;
         }

@@ -4,15 +4,13 @@ import io.rvt.api.AccessFlag;
 import io.rvt.api.CompletionQueue;
 import io.rvt.api.PathMtu;
 import io.rvt.api.ProtectionDomain;
-import io.rvt.api.QpAttr;
-import io.rvt.api.QpAttrMask;
-import io.rvt.api.QpInitAttr;
-import io.rvt.api.QpState;
-import io.rvt.api.QpType;
-import io.rvt.api.QueuePair;
+import io.rvt.cm.QpOptions;
 import io.rvt.core.RvtDevice;
 
-/** Builds a device, a PD, CQs and connected RC QPs for the benchmarks. */
+/**
+ * Builds a device, a PD and a CQ for the benchmarks, and RC QPs of that device connected through rvt-cm (its GSI QP
+ * carries the MADs through rvt-core's loopback, which {@link BenchDriver} runs for it in either mode).
+ */
 final class Fixture implements AutoCloseable {
     final RvtDevice device;
     final ProtectionDomain pd;
@@ -24,26 +22,21 @@ final class Fixture implements AutoCloseable {
         cq = device.createCq(4096, 0, null, null);
     }
 
-    QueuePair rcQp() {
-        QpInitAttr init = new QpInitAttr().qpType(QpType.RC).sendCq(cq).recvCq(cq);
-        init.cap().maxSendWr(256).maxRecvWr(256).maxSendSge(1).maxRecvSge(1);
-        return pd.createQp(init);
+    /**
+     * @return two RC QPs of the device connected to each other (both on {@link #cq}), made once per trial, outside
+     *         what is measured
+     */
+    CmPair connectedPair() {
+        return new CmPair(device, rcOptions(), device, rcOptions(), Thread::onSpinWait);
     }
 
-    static void connect(QueuePair qp, int remoteQpn) {
+    private QpOptions rcOptions() {
         int all = AccessFlag.mask(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ,
                 AccessFlag.REMOTE_ATOMIC);
-        QpAttr a = new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(all);
-        qp.modifyQp(a, QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT,
-                QpAttrMask.ACCESS_FLAGS));
-        a = new QpAttr().qpState(QpState.RTR).pathMtu(PathMtu.MTU_4096).destQpNum(remoteQpn).rqPsn(0)
-                .maxDestRdAtomic(16).minRnrTimer(1);
-        a.ahAttr().dlid(1).portNum(1);
-        qp.modifyQp(a, QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
-                QpAttrMask.RQ_PSN, QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER));
-        a = new QpAttr().qpState(QpState.RTS).timeout(14).retryCnt(7).rnrRetry(7).sqPsn(0).maxRdAtomic(16);
-        qp.modifyQp(a, QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT,
-                QpAttrMask.RNR_RETRY, QpAttrMask.SQ_PSN, QpAttrMask.MAX_QP_RD_ATOMIC));
+        QpOptions o = new QpOptions().pd(pd).cq(cq).accessFlags(all).pathMtu(PathMtu.MTU_4096).responderResources(16)
+                .initiatorDepth(16).minRnrTimer(1).localAckTimeout(14).retryCount(7).rnrRetryCount(7);
+        o.cap().maxSendWr(256).maxRecvWr(256).maxSendSge(1).maxRecvSge(1);
+        return o;
     }
 
     @Override

@@ -41,6 +41,7 @@ public class LoopbackBenchmark {
     public int size;
 
     private Fixture fx;
+    private CmPair pair;
     private QueuePair a;
     private QueuePair b;
     private SendWorkRequest send;
@@ -54,10 +55,9 @@ public class LoopbackBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         fx = new Fixture(BenchDriver.Mode.LOOPBACK);
-        a = fx.rcQp();
-        b = fx.rcQp();
-        Fixture.connect(a, b.qpNum());
-        Fixture.connect(b, a.qpNum());
+        pair = fx.connectedPair();
+        a = pair.first();
+        b = pair.second();
         int acc = AccessFlag.mask(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE);
         MemoryRegion src = fx.pd.regMr(ByteBuffer.allocateDirect(size), acc);
         MemoryRegion dst = fx.pd.regMr(ByteBuffer.allocateDirect(size), acc);
@@ -69,9 +69,10 @@ public class LoopbackBenchmark {
         copyDst = ByteBuffer.allocateDirect(size);
     }
 
-    /** Removes the device. */
+    /** Disconnects the QPs and removes the device. */
     @TearDown(Level.Trial)
     public void tearDown() {
+        pair.close();
         fx.close();
     }
 

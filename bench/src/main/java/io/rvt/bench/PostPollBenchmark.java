@@ -33,23 +33,25 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class PostPollBenchmark {
     private Fixture fx;
+    private CmPair pair;
     private QueuePair qp;
     private SendWorkRequest wr;
     private final WorkCompletion wc = new WorkCompletion();
 
-    /** Builds a device, an RTS QP and one reusable 64-byte SEND. */
+    /** Builds a device, an RTS QP (connected through rvt-cm) and one reusable 64-byte SEND. */
     @Setup(Level.Trial)
     public void setUp() {
         fx = new Fixture(BenchDriver.Mode.IMMEDIATE);
-        qp = fx.rcQp();
-        Fixture.connect(qp, qp.qpNum());
+        pair = fx.connectedPair(); // the peer never sees a packet: the driver completes every send at once
+        qp = pair.first();
         MemoryRegion mr = fx.pd.regMr(ByteBuffer.allocateDirect(4096), AccessFlag.LOCAL_WRITE.bit());
         wr = new SendWorkRequest(1).opcode(WrOpcode.SEND).sge(mr, 0, 64);
     }
 
-    /** Removes the device. */
+    /** Disconnects the QPs and removes the device. */
     @TearDown(Level.Trial)
     public void tearDown() {
+        pair.close();
         fx.close();
     }
 
