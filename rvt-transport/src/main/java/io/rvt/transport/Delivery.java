@@ -80,6 +80,10 @@ public final class Delivery {
         return e;
     }
 
+    boolean hasCounts() {
+        return rxPackets != 0;
+    }
+
     void flushCounters(DriverPort port) {
         if (rxPackets != 0 && port != null) {
             port.addCounter(PortCounter.RX_PACKETS, rxPackets);

@@ -112,14 +112,14 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
     }
 
     /**
-     * Runs a drain deferred by a receiving thread, at the end of its batch. By default drains it on that thread; a
-     * deterministic driver may {@link #schedule} it to keep its event order.
+     * How a drain deferred by a receiving thread runs at the end of its batch: on that thread (the default, false), or,
+     * for a deterministic driver that keeps its event order, {@link #schedule}d (true). Asked once per batch, so the
+     * deferred drain runs without another call frame between the batch's end and the wire.
      *
-     * @param e the QP's engine
-     * @param scratch the receiving thread's scratch
+     * @return true to schedule deferred drains instead of running them
      */
-    protected void runDeferred(E e, S scratch) {
-        drain(e, scratch);
+    protected boolean schedulesDeferred() {
+        return false;
     }
 
     /**
@@ -306,18 +306,26 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
     }
 
     /**
-     * Runs the drains {@code d}'s receiving thread deferred ({@link #runDeferred}), now that it holds no QP lock.
+     * Runs the drains {@code d}'s receiving thread deferred ({@link #schedulesDeferred}), now that it holds no QP lock.
      *
      * @param d the port's delivery
      * @param scratch the receiving thread's send scratch
      */
     protected final void drainDeferred(Delivery d, S scratch) {
-        QpSendEngine q;
-        while ((q = d.takeDeferred()) != null) {
+        QpSendEngine q = d.takeDeferred();
+        if (q == null) {
+            return;
+        }
+        boolean queue = schedulesDeferred();
+        do {
             @SuppressWarnings("unchecked") // only this driver's engines are deferred (scheduleSend took them from its QPs)
             E e = (E) q;
-            runDeferred(e, scratch);
-        }
+            if (queue) {
+                schedule(e);
+            } else {
+                drain(e, scratch);
+            }
+        } while ((q = d.takeDeferred()) != null);
     }
 
     /**
@@ -328,8 +336,10 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
      * @param scratch the receiving thread's send scratch
      */
     protected final void endBatch(Delivery d, S scratch) {
-        Transport t = transport();
-        d.flushCounters(t == null ? null : t.device().port(d.portNum));
+        if (d.hasCounts()) {
+            Transport t = transport();
+            d.flushCounters(t == null ? null : t.device().port(d.portNum));
+        }
         drainDeferred(d, scratch);
     }
 }

@@ -386,12 +386,8 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
 
     /** A drain deferred by the delivery thread: queued in deterministic mode, to keep the event loop's order. */
     @Override
-    protected void runDeferred(SimQp s, SimScratch sc) {
-        if (deterministic) {
-            schedule(s);
-        } else {
-            drain(s, sc);
-        }
+    protected boolean schedulesDeferred() {
+        return deterministic;
     }
 
     /**
