@@ -80,7 +80,10 @@ final class Node {
         return pd.regMr(ByteBuffer.allocateDirect(size), access);
     }
 
-    /** Brings {@code qp} (RC or UC, fresh) to RTS connected to {@code remote} on {@code peer}. */
+    /**
+     * Brings {@code qp} (RC or UC, fresh) to RTS connected to {@code remote} on {@code peer}. By hand, not through
+     * rvt-cm: the transport's tests set the PSNs (wrap-around included), MTU, timers and depths they exercise.
+     */
     void connect(QueuePair qp, Node peer, QueuePair remote, int rqPsn) {
         boolean rc = qp.type() == QpType.RC;
         QpAttr a = new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(accessFlags);

@@ -54,7 +54,10 @@ class JniAddressCheckTest {
         return intruder;
     }
 
-    /** Connects {@code self} to QP {@code destQpn} at {@code dgid}, sending from {@code sqPsn}; RC: no retries. */
+    /**
+     * Connects {@code self} to QP {@code destQpn} at {@code dgid}, sending from {@code sqPsn}; RC: no retries. By hand,
+     * not through rvt-cm: the test aims QPs at addresses and PSNs of its choosing, as an attacker would.
+     */
     private static void connect(Endpoint self, int destQpn, Gid dgid, int rqPsn, int sqPsn) {
         boolean rc = self.qp.type() == QpType.RC;
         self.qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(Endpoint.ALL_ACCESS),

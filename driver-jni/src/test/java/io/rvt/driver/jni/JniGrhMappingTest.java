@@ -82,6 +82,7 @@ class JniGrhMappingTest {
             JniDriver d = fixture.drivers().get(0);
             d.addPeer(d.gid(1), peer.localPort());
             Endpoint rc = verbs.endpoint(dev, QpType.RC, 4096);
+            // by hand, not through rvt-cm: the peer is a plain UDP socket with no CM behind it
             rc.qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(0),
                     QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT,
                             QpAttrMask.ACCESS_FLAGS));
