@@ -9,6 +9,7 @@ module io.rvt.api {
 
     exports io.rvt.api;
     exports io.rvt.api.spi;
+    exports io.rvt.api.spi.agent;
 
     uses io.rvt.api.DeviceRegistry;
 }

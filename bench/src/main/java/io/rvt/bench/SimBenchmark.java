@@ -12,19 +12,19 @@ import io.rvt.api.SigType;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
+import io.rvt.api.spi.agent.Agent;
+import io.rvt.api.spi.agent.AgentInvoker;
+import io.rvt.api.spi.agent.AgentRunner;
+import io.rvt.api.spi.agent.BackoffIdleStrategy;
+import io.rvt.api.spi.agent.BusySpinIdleStrategy;
+import io.rvt.api.spi.agent.CompositeAgent;
+import io.rvt.api.spi.agent.IdleStrategy;
+import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.cm.QpOptions;
 import io.rvt.core.RvtDevice;
 import io.rvt.driver.sim.SimDriver;
-import io.rvt.driver.sim.clock.Agent;
-import io.rvt.driver.sim.clock.AgentInvoker;
-import io.rvt.driver.sim.clock.AgentRunner;
-import io.rvt.driver.sim.clock.BackoffIdleStrategy;
-import io.rvt.driver.sim.clock.CompositeAgent;
-import io.rvt.driver.sim.clock.BusySpinIdleStrategy;
-import io.rvt.driver.sim.clock.IdleStrategy;
 import io.rvt.driver.sim.fabric.Fabric;
 import io.rvt.driver.sim.fabric.LinkModel;
-import io.rvt.driver.sim.fabric.ThreadingMode;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -45,7 +45,8 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Two simulated HCAs on a real-time fabric (delivery and send agents with the {@code idle} strategy; ideal links), one RC QP pair: SEND 64 B message rate, RDMA WRITE 64 KiB bandwidth beside a plain 64 KiB copy, and SEND
+ * Two simulated HCAs on a real-time fabric (delivery and send agents with the {@code idle} strategy; ideal links),
+ * one RC QP pair: SEND 64 B message rate, RDMA WRITE 64 KiB bandwidth beside a plain 64 KiB copy, and SEND
  * 8 B ping-pong (half of it is the one-way latency). The benchmark thread posts and polls; the fabric's and the
  * HCAs' agents take the machine's other cores (on 2 cores they compete, which the figures include).
  */
@@ -78,9 +79,11 @@ public class SimBenchmark {
     /**
      * "dedicated": the fabric and each HCA's send engine have their own thread; "shared": one thread runs them all
      * (with the {@code idle} strategy), leaving the other core to the benchmark thread; "invoker": the benchmark thread
-     * runs them itself whenever it finds its CQ empty (Aeron's INVOKER mode: one thread, no hand-off between cores).
+     * runs them itself whenever it finds its CQ empty (Aeron's INVOKER mode: one thread, no hand-off between cores);
+     * "progress" (rvt's default): the same through rvt-core's progress hook, an empty {@code pollCq} runs them, with
+     * the fabric's backstop thread for when it does not.
      */
-    @Param({"dedicated", "shared", "invoker"})
+    @Param({"progress", "dedicated", "shared", "invoker"})
     public String threading;
 
     /** Bytes of the RDMA WRITE and of the plain copy. */
@@ -118,15 +121,17 @@ public class SimBenchmark {
     public void setUp() {
         boolean shared = "shared".equals(threading);
         boolean invoked = "invoker".equals(threading);
-        ThreadingMode mode = shared || invoked ? ThreadingMode.INVOKER : ThreadingMode.DEDICATED;
-        fabric = Fabric.builder("bench-" + FABRICS.incrementAndGet()).realTime().threading(mode).idleStrategy(idleStrategy())
-                .defaultLink(LinkModel.IDEAL).build();
+        ThreadingMode mode = "progress".equals(threading) ? ThreadingMode.PROGRESS
+                : shared || invoked ? ThreadingMode.INVOKER : ThreadingMode.DEDICATED;
+        fabric = Fabric.builder("bench-" + FABRICS.incrementAndGet()).realTime().threading(mode)
+                .idleStrategy(idleStrategy()).defaultLink(LinkModel.IDEAL).build();
         SimDriver s0 = SimDriver.builder(fabric).name("b0").threading(mode).idleStrategy(idleStrategy()).build();
         SimDriver s1 = SimDriver.builder(fabric).name("b1").threading(mode).idleStrategy(idleStrategy()).build();
         d0 = RvtDevice.register(s0);
         d1 = RvtDevice.register(s1);
         if (shared || invoked) {
-            Agent network = new CompositeAgent("bench-network", List.of(fabric.agent(), s0.sendAgent(), s1.sendAgent()));
+            Agent network = new CompositeAgent("bench-network",
+                    List.of(fabric.agent(), s0.sendAgent(), s1.sendAgent()));
             if (shared) {
                 runner = AgentRunner.start(network, idleStrategy(), Throwable::printStackTrace);
             } else {

@@ -208,8 +208,8 @@ final class Connector implements AutoCloseable {
      */
     <T> T await(CompletableFuture<T> future, String what, Duration patience) {
         try {
-            if (host.threading() == Threading.INVOKER) {
-                // this thread is the network: run it until the CM is done
+            if (host.threading() != Threading.NETWORK) {
+                // this thread runs the network (invoker, or the progress hook): run it until the CM is done
                 long deadline = System.nanoTime() + patience.toNanos();
                 while (!future.isDone()) {
                     if (System.nanoTime() - deadline > 0) {

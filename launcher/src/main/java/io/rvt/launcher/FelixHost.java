@@ -1,6 +1,9 @@
 package io.rvt.launcher;
 
+import io.rvt.api.CompletionQueue;
 import io.rvt.api.Device;
+import io.rvt.api.WorkCompletion;
+import io.rvt.api.spi.TimerService;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +14,7 @@ import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleException;
@@ -60,6 +64,9 @@ public final class FelixHost implements Host {
     private final Framework framework;
     private final ServiceTracker<Device, Device> devices;
     private final List<Device> deviceList;
+    /** Never has entries: polling it runs the progress hook ({@link #progress()}); null in the shell. */
+    private final CompletionQueue progressCq;
+    private final WorkCompletion progressWc = new WorkCompletion();
     /** Device services as they arrive, by device name (sorted); guarded by itself. */
     private final Map<String, Device> arrived = new TreeMap<>();
 
@@ -103,6 +110,7 @@ public final class FelixHost implements Host {
             configure(ctx, shell);
             this.devices = tracker;
             this.deviceList = awaitDevices(hcas.properties(!shell).size());
+            this.progressCq = shell ? null : deviceList.get(0).createCq(1, 0, null, null);
         } catch (Exception | Error e) {
             if (tracker != null) {
                 tracker.close();
@@ -144,9 +152,13 @@ public final class FelixHost implements Host {
                 throw new IllegalStateException("OSGi: Config Admin did not start within " + DEADLINE_MILLIS
                         + " ms");
             }
+            int made = 0;
             for (Map<String, Object> properties : hcas.properties(!shell)) {
                 Configuration c = admin.createFactoryConfiguration(hcas.factoryPid(), "?");
                 c.update(new Hashtable<>(properties));
+                // one HCA at a time: they attach to the fabric in this order (a deterministic fabric's LIDs and
+                // fault streams follow it), whatever threads Config Admin and SCR activate them on
+                awaitDevices(++made);
             }
         } finally {
             cm.close();
@@ -182,6 +194,64 @@ public final class FelixHost implements Host {
     @Override
     public DriverKind driver() {
         return hcas.driver();
+    }
+
+    @Override
+    public Threading threading() {
+        return hcas.threadingMode();
+    }
+
+    /**
+     * An empty poll runs the driver's progress hook: a wait that polls no CQ of its own (a connection's) polls this
+     * one, so the command's thread drives the network there too (a deterministic fabric's virtual time included).
+     */
+    @Override
+    public void progress() {
+        CompletionQueue cq = progressCq;
+        if (cq == null || !cq.pollCq(progressWc)) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** The counters of the simulated fabric, from driver-sim's fabric service (its trace_hash when deterministic). */
+    @Override
+    public Map<String, Long> fabricCounters() {
+        Object counters = fabricService("java.util.function.Supplier", "(rvt.sim.fabric.counters=true)");
+        if (counters instanceof Supplier<?> s && s.get() instanceof Map<?, ?> m) {
+            Map<String, Long> out = new java.util.LinkedHashMap<>();
+            m.forEach((k, v) -> out.put(String.valueOf(k), ((Number) v).longValue()));
+            return out;
+        }
+        return Map.of();
+    }
+
+    /**
+     * On a deterministic simulated fabric the CMs run on its virtual time (driver-sim's fabric service) and draw from
+     * its seed, so that a connection's MADs are part of the same reproducible trace, as with {@code --no-osgi}.
+     */
+    @Override
+    public io.rvt.cm.CmConfig cmConfig() {
+        ServiceReference<?> ref = fabricReference(TimerService.class.getName(), "(rvt.sim.seed=*)");
+        if (ref == null) {
+            return Connector.realTime();
+        }
+        TimerService timers = (TimerService) framework.getBundleContext().getService(ref);
+        return io.rvt.cm.CmConfig.builder().timerService(timers).seed((Long) ref.getProperty("rvt.sim.seed"))
+                .cmResponseTimeout(Connector.CM_RESPONSE_TIMEOUT).build();
+    }
+
+    private Object fabricService(String type, String filter) {
+        ServiceReference<?> ref = fabricReference(type, filter);
+        return ref != null ? framework.getBundleContext().getService(ref) : null;
+    }
+
+    private ServiceReference<?> fabricReference(String type, String filter) {
+        try {
+            ServiceReference<?>[] refs = framework.getBundleContext().getServiceReferences(type, filter);
+            return refs == null || refs.length == 0 ? null : refs[0];
+        } catch (org.osgi.framework.InvalidSyntaxException e) {
+            throw new IllegalStateException(filter, e);
+        }
     }
 
     @Override

@@ -11,6 +11,11 @@ interface HcaConfigurations {
     /** @return the driver */
     DriverKind driver();
 
+    /** @return who runs the network between the HCAs, as the host reports it */
+    default Threading threadingMode() {
+        return Threading.NETWORK;
+    }
+
     /** @return the driver bundle's jar name in the bundle directory, without ".jar" */
     String bundle();
 

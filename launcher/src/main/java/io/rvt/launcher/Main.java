@@ -81,7 +81,7 @@ public final class Main {
             return jni ? PlainJniHost.start(options.jniSetup()) : PlainHost.start(options.fabric(), options.threading);
         }
         HcaConfigurations hcas = jni ? new JniConfigurations(options.jniSetup())
-                : new SimConfigurations(options.fabric());
+                : new SimConfigurations(options.fabric(), options.threading);
         return FelixHost.start(hcas, bundleDir(), shell);
     }
 

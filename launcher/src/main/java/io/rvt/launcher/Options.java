@@ -60,7 +60,7 @@ public final class Options {
     /** {@code --deterministic}. */
     boolean deterministic;
     /** {@code --threading}: who runs the simulated network. */
-    Threading threading = Threading.NETWORK;
+    Threading threading = Threading.PROGRESS;
     /** {@code -v}, {@code --verbose}. */
     boolean verbose;
     /** {@code -l}, {@code --list} (devices). */
@@ -221,8 +221,8 @@ public final class Options {
             }
         }
         if (deterministic && noOsgi && driver == DriverKind.SIM && !given.contains("--threading")) {
-            // Virtual time driven by the command's own thread: the same seed and command give the same packet
-            // trace. With a loop thread of its own, where a post lands in virtual time depends on thread timing.
+            // Virtual time driven one event per wait by the command's own thread: the same seed and command give the
+            // same packet trace (in one JVM too, as the tests run it twice).
             threading = Threading.INVOKER;
         }
         checkThreading();
@@ -428,9 +428,11 @@ public final class Options {
                 "stat:      -n|--iters N (traffic run)  --no-traffic",
                 "driver:    --driver sim (default: two simulated HCAs) | jni (two RoCEv2 HCAs over UDP)",
                 "fabric:    --loss P  --dup P  --reorder P  --seed N  --deterministic  (--driver sim)",
-                "           --threading network (default: a thread of its own runs the fabric and both HCAs)",
-                "                     | invoker (the command's thread runs them while it polls; --no-osgi;",
-                "                       the default with --deterministic --no-osgi: same seed, same packet trace)",
+                "           --threading progress (default: the command's polls run the fabric and both HCAs,",
+                "                       a backstop thread when they stop; --deterministic in OSGi: same seed,",
+                "                       same trace; --deterministic --no-osgi: invoker by default)",
+                "                     | network (a thread of its own runs them) | invoker (only the command's",
+                "                       thread; --no-osgi)",
                 "jni:       --address A[,B] (127.0.0.1; ::1 for IPv6)  --udp-port P (P and P+1; default: free ports)",
                 "           --source-ports N (UDP source ports per HCA, one per flow from 0xC000; default "
                         + JniDriver.Builder.DEFAULT_SOURCE_PORTS + "; 1: all from P)",

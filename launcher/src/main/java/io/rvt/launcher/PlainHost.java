@@ -3,21 +3,19 @@ package io.rvt.launcher;
 import io.rvt.api.Device;
 import io.rvt.api.DeviceRegistry;
 import io.rvt.api.Rvt;
+import io.rvt.api.spi.RvtDriver;
+import io.rvt.api.spi.agent.Agent;
+import io.rvt.api.spi.agent.AgentInvoker;
+import io.rvt.api.spi.agent.AgentRunner;
+import io.rvt.api.spi.agent.BusySpinIdleStrategy;
+import io.rvt.api.spi.agent.CompositeAgent;
+import io.rvt.api.spi.agent.IdleStrategy;
+import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.driver.sim.SimDriver;
-import io.rvt.driver.sim.clock.Agent;
-import io.rvt.driver.sim.clock.AgentInvoker;
-import io.rvt.driver.sim.clock.AgentRunner;
-import io.rvt.driver.sim.clock.BusySpinIdleStrategy;
-import io.rvt.driver.sim.clock.CompositeAgent;
-import io.rvt.driver.sim.clock.IdleStrategy;
-import io.rvt.driver.sim.fabric.Counters;
-import io.rvt.driver.sim.fabric.DropCause;
 import io.rvt.driver.sim.fabric.Fabric;
+import io.rvt.driver.sim.fabric.FabricBuilder;
 import io.rvt.driver.sim.fabric.FaultConfig;
-import io.rvt.driver.sim.fabric.ThreadingMode;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -25,7 +23,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Two simulated HCAs ({@code sim0}, {@code sim1}) on one fabric built from the fabric options, registered in a
  * plain-Java device registry ({@link Rvt#create()}): no OSGi, and the fabric's counters in reach.
  *
- * <p>Threads: in real time the fabric's delivery agent and both HCAs' send engines run as one {@link CompositeAgent}:
+ * <p>Threads: by default ({@link Threading#PROGRESS}) the fabric and both HCAs' send engines are one duty cycle that
+ * the command's polls run through rvt-core's progress hook, and a backstop thread runs when they stop (a
+ * deterministic fabric's event loop the same way: the same seed and command give the same trace). As overrides: in
+ * real time the fabric's delivery agent and both HCAs' send engines run as one {@link CompositeAgent}:
  * with {@link Threading#NETWORK} on a thread of its own (named {@value #NETWORK_THREAD} and the fabric's name), which
  * leaves the other core of a small machine to the command's thread; with {@link Threading#INVOKER} on the command's
  * thread, one duty cycle per {@link #progress()}, so that no packet's cache lines move between cores. A deterministic
@@ -61,7 +62,13 @@ public final class PlainHost implements Host {
         FaultConfig faults = FaultConfig.builder().loss(options.loss()).duplication(options.duplication())
                 .reorder(options.reorder(), options.reorder() > 0 ? FabricOptions.MAX_REORDER_DELAY_NANOS : 0)
                 .build();
-        if (options.deterministic()) {
+        boolean progress = threading == Threading.PROGRESS;
+        if (progress) {
+            // the progress hook: the command's polls run the fabric and both HCAs; a backstop that never spins
+            FabricBuilder b = Fabric.builder(name).seed(options.seed()).threading(ThreadingMode.PROGRESS)
+                    .faults(faults);
+            fabric = (options.deterministic() ? b.deterministic(options.seed()) : b.realTime()).build();
+        } else if (options.deterministic()) {
             fabric = Fabric.builder(name).deterministic(options.seed())
                     .threading(threading == Threading.INVOKER ? ThreadingMode.INVOKER : ThreadingMode.DEDICATED)
                     .idleStrategy(idle()).faults(faults).build();
@@ -73,7 +80,7 @@ public final class PlainHost implements Host {
         SimDriver sim1 = driver("sim1");
         registry = Rvt.create();
         devices = List.of(registry.register(sim0), registry.register(sim1));
-        Agent agents = options.deterministic() ? null : new CompositeAgent(NETWORK_THREAD + name,
+        Agent agents = options.deterministic() || progress ? null : new CompositeAgent(NETWORK_THREAD + name,
                 List.of(fabric.agent(), sim0.sendAgent(), sim1.sendAgent()));
         invoker = threading == Threading.INVOKER && agents != null ? new AgentInvoker(agents) : null;
         drivesLoop = threading == Threading.INVOKER && options.deterministic();
@@ -95,17 +102,19 @@ public final class PlainHost implements Host {
     }
 
     private SimDriver driver(String name) {
-        return SimDriver.builder(fabric).name(name).threading(ThreadingMode.INVOKER).build();
+        SimDriver.Builder b = SimDriver.builder(fabric).name(name);
+        return (threading == Threading.PROGRESS ? b : b.threading(ThreadingMode.INVOKER)).build();
     }
 
     /**
-     * Builds the fabric and its two HCAs and registers them; the network runs on a thread of its own.
+     * Builds the fabric and its two HCAs and registers them; the command's polls run the network (the progress hook),
+     * a backstop thread when they stop.
      *
      * @param options the fabric to build
      * @return the running host
      */
     public static PlainHost start(FabricOptions options) {
-        return start(options, Threading.NETWORK);
+        return start(options, Threading.PROGRESS);
     }
 
     /**
@@ -138,7 +147,7 @@ public final class PlainHost implements Host {
     @Override
     public String description() {
         return "driver-sim on fabric '" + fabric.name() + "' (" + options.describe()
-                + (invoker != null ? "; --threading invoker" : "") + ")";
+                + (threading != Threading.PROGRESS ? "; --threading " + threading.option() : "") + ")";
     }
 
     @Override
@@ -147,6 +156,8 @@ public final class PlainHost implements Host {
     }
 
     /**
+     * With {@link Threading#PROGRESS}: runs the fabric's progress hook on the calling thread, as an empty poll does
+     * (so a wait that polls no CQ, e.g. for a connection, drives the network too, and a deterministic fabric replays).
      * With {@link Threading#INVOKER}: runs one duty cycle of the fabric's delivery agent and both HCAs' send agents on
      * the calling thread, or, in a deterministic fabric, the event loop's next event (spinning if there is none).
      * Otherwise spins, as {@link Host#progress()}.
@@ -155,7 +166,11 @@ public final class PlainHost implements Host {
      */
     @Override
     public void progress() {
-        if (invoker != null) {
+        if (threading == Threading.PROGRESS) {
+            if (fabric.progress(RvtDriver.POLL_BUDGET) == 0) {
+                Thread.onSpinWait();
+            }
+        } else if (invoker != null) {
             invoker.invoke();
         } else if (!drivesLoop || !fabric.step()) {
             Thread.onSpinWait();
@@ -177,22 +192,7 @@ public final class PlainHost implements Host {
 
     @Override
     public Map<String, Long> fabricCounters() {
-        Counters c = fabric.counters();
-        Map<String, Long> m = new LinkedHashMap<>();
-        m.put("tx_frames", c.txFrames());
-        m.put("tx_bytes", c.txBytes());
-        m.put("rx_frames", c.rxFrames());
-        m.put("rx_bytes", c.rxBytes());
-        for (DropCause cause : DropCause.values()) {
-            m.put("drop." + cause.name().toLowerCase(Locale.ROOT), c.drops(cause));
-        }
-        m.put("duplicated", c.duplicated());
-        m.put("reordered", c.reordered());
-        m.put("corrupted", c.corrupted());
-        if (options.deterministic()) {
-            m.put("trace_hash", fabric.traceHash()); // the same for the same seed and command with --threading invoker
-        }
-        return m;
+        return fabric.counterMap(); // trace_hash: the same for the same seed and command
     }
 
     @Override

@@ -9,12 +9,25 @@ import java.util.Map;
  * of PID {@value #PID}.
  *
  * @param options the fabric's faults and time mode
+ * @param threading who runs the fabric: {@code progress} (the default), or a network thread
  */
-record SimConfigurations(FabricOptions options) implements HcaConfigurations {
+record SimConfigurations(FabricOptions options, Threading threading) implements HcaConfigurations {
     /** driver-sim's Config Admin factory PID: one HCA per configuration. */
     static final String PID = "io.rvt.driver.sim";
     /** The fabric both HCAs attach to. */
     static final String FABRIC = "rvt";
+
+    /**
+     * @param options the fabric's faults and time mode
+     */
+    SimConfigurations(FabricOptions options) {
+        this(options, Threading.PROGRESS);
+    }
+
+    @Override
+    public Threading threadingMode() {
+        return threading;
+    }
 
     @Override
     public DriverKind driver() {
@@ -33,7 +46,7 @@ record SimConfigurations(FabricOptions options) implements HcaConfigurations {
 
     @Override
     public List<Map<String, Object>> properties(boolean spin) {
-        return List.of(properties(options, "sim0", spin), properties(options, "sim1", spin));
+        return List.of(properties(options, threading, "sim0", spin), properties(options, threading, "sim1", spin));
     }
 
     @Override
@@ -49,14 +62,28 @@ record SimConfigurations(FabricOptions options) implements HcaConfigurations {
      * @return the configuration of one HCA of driver-sim's factory PID with the fabric options
      */
     static Map<String, Object> properties(FabricOptions options, String name, boolean spin) {
+        return properties(options, Threading.NETWORK, name, spin);
+    }
+
+    /**
+     * @param options the fabric options
+     * @param threading {@link Threading#PROGRESS}: the HCAs' pollers run the fabric, a backstop thread that never
+     *                  spins when they stop; otherwise a network thread, as {@link #properties(FabricOptions, String,
+     *                  boolean)} says
+     * @param name the HCA's name
+     * @param spin whether a network thread busy-spins when idle
+     * @return the configuration of one HCA
+     */
+    static Map<String, Object> properties(FabricOptions options, Threading threading, String name, boolean spin) {
         Map<String, Object> p = new HashMap<>();
         p.put("name", name);
         p.put("fabric", FABRIC);
         p.put("ports", 1);
         p.put("mtu", 4096);
         // a deterministic fabric runs everything on its own event loop thread; real time shares one thread
-        p.put("threading", options.deterministic() ? "dedicated" : "shared");
-        p.put("idle", spin ? "spin" : "backoff");
+        boolean progress = threading == Threading.PROGRESS;
+        p.put("threading", progress ? "progress" : options.deterministic() ? "dedicated" : "shared");
+        p.put("idle", spin && !progress ? "spin" : "backoff");
         p.put("deterministic", options.deterministic());
         p.put("seed", options.seed());
         p.put("loss", options.loss());

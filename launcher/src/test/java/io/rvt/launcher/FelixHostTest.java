@@ -60,6 +60,9 @@ class FelixHostTest {
         assertThat(SimConfigurations.properties(new FabricOptions(0, 0, 0, 1, false), "sim1", false))
                 .containsEntry("threading", "shared").containsEntry("deterministic", false)
                 .containsEntry("idle", "backoff");
+        // the default: the progress hook, with a backstop that never spins
+        assertThat(new SimConfigurations(new FabricOptions(0, 0, 0, 1, true)).properties(true))
+                .allSatisfy(p -> assertThat(p).containsEntry("threading", "progress").containsEntry("idle", "backoff"));
     }
 
     @Test

@@ -24,8 +24,10 @@ class InvokerThreadingTest {
     Path dir;
 
     @Test
-    void shouldRunTheNetworkOnItsOwnThreadUnlessAskedForInvoker() {
-        assertThat(Options.parse().threading).isEqualTo(Threading.NETWORK);
+    void shouldRunTheNetworkThroughTheProgressHookUnlessAskedForNetworkOrInvoker() {
+        assertThat(Options.parse().threading).isEqualTo(Threading.PROGRESS);
+        assertThat(Options.parse("pingpong", "--no-osgi").threading).isEqualTo(Threading.PROGRESS);
+        assertThat(Options.parse("pingpong", "--threading", "progress").threading).isEqualTo(Threading.PROGRESS);
         assertThat(Options.parse("pingpong", "--no-osgi", "--threading", "network").threading)
                 .isEqualTo(Threading.NETWORK);
         assertThat(Options.parse("pingpong", "--no-osgi", "--threading", "invoker").threading)
@@ -33,17 +35,17 @@ class InvokerThreadingTest {
         assertThat(Options.parse("perf", "--no-osgi", "--threading=invoker", "--seed", "7").threading)
                 .isEqualTo(Threading.INVOKER);
         assertThat(Options.parse("--threading", "network").threading).isEqualTo(Threading.NETWORK); // OSGi: fine
-        // --deterministic without OSGi: the command's thread drives virtual time unless told otherwise
+        // --deterministic: the command's thread drives virtual time (without OSGi one event per wait, as before)
         assertThat(Options.parse("stat", "--no-osgi", "--deterministic").threading).isEqualTo(Threading.INVOKER);
         assertThat(Options.parse("stat", "--no-osgi", "--deterministic", "--threading", "network").threading)
                 .isEqualTo(Threading.NETWORK);
-        assertThat(Options.parse("stat", "--deterministic").threading).isEqualTo(Threading.NETWORK);
+        assertThat(Options.parse("stat", "--deterministic").threading).isEqualTo(Threading.PROGRESS);
     }
 
     @Test
     void shouldRefuseInvokerWithOneUsageLineWhenTheLauncherDoesNotHoldTheNetwork() {
-        cli.assertUsage("option --threading: unknown threading 'inline' (network or invoker)", "pingpong",
-                "--no-osgi", "--threading", "inline");
+        cli.assertUsage("option --threading: unknown threading 'inline' (progress, network or invoker)",
+                "pingpong", "--no-osgi", "--threading", "inline");
         cli.assertUsage("option --threading needs a value", "pingpong", "--threading");
         cli.assertUsage("option --threading invoker needs --no-osgi", "pingpong", "--threading", "invoker");
         cli.assertUsage("option --threading invoker applies to the simulated fabric, not to --driver jni",
@@ -55,7 +57,7 @@ class InvokerThreadingTest {
     @Test
     void shouldListThreadingWithTheFabricOptionsInHelp() {
         assertThat(cli.run("--help")).isZero();
-        assertThat(cli.out()).contains("--threading network", "| invoker (the command's thread");
+        assertThat(cli.out()).contains("--threading progress", "| network (a thread of its own", "| invoker (only");
     }
 
     @Test
@@ -102,13 +104,18 @@ class InvokerThreadingTest {
 
     @Test
     @Timeout(120)
-    void shouldReportNetworkInTestInfoAndJsonByDefault() throws IOException {
+    void shouldReportProgressInTestInfoAndJsonByDefault() throws IOException {
         Path json = dir.resolve("lat.json");
         assertThat(cli.run("perf", "--no-osgi", "--test", "read", "--lat", "-n", "100", "--json", json.toString()))
                 .as(cli.err()).isZero();
-        assertThat(cli.out()).contains(" Threading       : network (the network's own threads)")
-                .doesNotContain("--threading invoker");
-        assertThat(map(tests(parseFile(json)).get(0).get("test_info"))).containsEntry("Threading", "network");
+        assertThat(cli.out()).contains(" Threading       : progress (the command's polls, a backstop thread when")
+                .doesNotContain("--threading");
+        assertThat(map(tests(parseFile(json)).get(0).get("test_info"))).containsEntry("Threading", "progress");
+        cli.reset();
+        assertThat(cli.run("perf", "--no-osgi", "--threading", "network", "--test", "read", "--lat", "-n", "100"))
+                .as(cli.err()).isZero();
+        assertThat(cli.out()).contains(" Threading       : network (the network's own threads)",
+                "; --threading network)");
     }
 
     @Test

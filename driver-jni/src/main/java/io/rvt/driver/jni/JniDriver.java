@@ -14,6 +14,8 @@ import io.rvt.api.spi.DriverParams;
 import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.OperationTable;
+import io.rvt.api.spi.agent.ProgressEngine;
+import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.transport.PacketDriver;
 import io.rvt.transport.Packets;
 import io.rvt.transport.QpSendEngine;
@@ -53,7 +55,10 @@ import java.util.function.UnaryOperator;
  * <h2>Threads</h2>
  * A QP's send engine runs on the poster's thread ({@code do_send}) and otherwise on its port's engine thread, which
  * also receives (see {@link PortEngine}); a per-QP counter lets only one thread drain a QP at a time, and a drainer
- * hands its packets to the kernel before it lets go of the QP, so no later packet overtakes them. With
+ * hands its packets to the kernel before it lets go of the QP, so no later packet overtakes them. By default
+ * ({@link Builder#threading(ThreadingMode) ThreadingMode.PROGRESS}) a thread that polls one of the device's CQs and
+ * finds it empty runs the port engines itself (the progress hook, {@link #progress(int)}), and the ports' threads
+ * only step in when no one has for a while. With
  * {@link Builder#ownThreads(boolean) ownThreads(false)} the caller runs the engines ({@link #doWork()}), e.g. one
  * thread for every HCA of a JVM, which suits a 2-core machine.
  *
@@ -72,6 +77,9 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
     private final DriverParams params;
     private final PortEngine[] ports;
     private final boolean ownThreads;
+    /** PROGRESS (the default) or DEDICATED when {@link #ownThreads}; INVOKER otherwise. */
+    private final ThreadingMode threading;
+    private final long backstopQuietNanos;
     /** The wire's two halves: RoCEv2 framing of what the transport sends, and of what the sockets receive. */
     private final RoceSender roce;
     private final RoceReceiver receiver;
@@ -89,7 +97,9 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         this.name = b.name;
         this.mtu = b.mtu;
         this.wire = b.wire;
-        this.ownThreads = b.ownThreads;
+        this.ownThreads = b.ownThreads && b.threading != ThreadingMode.INVOKER;
+        this.threading = ownThreads ? b.threading : ThreadingMode.INVOKER;
+        this.backstopQuietNanos = b.backstopQuietNanos;
         this.nodeGuid = GUID_BASE + GUIDS.getAndIncrement() * 16;
         this.sockets = new Sockets(b.wire, b.socketBufferBytes, b.decorator);
         this.sourcePorts = b.sourcePorts;
@@ -318,9 +328,31 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         }
         if (ownThreads) {
             for (PortEngine p : ports) {
-                p.start("rvt-jni-" + name + "-port" + p.portNum);
+                p.start("rvt-jni-" + name + "-port" + p.portNum, threading, backstopQuietNanos);
             }
         }
+    }
+
+    /**
+     * rvt extension, the progress hook: with {@link ThreadingMode#PROGRESS} (the default) the calling thread runs
+     * each port's duty cycle that no other thread is in (receives a batch, processes it, sends what was scheduled),
+     * and the ports' threads are the backstop; otherwise nothing.
+     */
+    @Override
+    public int progress(int budget) {
+        if (threading != ThreadingMode.PROGRESS) {
+            return 0;
+        }
+        int work = 0;
+        for (PortEngine p : ports) {
+            work += p.progress(budget);
+        }
+        return work;
+    }
+
+    /** @return who runs the port engines */
+    public ThreadingMode threading() {
+        return threading;
     }
 
     /**
@@ -582,6 +614,8 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         private boolean busyPoll;
         private boolean checkIpv4Icrc = true;
         private boolean ownThreads = true;
+        private ThreadingMode threading = ThreadingMode.PROGRESS;
+        private long backstopQuietNanos = ProgressEngine.DEFAULT_QUIET_NANOS;
         private int batch = 32;
         private int socketBufferBytes = 4 << 20;
         private int sourcePorts = DEFAULT_SOURCE_PORTS;
@@ -742,6 +776,34 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
          */
         public Builder ownThreads(boolean v) {
             ownThreads = v;
+            return this;
+        }
+
+        /**
+         * @param v who runs the port engines: {@link ThreadingMode#PROGRESS} (the default), the threads that poll the
+         *          device's CQs through the progress hook, with each port's thread as the backstop;
+         *          {@link ThreadingMode#DEDICATED}, only the ports' threads; {@link ThreadingMode#INVOKER}, only
+         *          {@link JniDriver#doWork()} (as {@code ownThreads(false)})
+         * @return this
+         */
+        public Builder threading(ThreadingMode v) {
+            if (v == null) {
+                throw new IllegalArgumentException("threading must not be null");
+            }
+            threading = v;
+            return this;
+        }
+
+        /**
+         * @param nanos with {@link ThreadingMode#PROGRESS}: how long no poller may have run a port's engine before its
+         *        thread does, at least 1 (default {@value ProgressEngine#DEFAULT_QUIET_NANOS})
+         * @return this
+         */
+        public Builder backstopQuietNanos(long nanos) {
+            if (nanos < 1) {
+                throw new IllegalArgumentException("backstopQuietNanos must be at least 1, got " + nanos);
+            }
+            backstopQuietNanos = nanos;
             return this;
         }
 

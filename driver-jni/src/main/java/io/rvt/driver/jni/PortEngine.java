@@ -1,6 +1,10 @@
 package io.rvt.driver.jni;
 
 import io.rvt.api.Gid;
+import io.rvt.api.spi.agent.Agent;
+import io.rvt.api.spi.agent.IdleStrategy;
+import io.rvt.api.spi.agent.ProgressEngine;
+import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.transport.Delivery;
 import io.rvt.transport.QpSendEngine;
 import io.rvt.transport.RxInfo;
@@ -8,21 +12,25 @@ import io.rvt.transport.header.Icrc;
 import io.rvt.transport.header.PacketHeaders;
 import io.rvt.transport.header.PacketParser;
 import java.net.Inet6Address;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
-import java.nio.ByteBuffer;
-import java.util.concurrent.locks.LockSupport;
 
 /**
- * One port of a {@link JniDriver}: its socket, and the thread that serves it. The thread is both the port's receive
- * engine (a {@code recvmmsg} batch, each datagram parsed, checked and handed to the transport) and its send engine
- * for QPs scheduled from paths that hold QP locks (ACKs, responses, retries, RNR restarts), so that the ACKs a batch of
- * requests causes leave in one {@code sendmmsg} batch. Idle, it spins, then (unless busy-polling) waits
- * in {@code poll} on the socket and an eventfd that {@link #schedule} signals.
+ * One port of a {@link JniDriver}: its socket, and the engine that serves it, an {@link Agent} whose duty cycle
+ * ({@link #cycle()}) is both the port's receive engine (a {@code recvmmsg} batch, each datagram parsed, checked and
+ * handed to the transport) and its send engine for QPs scheduled from paths that hold QP locks (ACKs, responses,
+ * retries, RNR restarts), so that the ACKs a batch of requests causes leave in one {@code sendmmsg} batch.
+ *
+ * <p>Who runs it is the driver's {@link ThreadingMode}, through a {@link ProgressEngine}: with PROGRESS the thread
+ * that polls a CQ of the device runs it (the progress hook: it receives and sends on its own thread while it holds the
+ * engine) and the port's thread is the backstop; with DEDICATED only the port's thread; with INVOKER only
+ * {@link JniDriver#doWork()}. The port's thread, idle, spins, then (unless busy-polling) waits in {@code poll} on the
+ * socket and an eventfd that {@link #schedule} signals.
  */
-final class PortEngine implements Runnable {
+final class PortEngine implements Agent {
     /**
      * Empty cycles (each a non-blocking {@code recvmmsg}, about a microsecond) before waiting in {@code poll}. No
      * {@code Thread.yield} phase: on a busy machine a yield gives the core away for a whole time slice, while a thread
@@ -65,9 +73,11 @@ final class PortEngine implements Runnable {
     private final boolean busyPoll;
     private volatile boolean running;
     private volatile boolean sleeping;
+    /** INVOKER: the thread that {@link #adopt adopted} the engine; else null. */
     private volatile Thread thread;
-    /** The thread {@link #start} made (null when a caller runs {@link #cycle()}). */
-    private volatile Thread ownThread;
+    /** PROGRESS or DEDICATED: who is in the engine, and the port's thread (null before {@link #start}). */
+    private volatile ProgressEngine engine;
+    private String roleName = "rvt-jni-port";
     /** The last sender's GID, kept while the sender stays the same (no allocation per packet). */
     private long lastSrcHi;
     private long lastSrcLo;
@@ -103,46 +113,62 @@ final class PortEngine implements Runnable {
         this.delivery = delivery;
     }
 
-    /** Starts the thread. */
-    void start(String name) {
+    /**
+     * Starts the port's engine: its thread (the backstop with PROGRESS).
+     *
+     * @param name the thread's name
+     * @param mode PROGRESS or DEDICATED
+     * @param quietNanos PROGRESS: how long no poller may have run the engine before the port's thread does
+     */
+    void start(String name, ThreadingMode mode, long quietNanos) {
         running = true;
-        Thread t = new Thread(this, name);
-        t.setDaemon(true);
-        thread = t;
-        ownThread = t;
-        t.start();
+        roleName = name;
+        engine = ProgressEngine.start(this, mode, new SocketWait(), quietNanos,
+                e -> System.getLogger(JniDriver.class.getName()).log(System.Logger.Level.WARNING,
+                        "port " + portNum + " engine of " + driver.name() + " failed", e));
     }
 
-    /** Stops the thread and waits for it. */
+    /** Stops the engine's thread and waits for it (and for a poller still in the engine). */
     void stop() {
         running = false;
-        Thread t = ownThread;
-        if (t != null && t != Thread.currentThread()) { // stopped from its own cycle: it ends when that returns
+        ProgressEngine e = engine;
+        if (e != null) {
             io.wakeup();
-            LockSupport.unpark(t);
-            boolean interrupted = false;
-            while (t.isAlive()) {
-                try {
-                    t.join(100);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-                io.wakeup();
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            e.close(); // from the engine's own cycle it only stops the loop, which ends when that cycle returns
         }
     }
 
-    /** @return true if the calling thread is this port's engine */
-    boolean isEngineThread() {
-        return Thread.currentThread() == thread;
+    /**
+     * The progress hook of this port: runs its duty cycle on the calling thread if no other thread is in it.
+     *
+     * @param budget the work after which to stop
+     * @return the work done
+     */
+    int progress(int budget) {
+        ProgressEngine e = engine;
+        return e != null && running ? e.progress(budget) : 0;
     }
 
-    /** @return the engine thread, or null before start */
+    /** @return true if the calling thread is this port's engine (now: it holds it) */
+    boolean isEngineThread() {
+        ProgressEngine e = engine;
+        return e != null ? e.isHeldByCurrentThread() : Thread.currentThread() == thread;
+    }
+
+    /** @return the port's thread (the backstop with PROGRESS), or the adopting thread, or null before start */
     Thread thread() {
-        return thread;
+        ProgressEngine e = engine;
+        return e != null ? e.thread() : thread;
+    }
+
+    @Override
+    public int doWork() {
+        return cycle();
+    }
+
+    @Override
+    public String roleName() {
+        return roleName;
     }
 
     /**
@@ -160,13 +186,22 @@ final class PortEngine implements Runnable {
         }
     }
 
-    @Override
-    public void run() {
-        int idle = 0;
-        while (running) {
-            if (cycle() > 0) {
+    /** The port's thread between empty cycles: spins, then (unless busy-polling) waits on the socket. */
+    private final class SocketWait implements IdleStrategy {
+        private int idle;
+
+        @Override
+        public void idle(int workCount) {
+            if (workCount > 0) {
                 idle = 0;
-            } else if (busyPoll || ++idle < SPINS) {
+            } else {
+                idle();
+            }
+        }
+
+        @Override
+        public void idle() {
+            if (busyPoll || ++idle < SPINS) {
                 Thread.onSpinWait();
             } else {
                 sleeping = true;
@@ -175,6 +210,16 @@ final class PortEngine implements Runnable {
                 }
                 sleeping = false;
             }
+        }
+
+        @Override
+        public void reset() {
+            idle = 0;
+        }
+
+        @Override
+        public String alias() {
+            return busyPoll ? "spin" : "spin-then-poll";
         }
     }
 

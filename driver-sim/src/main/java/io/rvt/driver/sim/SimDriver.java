@@ -16,11 +16,12 @@ import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.OperationTable;
 import io.rvt.api.spi.TimerService;
-import io.rvt.driver.sim.clock.Agent;
-import io.rvt.driver.sim.clock.AgentRunner;
-import io.rvt.driver.sim.clock.BackoffIdleStrategy;
-import io.rvt.driver.sim.clock.BusySpinIdleStrategy;
-import io.rvt.driver.sim.clock.IdleStrategy;
+import io.rvt.api.spi.agent.Agent;
+import io.rvt.api.spi.agent.AgentRunner;
+import io.rvt.api.spi.agent.BackoffIdleStrategy;
+import io.rvt.api.spi.agent.BusySpinIdleStrategy;
+import io.rvt.api.spi.agent.IdleStrategy;
+import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.driver.sim.fabric.ChecksumWriter;
 import io.rvt.driver.sim.fabric.Fabric;
 import io.rvt.driver.sim.fabric.FabricMode;
@@ -29,7 +30,6 @@ import io.rvt.driver.sim.fabric.FaultConfig;
 import io.rvt.driver.sim.fabric.Frame;
 import io.rvt.driver.sim.fabric.FrameHandler;
 import io.rvt.driver.sim.fabric.LinkModel;
-import io.rvt.driver.sim.fabric.ThreadingMode;
 import io.rvt.transport.Delivery;
 import io.rvt.transport.PacketDriver;
 import io.rvt.transport.QpSendEngine;
@@ -64,7 +64,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Threads: the send engine of a QP runs on the poster's thread ({@code do_send}) or, when scheduled from a path
  * that holds QP locks, on the fabric's executor (deterministic) or the driver's duty-cycle send agent (real time); a
  * per-QP counter makes sure only one thread drains a QP at a time. Received frames are handled on the fabric's delivery
- * thread (or event loop).
+ * thread (or event loop). On a fabric with {@link ThreadingMode#PROGRESS} (the real-time default) the send agent is
+ * part of the fabric's duty cycle, which the application's polls run through the progress hook
+ * ({@link #progress(int)}) and the fabric's backstop thread runs when they do not.
  */
 public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
     /** Bytes before the BTH: LRH (8) and GRH (40); every packet is sent with a GRH. */
@@ -84,6 +86,8 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
     private final SimSendAgent sendAgent;
     private final IdleStrategy idleStrategy;
     private final boolean ownThread;
+    /** The send engine runs in the fabric's duty cycle ({@link ThreadingMode#PROGRESS}). */
+    private final boolean joinsFabric;
     private volatile AgentRunner sendRunner;
     /** Parses frames that were not sealed (or when every ICRC is checked): checks the ICRC. */
     private final PacketParser parser = new PacketParser(true);
@@ -145,7 +149,14 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         }
         this.idleStrategy = b.idleStrategy;
         this.sealedParser = b.checkEveryIcrc ? parser : new PacketParser(false);
-        this.ownThread = b.threading == ThreadingMode.DEDICATED;
+        ThreadingMode threading = b.threading != null ? b.threading
+                : fabric.threading() == ThreadingMode.PROGRESS ? ThreadingMode.PROGRESS : ThreadingMode.DEDICATED;
+        if (threading == ThreadingMode.PROGRESS && fabric.threading() != ThreadingMode.PROGRESS) {
+            throw new IllegalArgumentException("HCA '" + b.name + "': ThreadingMode.PROGRESS runs the send engine in "
+                    + "the fabric's duty cycle, but fabric '" + fabric.name() + "' is " + fabric.threading());
+        }
+        this.ownThread = threading == ThreadingMode.DEDICATED;
+        this.joinsFabric = threading == ThreadingMode.PROGRESS && !deterministic;
         this.sendAgent = deterministic ? null : new SimSendAgent(this, b.maxQp, "rvt-sim-" + name + "-send");
     }
 
@@ -172,7 +183,7 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
 
     /**
      * The real-time send engine, for a caller that runs it itself ({@link ThreadingMode#INVOKER}), e.g. with the
-     * fabric's agent in one {@link io.rvt.driver.sim.clock.CompositeAgent}.
+     * fabric's agent in one {@link io.rvt.api.spi.agent.CompositeAgent}.
      *
      * @return the agent, or null in a deterministic fabric (there the fabric's event loop runs the engine)
      */
@@ -218,20 +229,36 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
     }
 
     /**
-     * In a deterministic fabric driven by its caller ({@link ThreadingMode#INVOKER}), runs one event of its loop, so a
-     * verb that waits for the HCA's work (rvt-core's {@code deregMr} waiting for in-flight work to let go of a region)
-     * gets it done on the waiting thread, as the send engine's thread does in real time. Nothing when the loop is
-     * driven by a thread of its own or further up the caller's stack (the verb was called from a completion handler).
+     * rvt extension, the progress hook: with {@link ThreadingMode#PROGRESS} runs the fabric and the send engines of
+     * its HCAs on the calling thread ({@link Fabric#progress(int)}), if no other thread is running them.
+     */
+    @Override
+    public int progress(int budget) {
+        return fabric.progress(budget);
+    }
+
+    /**
+     * The progress hook; and in a deterministic fabric driven by its caller ({@link ThreadingMode#INVOKER}), one event
+     * of its loop, so a verb that waits for the HCA's work (rvt-core's {@code deregMr} waiting for in-flight work to
+     * let go of a region) gets it done on the waiting thread, as the send engine's thread does in real time. Nothing
+     * when the loop is driven by a thread of its own or further up the caller's stack (the verb was called from a
+     * completion handler).
      */
     @Override
     public boolean progressWhileWaiting() {
-        return deterministic && fabric.threading() == ThreadingMode.INVOKER && fabric.loop().tryStep();
+        if (deterministic && fabric.threading() == ThreadingMode.INVOKER) {
+            return fabric.loop().tryStep();
+        }
+        return fabric.progress(WAIT_BUDGET) > 0;
     }
 
     @Override
     public void registered(DriverDevice dev) {
         attach(dev);
         this.device = dev;
+        if (sendAgent != null && joinsFabric) {
+            fabric.addEngine(sendAgent);
+        }
         if (sendAgent != null && ownThread) {
             sendRunner = AgentRunner.start(sendAgent, idleStrategy, e -> System.getLogger(SimDriver.class.getName())
                     .log(System.Logger.Level.WARNING, "send engine of " + name + " failed", e));
@@ -259,6 +286,9 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         AgentRunner r = sendRunner;
         if (r != null) {
             r.close();
+        }
+        if (sendAgent != null && joinsFabric) {
+            fabric.removeEngine(sendAgent);
         }
     }
 
@@ -579,7 +609,7 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         private long nodeGuid;
         private int maxQp = 16384;
         private IdleStrategy idleStrategy = new BackoffIdleStrategy();
-        private ThreadingMode threading = ThreadingMode.DEDICATED;
+        private ThreadingMode threading;
         private LinkModel link;
         private FaultConfig faults;
         private boolean checkEveryIcrc;
@@ -663,8 +693,10 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         }
 
         /**
-         * @param v who runs the real-time send engine: {@link ThreadingMode#DEDICATED} (the default), a thread of the
-         *          driver's own; {@link ThreadingMode#INVOKER}, the caller through {@link SimDriver#sendAgent()}
+         * @param v who runs the real-time send engine: {@link ThreadingMode#PROGRESS} (the default on a PROGRESS
+         *          fabric), the fabric's duty cycle, run by the pollers' progress hook and the fabric's backstop;
+         *          {@link ThreadingMode#DEDICATED} (the default otherwise), a thread of the driver's own;
+         *          {@link ThreadingMode#INVOKER}, the caller through {@link SimDriver#sendAgent()}
          * @return this
          */
         public Builder threading(ThreadingMode v) {

@@ -185,18 +185,43 @@ public interface RvtDriver {
         throw new UnsupportedOperationException(name() + " does not provide do_send");
     }
 
+    /** The budget rvt-core gives {@link #progress(int)} from a {@code pollCq} that found its CQ empty. */
+    int POLL_BUDGET = 32;
+
+    /** The budget rvt-core gives {@link #progress(int)} from a verb that waits for the driver's engines. */
+    int WAIT_BUDGET = 256;
+
     /**
-     * rvt extension (no rdmavt counterpart: a kernel driver's engines always run on their own): called by rvt-core on
-     * a thread that waits for work the driver's engines do, so far {@code deregMr} waiting for the references that
-     * in-flight work holds ({@code rvt_check_refs}). A driver whose engines run only when the caller drives them
-     * (driver-sim in deterministic mode, where the caller's thread runs the event loop) runs a bounded piece of that
-     * work here, on the waiting thread. No QP lock held. Optional; the default does nothing and returns false.
+     * rvt extension, the progress hook (no rdmavt counterpart: a kernel driver's engines run in interrupts and
+     * threads of their own; libfabric's manual progress and UCX's {@code ucp_worker_progress} are the model): runs a
+     * bounded piece of the driver's engine work (receive, send drains, deferred ACKs) on the calling thread, so that
+     * the thread that polls runs the network and nothing is handed between cores.
+     *
+     * <p>rvt-core calls it from {@code pollCq} when the CQ is empty (budget {@link #POLL_BUDGET}, then it looks
+     * again) and, through {@link #progressWhileWaiting()}, from every wait a verb makes for the engines ({@code
+     * destroyQp} waiting for references, {@code deregMr} waiting for in-flight work, the flush of a removed device
+     * waiting for a busy engine). Any thread may call it, at any time, with no rvt lock held; at most one thread runs
+     * a given engine at a time (a try-lock: the others, and a thread already inside the engine further up its stack,
+     * return 0 at once). A driver whose engines also need a thread when no one calls (timers, retransmissions,
+     * applications that wait on completion events) keeps a backstop that runs them only then;
+     * {@link io.rvt.api.spi.agent.ProgressEngine} is both halves. Optional; the default does nothing.
+     *
+     * @param budget the work (packets, QPs drained) after which to return; at least one step is taken
+     * @return the work done; 0 if there was none, or another thread is in the engine
+     */
+    default int progress(int budget) {
+        return 0;
+    }
+
+    /**
+     * rvt extension: called by rvt-core on a thread that waits for work the driver's engines do (see
+     * {@link #progress(int)}); no QP lock held. The default runs {@code progress(WAIT_BUDGET)}.
      *
      * @return true if it did some work (rvt-core checks what it waits for and may call again), false if it had none
      *         it could do (rvt-core then blocks until its condition holds or its wait times out)
      */
     default boolean progressWhileWaiting() {
-        return false;
+        return progress(WAIT_BUDGET) > 0;
     }
 
     // ------------------------------------------------------------------ device

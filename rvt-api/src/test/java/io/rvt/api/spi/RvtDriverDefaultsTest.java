@@ -71,6 +71,7 @@ class RvtDriverDefaultsTest {
     @Test
     void shouldReportNoWorkWhenProgressWhileWaitingIsNotProvided() {
         assertThat(driver.progressWhileWaiting()).isFalse();
+        assertThat(driver.progress(RvtDriver.POLL_BUDGET)).isZero();
     }
 
     @Test

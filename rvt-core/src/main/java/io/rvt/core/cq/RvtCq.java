@@ -11,6 +11,7 @@ import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.spi.Callback;
 import io.rvt.api.spi.DriverCq;
+import io.rvt.api.spi.RvtDriver;
 import io.rvt.core.Errors;
 import io.rvt.core.RvtDevice;
 import io.rvt.core.SpinningLock;
@@ -62,6 +63,8 @@ public final class RvtCq implements DriverCq {
     }
 
     private final RvtDevice dev;
+    /** The device's driver, whose progress hook an empty poll runs. */
+    private final RvtDriver driver;
     private final CompletionHandler handler;
     private final AsyncEventHandler eventHandler;
     private final int compVector;
@@ -99,6 +102,7 @@ public final class RvtCq implements DriverCq {
     private RvtCq(RvtDevice dev, int cqe, int compVector, int compVectorCpu, Executor executor,
             CompletionHandler handler, AsyncEventHandler eventHandler) {
         this.dev = dev;
+        this.driver = dev.driver();
         this.cqe = cqe;
         this.ring = newRing(cqe);
         this.compVector = compVector;
@@ -364,6 +368,14 @@ public final class RvtCq implements DriverCq {
     }
 
     /**
+     * rvt extension: an empty CQ runs the driver's progress hook ({@link RvtDriver#progress(int)}, a bounded piece of
+     * its engines' work on this thread) and looks again, so the polling thread runs the network.
+     */
+    private boolean emptyAfterProgress() {
+        return looksEmpty() && (driver.progress(RvtDriver.POLL_BUDGET) == 0 || looksEmpty());
+    }
+
+    /**
      * Mirrors {@code rvt_poll_cq}. Works after the device was removed, so applications can drain flushed
      * completions; allocation-free.
      *
@@ -378,7 +390,7 @@ public final class RvtCq implements DriverCq {
         if (max < 0 || max > out.length) {
             throw Errors.inval("pollCq: max " + max + " is outside 0..out.length " + out.length);
         }
-        if (looksEmpty()) {
+        if (emptyAfterProgress()) {
             return 0;
         }
         // Checked before anything is taken: a null entry must not cost the completion it would have received.
@@ -414,7 +426,7 @@ public final class RvtCq implements DriverCq {
         if (out == null) {
             throw Errors.inval("pollCq: out is null");
         }
-        if (looksEmpty()) {
+        if (emptyAfterProgress()) {
             return false;
         }
         lock.lock();

@@ -45,7 +45,9 @@ final class QpErrors {
             } finally {
                 qp.unlockAll();
             }
-            Thread.yield(); // the busy engine needs recvLock and sendLock to finish
+            if (!qp.driver.progressWhileWaiting()) { // rvt extension: the engine may need this thread to run it
+                Thread.yield(); // the busy engine needs recvLock and sendLock to finish
+            }
         }
     }
 

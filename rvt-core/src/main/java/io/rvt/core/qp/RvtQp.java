@@ -391,6 +391,10 @@ public final class RvtQp implements DriverQp {
     }
 
     void awaitNoReferences() {
+        // rvt extension: an engine run by the application's threads drops its references when this one runs it
+        while (refs.get() > 0 && driver.progressWhileWaiting()) {
+            continue; // it did some: look again
+        }
         boolean interrupted = false;
         synchronized (refs) {
             while (refs.get() > 0) {

@@ -2,42 +2,63 @@ package io.rvt.core.timer;
 
 import io.rvt.api.spi.RvtTimer;
 import io.rvt.api.spi.TimerService;
+import io.rvt.api.spi.agent.Agent;
+import io.rvt.api.spi.agent.AgentRunner;
+import io.rvt.api.spi.agent.IdleStrategy;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * rvt-core's real-time {@link TimerService}: one daemon thread runs every timer's action, so actions of one service
- * never run concurrently. {@link #hz()} is 1000.
+ * rvt-core's real-time {@link TimerService}: an {@link Agent} that owns its timers and is polled by its own
+ * {@link AgentRunner} thread, so actions of one service never run concurrently. {@link #hz()} is 1000.
  *
- * <p>Arming allocates nothing (an RC QP re-arms its retry timer for every packet it sends): armed timers sit on an
- * intrusive list that the thread scans when the earliest deadline is due, as the kernel's timer wheel is walked by
- * jiffies, but woken for the earliest deadline so the microsecond RNR timers keep their precision. All timer state
- * is guarded by the service's monitor, which does not allocate under contention.
+ * <p>Only the agent's thread touches the timer heap (a binary min-heap by deadline, each timer holding its own slot):
+ * no global monitor and no scan of every armed timer. Arming from any thread writes the timer's deadline and, if the
+ * timer is not already waiting for the agent, pushes it on a lock-free inbound stack, which the agent drains at the
+ * start of each cycle; it wakes the agent only if the new deadline is earlier than the one it sleeps until, so the
+ * microsecond RNR timers keep their precision while an RC QP re-arms its retry timer for every packet without a
+ * system call. Arming allocates nothing.
  *
  * <p>After {@link #close()} pending expiries are dropped and arming does nothing.
  */
 public final class SystemTimerService implements TimerService, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(SystemTimerService.class.getName());
-    /** The longest the thread sleeps without being woken. */
+    /** The longest the agent sleeps without being woken. */
     private static final long MAX_SLEEP_NANOS = 10_000_000L;
+    private static final VarHandle INBOUND;
 
-    private final Thread thread;
-    /** Head of the armed timers (guarded by this). */
-    private Timer head;
-    /** Timers due in one scan (guarded by this; grown rarely). */
-    private Timer[] due = new Timer[16];
-    /** When the thread plans to wake next; arming earlier unparks it. */
+    static {
+        try {
+            INBOUND = MethodHandles.lookup().findVarHandle(SystemTimerService.class, "inbound", Timer.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final String name;
+    /** Timers armed or cancelled since the agent last looked, linked through {@link Timer#nextInbound} (CAS). */
+    @SuppressWarnings("unused") // through INBOUND
+    private volatile Timer inbound;
+    /** The heap of armed timers by {@link Timer#key}; the agent's thread only. */
+    private Timer[] heap = new Timer[64];
+    private int size;
+    /** When the agent plans to wake next; arming earlier unparks it. */
     private volatile long nextWake = Long.MAX_VALUE;
     private volatile boolean closed;
+    private final AgentRunner runner;
 
     /**
+     * Starts the service's agent on a thread named {@code threadName}.
+     *
      * @param threadName the name of the timer thread
      */
     public SystemTimerService(String threadName) {
-        Objects.requireNonNull(threadName, "threadName");
-        thread = new Thread(this::run, threadName);
-        thread.setDaemon(true);
-        thread.start();
+        this.name = Objects.requireNonNull(threadName, "threadName");
+        this.runner = AgentRunner.start(new TimerAgent(), new UntilNextDeadline(),
+                t -> LOG.log(System.Logger.Level.WARNING, "timer agent " + name + " failed", t));
     }
 
     @Override
@@ -59,12 +80,7 @@ public final class SystemTimerService implements TimerService, AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        synchronized (this) {
-            while (head != null) {
-                head.disarm();
-            }
-        }
-        LockSupport.unpark(thread);
+        runner.close();
     }
 
     /** @return true once closed */
@@ -72,164 +88,273 @@ public final class SystemTimerService implements TimerService, AutoCloseable {
         return closed;
     }
 
-    private void run() {
-        while (!closed) {
+    /** @return the number of timers in the heap (the agent's view; for tests and diagnostics) */
+    int heapSize() {
+        return size;
+    }
+
+    private void push(Timer t) {
+        Timer head;
+        do {
+            head = inbound;
+            t.nextInbound = head;
+        } while (!INBOUND.compareAndSet(this, head, t));
+    }
+
+    // ------------------------------------------------------------------ the agent's side
+
+    /** The agent's duty cycle: take in what was armed, then run what is due. */
+    private final class TimerAgent implements Agent {
+        @Override
+        public int doWork() {
+            drainInbound();
+            int work = 0;
             long now = System.nanoTime();
-            int n = 0;
-            long earliest = now + MAX_SLEEP_NANOS;
-            synchronized (this) {
-                for (Timer t = head; t != null; t = t.next) {
-                    if (t.deadline - now <= 0) {
-                        if (n == due.length) {
-                            Timer[] grown = new Timer[n * 2];
-                            System.arraycopy(due, 0, grown, 0, n);
-                            due = grown;
-                        }
-                        due[n++] = t;
-                    } else if (t.deadline - earliest < 0) {
-                        earliest = t.deadline;
-                    }
+            while (size > 0 && heap[0].key - now <= 0) {
+                Timer t = removeAt(0);
+                if (t.armed.get() == 0) {
+                    continue; // cancelled since
+                }
+                long d = t.deadline;
+                if (d - now > 0) {
+                    insert(t, d); // re-armed for later
+                    continue;
+                }
+                if (t.armed.compareAndSet(1, 0)) {
+                    t.expire();
+                    work++;
                 }
             }
-            for (int i = 0; i < n; i++) {
-                Timer t = due[i];
-                due[i] = null;
-                t.expire(now);
+            return work;
+        }
+
+        /** Drops every pending expiry: after {@link #close()} no timer is pending. */
+        @Override
+        public void onClose() {
+            drainInbound();
+            for (int i = 0; i < size; i++) {
+                heap[i].armed.set(0);
+                heap[i].index = -1;
+                heap[i] = null;
             }
-            if (n == 0) {
-                nextWake = earliest;
-                // Re-check after publishing nextWake: an arm in between either saw it and unparks us, or is in the
-                // list for the next scan.
-                long sleep = earliest - System.nanoTime();
-                if (sleep > 0) {
-                    LockSupport.parkNanos(this, sleep);
-                }
-                nextWake = Long.MAX_VALUE;
-            }
+            size = 0;
+        }
+
+        @Override
+        public String roleName() {
+            return name;
         }
     }
 
-    /** One timer; its fields are guarded by the service's monitor. */
+    /** Moves what arm/cancel pushed into (or out of) the heap. */
+    private void drainInbound() {
+        Timer t = (Timer) INBOUND.getAndSet(this, (Timer) null);
+        while (t != null) {
+            Timer next = t.nextInbound;
+            t.nextInbound = null;
+            t.queued.set(0); // before reading its state: an arm after this pushes it again
+            if (t.armed.get() == 1) {
+                long d = t.deadline;
+                if (t.index >= 0) {
+                    removeAt(t.index);
+                }
+                insert(t, d);
+            } else if (t.index >= 0) {
+                removeAt(t.index);
+            }
+            t = next;
+        }
+    }
+
+    private void insert(Timer t, long key) {
+        if (size == heap.length) {
+            Timer[] grown = new Timer[size * 2];
+            System.arraycopy(heap, 0, grown, 0, size);
+            heap = grown;
+        }
+        t.key = key;
+        int i = size++;
+        heap[i] = t;
+        t.index = i;
+        siftUp(i);
+    }
+
+    private Timer removeAt(int i) {
+        Timer t = heap[i];
+        int last = --size;
+        if (i != last) {
+            Timer moved = heap[last];
+            heap[i] = moved;
+            moved.index = i;
+            heap[last] = null;
+            siftDown(i);
+            if (heap[i] == moved) {
+                siftUp(i);
+            }
+        } else {
+            heap[last] = null;
+        }
+        t.index = -1;
+        return t;
+    }
+
+    private void siftUp(int i) {
+        Timer t = heap[i];
+        while (i > 0) {
+            int parent = (i - 1) >>> 1;
+            Timer p = heap[parent];
+            if (p.key - t.key <= 0) {
+                break;
+            }
+            heap[i] = p;
+            p.index = i;
+            i = parent;
+        }
+        heap[i] = t;
+        t.index = i;
+    }
+
+    private void siftDown(int i) {
+        Timer t = heap[i];
+        int half = size >>> 1;
+        while (i < half) {
+            int child = 2 * i + 1;
+            Timer c = heap[child];
+            int right = child + 1;
+            if (right < size && heap[right].key - c.key < 0) {
+                child = right;
+                c = heap[child];
+            }
+            if (t.key - c.key <= 0) {
+                break;
+            }
+            heap[i] = c;
+            c.index = i;
+            i = child;
+        }
+        heap[i] = t;
+        t.index = i;
+    }
+
+    /** Parks until the earliest deadline (at most 10 ms), unless something was armed meanwhile. */
+    private final class UntilNextDeadline implements IdleStrategy {
+        @Override
+        public void idle(int workCount) {
+            idle();
+        }
+
+        @Override
+        public void idle() {
+            long wake = size > 0 ? heap[0].key : System.nanoTime() + MAX_SLEEP_NANOS;
+            long now = System.nanoTime();
+            if (wake - now > MAX_SLEEP_NANOS) {
+                wake = now + MAX_SLEEP_NANOS;
+            }
+            nextWake = wake;
+            // Re-check after publishing nextWake: an arm in between either saw it and unparks us, or is on the
+            // inbound stack for the next cycle.
+            if (inbound == null && !closed) {
+                long sleep = wake - System.nanoTime();
+                if (sleep > 0) {
+                    LockSupport.parkNanos(this, sleep);
+                }
+            }
+            nextWake = Long.MAX_VALUE;
+        }
+
+        @Override
+        public void reset() {
+        }
+
+        @Override
+        public String alias() {
+            return "until-next-deadline";
+        }
+    }
+
+    // ------------------------------------------------------------------ one timer
+
+    /** One timer: its state is written by any thread, its heap slot only by the agent. */
     private final class Timer implements RvtTimer {
-        private final String name;
+        private final String timerName;
         private final Runnable action;
-        private Timer prev;
-        private Timer next;
-        private boolean armed;
-        private long deadline;
-        private Thread runner;
+        /** 1 while an expiry is pending. */
+        final AtomicInteger armed = new AtomicInteger();
+        /** 1 while on the inbound stack. */
+        final AtomicInteger queued = new AtomicInteger();
+        volatile long deadline;
+        /** The thread running the action, or null. */
+        private volatile Thread runner;
+        Timer nextInbound;
+        /** The agent's: the deadline it sits in the heap under, and its slot (-1: not in the heap). */
+        long key;
+        int index = -1;
 
         Timer(String name, Runnable action) {
-            this.name = name;
+            this.timerName = name;
             this.action = action;
         }
 
         @Override
         public void arm(long delayNanos) {
             if (delayNanos < 0) {
-                throw new IllegalArgumentException("timer '" + name + "': delay " + delayNanos + " ns is negative");
+                throw new IllegalArgumentException("timer '" + timerName + "': delay " + delayNanos
+                        + " ns is negative");
             }
-            long when = System.nanoTime() + delayNanos;
-            synchronized (SystemTimerService.this) {
-                if (closed) {
-                    return;
-                }
-                deadline = when;
-                if (!armed) {
-                    armed = true;
-                    next = head;
-                    if (head != null) {
-                        head.prev = this;
-                    }
-                    head = this;
-                }
-            }
-            if (when - nextWake < 0) {
-                LockSupport.unpark(thread);
-            }
-        }
-
-        /** Unlinks; the caller holds the service's monitor. */
-        void disarm() {
-            if (!armed) {
+            if (closed) {
                 return;
             }
-            armed = false;
-            if (prev != null) {
-                prev.next = next;
-            } else {
-                head = next;
+            long when = System.nanoTime() + delayNanos;
+            deadline = when;
+            armed.set(1);
+            if (queued.get() == 0 && queued.compareAndSet(0, 1)) {
+                push(this);
             }
-            if (next != null) {
-                next.prev = prev;
+            if (when - nextWake < 0) {
+                LockSupport.unpark(SystemTimerService.this.runner.thread());
             }
-            prev = null;
-            next = null;
         }
 
-        void expire(long now) {
-            synchronized (SystemTimerService.this) {
-                // Re-armed for later, or cancelled, since the scan: not due any more.
-                if (!armed || deadline - now > 0) {
-                    return;
-                }
-                disarm();
-                runner = Thread.currentThread();
-            }
+        void expire() {
+            runner = Thread.currentThread();
             try {
                 action.run();
             } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "timer '" + name + "' action failed", e);
+                LOG.log(System.Logger.Level.WARNING, "timer '" + timerName + "' action failed", e);
             } finally {
-                synchronized (SystemTimerService.this) {
-                    runner = null;
-                    SystemTimerService.this.notifyAll();
-                }
+                runner = null;
             }
         }
 
         @Override
         public boolean cancel() {
-            synchronized (SystemTimerService.this) {
-                boolean was = armed;
-                disarm();
-                return was;
-            }
+            // The heap keeps its entry until it comes up (or the next arm moves it): the agent drops it then.
+            return armed.getAndSet(0) == 1;
         }
 
         @Override
         public void cancelSync() {
             Thread self = Thread.currentThread();
-            boolean interrupted = false;
-            synchronized (SystemTimerService.this) {
-                // Like del_timer_sync: loop until neither pending nor running (the action may re-arm itself).
-                while (true) {
-                    disarm();
-                    if (runner == null || runner == self) {
-                        break;
-                    }
-                    try {
-                        SystemTimerService.this.wait();
-                    } catch (InterruptedException e) {
-                        interrupted = true;
-                    }
+            // Like del_timer_sync: loop until neither pending nor running (the action may re-arm itself).
+            while (true) {
+                cancel();
+                Thread r = runner;
+                if (r == null || r == self) {
+                    return;
                 }
-            }
-            if (interrupted) {
-                self.interrupt();
+                LockSupport.parkNanos(10_000);
             }
         }
 
         @Override
         public boolean isPending() {
-            synchronized (SystemTimerService.this) {
-                return armed;
-            }
+            return armed.get() == 1;
         }
 
         @Override
         public String toString() {
-            return "Timer{" + name + (armed ? ", due in " + (deadline - System.nanoTime()) + " ns" : "") + '}';
+            return "Timer{" + timerName + (armed.get() == 1 ? ", due in " + (deadline - System.nanoTime()) + " ns"
+                    : "") + '}';
         }
     }
 }

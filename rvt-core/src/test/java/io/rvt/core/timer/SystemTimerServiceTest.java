@@ -124,4 +124,42 @@ class SystemTimerServiceTest {
         assertThat(t.isPending()).isFalse();
         assertThat(runs).hasValue(0);
     }
+
+    @Test
+    void shouldFireEveryTimerOnceInDeadlineOrderWhenManyAreArmedRearmedAndCancelledFromSeveralThreads()
+            throws Exception {
+        int n = 200;
+        java.util.List<Integer> fired = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        RvtTimer[] ts = new RvtTimer[n];
+        for (int i = 0; i < n; i++) {
+            int id = i;
+            ts[i] = timers.newTimer("t" + i, () -> fired.add(id));
+        }
+        Thread[] armers = new Thread[4];
+        for (int k = 0; k < armers.length; k++) {
+            int first = k;
+            armers[k] = new Thread(() -> {
+                for (int i = first; i < n; i += 4) {
+                    ts[i].arm(HOUR); // far away first: the heap must move each one when re-armed earlier
+                }
+            });
+            armers[k].start();
+        }
+        for (Thread t : armers) {
+            t.join();
+        }
+        // re-armed in reverse order to absolute deadlines 0.1 ms apart in id order: the heap sorts them
+        long start = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        for (int i = n - 1; i >= 0; i--) {
+            ts[i].arm(Math.max(0, start + i * 100_000L - System.nanoTime()));
+        }
+        for (int i = 0; i < n; i += 10) {
+            ts[i].cancel();
+        }
+        int expected = n - n / 10;
+        TestUtil.await(() -> fired.size() >= expected, "every armed timer to fire");
+        // the last deadline is after every cancelled one's: had a cancelled timer fired, it would be in the list
+        assertThat(fired).hasSize(expected).doesNotHaveDuplicates().isSorted()
+                .noneMatch(id -> id % 10 == 0);
+    }
 }

@@ -1,6 +1,7 @@
 package io.rvt.driver.sim.clock;
 
 import io.rvt.api.spi.TimerService;
+import io.rvt.api.spi.agent.Agent;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.function.BooleanSupplier;

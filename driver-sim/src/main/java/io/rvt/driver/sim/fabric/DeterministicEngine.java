@@ -1,6 +1,6 @@
 package io.rvt.driver.sim.fabric;
 
-import io.rvt.driver.sim.clock.Agent;
+import io.rvt.api.spi.agent.Agent;
 import io.rvt.driver.sim.clock.EventLoop;
 import io.rvt.driver.sim.clock.NanoClock;
 import java.util.concurrent.Executor;

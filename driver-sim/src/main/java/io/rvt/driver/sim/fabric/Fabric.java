@@ -2,11 +2,14 @@ package io.rvt.driver.sim.fabric;
 
 import io.rvt.api.Gid;
 import io.rvt.api.spi.TimerService;
-import io.rvt.driver.sim.clock.Agent;
-import io.rvt.driver.sim.clock.AgentRunner;
-import io.rvt.driver.sim.clock.BackoffIdleStrategy;
+import io.rvt.api.spi.agent.Agent;
+import io.rvt.api.spi.agent.AgentRunner;
+import io.rvt.api.spi.agent.BackoffIdleStrategy;
+import io.rvt.api.spi.agent.DynamicCompositeAgent;
+import io.rvt.api.spi.agent.IdleStrategy;
+import io.rvt.api.spi.agent.ProgressEngine;
+import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.driver.sim.clock.EventLoop;
-import io.rvt.driver.sim.clock.IdleStrategy;
 import io.rvt.driver.sim.clock.NanoClock;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -15,7 +18,9 @@ import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -89,6 +94,9 @@ public final class Fabric implements AutoCloseable {
     private final EventLoop loop;
     private final AgentRunner runner;
     private final Agent agent;
+    /** {@link ThreadingMode#PROGRESS}: the fabric's agent and its HCAs' send engines, run by {@link #progress}. */
+    private final DynamicCompositeAgent members;
+    private final ProgressEngine progress;
 
     /** Guards attach/detach, the GID map, partitions' list and the generator. */
     private final Object lock = new Object();
@@ -142,7 +150,25 @@ public final class Fabric implements AutoCloseable {
             }
         };
         this.runner = threading == ThreadingMode.DEDICATED ? AgentRunner.start(agent, b.idleStrategy, errors) : null;
+        if (threading == ThreadingMode.PROGRESS) {
+            members = new DynamicCompositeAgent(role);
+            members.add(agent);
+            // Virtual time moves only when driven: the backstop steps in only after a long silence of the callers,
+            // so a program that keeps polling replays exactly.
+            long quiet = mode == FabricMode.DETERMINISTIC ? DETERMINISTIC_QUIET_NANOS : b.quietNanos;
+            progress = ProgressEngine.start(members, ThreadingMode.PROGRESS, b.idleStrategy, quiet, errors);
+        } else {
+            members = null;
+            progress = null;
+        }
     }
+
+    /**
+     * How long the application must not have polled a deterministic fabric with {@link ThreadingMode#PROGRESS}
+     * before its backstop drives the loop: long, since a backstop step lands events at virtual times that depend on
+     * thread timing.
+     */
+    public static final long DETERMINISTIC_QUIET_NANOS = 2_000_000_000L;
 
     /**
      * The fabric registered under {@code name}, created with the defaults (real-time, a dedicated thread with a
@@ -247,7 +273,8 @@ public final class Fabric implements AutoCloseable {
 
     /**
      * The fabric's duty-cycle agent. With {@link ThreadingMode#INVOKER} call its {@code doWork()} to make progress
-     * (from one thread at a time); with {@link ThreadingMode#DEDICATED} the fabric's thread does.
+     * (from one thread at a time); with {@link ThreadingMode#DEDICATED} the fabric's thread does, with
+     * {@link ThreadingMode#PROGRESS} {@link #progress(int)} and the backstop.
      *
      * @return the agent
      */
@@ -255,9 +282,50 @@ public final class Fabric implements AutoCloseable {
         return agent;
     }
 
-    /** @return the fabric's thread, or null with {@link ThreadingMode#INVOKER} */
+    /** @return the fabric's thread (the backstop with {@link ThreadingMode#PROGRESS}), or null with INVOKER */
     public Thread thread() {
-        return runner != null ? runner.thread() : null;
+        return runner != null ? runner.thread() : progress != null ? progress.thread() : null;
+    }
+
+    /**
+     * The progress hook of the fabric's HCAs ({@code RvtDriver.progress}): with {@link ThreadingMode#PROGRESS} runs
+     * the fabric (deliveries, or the event loop's next events) and the send engines of its HCAs on the calling
+     * thread, if no other thread is running them; otherwise does nothing.
+     *
+     * @param budget the work after which to return (at least one duty cycle runs)
+     * @return the work done; 0 when idle, when another thread runs the fabric, or without PROGRESS
+     */
+    public int progress(int budget) {
+        return progress != null ? progress.progress(budget) : 0;
+    }
+
+    /** @return the engine that runs the fabric with {@link ThreadingMode#PROGRESS}, else null */
+    public ProgressEngine progressEngine() {
+        return progress;
+    }
+
+    /**
+     * With {@link ThreadingMode#PROGRESS}: an HCA's send engine joins the fabric's duty cycle (run by whoever
+     * progresses the fabric); otherwise nothing.
+     *
+     * @param engine the agent
+     */
+    public void addEngine(Agent engine) {
+        if (members != null) {
+            members.add(engine);
+        }
+    }
+
+    /**
+     * With {@link ThreadingMode#PROGRESS}: takes an HCA's send engine out of the fabric's duty cycle; once this
+     * returns no thread runs it.
+     *
+     * @param engine the agent
+     */
+    public void removeEngine(Agent engine) {
+        if (members != null) {
+            members.remove(engine);
+        }
     }
 
     /**
@@ -485,6 +553,32 @@ public final class Fabric implements AutoCloseable {
         return trace != null ? trace.hash() : 0;
     }
 
+    /**
+     * The fabric's counters by name, in a stable order: frames and bytes each way, drops by cause
+     * ({@code drop.loss}, ...), duplicates, reorderings, corruptions and, in deterministic mode, {@code trace_hash}.
+     * What {@code rvt stat} prints; under OSGi driver-sim offers it as a service (see {@code SimFabrics}).
+     *
+     * @return a new map
+     */
+    public Map<String, Long> counterMap() {
+        Counters c = counters;
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("tx_frames", c.txFrames());
+        m.put("tx_bytes", c.txBytes());
+        m.put("rx_frames", c.rxFrames());
+        m.put("rx_bytes", c.rxBytes());
+        for (DropCause cause : DropCause.values()) {
+            m.put("drop." + cause.name().toLowerCase(Locale.ROOT), c.drops(cause));
+        }
+        m.put("duplicated", c.duplicated());
+        m.put("reordered", c.reordered());
+        m.put("corrupted", c.corrupted());
+        if (mode == FabricMode.DETERMINISTIC) {
+            m.put("trace_hash", traceHash()); // the same for the same seed and the same calls
+        }
+        return m;
+    }
+
     /** @return true once closed */
     public boolean isClosed() {
         return closed;
@@ -510,6 +604,9 @@ public final class Fabric implements AutoCloseable {
         }
         if (runner != null) {
             runner.close();
+        }
+        if (progress != null) {
+            progress.close();
         }
         for (FabricPort p : ports()) {
             detach(p);

@@ -1,15 +1,18 @@
 package io.rvt.driver.sim.fabric;
 
-import io.rvt.driver.sim.clock.BackoffIdleStrategy;
+import io.rvt.api.spi.agent.BackoffIdleStrategy;
+import io.rvt.api.spi.agent.IdleStrategy;
+import io.rvt.api.spi.agent.ProgressEngine;
+import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.driver.sim.clock.EventLoop;
-import io.rvt.driver.sim.clock.IdleStrategy;
 import io.rvt.driver.sim.clock.NanoClock;
 import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
- * Configures a {@link Fabric}. Defaults: real-time, {@link ThreadingMode#DEDICATED} with a
- * {@link BackoffIdleStrategy}, {@link Fabric#DEFAULT_SEED}, {@link LinkModel#IDEAL} links, no faults, GID prefix
+ * Configures a {@link Fabric}. Defaults: real-time, {@link ThreadingMode#PROGRESS} (the HCAs' pollers run the
+ * fabric, a backstop thread with a {@link BackoffIdleStrategy} when they do not), {@link Fabric#DEFAULT_SEED},
+ * {@link LinkModel#IDEAL} links, no faults, GID prefix
  * 0xFE80::, frames up to 4224 bytes, a copy pool of 1024 frames, tracing (1024 records kept) only in
  * deterministic mode, and an error handler that rethrows in deterministic mode and logs in real-time mode.
  */
@@ -19,6 +22,7 @@ public final class FabricBuilder {
     ThreadingMode threading;
     long seed = Fabric.DEFAULT_SEED;
     IdleStrategy idleStrategy;
+    long quietNanos = ProgressEngine.DEFAULT_QUIET_NANOS;
     EventLoop loop;
     NanoClock clock = NanoClock.SYSTEM;
     LinkModel defaultLink = LinkModel.IDEAL;
@@ -51,7 +55,7 @@ public final class FabricBuilder {
     }
 
     /**
-     * Real-time mode (and, unless set, {@link ThreadingMode#DEDICATED}).
+     * Real-time mode (and, unless set, {@link ThreadingMode#PROGRESS}).
      *
      * @return this builder
      */
@@ -79,11 +83,25 @@ public final class FabricBuilder {
     }
 
     /**
-     * @param idleStrategy what the dedicated thread does when idle (default {@link BackoffIdleStrategy})
+     * @param idleStrategy what the dedicated thread (or the backstop, while it runs the fabric) does when idle
+     *        (default {@link BackoffIdleStrategy})
      * @return this builder
      */
     public FabricBuilder idleStrategy(IdleStrategy idleStrategy) {
         this.idleStrategy = Objects.requireNonNull(idleStrategy, "idleStrategy");
+        return this;
+    }
+
+    /**
+     * @param nanos with {@link ThreadingMode#PROGRESS} in real time: how long no HCA's poller may have run the fabric
+     *        before the backstop does, at least 1 (default {@value ProgressEngine#DEFAULT_QUIET_NANOS})
+     * @return this builder
+     */
+    public FabricBuilder backstopQuietNanos(long nanos) {
+        if (nanos < 1) {
+            throw new IllegalArgumentException("backstopQuietNanos must be at least 1, got " + nanos);
+        }
+        this.quietNanos = nanos;
         return this;
     }
 
@@ -205,7 +223,7 @@ public final class FabricBuilder {
     }
 
     /**
-     * Builds, registers and (with {@link ThreadingMode#DEDICATED}) starts the fabric.
+     * Builds, registers and (with {@link ThreadingMode#DEDICATED}, or the backstop of PROGRESS) starts the fabric.
      *
      * @return the fabric
      * @throws IllegalStateException if a fabric with this name is registered
@@ -213,7 +231,7 @@ public final class FabricBuilder {
      */
     public Fabric build() {
         if (threading == null) {
-            threading = mode == FabricMode.DETERMINISTIC ? ThreadingMode.INVOKER : ThreadingMode.DEDICATED;
+            threading = mode == FabricMode.DETERMINISTIC ? ThreadingMode.INVOKER : ThreadingMode.PROGRESS;
         }
         if (loop != null && (mode != FabricMode.DETERMINISTIC || threading != ThreadingMode.INVOKER)) {
             throw new IllegalArgumentException("fabric '" + name + "': a shared event loop needs deterministic "

@@ -2,11 +2,11 @@ package io.rvt.driver.sim.osgi;
 
 import io.rvt.api.PathMtu;
 import io.rvt.api.spi.RvtDriver;
+import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.driver.sim.SimDriver;
 import io.rvt.driver.sim.fabric.FaultConfig;
 import io.rvt.driver.sim.fabric.Link;
 import io.rvt.driver.sim.fabric.LinkModel;
-import io.rvt.driver.sim.fabric.ThreadingMode;
 import java.util.Dictionary;
 import java.util.Hashtable;
 import org.osgi.framework.BundleContext;
@@ -78,7 +78,7 @@ public final class SimHcaComponent {
             try {
                 SimDriver.Builder b = SimDriver.builder(lease.fabric()).name(name).ports(config.ports())
                         .mtu(mtu(config.mtu())).maxQp(config.max__qp()).idleStrategy(SimFabrics.idle(config.idle()))
-                        .threading(lease.shared ? ThreadingMode.INVOKER : ThreadingMode.DEDICATED)
+                        .threading(threading(lease))
                         .faults(faults(config));
                 LinkModel link = link(config);
                 if (link != null) {
@@ -161,6 +161,14 @@ public final class SimHcaComponent {
         synchronized (this) {
             hca = fresh;
         }
+    }
+
+    /** The HCA's send engine: in the fabric's duty cycle (progress), the shared thread's, or a thread of its own. */
+    static ThreadingMode threading(SimFabrics.Lease lease) {
+        if (lease.shared) {
+            return ThreadingMode.INVOKER;
+        }
+        return lease.fabric().threading() == ThreadingMode.PROGRESS ? ThreadingMode.PROGRESS : ThreadingMode.DEDICATED;
     }
 
     static PathMtu mtu(int bytes) {

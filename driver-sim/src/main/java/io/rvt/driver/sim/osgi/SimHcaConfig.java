@@ -36,10 +36,11 @@ public @interface SimHcaConfig {
     int max__qp() default 16384;
 
     /** @return who runs the fabric and the HCAs' send engines (a fabric setting) */
-    @AttributeDefinition(description = "dedicated: a thread for the fabric and one per HCA; shared: one thread runs "
-            + "the fabric and every HCA on it",
-            options = {@Option(value = "dedicated"), @Option(value = "shared")})
-    String threading() default "dedicated";
+    @AttributeDefinition(description = "progress: the applications' polls run the fabric and its HCAs (the progress "
+            + "hook), a backstop thread when they do not; dedicated: a thread for the fabric and one per HCA; shared: "
+            + "one thread runs the fabric and every HCA on it",
+            options = {@Option(value = "progress"), @Option(value = "dedicated"), @Option(value = "shared")})
+    String threading() default "progress";
 
     /** @return what the engine threads do when idle */
     @AttributeDefinition(description = "backoff: spin, yield, then park; spin: busy-spin (takes a core)",

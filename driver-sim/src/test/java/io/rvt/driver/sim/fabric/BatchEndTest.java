@@ -1,5 +1,6 @@
 package io.rvt.driver.sim.fabric;
 
+import io.rvt.api.spi.agent.ThreadingMode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rvt.driver.sim.clock.VirtualClock;

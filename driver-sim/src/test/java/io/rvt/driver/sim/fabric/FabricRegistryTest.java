@@ -1,5 +1,6 @@
 package io.rvt.driver.sim.fabric;
 
+import io.rvt.api.spi.agent.ThreadingMode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -18,7 +19,7 @@ class FabricRegistryTest {
             assertThat(Fabric.find(name)).contains(first);
             assertThat(Fabric.names()).contains(name);
             assertThat(first.mode()).isEqualTo(FabricMode.REAL_TIME);
-            assertThat(first.threading()).isEqualTo(ThreadingMode.DEDICATED);
+            assertThat(first.threading()).isEqualTo(ThreadingMode.PROGRESS);
             assertThat(first.thread().getName()).isEqualTo("rvt-sim-fabric-" + name);
         } finally {
             first.close();

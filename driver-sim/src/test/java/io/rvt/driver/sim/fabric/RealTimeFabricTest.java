@@ -1,14 +1,15 @@
 package io.rvt.driver.sim.fabric;
 
+import io.rvt.api.spi.agent.ThreadingMode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rvt.driver.sim.clock.BackoffIdleStrategy;
-import io.rvt.driver.sim.clock.BusySpinIdleStrategy;
-import io.rvt.driver.sim.clock.IdleStrategy;
-import io.rvt.driver.sim.clock.SleepingIdleStrategy;
+import io.rvt.api.spi.agent.BackoffIdleStrategy;
+import io.rvt.api.spi.agent.BusySpinIdleStrategy;
+import io.rvt.api.spi.agent.IdleStrategy;
+import io.rvt.api.spi.agent.SleepingIdleStrategy;
+import io.rvt.api.spi.agent.YieldingIdleStrategy;
 import io.rvt.driver.sim.clock.VirtualClock;
-import io.rvt.driver.sim.clock.YieldingIdleStrategy;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;

@@ -1,4 +1,4 @@
-package io.rvt.driver.sim.clock;
+package io.rvt.api.spi.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

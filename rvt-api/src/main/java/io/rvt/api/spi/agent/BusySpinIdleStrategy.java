@@ -1,4 +1,4 @@
-package io.rvt.driver.sim.clock;
+package io.rvt.api.spi.agent;
 
 /** Spins with {@link Thread#onSpinWait()}: the lowest latency, one core fully used. Stateless. */
 public final class BusySpinIdleStrategy implements IdleStrategy {

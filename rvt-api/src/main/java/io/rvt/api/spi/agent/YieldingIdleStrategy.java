@@ -1,4 +1,4 @@
-package io.rvt.driver.sim.clock;
+package io.rvt.api.spi.agent;
 
 /** Calls {@link Thread#yield()}: low latency while letting other runnable threads have the core. Stateless. */
 public final class YieldingIdleStrategy implements IdleStrategy {

@@ -1,4 +1,4 @@
-package io.rvt.driver.sim.clock;
+package io.rvt.api.spi.agent;
 
 import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
@@ -9,7 +9,9 @@ import java.util.function.Consumer;
 /**
  * Runs an {@link Agent} on its own thread (Agrona's {@code AgentRunner}): {@code onStart}, then {@code doWork} and
  * {@link IdleStrategy#idle(int)} until {@link #close()}, then {@code onClose}. A {@link Throwable} from
- * {@code doWork} goes to the error handler and is counted; the loop keeps going.
+ * {@code doWork} goes to the error handler and is counted ({@link #errorCount()}); the loop keeps going. An
+ * {@link AgentTerminationException} ends the loop instead (the agent's own termination signal): not counted, then
+ * {@code onClose}, as if {@link #close()} had been called.
  *
  * <pre>{@code
  * try (AgentRunner runner = AgentRunner.start(agent, new BackoffIdleStrategy(), Throwable::printStackTrace)) {
@@ -130,6 +132,9 @@ public final class AgentRunner implements AutoCloseable {
             int work = 0;
             try {
                 work = agent.doWork();
+            } catch (AgentTerminationException end) {
+                running = false;
+                break;
             } catch (Throwable t) {
                 handle(t);
             }

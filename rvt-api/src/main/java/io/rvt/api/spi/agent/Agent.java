@@ -1,4 +1,4 @@
-package io.rvt.driver.sim.clock;
+package io.rvt.api.spi.agent;
 
 import org.osgi.annotation.versioning.ConsumerType;
 

@@ -1,4 +1,4 @@
-package io.rvt.driver.sim.clock;
+package io.rvt.api.spi.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Timeout;
 
 class DynamicCompositeAgentTest {
     /** Counts its duty cycles; while {@code slow} is set, each cycle lasts until it is cleared. */
-    static final class Counting implements Agent {
+    static class Counting implements Agent {
         final AtomicLong calls = new AtomicLong();
         final AtomicBoolean inside = new AtomicBoolean();
         /** True while a cycle is held by {@link #slow}. */
@@ -96,5 +96,43 @@ class DynamicCompositeAgentTest {
             await(() -> b.calls.get() > 100, "more cycles");
             assertThat(a.calls.get()).isEqualTo(calls);
         }
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldStartAndCloseMembersOnTheAgentsThreadWhenAddedAndRemovedFromAnother() throws Exception {
+        DynamicCompositeAgent c = new DynamicCompositeAgent("rt-lifecycle");
+        java.util.concurrent.atomic.AtomicReference<Thread> started = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Thread> closed = new java.util.concurrent.atomic.AtomicReference<>();
+        Counting a = new Counting() {
+            @Override
+            public void onStart() {
+                started.set(Thread.currentThread());
+            }
+
+            @Override
+            public void onClose() {
+                closed.set(Thread.currentThread());
+            }
+        };
+        try (AgentRunner runner = AgentRunner.start(c, new BusySpinIdleStrategy(), Throwable::printStackTrace)) {
+            await(() -> runner.thread().isAlive(), "the runner");
+            c.add(a);
+            await(() -> a.calls.get() > 0, "the member to run");
+            assertThat(started.get()).isSameAs(runner.thread());
+            assertThat(c.remove(a)).isTrue();
+            assertThat(closed.get()).as("removed on the agent's thread").isSameAs(runner.thread());
+            assertThat(c.size()).isZero();
+        }
+    }
+
+    @Test
+    void shouldMakeTheChangeOnTheCallersThreadWhenNoCycleRuns() {
+        DynamicCompositeAgent c = new DynamicCompositeAgent("idle");
+        Counting a = new Counting();
+        c.add(a);
+        assertThat(c.size()).as("no runner: the caller made the change").isEqualTo(1);
+        assertThat(c.remove(a)).isTrue();
+        assertThat(c.size()).isZero();
     }
 }
