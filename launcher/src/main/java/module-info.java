@@ -11,6 +11,7 @@ module io.rvt.launcher {
     requires org.apache.felix.framework;
     requires org.osgi.service.cm;
     requires info.picocli;
+    requires org.knowm.xchart;
 
     uses io.rvt.api.DeviceRegistry;
     uses org.osgi.framework.launch.FrameworkFactory;

@@ -52,6 +52,7 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--out_json", null, null, "perf", "perftest's JSON report (to perftest_out.json unless "
                     + "--out_json_file)"),
             opt("--out_json_file", null, "FILE", "perf", "where --out_json writes"),
+            opt("--plot", null, "FILE", "perf", "with -a: draw the rows against the size into FILE.svg or FILE.png"),
             opt("--CPU-freq", "-F", null, "perf", "accepted for perftest's command lines (no CPU frequency check "
                     + "to silence)"),
             opt("--rdma_cm", "-R", null, "perf", "accepted for perftest's command lines (rvt always connects "

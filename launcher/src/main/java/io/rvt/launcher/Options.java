@@ -83,6 +83,8 @@ public final class Options {
     double durationSeconds;
     /** {@code --json}; null unless given. */
     String json;
+    /** {@code --plot}; null unless given. */
+    String plot;
     /** {@code -t}, {@code --tx-depth}. */
     int txDepth = 128;
     /** {@code --no-traffic}. */
@@ -172,6 +174,7 @@ public final class Options {
             case "--qps" -> qps = positive(name, v);
             case "--duration" -> durationSeconds = duration(name, v);
             case "--json" -> json = v;
+            case "--plot" -> plot = v;
             case "--tx-depth" -> txDepth = positive(name, v);
             case "--no-traffic" -> noTraffic = true;
             case "--cq-mod" -> cqMod = positive(name, v);
@@ -206,6 +209,9 @@ public final class Options {
                         + " is what the perftest name says, not " + (testLatency ? "--bw" : "--lat"));
             }
             latency = testLatency;
+        }
+        if (plot != null && !all) {
+            throw new UsageException("option --plot draws a sweep against the message size: add -a");
         }
         if (all && given.contains("--size")) {
             throw new UsageException("options --all and --size exclude each other");
@@ -424,6 +430,7 @@ public final class Options {
                 "           -t|--tx-depth N (128)  -Q|--cq-mod N (100)  -l|--post_list N  -b|--bidirectional",
                 "           -d DEV  -i PORT  -m BYTES  -x N  -p PORT  --report_gbits  -F  -R",
                 "           --out_json [--out_json_file=FILE] (perftest's report)  --json FILE (every table)",
+                "           -a --plot FILE.svg|FILE.png (the sweep drawn against the size)",
                 "           (rvt perf --help, rvt pingpong --help: each option)",
                 "stat:      -n|--iters N (traffic run)  --no-traffic",
                 "driver:    --driver sim (default: two simulated HCAs) | jni (two RoCEv2 HCAs over UDP)",

@@ -23,7 +23,7 @@ final class PerfCommand {
      */
     private static final Set<String> TEST_OPTIONS = Set.of("--test", "--bw", "--lat", "--size", "--all", "--qps",
             "--iters", "--duration", "--transport", "--tx-depth", "--cq-mod", "--post_list", "--bidirectional",
-            "--out_json", "--out_json_file", "--CPU-freq", "--rdma_cm");
+            "--out_json", "--out_json_file", "--CPU-freq", "--rdma_cm", "--plot");
     /** perftest's {@code Data_ex_method}: the QPs learnt each other through the CM (rvt-cm), as perftest's -R. */
     static final String DATA_EXCHANGE = "rdma_cm";
     /** How long each row of the default sweep runs. */
@@ -73,6 +73,7 @@ final class PerfCommand {
         }
         Path json = options.json != null ? writablePath("--json", options.json) : null;
         Path perftestJson = options.outJson ? writablePath("--out_json_file", options.outJsonFile) : null;
+        PerfPlot plot = options.plot != null ? new PerfPlot(writablePath("--plot", options.plot)) : null;
         JsonReport report = new JsonReport(host, options.reportGbits);
         if (sweep) {
             out.printf("rvt perf: a short sweep of what rvt does, %d ms a row (rvt perf --help: its options)%n",
@@ -83,7 +84,10 @@ final class PerfCommand {
             for (PerfSpec s : specs) {
                 PerftestJson.TestInfo info = new PerftestJson.TestInfo(s, a, mtu, host.driver().perftestLinkType(),
                         link, PerfRunner.rxDepth(s), DATA_EXCHANGE);
-                runTable(s, a, b, host, link, progress, report, info, perftestJson);
+                runTable(s, a, b, host, link, progress, report, info, perftestJson, plot);
+                if (plot != null) {
+                    plot.write(s, options.reportGbits, host.description());
+                }
             }
         }
         if (json != null) {
@@ -104,8 +108,10 @@ final class PerfCommand {
         check(own, dev, link.pathMtu(dev).bytes());
         Path json = o.json != null ? writablePath("--json", o.json) : null;
         Path perftestJson = o.outJson ? writablePath("--out_json_file", o.outJsonFile) : null;
+        PerfPlot plot = o.plot != null ? new PerfPlot(writablePath("--plot", o.plot)) : null;
         JsonReport report = new JsonReport(host, o.reportGbits);
         boolean[] begun = new boolean[1];
+        PerfSpec[] table = new PerfSpec[1];
         RemotePerf remote = new RemotePerf(out, err, link, o.cmPort, o.reportGbits, (s, d, mtu, bw, lat) -> {
             PerftestJson.TestInfo info = new PerftestJson.TestInfo(s, d, mtu, host.driver().perftestLinkType(), link,
                     PerfRunner.rxDepth(s), DATA_EXCHANGE);
@@ -121,6 +127,14 @@ final class PerfCommand {
                 report.result(bw);
             } else {
                 report.result(lat);
+            }
+            if (plot != null) {
+                table[0] = s;
+                if (bw != null) {
+                    plot.add(bw, o.reportGbits);
+                } else {
+                    plot.add(lat);
+                }
             }
         });
         if (o.server) {
@@ -140,6 +154,9 @@ final class PerfCommand {
         }
         if (begun[0]) {
             report.endTest();
+        }
+        if (plot != null && table[0] != null) {
+            plot.write(table[0], o.reportGbits, host.description());
         }
         if (json != null) {
             write(json, report.finish());
@@ -193,7 +210,7 @@ final class PerfCommand {
     }
 
     private void runTable(PerfSpec s, Device a, Device b, Host host, LinkOptions link, Progress progress,
-            JsonReport report, PerftestJson.TestInfo info, Path perftestJson) {
+            JsonReport report, PerftestJson.TestInfo info, Path perftestJson, PerfPlot plot) {
         PerfTable table = new PerfTable(out, s.latency(), options.reportGbits);
         progress.printQuietly(() -> table.header(s, a, b, host, link));
         report.beginTest(info);
@@ -210,11 +227,17 @@ final class PerfCommand {
                     progress.printQuietly(() -> table.row(r));
                     report.result(r);
                     lat = r;
+                    if (plot != null) {
+                        plot.add(r);
+                    }
                 } else {
                     BandwidthResult r = runner.bandwidth(size);
                     progress.printQuietly(() -> table.row(r));
                     report.result(r);
                     bw = r;
+                    if (plot != null) {
+                        plot.add(r, options.reportGbits);
+                    }
                 }
                 if (perftestJson != null) {
                     // as perftest: the file is rewritten for every row, and holds the last
