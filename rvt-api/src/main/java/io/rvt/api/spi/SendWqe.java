@@ -11,7 +11,7 @@ import org.osgi.annotation.versioning.ProviderType;
  * and a per-slot cache of its attributes, snapshotted at post time.
  *
  * <p>A slot belongs to the poster until the post publishes {@code sendHead}, then to the send engine (under
- * {@code sendLock}) until {@link DriverQp#completeSwqe} moves {@code sendLast} past it.
+ * {@code sendLock}) until {@link SendQueue#completeSwqe} moves {@code sendLast} past it.
  */
 @ProviderType
 public interface SendWqe {
@@ -130,7 +130,7 @@ public interface SendWqe {
 
     /**
      * Mirrors {@code rvt_put_swqe}: drops the region reference of each of the {@link #numSge()} SGEs. Called by
-     * {@link DriverQp#completeSwqe}; a driver never calls it on a WQE it then completes.
+     * {@link SendQueue#completeSwqe}; a driver never calls it on a WQE it then completes.
      */
     void putMrs();
 }
