@@ -58,6 +58,8 @@ final class PerfRunner implements AutoCloseable {
     private int warmedUp;
     /** Bandwidth: the messages of the last row's warm-up, every QP and flow. */
     private long warmUpMessages;
+    /** True once a row warmed up until the JIT settled (the command's first local bandwidth row). */
+    private boolean settled;
     /**
      * A bidirectional SEND table with the responder in another process: this side's receive for the peer's flow,
      * reposted on every completion (the caller posted the first ones); else null.
@@ -377,22 +379,30 @@ final class PerfRunner implements AutoCloseable {
      * @return the row
      */
     BandwidthResult bandwidth(int size) {
-        return bandwidth(size, () -> { });
+        return bandwidth(size, null);
     }
 
     /**
      * Measures one bandwidth row, telling the peer process when its warm-up is over.
      *
      * @param size bytes per message
-     * @param afterWarmUp runs between the warm-up (all of it complete) and the measured run
+     * @param afterWarmUp runs between the warm-up (all of it complete) and the measured run; null in one process,
+     *        where the first row warms up until the JIT has settled ({@link WarmUp#untilSteady})
      * @return the row
      */
     BandwidthResult bandwidth(int size, Runnable afterWarmUp) {
         resize(size);
         progress.row(spec.label() + " " + size + " B (warm-up)", 0);
         warmUpMessages = 0;
-        WarmUp.run(size, n -> warmUpMessages += windowed(n, 0, false).iterations());
-        afterWarmUp.run();
+        if (afterWarmUp == null && !settled) {
+            settled = true;
+            WarmUp.untilSteady(size, n -> warmUpMessages += windowed(n, 0, false).iterations());
+        } else {
+            WarmUp.run(size, n -> warmUpMessages += windowed(n, 0, false).iterations());
+        }
+        if (afterWarmUp != null) {
+            afterWarmUp.run();
+        }
         progress.row(spec.label() + " " + size + " B", (long) spec.iters() * wrs.length * flows.length);
         return windowed(spec.iters(), spec.durationNanos(), true).withSize(size);
     }
