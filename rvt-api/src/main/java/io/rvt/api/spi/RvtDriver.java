@@ -186,7 +186,7 @@ public interface RvtDriver {
     }
 
     /** The budget rvt-core gives {@link #progress(int)} from a {@code pollCq} that found its CQ empty. */
-    int POLL_BUDGET = 32;
+    int POLL_BUDGET = 256;
 
     /** The budget rvt-core gives {@link #progress(int)} from a verb that waits for the driver's engines. */
     int WAIT_BUDGET = 256;
