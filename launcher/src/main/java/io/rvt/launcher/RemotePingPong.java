@@ -12,19 +12,26 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@code rvt pingpong --server} and {@code rvt pingpong HOST}: ibv_rc_pingpong's two processes, connected through
  * rvt-cm. The client's REQ carries the test ({@link Params}: transport, size, iterations, warm-up) in its private
  * data; the server takes it, refusing (a REJ with the reason as private data) values that contradict its own command
  * line; both then run the same iterations, check every message they receive byte for byte, and print
- * ibv_rc_pingpong's address lines and results. The client disconnects when done, and the server waits for that.
+ * ibv_rc_pingpong's address lines and results. The server disconnects once its last pong has completed, and the
+ * client waits for that: an RC send completes only when the peer has acknowledged it, so the side that ends the
+ * connection must be the one whose last send completes last (a client that left first, its QP in ERR, could no longer
+ * acknowledge a retransmitted last pong whose first ACK was lost, and the server's pong would fail).
  */
 final class RemotePingPong {
     /** How long a server waits for its client. */
     static final Duration SERVER_PATIENCE = Duration.ofSeconds(300);
-    /** How long a server waits for the client's disconnect after the last pong. */
+    /** How long a client waits for the server's disconnect after the last pong. */
     private static final Duration GOODBYE = Duration.ofSeconds(30);
+
+    /** How long a server waits for the DREP of its disconnect before it ends anyway. */
+    private static final Duration DREP_PATIENCE = Duration.ofSeconds(5);
 
     private final PrintStream out;
     private final Params params;
@@ -105,7 +112,8 @@ final class RemotePingPong {
                 side.awaitSend();
             }
             printResults(host, System.nanoTime() - start);
-            c.disconnect();
+            // the server's last pong completes when this side acknowledges it: stay connected until it says so
+            connector.await(c.disconnected(), "the server's disconnect", GOODBYE);
         }
     }
 
@@ -150,7 +158,9 @@ final class RemotePingPong {
                     side[0].awaitSend();
                 }
                 new RemotePingPong(out, asked, link, cmPort).printResults(host, System.nanoTime() - start);
-                connector.await(c.disconnected(), "the client's disconnect", GOODBYE);
+                c.disconnect();
+                // the DREP, if it comes: a lost one leaves the client done and gone, which is not an error here
+                c.disconnected().completeOnTimeout(null, DREP_PATIENCE.toMillis(), TimeUnit.MILLISECONDS).join();
             }
         }
     }
