@@ -118,7 +118,10 @@ public interface RvtDriver {
 
     /**
      * Called when the device is being removed, after every QP was moved to the error state and before tables are
-     * freed: the driver stops its threads.
+     * freed: the driver stops its threads and releases every QP it retained. Afterwards rvt-core never calls
+     * {@link #scheduleSend} or {@link #doSend} for this device (it flushes the send work still queued itself), but a
+     * QP the application destroys later still reaches {@link #stopSendQueue}, {@link #quiesceQp},
+     * {@link #notifyQpReset} and {@link #qpPrivFree}. Mirrors the driver's part of {@code rvt_unregister_device}.
      *
      * @param device the device
      */

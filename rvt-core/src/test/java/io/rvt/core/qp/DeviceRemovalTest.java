@@ -101,6 +101,73 @@ class DeviceRemovalTest {
         assertThat(env.dev.isAlive()).isFalse();
     }
 
+    /**
+     * The driver's side of removal (the driver guide's "unregistering" rules): after {@code unregistering} rvt-core
+     * never asks it to send again (no scheduleSend, no doSend: posts fail with ENODEV and the core flushes what was
+     * queued), but an application that destroys its QPs later still reaches the per-QP teardown callbacks, which a
+     * stopped driver must answer.
+     */
+    @Test
+    void shouldNeverAskTheDriverToSendAfterUnregisteringButStillTearDownQpsDestroyedLater() {
+        List<String> after = new CopyOnWriteArrayList<>();
+        AtomicBoolean gone = new AtomicBoolean();
+        TestDriver driver = new TestDriver() {
+            @Override
+            public void unregistering(DriverDevice device) {
+                gone.set(true);
+            }
+
+            @Override
+            public boolean scheduleSend(DriverQp qp) {
+                if (gone.get()) {
+                    after.add("scheduleSend");
+                }
+                return super.scheduleSend(qp);
+            }
+
+            @Override
+            public void doSend(DriverQp qp) {
+                if (gone.get()) {
+                    after.add("doSend");
+                }
+                super.doSend(qp);
+            }
+
+            @Override
+            public void stopSendQueue(DriverQp qp) {
+                if (gone.get()) {
+                    after.add("stopSendQueue");
+                }
+                super.stopSendQueue(qp);
+            }
+
+            @Override
+            public void qpPrivFree(DriverDevice rdi, DriverQp qp) {
+                if (gone.get()) {
+                    after.add("qpPrivFree");
+                }
+                super.qpPrivFree(rdi, qp);
+            }
+        };
+        driver.params(LoopbackTestDriver.loopbackParams(1).build());
+        QpEnv env = new QpEnv(driver);
+        RvtQp qp = env.rc();
+        env.up(qp, qp.qpNum());
+        qp.postSend(new SendWorkRequest(0).opcode(WrOpcode.SEND).wrId(1));
+
+        env.dev.unregister();
+        assertThatThrownBy(() -> qp.postSend(new SendWorkRequest(0).opcode(WrOpcode.SEND).wrId(2)))
+                .isInstanceOfSatisfying(VerbsException.class, e -> assertThat(e.errno()).isEqualTo(Errno.ENODEV));
+        assertThatThrownBy(() -> qp.modifyQp(new QpAttr().qpState(QpState.ERR), QpEnv.STATE))
+                .isInstanceOf(VerbsException.class);
+        assertThat(wcs(QpEnv.poll(env.scq))).as("the core flushed the queued send").isEqualTo("1:WR_FLUSH_ERR");
+        assertThat(after).as("nothing to send once the driver stopped").isEmpty();
+
+        qp.destroyQp();
+        assertThat(after).as("teardown still reaches the driver").contains("stopSendQueue", "qpPrivFree")
+                .doesNotContain("scheduleSend", "doSend");
+    }
+
     @Test
     void shouldFailLaterVerbsWithEnodevWhenTheDeviceIsGone() {
         TestDriver driver = new TestDriver().params(LoopbackTestDriver.loopbackParams(1).build());
