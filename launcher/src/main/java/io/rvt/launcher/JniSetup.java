@@ -2,6 +2,7 @@ package io.rvt.launcher;
 
 import io.rvt.api.PathMtu;
 import io.rvt.driver.jni.JniDriver;
+import io.rvt.driver.jni.JniDriverBuilder;
 import io.rvt.driver.jni.JniDriverComponent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -18,13 +19,13 @@ import java.util.Map;
  * The RoCEv2 HCAs of {@code --driver jni}: in one process two, {@code roce0} and {@code roce1}, each bound to its IP
  * address and UDP port, each with the other in its peer table (two HCAs on one address differ only by their UDP port, so the peer
  * table is what routes a packet for the shared GID to the other one). The same configuration serves both hosts: as a
- * {@link JniDriver.Builder} on the plain class path and as Config Admin properties of factory PID
+ * {@link JniDriverBuilder} on the plain class path and as Config Admin properties of factory PID
  * {@value JniDriverComponent#PID} under OSGi.
  *
  * @param addresses the two HCAs' IP addresses, as given (both of one family; often the same)
  * @param udpPorts the two HCAs' UDP ports
  * @param mtu the ports' MTU in bytes
- * @param sourcePorts UDP source sockets per port ({@code --source-ports}; {@link JniDriver.Builder#sourcePorts})
+ * @param sourcePorts UDP source sockets per port ({@code --source-ports}; {@link JniDriverBuilder#sourcePorts})
  */
 record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sourcePorts) {
     /** The address both HCAs bind unless {@code --address} says otherwise. */
@@ -127,8 +128,8 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
      * @param i 0 or 1
      * @return a builder of HCA {@code i} (its own thread per port, native sockets)
      */
-    JniDriver.Builder builder(int i) {
-        JniDriver.Builder b = JniDriver.builder().name(name(i)).address(addresses.get(i)).udpPort(udpPorts.get(i))
+    JniDriverBuilder builder(int i) {
+        JniDriverBuilder b = JniDriver.builder().name(name(i)).address(addresses.get(i)).udpPort(udpPorts.get(i))
                 .mtu(PathMtu.ofBytes(mtu)).sourcePorts(sourcePorts);
         return count() == 2 ? b.peer(addresses.get(1 - i), udpPorts.get(1 - i)) : b;
     }

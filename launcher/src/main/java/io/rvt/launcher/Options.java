@@ -1,6 +1,7 @@
 package io.rvt.launcher;
 
 import io.rvt.driver.jni.JniDriver;
+import io.rvt.driver.jni.JniDriverBuilder;
 import io.rvt.driver.sim.fabric.Fabric;
 import java.util.HashSet;
 import java.util.List;
@@ -48,7 +49,7 @@ public final class Options {
     /** {@code --udp-port}: the first jni HCA's UDP port (the second's is one more); 0 for free ports. */
     int udpPort;
     /** {@code --source-ports N}: UDP source sockets per jni HCA port (flow entropy; 1: one port for all). */
-    int sourcePorts = JniDriver.Builder.DEFAULT_SOURCE_PORTS;
+    int sourcePorts = JniDriverBuilder.DEFAULT_SOURCE_PORTS;
     /** {@code --loss}. */
     double loss;
     /** {@code --dup}. */
@@ -151,8 +152,8 @@ public final class Options {
             case "--driver" -> driver = DriverKind.parse(v);
             case "--address" -> addresses = JniSetup.parseAddresses(v);
             case "--udp-port" -> udpPort = udpPort(name, v);
-            case "--source-ports" -> sourcePorts = inRange(name, v, 1, JniDriver.Builder.MAX_SOURCE_PORTS,
-                    "a number of UDP source ports (1 to " + JniDriver.Builder.MAX_SOURCE_PORTS + ")");
+            case "--source-ports" -> sourcePorts = inRange(name, v, 1, JniDriverBuilder.MAX_SOURCE_PORTS,
+                    "a number of UDP source ports (1 to " + JniDriverBuilder.MAX_SOURCE_PORTS + ")");
             case "--loss" -> loss = probability(name, v);
             case "--dup" -> duplication = probability(name, v);
             case "--reorder" -> reorder = probability(name, v);
@@ -442,7 +443,7 @@ public final class Options {
                 "                       thread; --no-osgi)",
                 "jni:       --address A[,B] (127.0.0.1; ::1 for IPv6)  --udp-port P (P and P+1; default: free ports)",
                 "           --source-ports N (UDP source ports per HCA, one per flow from 0xC000; default "
-                        + JniDriver.Builder.DEFAULT_SOURCE_PORTS + "; 1: all from P)",
+                        + JniDriverBuilder.DEFAULT_SOURCE_PORTS + "; 1: all from P)",
                 "other:     --no-osgi (plain class path, no Felix)  --debug (stack traces)  -h|--help",
                 "",
                 "exit codes: 0 success, 1 failure, 2 bad command line");

@@ -14,7 +14,6 @@ import io.rvt.api.spi.DriverParams;
 import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.OperationTable;
-import io.rvt.api.spi.agent.ProgressEngine;
 import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.transport.PacketDriver;
 import io.rvt.transport.Packets;
@@ -25,16 +24,9 @@ import io.rvt.transport.TxInfo;
 import io.rvt.transport.header.Framing;
 import io.rvt.transport.header.Icrc;
 import io.rvt.transport.header.PacketHeaders;
-import java.net.Inet6Address;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.UnaryOperator;
 
 /**
  * An rvt driver ({@code struct rvt_driver_provided}) whose wire is RoCEv2 (IBTA Annex A17) over UDP: every packet is
@@ -56,10 +48,10 @@ import java.util.function.UnaryOperator;
  * A QP's send engine runs on the poster's thread ({@code do_send}) and otherwise on its port's engine thread, which
  * also receives (see {@link PortEngine}); a per-QP counter lets only one thread drain a QP at a time, and a drainer
  * hands its packets to the kernel before it lets go of the QP, so no later packet overtakes them. By default
- * ({@link Builder#threading(ThreadingMode) ThreadingMode.PROGRESS}) a thread that polls one of the device's CQs and
+ * ({@link JniDriverBuilder#threading(ThreadingMode) ThreadingMode.PROGRESS}) a thread that polls one of the device's CQs and
  * finds it empty runs the port engines itself (the progress hook, {@link #progress(int)}), and the ports' threads
  * only step in when no one has for a while. With
- * {@link Builder#ownThreads(boolean) ownThreads(false)} the caller runs the engines ({@link #doWork()}), e.g. one
+ * {@link JniDriverBuilder#ownThreads(boolean) ownThreads(false)} the caller runs the engines ({@link #doWork()}), e.g. one
  * thread for every HCA of a JVM, which suits a 2-core machine.
  *
  * <p>{@link #unregistering} (or {@link #close()}) stops the engine threads and closes the sockets.
@@ -90,7 +82,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
     private volatile DriverDevice device;
     private volatile boolean closed;
 
-    JniDriver(Builder b) {
+    JniDriver(JniDriverBuilder b) {
         if (b.wire == Wire.NATIVE) {
             NativeUdp.ensureAvailable();
         }
@@ -164,8 +156,8 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
     }
 
     /** @return a builder with the defaults (port 4791, MTU 4096, native wire; an address is required) */
-    public static Builder builder() {
-        return new Builder();
+    public static JniDriverBuilder builder() {
+        return new JniDriverBuilder();
     }
 
     /** @return true if {@code librvtjni.so} loaded and its ABI matches ({@link Wire#NATIVE} can be used) */
@@ -194,7 +186,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         return port(portNum).localGid;
     }
 
-    /** @return the most UDP source sockets per port ({@link Builder#sourcePorts(int)}) */
+    /** @return the most UDP source sockets per port ({@link JniDriverBuilder#sourcePorts(int)}) */
     public int sourcePorts() {
         return sourcePorts;
     }
@@ -357,7 +349,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
 
     /**
      * Runs one duty cycle of every port (receive a batch, process it, send what was scheduled) on the calling thread,
-     * for a driver built with {@link Builder#ownThreads(boolean) ownThreads(false)}: the caller then is the engine,
+     * for a driver built with {@link JniDriverBuilder#ownThreads(boolean) ownThreads(false)}: the caller then is the engine,
      * e.g. one thread serving several HCAs of one JVM. Call it from one thread only, after registration.
      *
      * @return the work done (datagrams received plus QPs drained); 0 means idle
@@ -589,294 +581,9 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         return "JniDriver{" + name + ", " + getPciDev() + ", wire=" + wire + ", mtu=" + mtu.bytes() + '}';
     }
 
-    private static void checkPort(String what, int v, boolean zeroOk) {
+    static void checkPort(String what, int v, boolean zeroOk) {
         if (v < (zeroOk ? 0 : 1) || v > 0xFFFF) {
             throw new IllegalArgumentException(what + " must be in " + (zeroOk ? 0 : 1) + "..65535, got " + v);
-        }
-    }
-
-    /** Configures a {@link JniDriver}. */
-    public static final class Builder {
-        /** The name of an HCA that is given none: rvt-core names its device roce0, roce1, ... (lowest free index). */
-        public static final String DEFAULT_NAME = "roce%d";
-        /** Source sockets per port by default ({@link #sourcePorts(int)}). */
-        public static final int DEFAULT_SOURCE_PORTS = 16;
-        /** The most source sockets per port: every port of 0xC000-0xFFFF. */
-        public static final int MAX_SOURCE_PORTS = 0x4000;
-        private final List<InetAddress> addresses = new ArrayList<>();
-        private final Map<Gid, Integer> peers = new LinkedHashMap<>();
-        private String name = DEFAULT_NAME;
-        private int udpPort = ROCEV2_PORT;
-        private int defaultPeerPort = ROCEV2_PORT;
-        private PathMtu mtu = PathMtu.MTU_4096;
-        private int maxQp = 4096;
-        private Wire wire = Wire.NATIVE;
-        private boolean busyPoll;
-        private boolean checkIpv4Icrc = true;
-        private boolean ownThreads = true;
-        private ThreadingMode threading = ThreadingMode.PROGRESS;
-        private long backstopQuietNanos = ProgressEngine.DEFAULT_QUIET_NANOS;
-        private int batch = 32;
-        private int socketBufferBytes = 4 << 20;
-        private int sourcePorts = DEFAULT_SOURCE_PORTS;
-        private UnaryOperator<Datagrams> decorator;
-
-        Builder() {
-        }
-
-        /**
-         * @param v the device name, or a pattern with one {@code %d} that rvt-core fills with the lowest free index
-         *          (default {@value #DEFAULT_NAME})
-         * @return this
-         */
-        public Builder name(String v) {
-            if (v == null || v.isBlank()) {
-                throw new IllegalArgumentException("name must be a non-empty string, got '" + v + "'");
-            }
-            name = v;
-            return this;
-        }
-
-        /**
-         * Adds a port bound to this address (IPv4 or IPv6, a literal or a host name); its GID is the address. A
-         * link-local IPv6 address names its interface ({@code fe80::1%eth0}); its peers' link-local GIDs are then
-         * reached through that interface.
-         *
-         * @param v the address
-         * @return this
-         */
-        public Builder address(String v) {
-            if (v == null || v.isBlank()) {
-                throw new IllegalArgumentException("address must be an IP address, got '" + v + "'");
-            }
-            try {
-                return address(InetAddress.getByName(v.trim()));
-            } catch (UnknownHostException e) {
-                throw new IllegalArgumentException("address '" + v + "' is not an IP address or known host", e);
-            }
-        }
-
-        /**
-         * Adds a port bound to this address.
-         *
-         * @param v the address
-         * @return this
-         */
-        public Builder address(InetAddress v) {
-            if (v == null || v.isAnyLocalAddress() || v.isMulticastAddress()) {
-                throw new IllegalArgumentException("address must be a unicast IP address of this host (its GID), got "
-                        + v);
-            }
-            if (v instanceof Inet6Address && v.isLinkLocalAddress() && ((Inet6Address) v).getScopeId() == 0) {
-                throw new IllegalArgumentException("address " + v.getHostAddress() + " is link-local: name its "
-                        + "interface, e.g. fe80::1%<interface>");
-            }
-            addresses.add(v);
-            return this;
-        }
-
-        /**
-         * @param v the UDP port every port binds (default 4791; 0: an ephemeral port each, see
-         *          {@link JniDriver#localPort})
-         * @return this
-         */
-        public Builder udpPort(int v) {
-            checkPort("udpPort", v, true);
-            udpPort = v;
-            return this;
-        }
-
-        /**
-         * @param v the UDP port of peers missing from the peer table (default 4791)
-         * @return this
-         */
-        public Builder defaultPeerPort(int v) {
-            checkPort("defaultPeerPort", v, false);
-            defaultPeerPort = v;
-            return this;
-        }
-
-        /**
-         * Adds a peer table entry: packets to this GID or IP address go to {@code udpPort}.
-         *
-         * @param gidOrIp the peer's GID ({@code fe80::...} or {@code ::ffff:10.0.0.2}) or IP address
-         * @param udpPort its UDP port
-         * @return this
-         */
-        public Builder peer(String gidOrIp, int udpPort) {
-            checkPort("peer UDP port", udpPort, false);
-            InetAddress a;
-            try {
-                a = InetAddress.getByName(gidOrIp == null ? "" : gidOrIp.trim());
-            } catch (UnknownHostException e) {
-                throw new IllegalArgumentException("peer '" + gidOrIp + "' is not a GID or IP address", e);
-            }
-            if (gidOrIp == null || gidOrIp.isBlank()) {
-                throw new IllegalArgumentException("peer must be a GID or IP address, got '" + gidOrIp + "'");
-            }
-            peers.put(Peer.gidOf(a), udpPort);
-            return this;
-        }
-
-        /** @return the peers given so far: GID → UDP port, in the order given */
-        Map<Gid, Integer> peers() {
-            return new LinkedHashMap<>(peers);
-        }
-
-        /**
-         * @param v the ports' MTU (the largest path MTU QPs may use)
-         * @return this
-         */
-        public Builder mtu(PathMtu v) {
-            if (v == null) {
-                throw new IllegalArgumentException("mtu must not be null");
-            }
-            mtu = v;
-            return this;
-        }
-
-        /**
-         * @param v most QPs (and CQs)
-         * @return this
-         */
-        public Builder maxQp(int v) {
-            if (v < 1) {
-                throw new IllegalArgumentException("maxQp must be at least 1, got " + v);
-            }
-            maxQp = v;
-            return this;
-        }
-
-        /**
-         * @param v the socket layer (default {@link Wire#NATIVE})
-         * @return this
-         */
-        public Builder wire(Wire v) {
-            if (v == null) {
-                throw new IllegalArgumentException("wire must not be null");
-            }
-            wire = v;
-            return this;
-        }
-
-        /**
-         * @param v true: the port engines spin on the socket when idle (lowest latency, a core each); false (the
-         *          default): spin briefly, then wait in {@code poll}
-         * @return this
-         */
-        public Builder busyPoll(boolean v) {
-            busyPoll = v;
-            return this;
-        }
-
-        /**
-         * @param v true (the default): each port has an engine thread of its own; false: the driver starts no thread
-         *          and the caller runs {@link JniDriver#doWork()} (one thread may serve several drivers)
-         * @return this
-         */
-        public Builder ownThreads(boolean v) {
-            ownThreads = v;
-            return this;
-        }
-
-        /**
-         * @param v who runs the port engines: {@link ThreadingMode#PROGRESS} (the default), the threads that poll the
-         *          device's CQs through the progress hook, with each port's thread as the backstop;
-         *          {@link ThreadingMode#DEDICATED}, only the ports' threads; {@link ThreadingMode#INVOKER}, only
-         *          {@link JniDriver#doWork()} (as {@code ownThreads(false)})
-         * @return this
-         */
-        public Builder threading(ThreadingMode v) {
-            if (v == null) {
-                throw new IllegalArgumentException("threading must not be null");
-            }
-            threading = v;
-            return this;
-        }
-
-        /**
-         * @param nanos with {@link ThreadingMode#PROGRESS}: how long no poller may have run a port's engine before its
-         *        thread does, at least 1 (default {@value ProgressEngine#DEFAULT_QUIET_NANOS})
-         * @return this
-         */
-        public Builder backstopQuietNanos(long nanos) {
-            if (nanos < 1) {
-                throw new IllegalArgumentException("backstopQuietNanos must be at least 1, got " + nanos);
-            }
-            backstopQuietNanos = nanos;
-            return this;
-        }
-
-        /**
-         * @param v whether IPv4 packets are checked under the ID-0 convention (default true; turn off for peers that
-         *          do not send IPv4 Identification 0, e.g. {@link Wire#JDK} senders)
-         * @return this
-         */
-        public Builder checkIpv4Icrc(boolean v) {
-            checkIpv4Icrc = v;
-            return this;
-        }
-
-        /**
-         * @param v datagrams per {@code sendmmsg}/{@code recvmmsg}, 1..64 (default 32)
-         * @return this
-         */
-        public Builder batch(int v) {
-            if (v < 1 || v > NativeUdp.MAX_BATCH) {
-                throw new IllegalArgumentException("batch must be in 1.." + NativeUdp.MAX_BATCH + ", got " + v);
-            }
-            batch = v;
-            return this;
-        }
-
-        /**
-         * @param v SO_SNDBUF/SO_RCVBUF to ask for, bytes (default 4 MiB; the kernel caps it at
-         *          {@code net.core.[rw]mem_max})
-         * @return this
-         */
-        public Builder socketBufferBytes(int v) {
-            if (v < 0) {
-                throw new IllegalArgumentException("socketBufferBytes must be >= 0, got " + v);
-            }
-            socketBufferBytes = v;
-            return this;
-        }
-
-        /**
-         * @param v most UDP source sockets per port, 1..{@value #MAX_SOURCE_PORTS} (default
-         *          {@value #DEFAULT_SOURCE_PORTS}): each flow (QP pair) sends from its own source port in
-         *          0xC000-0xFFFF ({@link JniDriver#flowSourcePort}), whose socket the port opens when the flow first
-         *          sends, so that ECMP routers spread QPs over paths as they do for RoCE NICs; flows beyond {@code v}
-         *          sockets share them; 1: every packet leaves from the port's own socket (e.g. 4791)
-         * @return this
-         */
-        public Builder sourcePorts(int v) {
-            if (v < 1 || v > MAX_SOURCE_PORTS) {
-                throw new IllegalArgumentException("sourcePorts must be in 1.." + MAX_SOURCE_PORTS + ", got " + v);
-            }
-            sourcePorts = v;
-            return this;
-        }
-
-        /** Tests: wraps each socket (fault injection). */
-        Builder decorate(UnaryOperator<Datagrams> v) {
-            decorator = v;
-            return this;
-        }
-
-        /**
-         * Binds the sockets; the engine threads start when the driver is registered.
-         *
-         * @return the driver
-         * @throws IllegalArgumentException if no address was given
-         * @throws IllegalStateException if {@link Wire#NATIVE} is chosen and the library is not available
-         * @throws UdpException if a socket cannot be bound (e.g. {@code EADDRINUSE}, {@code EADDRNOTAVAIL})
-         */
-        public JniDriver build() {
-            if (addresses.isEmpty()) {
-                throw new IllegalArgumentException("at least one address is required (one port per address)");
-            }
-            return new JniDriver(this);
         }
     }
 }

@@ -61,7 +61,7 @@ public final class JniDriverComponent {
         @AttributeDefinition(description = "UDP source ports per port: each flow (QP pair) sends from its own port "
                 + "in 0xC000-0xFFFF, up to this many sockets, so that ECMP spreads flows; 1 = every packet from the "
                 + "port's own socket")
-        int source_ports() default JniDriver.Builder.DEFAULT_SOURCE_PORTS;
+        int source_ports() default JniDriverBuilder.DEFAULT_SOURCE_PORTS;
 
         /** @return peer table entries {@code gid-or-ip=udpport} */
         @AttributeDefinition(description = "Peers that do not listen on 4791: entries gid-or-ip=udpport",
@@ -101,7 +101,7 @@ public final class JniDriverComponent {
     }
 
     private void start(Config config) {
-        JniDriver.Builder b = toBuilder(config);
+        JniDriverBuilder b = toBuilder(config);
         JniDriver d = b.build();
         Dictionary<String, Object> props = new Hashtable<>();
         props.put("rvt.driver.name", d.name());
@@ -123,7 +123,7 @@ public final class JniDriverComponent {
      */
     @Modified
     void modified(Config config) {
-        JniDriver.Builder b = toBuilder(config); // checks every property before anything changes
+        JniDriverBuilder b = toBuilder(config); // checks every property before anything changes
         synchronized (this) {
             if (driver != null && fixed.equals(Fixed.of(config))) {
                 Map<Gid, Integer> next = b.peers();
@@ -176,9 +176,9 @@ public final class JniDriverComponent {
         return driver;
     }
 
-    static JniDriver.Builder toBuilder(Config c) {
-        String name = c.name().isBlank() ? JniDriver.Builder.DEFAULT_NAME : c.name();
-        JniDriver.Builder b = JniDriver.builder().name(name).address(c.address()).udpPort(c.udp_port());
+    static JniDriverBuilder toBuilder(Config c) {
+        String name = c.name().isBlank() ? JniDriverBuilder.DEFAULT_NAME : c.name();
+        JniDriverBuilder b = JniDriver.builder().name(name).address(c.address()).udpPort(c.udp_port());
         try {
             b.mtu(PathMtu.ofBytes(c.mtu()));
         } catch (IllegalArgumentException e) {
@@ -187,7 +187,7 @@ public final class JniDriverComponent {
         try {
             b.sourcePorts(c.source_ports());
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("source.ports must be in 1.." + JniDriver.Builder.MAX_SOURCE_PORTS
+            throw new IllegalArgumentException("source.ports must be in 1.." + JniDriverBuilder.MAX_SOURCE_PORTS
                     + ", got " + c.source_ports(), e);
         }
         for (String entry : c.peers()) {

@@ -8,7 +8,7 @@
  * {@code ::ffff:a.b.c.d} (what Linux RoCE drivers put in their GID tables for RoCEv2). RoCE has no LIDs: ports report
  * LID 0 and address handles must be global (a GRH with the peer's GID); a packet for a non-global address is dropped
  * and counted. The destination of a packet is its DGID as an IP address, and the UDP port from the peer table ({@link
- * io.rvt.driver.jni.JniDriver.Builder#peer}, {@link io.rvt.driver.jni.JniDriver#addPeer}) or else the default peer port
+ * io.rvt.driver.jni.JniDriverBuilder#peer}, {@link io.rvt.driver.jni.JniDriver#addPeer}) or else the default peer port
  * (4791, the RoCEv2 port). A peer table is what lets two devices on one host (one IP address, two UDP ports) talk: each
  * device maps the other's GID to the other's port.
  *
@@ -17,8 +17,8 @@
  * source port is derived from its QP numbers (or the path's flow label, when it has one) in 0xC000-0xFFFF ({@link
  * io.rvt.driver.jni.JniDriver#flowSourcePort}); with an ordinary socket the source port is the socket's bound port, so
  * a port opens a sending socket bound to a flow's port when that flow first sends ({@code SO_REUSEPORT}: other HCAs of
- * the host may send from the same port), up to {@link io.rvt.driver.jni.JniDriver.Builder#sourcePorts(int)} sockets
- * (default {@value io.rvt.driver.jni.JniDriver.Builder#DEFAULT_SOURCE_PORTS}); flows beyond share them. {@code
+ * the host may send from the same port), up to {@link io.rvt.driver.jni.JniDriverBuilder#sourcePorts(int)} sockets
+ * (default {@value io.rvt.driver.jni.JniDriverBuilder#DEFAULT_SOURCE_PORTS}); flows beyond share them. {@code
  * sourcePorts(1)} sends everything from the port's own socket (4791 by default). Replies always go to the peer's
  * listening port, as RoCEv2 wants; the ICRC covers the real source port either way.
  *
@@ -26,7 +26,7 @@
  * Written on every packet as hardware expects it: over IPv6 with the real addresses and ports; over IPv4 with
  * Identification 0 and DF set, which is what the kernel sends for an unconnected socket with {@code IP_MTU_DISCOVER =
  * IP_PMTUDISC_DO} (the native layer sets it). Checked on receive over IPv6 always, and over IPv4 under the same ID-0
- * convention unless {@link io.rvt.driver.jni.JniDriver.Builder#checkIpv4Icrc(boolean)} turns it off (a UDP socket does
+ * convention unless {@link io.rvt.driver.jni.JniDriverBuilder#checkIpv4Icrc(boolean)} turns it off (a UDP socket does
  * not show the sender's IP header). A packet that fails is dropped and counted ({@link
  * io.rvt.driver.jni.JniDriver#icrcErrors}, {@code RX_MALFORMED}).
  *

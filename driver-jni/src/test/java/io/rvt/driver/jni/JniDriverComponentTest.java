@@ -94,14 +94,14 @@ class JniDriverComponentTest {
         assertThat(dev.queryPort(1, new PortAttr()).activeMtu()).isEqualTo(PathMtu.MTU_1024);
         assertThat(dev.queryGid(1, 0)).isEqualTo(c.gid(1));
         assertThat(c.localPort(1)).isPositive();
-        assertThat(c.sourcePorts()).isEqualTo(JniDriver.Builder.DEFAULT_SOURCE_PORTS);
+        assertThat(c.sourcePorts()).isEqualTo(JniDriverBuilder.DEFAULT_SOURCE_PORTS);
     }
 
     @Test
     void shouldNameAnUnnamedHcaRoceAndTheLowestFreeIndex() {
         activate(config(loopback(null)));
         assertThat(lastDevice().name()).matches("roce[0-9]+");
-        assertThat(lastDevice().driverName()).isEqualTo(JniDriver.Builder.DEFAULT_NAME);
+        assertThat(lastDevice().driverName()).isEqualTo(JniDriverBuilder.DEFAULT_NAME);
     }
 
     @Test

@@ -24,7 +24,7 @@ final class JniFixture implements DriverFixture {
     private volatile Faults faults = Faults.NONE;
     private volatile boolean partitioned;
     private final boolean shared;
-    private int sourcePorts = JniDriver.Builder.DEFAULT_SOURCE_PORTS;
+    private int sourcePorts = JniDriverBuilder.DEFAULT_SOURCE_PORTS;
     private boolean callerRunsEngines;
     private volatile boolean running;
     private Thread engine;
@@ -48,7 +48,7 @@ final class JniFixture implements DriverFixture {
     }
 
     /**
-     * @param n UDP source ports per HCA port ({@link JniDriver.Builder#sourcePorts(int)})
+     * @param n UDP source ports per HCA port ({@link JniDriverBuilder#sourcePorts(int)})
      * @return this
      */
     JniFixture sourcePorts(int n) {

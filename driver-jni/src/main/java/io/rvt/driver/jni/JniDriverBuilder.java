@@ -1,0 +1,299 @@
+package io.rvt.driver.jni;
+
+import io.rvt.api.Gid;
+import io.rvt.api.PathMtu;
+import io.rvt.api.spi.agent.ProgressEngine;
+import io.rvt.api.spi.agent.ThreadingMode;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+
+/** Configures a {@link JniDriver} ({@link JniDriver#builder()}). */
+public final class JniDriverBuilder {
+    /** The name of an HCA that is given none: rvt-core names its device roce0, roce1, ... (lowest free index). */
+    public static final String DEFAULT_NAME = "roce%d";
+    /** Source sockets per port by default ({@link #sourcePorts(int)}). */
+    public static final int DEFAULT_SOURCE_PORTS = 16;
+    /** The most source sockets per port: every port of 0xC000-0xFFFF. */
+    public static final int MAX_SOURCE_PORTS = 0x4000;
+    final List<InetAddress> addresses = new ArrayList<>();
+    final Map<Gid, Integer> peers = new LinkedHashMap<>();
+    String name = DEFAULT_NAME;
+    int udpPort = JniDriver.ROCEV2_PORT;
+    int defaultPeerPort = JniDriver.ROCEV2_PORT;
+    PathMtu mtu = PathMtu.MTU_4096;
+    int maxQp = 4096;
+    Wire wire = Wire.NATIVE;
+    boolean busyPoll;
+    boolean checkIpv4Icrc = true;
+    boolean ownThreads = true;
+    ThreadingMode threading = ThreadingMode.PROGRESS;
+    long backstopQuietNanos = ProgressEngine.DEFAULT_QUIET_NANOS;
+    int batch = 32;
+    int socketBufferBytes = 4 << 20;
+    int sourcePorts = DEFAULT_SOURCE_PORTS;
+    UnaryOperator<Datagrams> decorator;
+
+    JniDriverBuilder() {
+    }
+
+    /**
+     * @param v the device name, or a pattern with one {@code %d} that rvt-core fills with the lowest free index
+     *          (default {@value #DEFAULT_NAME})
+     * @return this
+     */
+    public JniDriverBuilder name(String v) {
+        if (v == null || v.isBlank()) {
+            throw new IllegalArgumentException("name must be a non-empty string, got '" + v + "'");
+        }
+        name = v;
+        return this;
+    }
+
+    /**
+     * Adds a port bound to this address (IPv4 or IPv6, a literal or a host name); its GID is the address. A
+     * link-local IPv6 address names its interface ({@code fe80::1%eth0}); its peers' link-local GIDs are then
+     * reached through that interface.
+     *
+     * @param v the address
+     * @return this
+     */
+    public JniDriverBuilder address(String v) {
+        if (v == null || v.isBlank()) {
+            throw new IllegalArgumentException("address must be an IP address, got '" + v + "'");
+        }
+        try {
+            return address(InetAddress.getByName(v.trim()));
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("address '" + v + "' is not an IP address or known host", e);
+        }
+    }
+
+    /**
+     * Adds a port bound to this address.
+     *
+     * @param v the address
+     * @return this
+     */
+    public JniDriverBuilder address(InetAddress v) {
+        if (v == null || v.isAnyLocalAddress() || v.isMulticastAddress()) {
+            throw new IllegalArgumentException("address must be a unicast IP address of this host (its GID), got "
+                    + v);
+        }
+        if (v instanceof Inet6Address && v.isLinkLocalAddress() && ((Inet6Address) v).getScopeId() == 0) {
+            throw new IllegalArgumentException("address " + v.getHostAddress() + " is link-local: name its "
+                    + "interface, e.g. fe80::1%<interface>");
+        }
+        addresses.add(v);
+        return this;
+    }
+
+    /**
+     * @param v the UDP port every port binds (default 4791; 0: an ephemeral port each, see
+     *          {@link JniDriver#localPort})
+     * @return this
+     */
+    public JniDriverBuilder udpPort(int v) {
+        JniDriver.checkPort("udpPort", v, true);
+        udpPort = v;
+        return this;
+    }
+
+    /**
+     * @param v the UDP port of peers missing from the peer table (default 4791)
+     * @return this
+     */
+    public JniDriverBuilder defaultPeerPort(int v) {
+        JniDriver.checkPort("defaultPeerPort", v, false);
+        defaultPeerPort = v;
+        return this;
+    }
+
+    /**
+     * Adds a peer table entry: packets to this GID or IP address go to {@code udpPort}.
+     *
+     * @param gidOrIp the peer's GID ({@code fe80::...} or {@code ::ffff:10.0.0.2}) or IP address
+     * @param udpPort its UDP port
+     * @return this
+     */
+    public JniDriverBuilder peer(String gidOrIp, int udpPort) {
+        JniDriver.checkPort("peer UDP port", udpPort, false);
+        InetAddress a;
+        try {
+            a = InetAddress.getByName(gidOrIp == null ? "" : gidOrIp.trim());
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("peer '" + gidOrIp + "' is not a GID or IP address", e);
+        }
+        if (gidOrIp == null || gidOrIp.isBlank()) {
+            throw new IllegalArgumentException("peer must be a GID or IP address, got '" + gidOrIp + "'");
+        }
+        peers.put(Peer.gidOf(a), udpPort);
+        return this;
+    }
+
+    /** @return the peers given so far: GID → UDP port, in the order given */
+    Map<Gid, Integer> peers() {
+        return new LinkedHashMap<>(peers);
+    }
+
+    /**
+     * @param v the ports' MTU (the largest path MTU QPs may use)
+     * @return this
+     */
+    public JniDriverBuilder mtu(PathMtu v) {
+        if (v == null) {
+            throw new IllegalArgumentException("mtu must not be null");
+        }
+        mtu = v;
+        return this;
+    }
+
+    /**
+     * @param v most QPs (and CQs)
+     * @return this
+     */
+    public JniDriverBuilder maxQp(int v) {
+        if (v < 1) {
+            throw new IllegalArgumentException("maxQp must be at least 1, got " + v);
+        }
+        maxQp = v;
+        return this;
+    }
+
+    /**
+     * @param v the socket layer (default {@link Wire#NATIVE})
+     * @return this
+     */
+    public JniDriverBuilder wire(Wire v) {
+        if (v == null) {
+            throw new IllegalArgumentException("wire must not be null");
+        }
+        wire = v;
+        return this;
+    }
+
+    /**
+     * @param v true: the port engines spin on the socket when idle (lowest latency, a core each); false (the
+     *          default): spin briefly, then wait in {@code poll}
+     * @return this
+     */
+    public JniDriverBuilder busyPoll(boolean v) {
+        busyPoll = v;
+        return this;
+    }
+
+    /**
+     * @param v true (the default): each port has an engine thread of its own; false: the driver starts no thread
+     *          and the caller runs {@link JniDriver#doWork()} (one thread may serve several drivers)
+     * @return this
+     */
+    public JniDriverBuilder ownThreads(boolean v) {
+        ownThreads = v;
+        return this;
+    }
+
+    /**
+     * @param v who runs the port engines: {@link ThreadingMode#PROGRESS} (the default), the threads that poll the
+     *          device's CQs through the progress hook, with each port's thread as the backstop;
+     *          {@link ThreadingMode#DEDICATED}, only the ports' threads; {@link ThreadingMode#INVOKER}, only
+     *          {@link JniDriver#doWork()} (as {@code ownThreads(false)})
+     * @return this
+     */
+    public JniDriverBuilder threading(ThreadingMode v) {
+        if (v == null) {
+            throw new IllegalArgumentException("threading must not be null");
+        }
+        threading = v;
+        return this;
+    }
+
+    /**
+     * @param nanos with {@link ThreadingMode#PROGRESS}: how long no poller may have run a port's engine before its
+     *        thread does, at least 1 (default {@value ProgressEngine#DEFAULT_QUIET_NANOS})
+     * @return this
+     */
+    public JniDriverBuilder backstopQuietNanos(long nanos) {
+        if (nanos < 1) {
+            throw new IllegalArgumentException("backstopQuietNanos must be at least 1, got " + nanos);
+        }
+        backstopQuietNanos = nanos;
+        return this;
+    }
+
+    /**
+     * @param v whether IPv4 packets are checked under the ID-0 convention (default true; turn off for peers that
+     *          do not send IPv4 Identification 0, e.g. {@link Wire#JDK} senders)
+     * @return this
+     */
+    public JniDriverBuilder checkIpv4Icrc(boolean v) {
+        checkIpv4Icrc = v;
+        return this;
+    }
+
+    /**
+     * @param v datagrams per {@code sendmmsg}/{@code recvmmsg}, 1..64 (default 32)
+     * @return this
+     */
+    public JniDriverBuilder batch(int v) {
+        if (v < 1 || v > NativeUdp.MAX_BATCH) {
+            throw new IllegalArgumentException("batch must be in 1.." + NativeUdp.MAX_BATCH + ", got " + v);
+        }
+        batch = v;
+        return this;
+    }
+
+    /**
+     * @param v SO_SNDBUF/SO_RCVBUF to ask for, bytes (default 4 MiB; the kernel caps it at
+     *          {@code net.core.[rw]mem_max})
+     * @return this
+     */
+    public JniDriverBuilder socketBufferBytes(int v) {
+        if (v < 0) {
+            throw new IllegalArgumentException("socketBufferBytes must be >= 0, got " + v);
+        }
+        socketBufferBytes = v;
+        return this;
+    }
+
+    /**
+     * @param v most UDP source sockets per port, 1..{@value #MAX_SOURCE_PORTS} (default
+     *          {@value #DEFAULT_SOURCE_PORTS}): each flow (QP pair) sends from its own source port in
+     *          0xC000-0xFFFF ({@link JniDriver#flowSourcePort}), whose socket the port opens when the flow first
+     *          sends, so that ECMP routers spread QPs over paths as they do for RoCE NICs; flows beyond {@code v}
+     *          sockets share them; 1: every packet leaves from the port's own socket (e.g. 4791)
+     * @return this
+     */
+    public JniDriverBuilder sourcePorts(int v) {
+        if (v < 1 || v > MAX_SOURCE_PORTS) {
+            throw new IllegalArgumentException("sourcePorts must be in 1.." + MAX_SOURCE_PORTS + ", got " + v);
+        }
+        sourcePorts = v;
+        return this;
+    }
+
+    /** Tests: wraps each socket (fault injection). */
+    JniDriverBuilder decorate(UnaryOperator<Datagrams> v) {
+        decorator = v;
+        return this;
+    }
+
+    /**
+     * Binds the sockets; the engine threads start when the driver is registered.
+     *
+     * @return the driver
+     * @throws IllegalArgumentException if no address was given
+     * @throws IllegalStateException if {@link Wire#NATIVE} is chosen and the library is not available
+     * @throws UdpException if a socket cannot be bound (e.g. {@code EADDRINUSE}, {@code EADDRNOTAVAIL})
+     */
+    public JniDriver build() {
+        if (addresses.isEmpty()) {
+            throw new IllegalArgumentException("at least one address is required (one port per address)");
+        }
+        return new JniDriver(this);
+    }
+}
