@@ -171,6 +171,13 @@ public final class Fabric implements AutoCloseable {
     public static final long DETERMINISTIC_QUIET_NANOS = 2_000_000_000L;
 
     /**
+     * The most work one progress call does on a deterministic fabric (a real-time one takes the caller's budget,
+     * {@code RvtDriver.POLL_BUDGET}): with 256, Felix's {@code rvt stat --deterministic} timed out its own connection
+     * request in virtual time before accepting it; 32 replays.
+     */
+    public static final int DETERMINISTIC_POLL_BUDGET = 32;
+
+    /**
      * The fabric registered under {@code name}, created with the defaults (real-time, a dedicated thread with a
      * {@link BackoffIdleStrategy}, ideal links, no faults, {@link #DEFAULT_SEED}) if there is none.
      *
@@ -292,11 +299,19 @@ public final class Fabric implements AutoCloseable {
      * the fabric (deliveries, or the event loop's next events) and the send engines of its HCAs on the calling
      * thread, if no other thread is running them; otherwise does nothing.
      *
+     * On a deterministic fabric the budget is at most {@link #DETERMINISTIC_POLL_BUDGET}: each unit can move virtual
+     * time on, which the caller does not see pass, so a large one lets timers of the application's own (rvt-cm's
+     * response timeouts on the fabric's clock) expire between two of its steps.
+     *
      * @param budget the work after which to return (at least one duty cycle runs)
      * @return the work done; 0 when idle, when another thread runs the fabric, or without PROGRESS
      */
     public int progress(int budget) {
-        return progress != null ? progress.progress(budget) : 0;
+        if (progress == null) {
+            return 0;
+        }
+        int b = mode == FabricMode.DETERMINISTIC ? Math.min(budget, DETERMINISTIC_POLL_BUDGET) : budget;
+        return progress.progress(b);
     }
 
     /** @return the engine that runs the fabric with {@link ThreadingMode#PROGRESS}, else null */
