@@ -148,10 +148,19 @@ class SystemTimerServiceTest {
         for (Thread t : armers) {
             t.join();
         }
-        // re-armed in reverse order to absolute deadlines 0.1 ms apart in id order: the heap sorts them
+        // re-armed in reverse order to absolute deadlines 1 ms apart in id order: the heap sorts them. arm takes a
+        // delay, so a deadline is off by the time between our clock read and arm's own: an arm that took more than a
+        // quarter of the spacing (the thread was preempted) is redone, so no two deadlines can swap
+        long spacing = TimeUnit.MILLISECONDS.toNanos(1);
         long start = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
         for (int i = n - 1; i >= 0; i--) {
-            ts[i].arm(Math.max(0, start + i * 100_000L - System.nanoTime()));
+            long before;
+            long after;
+            do {
+                before = System.nanoTime();
+                ts[i].arm(Math.max(0, start + i * spacing - before));
+                after = System.nanoTime();
+            } while (after - before > spacing / 4);
         }
         for (int i = 0; i < n; i += 10) {
             ts[i].cancel();
