@@ -54,6 +54,22 @@ public abstract class ResponderState {
     public abstract int getRwqe(boolean wrIdOnly);
 
     /**
+     * The receive WQE for a datagram (UD, GSI, SMI): the one the last datagram left because it was too large for it
+     * ({@code RVT_R_REUSE_SGE}, cleared here), else the next one ({@link #getRwqe getRwqe(false)}). The UD receive
+     * paths (rdmavt's drivers' {@code ud_rcv}, hfi1's {@code ud_loopback}) each do this test before
+     * {@code rvt_get_rwqe}.
+     *
+     * @return as {@link #getRwqe}: 1 if a WQE is ready, 0 if none, -1 if its SGEs failed validation
+     */
+    public final int datagramRwqe() {
+        if ((flags & QpFlags.R_REUSE_SGE) != 0) {
+            flags &= ~QpFlags.R_REUSE_SGE;
+            return 1;
+        }
+        return getRwqe(false);
+    }
+
+    /**
      * Mirrors {@code rvt_get_rq_count} on the QP's own receive queue.
      *
      * @param head a head index, below the queue size

@@ -100,18 +100,14 @@ final class RvtUdLoopback {
         }
         int len = wqe.length();
         ResponderState rs = qp.responder();
-        if ((rs.flags & QpFlags.R_REUSE_SGE) != 0) {
-            rs.flags &= ~QpFlags.R_REUSE_SGE;
-        } else {
-            int r = rs.getRwqe(false);
-            if (r < 0) {
-                qp.rcError(WcStatus.LOC_QP_OP_ERR);
-                return;
-            }
-            if (r == 0) {
-                drop(port, PortCounter.PKT_DROPS); // no receive WQE: a datagram is lost
-                return;
-            }
+        int r = rs.datagramRwqe();
+        if (r < 0) {
+            qp.rcError(WcStatus.LOC_QP_OP_ERR);
+            return;
+        }
+        if (r == 0) {
+            drop(port, PortCounter.PKT_DROPS); // no receive WQE: a datagram is lost
+            return;
         }
         if (Integer.compareUnsigned(len + GRH, rs.len) > 0) {
             rs.flags |= QpFlags.R_REUSE_SGE; // too big: keep the WQE for the next one

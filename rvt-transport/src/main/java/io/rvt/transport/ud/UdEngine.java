@@ -161,18 +161,14 @@ public final class UdEngine implements ProtocolEngine<UdState> {
             }
             int tlen = hdr.payloadLength();
             int byteLen = tlen + Packets.GRH_AREA;
-            if ((rs.flags & QpFlags.R_REUSE_SGE) != 0) {
-                rs.flags &= ~QpFlags.R_REUSE_SGE;
-            } else {
-                int r = rs.getRwqe(false);
-                if (r < 0) {
-                    qp.rcError(WcStatus.LOC_QP_OP_ERR);
-                    return;
-                }
-                if (r == 0) {
-                    drop(qp); // no receive WQE: UD just loses the packet
-                    return;
-                }
+            int r = rs.datagramRwqe();
+            if (r < 0) {
+                qp.rcError(WcStatus.LOC_QP_OP_ERR);
+                return;
+            }
+            if (r == 0) {
+                drop(qp); // no receive WQE: UD just loses the packet
+                return;
             }
             if (Integer.compareUnsigned(byteLen, rs.len) > 0) {
                 // Too big for this receive WQE: drop the packet, keep the WQE for the next one.
