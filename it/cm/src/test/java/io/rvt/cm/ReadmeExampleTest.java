@@ -24,8 +24,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * Runs the rvt-cm example of the README, whose code is copied from {@link #server} and {@link #client} (the test
- * checks that the README's block is this file's text): a server and a client on two driver-jni HCAs of this host
+ * Runs the rvt-cm example of docs/cm.md, whose code is copied from {@link #server} and {@link #client} (the test
+ * checks that the doc's block is this file's text): a server and a client on two driver-jni HCAs of this host
  * (127.0.0.1 and 127.0.0.2, both on UDP 4791, as two processes or two hosts would be).
  */
 class ReadmeExampleTest {
@@ -120,10 +120,10 @@ class ReadmeExampleTest {
         String source = Files.readString(Path.of("src/test/java/io/rvt/cm/ReadmeExampleTest.java"));
         String code = source.substring(source.indexOf("    // README: begin\n") + 21,
                 source.indexOf("    // README: end"));
-        String readme = Files.readString(Path.of("../../README.md"));
+        String readme = Files.readString(Path.of("../../docs/cm.md"));
         String marker = "<!-- rvt-cm example: it/cm/src/test/java/io/rvt/cm/ReadmeExampleTest.java -->\n```java\n";
         int at = readme.indexOf(marker);
-        assertThat(at).as("the README's rvt-cm example").isPositive();
+        assertThat(at).as("docs/cm.md's rvt-cm example").isPositive();
         String block = readme.substring(at + marker.length(), readme.indexOf("```\n", at + marker.length()));
         assertThat(block).isEqualTo(code.replaceAll("(?m)^    ", ""));
     }
