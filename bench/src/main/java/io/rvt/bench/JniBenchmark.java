@@ -10,6 +10,7 @@ import io.rvt.api.SendWorkRequest;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
+import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.cm.QpOptions;
 import io.rvt.core.RvtDevice;
 import io.rvt.driver.jni.JniDriver;
@@ -33,9 +34,10 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Two driver-jni HCAs on UDP loopback (127.0.0.1, two ephemeral ports, each the other's peer), one RC QP pair: SEND
- * 64 B message rate and RDMA WRITE 64 KiB bandwidth, over the native socket layer ({@code sendmmsg}/{@code recvmmsg})
- * and over the JDK's {@code DatagramChannel} ({@code wire}), with an engine thread per HCA or one for both
- * ({@code threading}); the benchmark thread posts and polls. Compare with {@code bench/iperf3.sh}.
+ * 64 B message rate, 8 B ping-pong and RDMA WRITE 64 KiB bandwidth, over the native socket layer
+ * ({@code sendmmsg}/{@code recvmmsg}) and over the JDK's {@code DatagramChannel} ({@code wire}), with the engines run
+ * as {@code threading} says; the benchmark thread posts and polls both HCAs' CQs. Compare with
+ * {@code bench/target/udploop} and iperf3: {@code bench/udp-compare.sh} runs them in one interleaved run.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -52,11 +54,14 @@ public class JniBenchmark {
     public String wire;
 
     /**
-     * "dedicated": each HCA has its port engine thread (waiting in {@code poll} when idle); "shared": the HCAs start
-     * no thread and one thread runs both drivers' {@code doWork()} (spinning, yielding when idle), leaving the other
-     * core to the benchmark thread, as driver-sim's shared mode does.
+     * "progress" (driver-jni's default, {@link ThreadingMode#PROGRESS}): the benchmark thread's empty polls run both
+     * HCAs' port engines (the progress hook), each port's thread a backstop; "network" ({@link ThreadingMode#DEDICATED},
+     * {@code rvt --threading network}): only the ports' threads (waiting in {@code poll} when idle); "invoker": no
+     * thread, the benchmark thread calls both drivers' {@code doWork()} when its CQs are empty; "shared": no thread of
+     * the drivers', one thread runs both drivers' {@code doWork()} (spinning, yielding when idle) beside the benchmark
+     * thread, as driver-sim's shared mode does.
      */
-    @Param({"dedicated", "shared"})
+    @Param({"progress", "network", "invoker", "shared"})
     public String threading;
 
     /** Bytes of the RDMA WRITE. */
@@ -65,6 +70,9 @@ public class JniBenchmark {
 
     private Thread network;
     private volatile boolean running;
+    private JniDriver j0;
+    private JniDriver j1;
+    private boolean invoker;
     private RvtDevice d0;
     private RvtDevice d1;
     private CmPair pair;
@@ -73,19 +81,33 @@ public class JniBenchmark {
     private CompletionQueue cqA;
     private CompletionQueue cqB;
     private SendWorkRequest send64;
+    private SendWorkRequest send8a;
+    private SendWorkRequest send8b;
     private SendWorkRequest write;
+    private RecvWorkRequest recvA;
     private RecvWorkRequest recvB;
     private final WorkCompletion wc = new WorkCompletion();
+    /** Completions awaited and seen on each CQ since the trial began (see {@link #await}). */
+    private long expectA;
+    private long expectB;
+    private long seenA;
+    private long seenB;
 
     /** Two HCAs, a connected RC pair, regions and reusable work requests. */
     @Setup(Level.Trial)
     public void setUp() {
         Wire w = Wire.valueOf(wire);
         boolean shared = "shared".equals(threading);
-        JniDriver j0 = JniDriver.builder().name("j0").address("127.0.0.1").udpPort(0).wire(w).ownThreads(!shared)
-                .build();
-        JniDriver j1 = JniDriver.builder().name("j1").address("127.0.0.1").udpPort(0).wire(w).ownThreads(!shared)
-                .build();
+        invoker = "invoker".equals(threading);
+        ThreadingMode mode = switch (threading) {
+            case "progress" -> ThreadingMode.PROGRESS;
+            case "network" -> ThreadingMode.DEDICATED;
+            case "invoker", "shared" -> ThreadingMode.INVOKER;
+            default -> throw new IllegalArgumentException("threading: progress, network, invoker or shared, got "
+                    + threading);
+        };
+        j0 = JniDriver.builder().name("j0").address("127.0.0.1").udpPort(0).wire(w).threading(mode).build();
+        j1 = JniDriver.builder().name("j1").address("127.0.0.1").udpPort(0).wire(w).threading(mode).build();
         j0.addPeer(j1.gid(1), j1.localPort(1));
         j1.addPeer(j0.gid(1), j0.localPort(1));
         d0 = RvtDevice.register(j0);
@@ -106,13 +128,16 @@ public class JniBenchmark {
         ProtectionDomain pb = d1.allocPd();
         cqA = d0.createCq(4096, 0, null, null);
         cqB = d1.createCq(4096, 0, null, null);
-        pair = new CmPair(d0, qpOptions(pa, cqA), d1, qpOptions(pb, cqB), Thread::onSpinWait);
+        pair = new CmPair(d0, qpOptions(pa, cqA), d1, qpOptions(pb, cqB), this::idle);
         a = pair.first();
         b = pair.second();
         int acc = AccessFlag.mask(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE);
         MemoryRegion ma = pa.regMr(ByteBuffer.allocateDirect(size), acc);
         MemoryRegion mb = pb.regMr(ByteBuffer.allocateDirect(size), acc);
         send64 = new SendWorkRequest(1).opcode(WrOpcode.SEND).sge(ma, 0, 64);
+        send8a = new SendWorkRequest(2).opcode(WrOpcode.SEND).sge(ma, 0, 8);
+        send8b = new SendWorkRequest(3).opcode(WrOpcode.SEND).sge(mb, 0, 8);
+        recvA = new RecvWorkRequest(4).sge(ma, 0, 64);
         write = new SendWorkRequest(1).opcode(WrOpcode.RDMA_WRITE).sge(ma, 0, size).remoteAddr(mb.addr())
                 .rkey(mb.rkey());
         recvB = new RecvWorkRequest(1).sge(mb, 0, 64);
@@ -139,16 +164,42 @@ public class JniBenchmark {
         d1.unregister();
     }
 
-    private void await(CompletionQueue cq, int n) {
-        for (int i = 0; i < n;) {
-            if (cq.pollCq(wc)) {
-                if (wc.status() != WcStatus.SUCCESS) {
-                    throw new IllegalStateException("completion failed: " + wc);
-                }
-                i++;
-            } else {
-                Thread.onSpinWait();
+    /** Both CQs empty: with threading=invoker run both drivers' engines, else spin. */
+    private void idle() {
+        if (!invoker || j0.doWork() + j1.doWork() == 0) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /**
+     * Waits until {@code na} more completions have come on A's CQ and {@code nb} more on B's, polling both all along:
+     * an empty poll of each runs its HCA's engine (progress), so one thread keeps both ends moving. A completion that
+     * comes before it is awaited (a send's, while the peer's receive is awaited) counts for the next wait.
+     */
+    private void await(int na, int nb) {
+        expectA += na;
+        expectB += nb;
+        while (seenA < expectA || seenB < expectB) {
+            boolean got = false;
+            if (cqB.pollCq(wc)) {
+                check();
+                seenB++;
+                got = true;
             }
+            if (cqA.pollCq(wc)) {
+                check();
+                seenA++;
+                got = true;
+            }
+            if (!got) {
+                idle();
+            }
+        }
+    }
+
+    private void check() {
+        if (wc.status() != WcStatus.SUCCESS) {
+            throw new IllegalStateException("completion failed: " + wc);
         }
     }
 
@@ -166,8 +217,23 @@ public class JniBenchmark {
         for (int i = 0; i < WINDOW; i++) {
             a.postSend(send64);
         }
-        await(cqA, WINDOW);
-        await(cqB, WINDOW);
+        await(WINDOW, WINDOW);
+        return wc.wrId();
+    }
+
+    /**
+     * One 8-byte SEND there and one back: the round-trip time (half of it is the one-way latency).
+     *
+     * @return a wr id
+     */
+    @Benchmark
+    public long pingPong8() {
+        b.postRecv(recvB);
+        a.postRecv(recvA);
+        a.postSend(send8a);
+        await(0, 1); // b's receive (a's send completion may come before or after)
+        b.postSend(send8b);
+        await(2, 1); // a's send completion and receive, b's send completion
         return wc.wrId();
     }
 
@@ -179,7 +245,7 @@ public class JniBenchmark {
     @Benchmark
     public long rdmaWrite() {
         a.postSend(write);
-        await(cqA, 1);
+        await(1, 0);
         return wc.wrId();
     }
 }

@@ -1,0 +1,352 @@
+/*
+ * udploop: the kernel's floor for what driver-jni does per message, in plain C. Small UDP datagrams stream over
+ * loopback between two sockets of one process: a sender hands them to the kernel in sendmmsg batches and a receiver
+ * busy-polls recvmmsg (MSG_DONTWAIT), as driver-jni's poller does. Prints the datagrams per second received.
+ * By default a thread each; with -1 one thread does both in turn, as driver-jni's progress hook has the polling
+ * thread do (on loopback the kernel delivers inside sendmmsg, so nothing then crosses cores).
+ *
+ *   udploop [-1] [-s bytes] [-b batch] [-t seconds] [-w window] [-a] [-B socket-buffer-bytes] [-q]
+ *
+ *   -1  one thread sends a batch, then receives what is waiting (default: a sending and a receiving thread)
+ *
+ *   -s  UDP payload per datagram (default 64; driver-jni's 64 B RC SEND is 80: BTH 12 + 64 + ICRC 4)
+ *   -b  datagrams per sendmmsg and per recvmmsg (default 32, driver-jni's default batch; at most 64)
+ *   -t  measured seconds (default 5), after a warm-up of a quarter of that (at most 1 s)
+ *   -w  most datagrams sent but not yet received (default 0: unpaced, like iperf3 -b 0). Without -a the sender
+ *       reads the receiver's count from memory; with -a it learns it from acknowledgements on the wire.
+ *   -a  RC-shaped: the receiver answers each recvmmsg batch with one 8-byte datagram carrying its running count
+ *       (as an RC responder coalesces ACKs), which the sender reads with recvmmsg; needs -w
+ *   -B  SO_RCVBUF/SO_SNDBUF (the FORCE variants first, as driver-jni does; default 4 MiB, driver-jni's default)
+ *   -q  one line only: the machine-readable result
+ *
+ * Result line: "udploop threads=2 size=64 batch=32 window=0 acks=0 secs=5.00 sent=N received=N lost=N rate=X" with rate the
+ * received datagrams per second. Exit status 0, or 2 for bad arguments, 1 for a failing system call.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_BATCH 64
+#define MAX_SIZE 9000
+
+struct config {
+    int size;
+    int batch;
+    double secs;
+    long window;
+    int acks;
+    int buf;
+    int quiet;
+    int one_thread;
+};
+
+static struct config cfg = {64, 32, 5.0, 0, 0, 4 << 20, 0, 0};
+static int data_fd;   /* the receiver's socket: datagrams arrive here */
+static int ack_fd;    /* the sender's socket: datagrams leave from here, acknowledgements arrive here */
+static struct sockaddr_in data_addr;
+static struct sockaddr_in ack_addr;
+static atomic_int stop;
+static atomic_long sent;
+static atomic_long received;
+static atomic_long stalls;
+
+static void die(const char *what)
+{
+    fprintf(stderr, "udploop: %s: %s\n", what, strerror(errno));
+    exit(1);
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double) t.tv_sec + (double) t.tv_nsec / 1e9;
+}
+
+static int open_socket(struct sockaddr_in *bound)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        die("socket");
+    }
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &cfg.buf, sizeof cfg.buf) != 0) {
+        (void) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &cfg.buf, sizeof cfg.buf);
+    }
+    if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &cfg.buf, sizeof cfg.buf) != 0) {
+        (void) setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &cfg.buf, sizeof cfg.buf);
+    }
+    memset(bound, 0, sizeof *bound);
+    bound->sin_family = AF_INET;
+    bound->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(fd, (struct sockaddr *) bound, sizeof *bound) != 0) {
+        die("bind 127.0.0.1:0");
+    }
+    socklen_t len = sizeof *bound;
+    if (getsockname(fd, (struct sockaddr *) bound, &len) != 0) {
+        die("getsockname");
+    }
+    return fd;
+}
+
+/* Reads every acknowledgement waiting; returns the highest count they carry (or `acked` if none). */
+static long read_acks(long acked)
+{
+    struct mmsghdr m[MAX_BATCH];
+    struct iovec iov[MAX_BATCH];
+    int64_t v[MAX_BATCH];
+    for (;;) {
+        memset(m, 0, sizeof m);
+        for (int i = 0; i < MAX_BATCH; i++) {
+            iov[i].iov_base = &v[i];
+            iov[i].iov_len = sizeof v[i];
+            m[i].msg_hdr.msg_iov = &iov[i];
+            m[i].msg_hdr.msg_iovlen = 1;
+        }
+        int r = recvmmsg(ack_fd, m, MAX_BATCH, MSG_DONTWAIT, NULL);
+        if (r <= 0) {
+            return acked;
+        }
+        for (int i = 0; i < r; i++) {
+            if (m[i].msg_len == sizeof v[i] && v[i] > acked) {
+                acked = v[i];
+            }
+        }
+    }
+}
+
+/* The sending side: its batch of datagrams, what it has sent and what it knows was received. */
+struct tx {
+    struct mmsghdr m[MAX_BATCH];
+    struct iovec iov[MAX_BATCH];
+    long out;
+    long acked;
+    double waiting_since;
+};
+
+/* The receiving side: its slots and its count, and the acknowledgement it sends. */
+struct rx {
+    struct mmsghdr m[MAX_BATCH];
+    struct iovec iov[MAX_BATCH];
+    long got;
+    int64_t count;
+    struct iovec ack_iov;
+    struct msghdr ack;
+};
+
+static uint8_t payload[MAX_BATCH][MAX_SIZE];
+static uint8_t slots[MAX_BATCH][MAX_SIZE];
+
+static void tx_init(struct tx *t)
+{
+    memset(t, 0, sizeof *t);
+    for (int i = 0; i < cfg.batch; i++) {
+        t->iov[i].iov_base = payload[i];
+        t->iov[i].iov_len = (size_t) cfg.size;
+        t->m[i].msg_hdr.msg_name = &data_addr;
+        t->m[i].msg_hdr.msg_namelen = sizeof data_addr;
+        t->m[i].msg_hdr.msg_iov = &t->iov[i];
+        t->m[i].msg_hdr.msg_iovlen = 1;
+    }
+}
+
+static void rx_init(struct rx *r)
+{
+    memset(r, 0, sizeof *r);
+    r->ack_iov.iov_base = &r->count;
+    r->ack_iov.iov_len = sizeof r->count;
+    r->ack.msg_name = &ack_addr;
+    r->ack.msg_namelen = sizeof ack_addr;
+    r->ack.msg_iov = &r->ack_iov;
+    r->ack.msg_iovlen = 1;
+}
+
+/* Sends one batch, or less or nothing if the window is (nearly) full; returns how many datagrams left. */
+static int tx_step(struct tx *t)
+{
+    int n = cfg.batch;
+    if (cfg.window > 0) {
+        t->acked = cfg.acks ? read_acks(t->acked) : atomic_load_explicit(&received, memory_order_acquire);
+        long room = cfg.window - (t->out - t->acked);
+        if (room < n) {
+            if (room <= 0 || room < n / 2) {
+                /* A datagram lost on loopback would stall the window for good: give it up after 1 s (not less: on
+                 * a loaded machine the receiver may simply not have run). */
+                double now_s = now();
+                if (t->waiting_since == 0) {
+                    t->waiting_since = now_s;
+                } else if (now_s - t->waiting_since > 1.0) {
+                    atomic_fetch_add(&stalls, 1);
+                    t->out = t->acked;
+                    t->waiting_since = 0;
+                }
+                return 0;
+            }
+            n = (int) room;
+        }
+        t->waiting_since = 0;
+    }
+    int r = sendmmsg(ack_fd, t->m, (unsigned) n, 0);
+    if (r > 0) {
+        t->out += r;
+        atomic_store_explicit(&sent, t->out, memory_order_relaxed);
+        return r;
+    }
+    if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ENOBUFS) {
+        die("sendmmsg");
+    }
+    return 0;
+}
+
+/* Receives one batch (what is waiting, up to the batch size) and acknowledges it with -a; returns its size. */
+static int rx_step(struct rx *x)
+{
+    memset(x->m, 0, sizeof x->m[0] * (size_t) cfg.batch);
+    for (int i = 0; i < cfg.batch; i++) {
+        x->iov[i].iov_base = slots[i];
+        x->iov[i].iov_len = sizeof slots[i];
+        x->m[i].msg_hdr.msg_iov = &x->iov[i];
+        x->m[i].msg_hdr.msg_iovlen = 1;
+    }
+    int r = recvmmsg(data_fd, x->m, (unsigned) cfg.batch, MSG_DONTWAIT, NULL);
+    if (r > 0) {
+        x->got += r;
+        atomic_store_explicit(&received, x->got, memory_order_release);
+        if (cfg.acks) {
+            x->count = x->got;
+            (void) sendmsg(data_fd, &x->ack, 0);
+        }
+        return r;
+    }
+    if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        die("recvmmsg");
+    }
+    return 0;
+}
+
+static void *sender(void *arg)
+{
+    (void) arg;
+    struct tx t;
+    tx_init(&t);
+    while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+        tx_step(&t);
+    }
+    return NULL;
+}
+
+static void *receiver(void *arg)
+{
+    (void) arg;
+    struct rx x;
+    rx_init(&x);
+    while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+        rx_step(&x);
+    }
+    return NULL;
+}
+
+/* -1: one thread sends a batch, then receives what arrived (and, with -a, reads the acknowledgement). */
+static void *both(void *arg)
+{
+    (void) arg;
+    struct tx t;
+    struct rx x;
+    tx_init(&t);
+    rx_init(&x);
+    while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+        tx_step(&t);
+        while (rx_step(&x) == cfg.batch) {
+            /* more may be waiting */
+        }
+    }
+    return NULL;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: udploop [-1] [-s bytes] [-b batch 1..%d] [-t seconds] [-w window] [-a] [-B bytes] [-q]\n",
+            MAX_BATCH);
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    int c;
+    while ((c = getopt(argc, argv, "s:b:t:w:aB:q1")) != -1) {
+        char *end = NULL;
+        switch (c) {
+        case 's': cfg.size = (int) strtol(optarg, &end, 10); break;
+        case 'b': cfg.batch = (int) strtol(optarg, &end, 10); break;
+        case 't': cfg.secs = strtod(optarg, &end); break;
+        case 'w': cfg.window = strtol(optarg, &end, 10); break;
+        case 'a': cfg.acks = 1; break;
+        case 'B': cfg.buf = (int) strtol(optarg, &end, 10); break;
+        case 'q': cfg.quiet = 1; break;
+        case '1': cfg.one_thread = 1; break;
+        default: usage();
+        }
+        if (end != NULL && (*end != '\0' || end == optarg)) {
+            fprintf(stderr, "udploop: -%c: '%s' is not a number\n", c, optarg);
+            usage();
+        }
+    }
+    if (optind != argc || cfg.size < 8 || cfg.size > MAX_SIZE || cfg.batch < 1 || cfg.batch > MAX_BATCH
+        || cfg.secs <= 0 || cfg.window < 0 || cfg.buf < 0 || (cfg.acks && cfg.window == 0)) {
+        fprintf(stderr, "udploop: need -s 8..9000, -b 1..%d, -t > 0, -w >= 0 (and > 0 with -a), -B >= 0\n",
+                MAX_BATCH);
+        usage();
+    }
+    data_fd = open_socket(&data_addr);
+    ack_fd = open_socket(&ack_addr);
+    int rcvbuf = 0;
+    socklen_t len = sizeof rcvbuf;
+    (void) getsockopt(data_fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &len);
+    pthread_t rt;
+    pthread_t st;
+    if (cfg.one_thread ? pthread_create(&st, NULL, both, NULL) != 0
+                       : pthread_create(&rt, NULL, receiver, NULL) != 0 || pthread_create(&st, NULL, sender, NULL) != 0) {
+        die("pthread_create");
+    }
+    double warm = cfg.secs / 4 < 1.0 ? cfg.secs / 4 : 1.0;
+    struct timespec w = {(time_t) warm, (long) ((warm - (double) (time_t) warm) * 1e9)};
+    nanosleep(&w, NULL);
+    double t0 = now();
+    long s0 = atomic_load(&sent);
+    long r0 = atomic_load(&received);
+    struct timespec m = {(time_t) cfg.secs, (long) ((cfg.secs - (double) (time_t) cfg.secs) * 1e9)};
+    nanosleep(&m, NULL);
+    double t1 = now();
+    long s1 = atomic_load(&sent);
+    long r1 = atomic_load(&received);
+    atomic_store(&stop, 1);
+    pthread_join(st, NULL);
+    if (!cfg.one_thread) {
+        pthread_join(rt, NULL);
+    }
+    double secs = t1 - t0;
+    long ns = s1 - s0;
+    long nr = r1 - r0;
+    double rate = (double) nr / secs;
+    if (!cfg.quiet) {
+        printf("udploop: %d B datagrams over 127.0.0.1, %s, sendmmsg/recvmmsg batches of %d, %s, SO_RCVBUF %d B\n",
+               cfg.size, cfg.one_thread ? "one thread" : "a thread each", cfg.batch,
+               cfg.window == 0 ? "unpaced" : cfg.acks ? "window on acknowledgements" : "window in memory", rcvbuf);
+        printf("udploop: %.3f M datagrams/s received (sender %.3f M/s, %.1f %% not received, %ld window stalls)\n",
+               rate / 1e6, (double) ns / secs / 1e6, ns > 0 ? 100.0 * (double) (ns - nr) / (double) ns : 0.0,
+               atomic_load(&stalls));
+    }
+    printf("udploop threads=%d size=%d batch=%d window=%ld acks=%d secs=%.2f sent=%ld received=%ld lost=%ld "
+           "rate=%.0f\n", cfg.one_thread ? 1 : 2, cfg.size, cfg.batch, cfg.window, cfg.acks, secs, ns, nr, ns > nr ? ns - nr : 0, rate);
+    close(data_fd);
+    close(ack_fd);
+    return 0;
+}
