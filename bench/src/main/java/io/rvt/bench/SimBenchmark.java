@@ -250,7 +250,14 @@ public class SimBenchmark {
     /**
      * 64-byte SENDs the way perftest's {@code ib_send_bw} (and {@code rvt perf}) streams them: up to
      * {@value #STREAM_DEPTH} in flight, every {@value #STREAM_SIGNAL_EVERY}th signaled and its completion letting that
-     * many more go, the receiver's receives posted again as they complete. Time per message.
+     * many more go; the receiver polls its completions {@value #POLL_BATCH} at a time ({@code CTX_POLL_BATCH}) until
+     * its CQ is empty and posts each receive again, as perftest's server does in a process of its own. Time per
+     * message.
+     *
+     * <p>Draining matters with the progress hook: one empty poll of the send CQ runs the network for up to
+     * {@code RvtDriver.POLL_BUDGET} units and may land the whole window at the receiver; reposting one receive per
+     * loop (as this benchmark did) let the receive queue run dry, and every RNR NAK cost a 10 us RNR wait and a
+     * go-back-N resend of the window.
      *
      * @return a wr id
      */
@@ -267,23 +274,34 @@ public class SimBenchmark {
                 streamPosted++;
                 a.postSend(streamPosted % STREAM_SIGNAL_EVERY == 0 ? send64Signaled : send64);
             }
-            if (cqA.pollCq(wc)) {
-                if (wc.status() != WcStatus.SUCCESS) {
-                    throw new IllegalStateException("completion failed: " + wc);
-                }
-                streamCompleted += STREAM_SIGNAL_EVERY; // one signaled completion retires the WRs before it
-                done += STREAM_SIGNAL_EVERY;
+            int sent = cqA.pollCq(wcs, POLL_BATCH);
+            for (int k = 0; k < sent; k++) {
+                check(wcs[k]);
             }
-            if (cqB.pollCq(wc)) {
-                if (wc.status() != WcStatus.SUCCESS) {
-                    throw new IllegalStateException("completion failed: " + wc);
+            // one signaled completion retires the WRs before it
+            streamCompleted += (long) sent * STREAM_SIGNAL_EVERY;
+            done += sent * STREAM_SIGNAL_EVERY;
+            int received = 0;
+            int got;
+            do {
+                got = cqB.pollCq(wcs, POLL_BATCH);
+                for (int k = 0; k < got; k++) {
+                    check(wcs[k]);
+                    b.postRecv(recvB);
                 }
-                b.postRecv(recvB);
-            } else {
+                received += got;
+            } while (got == POLL_BATCH);
+            if (sent == 0 && received == 0) {
                 idle();
             }
         }
         return wcs[0].wrId() + wc.wrId();
+    }
+
+    private static void check(WorkCompletion c) {
+        if (c.status() != WcStatus.SUCCESS) {
+            throw new IllegalStateException("completion failed: " + c);
+        }
     }
 
     /**

@@ -605,18 +605,30 @@ final class PerfRunner implements AutoCloseable {
             return done;
         }
 
-        /** @return how many receive completions were polled and their receives posted again */
+        /**
+         * Polls the receive completions a batch at a time until the CQ is empty and posts each receive again, as the
+         * receiver would in a process of its own: with the progress hook one empty poll of the send CQ may land the
+         * whole window, and reposting one batch per loop let the receive queue run dry (RNR NAKs, each a wait of the
+         * RNR timer and a go-back-N resend).
+         *
+         * @return how many receive completions were polled and their receives posted again
+         */
         int repostReceives() {
             if (to == null) {
                 return 0; // the receiver is another process, which reposts its own
             }
-            int n = to.recvCq.pollCq(wcs, wcs.length);
-            for (int i = 0; i < n; i++) {
-                Completions.check(wcs[i], atReceiver);
-                int q = indexOf(receiverQpns, wcs[i].qpNum());
-                receivers[q].postRecv(receives[q]);
-            }
-            return n;
+            int total = 0;
+            int n;
+            do {
+                n = to.recvCq.pollCq(wcs, wcs.length);
+                for (int i = 0; i < n; i++) {
+                    Completions.check(wcs[i], atReceiver);
+                    int q = indexOf(receiverQpns, wcs[i].qpNum());
+                    receivers[q].postRecv(receives[q]);
+                }
+                total += n;
+            } while (n == wcs.length);
+            return total;
         }
 
         boolean finished(boolean posting, long target) {

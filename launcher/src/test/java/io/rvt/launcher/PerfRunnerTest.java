@@ -55,6 +55,27 @@ class PerfRunnerTest {
         }
     }
 
+    /**
+     * With the progress hook one empty poll of the send CQ can land the whole send window at the receiver; the loop
+     * must then take in every receive completion, not one batch, or the receive queue runs dry and the requester
+     * gets RNR NAKs (each a wait of the RNR timer and a go-back-N resend of the window). The tx depth (128) is below
+     * the rx depth (512), so with every completion reposted the receiver can never run out.
+     */
+    @Test
+    @Timeout(120)
+    void shouldKeepTheReceiveQueueFromRunningDryWhenThePollsRunTheNetwork() throws Exception {
+        try (PlainHost host = PlainHost.start(Options.parse().fabric(), Threading.PROGRESS)) {
+            io.rvt.api.Device requester = host.devices().get(0);
+            PerfSpec spec = new PerfSpec(PerfTest.SEND, Transport.RC, false, new int[] {64}, 1, 50_000, 0, 128);
+            try (Progress progress = new Progress(System.err, false);
+                    PerfRunner runner = new PerfRunner(host, requester, host.devices().get(1), spec, 64, progress)) {
+                assertThat(runner.bandwidth(64).iterations()).isEqualTo(50_000);
+            }
+            assertThat(requester.portCounter(1, io.rvt.api.PortCounter.RNR_NAKS)).as("RNR NAKs at the requester")
+                    .isZero();
+        }
+    }
+
     /** @return the messages measured */
     private static long measure(PerfRunner runner, PerfSpec spec, int size) {
         long n = spec.latency() ? runner.latency(size).iterations() : runner.bandwidth(size).iterations();
