@@ -16,6 +16,12 @@ record JniConfigurations(JniSetup setup) implements HcaConfigurations {
         return DriverKind.JNI;
     }
 
+    /** @return who runs the port engines: the command's polls (progress, the default) or the ports' threads */
+    @Override
+    public Threading threadingMode() {
+        return setup.threading();
+    }
+
     @Override
     public String bundle() {
         return "driver-jni";

@@ -1,6 +1,7 @@
 package io.rvt.launcher;
 
 import io.rvt.api.PathMtu;
+import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.driver.jni.JniDriver;
 import io.rvt.driver.jni.JniDriverBuilder;
 import io.rvt.driver.jni.JniDriverComponent;
@@ -13,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -26,8 +28,11 @@ import java.util.Map;
  * @param udpPorts the two HCAs' UDP ports
  * @param mtu the ports' MTU in bytes
  * @param sourcePorts UDP source sockets per port ({@code --source-ports}; {@link JniDriverBuilder#sourcePorts})
+ * @param threading who runs the port engines ({@code --threading}): {@link Threading#PROGRESS}, the driver's default
+ *        (the command's polls, each port's thread a backstop), or {@link Threading#NETWORK} (only the ports' threads,
+ *        {@link ThreadingMode#DEDICATED})
  */
-record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sourcePorts) {
+record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sourcePorts, Threading threading) {
     /** The address both HCAs bind unless {@code --address} says otherwise. */
     static final String DEFAULT_ADDRESS = "127.0.0.1";
     /** The MTU of both HCAs' ports. */
@@ -44,7 +49,24 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
      */
     static JniSetup single(String address, int sourcePorts) {
         resolve(address);
-        return new JniSetup(List.of(address), List.of(ROCEV2_PORT), DEFAULT_MTU, sourcePorts);
+        return new JniSetup(List.of(address), List.of(ROCEV2_PORT), DEFAULT_MTU, sourcePorts, Threading.PROGRESS);
+    }
+
+    /**
+     * @param t {@link Threading#PROGRESS} or {@link Threading#NETWORK} ({@code --threading invoker} is refused for
+     *        {@code --driver jni} before this)
+     * @return this setup with the port engines run as {@code t} says
+     */
+    JniSetup threading(Threading t) {
+        if (t == Threading.INVOKER) {
+            throw new IllegalArgumentException("driver-jni's engines cannot be run by the command's thread alone");
+        }
+        return new JniSetup(addresses, udpPorts, mtu, sourcePorts, t);
+    }
+
+    /** @return the driver's threading mode for {@link #threading()} */
+    private ThreadingMode mode() {
+        return threading == Threading.NETWORK ? ThreadingMode.DEDICATED : ThreadingMode.PROGRESS;
     }
 
     /** @return how many HCAs: 1 or 2 */
@@ -102,7 +124,7 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
      */
     static JniSetup of(List<String> addresses, int udpPort, int sourcePorts) {
         List<Integer> ports = udpPort > 0 ? List.of(udpPort, udpPort + 1) : freePorts(addresses);
-        return new JniSetup(addresses, ports, DEFAULT_MTU, sourcePorts);
+        return new JniSetup(addresses, ports, DEFAULT_MTU, sourcePorts, Threading.PROGRESS);
     }
 
     /** Two UDP ports free on the two addresses now: both sockets are bound at once, so the ports differ. */
@@ -126,11 +148,11 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
 
     /**
      * @param i 0 or 1
-     * @return a builder of HCA {@code i} (its own thread per port, native sockets)
+     * @return a builder of HCA {@code i} (its own thread per port, run as {@link #threading()} says; native sockets)
      */
     JniDriverBuilder builder(int i) {
         JniDriverBuilder b = JniDriver.builder().name(name(i)).address(addresses.get(i)).udpPort(udpPorts.get(i))
-                .mtu(PathMtu.ofBytes(mtu)).sourcePorts(sourcePorts);
+                .mtu(PathMtu.ofBytes(mtu)).sourcePorts(sourcePorts).threading(mode());
         return count() == 2 ? b.peer(addresses.get(1 - i), udpPorts.get(1 - i)) : b;
     }
 
@@ -146,6 +168,7 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
         p.put("udp.port", udpPorts.get(i));
         p.put("mtu", mtu);
         p.put("source.ports", sourcePorts);
+        p.put("threading", mode().name().toLowerCase(Locale.ROOT));
         p.put("peers", count() == 2 ? new String[] {addresses.get(1 - i) + "=" + udpPorts.get(1 - i)} : new String[0]);
         return p;
     }

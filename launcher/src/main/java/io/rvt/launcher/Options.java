@@ -249,7 +249,8 @@ public final class Options {
         }
         if (driver == DriverKind.JNI) {
             throw new UsageException("option --threading invoker applies to the simulated fabric, not to --driver jni "
-                    + "(its HCAs run their own engine threads)");
+                    + "(its HCAs' port threads are the backstop of the command's polls: progress, the default, or "
+                    + "run the engines alone: network)");
         }
         if (!noOsgi) {
             throw new UsageException("option --threading invoker needs --no-osgi (under OSGi the driver-sim bundle "
@@ -312,8 +313,8 @@ public final class Options {
      *         on UDP 4791 of the first address when this process runs one end ({@link #twoProcesses()})
      */
     JniSetup jniSetup() {
-        return twoProcesses() ? JniSetup.single(addresses.get(0), sourcePorts)
-                : JniSetup.of(addresses, udpPort, sourcePorts);
+        return (twoProcesses() ? JniSetup.single(addresses.get(0), sourcePorts)
+                : JniSetup.of(addresses, udpPort, sourcePorts)).threading(threading);
     }
 
     /** @return the port, path MTU and GID index of {@code -i}, {@code -m}, {@code -x} */

@@ -11,10 +11,10 @@ import java.util.Map;
 
 /**
  * {@code --driver jni --no-osgi}: two RoCEv2 HCAs (one in a {@code --server} or client process) ({@link JniDriver}s built from a {@link JniSetup}) registered in a
- * plain-Java device registry ({@link Rvt#create()}), talking over real UDP sockets. Each port runs its own engine
- * thread (the driver's default, as under OSGi), which spins briefly and then waits in {@code poll}; the command's
- * thread posts and polls. (One shared busy-spinning thread, as {@link PlainHost} runs for the simulated network, was
- * measured slower here on a loaded 2-core machine.)
+ * plain-Java device registry ({@link Rvt#create()}), talking over real UDP sockets. The command's threads post and
+ * poll; by default their empty polls run the port engines (driver-jni's progress hook) and each port's thread is the
+ * backstop, as under OSGi; with {@code --threading network} only the ports' threads run them (they spin briefly,
+ * then wait in {@code poll}).
  */
 final class PlainJniHost implements Host {
     private final JniSetup setup;
@@ -57,6 +57,12 @@ final class PlainJniHost implements Host {
     @Override
     public DriverKind driver() {
         return DriverKind.JNI;
+    }
+
+    /** @return who runs the port engines: the command's polls (progress, the default) or the ports' threads */
+    @Override
+    public Threading threading() {
+        return setup.threading();
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.rvt.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.driver.jni.JniDriver;
 import java.util.List;
 import java.util.Map;
@@ -66,6 +67,23 @@ class JniOptionsTest {
         assertThat((String[]) p0.get("peers")).containsExactly("127.0.0.2=6001");
         assertThat((String[]) setup.properties(1).get("peers")).containsExactly("127.0.0.1=6000");
         assertThat(setup.describe()).isEqualTo("RoCEv2 over UDP on 127.0.0.1 port 6000 and 127.0.0.2 port 6001");
+    }
+
+    @Test
+    void shouldRunThePortEnginesFromThePollsUnlessThreadingIsNetwork() {
+        JniSetup progress = Options.parse("perf", "--driver", "jni", "--udp-port", "6000").jniSetup();
+        JniSetup network = Options.parse("perf", "--driver", "jni", "--udp-port", "6000", "--threading", "network")
+                .jniSetup();
+        assertThat(progress.threading()).isEqualTo(Threading.PROGRESS);
+        assertThat(progress.properties(0)).containsEntry("threading", "progress");
+        assertThat(network.threading()).isEqualTo(Threading.NETWORK);
+        assertThat(network.properties(1)).containsEntry("threading", "dedicated");
+        try (JniDriver p = JniSetup.of(JniSetup.parseAddresses("127.0.0.1"), 0, 1).builder(0).build();
+                JniDriver n = JniSetup.of(JniSetup.parseAddresses("127.0.0.1"), 0, 1).threading(Threading.NETWORK)
+                        .builder(0).build()) {
+            assertThat(p.threading()).isEqualTo(ThreadingMode.PROGRESS);
+            assertThat(n.threading()).isEqualTo(ThreadingMode.DEDICATED); // --threading network reaches the driver
+        }
     }
 
     @Test

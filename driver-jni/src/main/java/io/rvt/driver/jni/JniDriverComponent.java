@@ -3,9 +3,11 @@ package io.rvt.driver.jni;
 import io.rvt.api.Gid;
 import io.rvt.api.PathMtu;
 import io.rvt.api.spi.RvtDriver;
+import io.rvt.api.spi.agent.ThreadingMode;
 import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
@@ -27,8 +29,8 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
  * {@code JniDriver.builder()} one, and a changed configuration can replace it.
  *
  * <p>A changed configuration ({@link Modified}): the {@code peers} table changes live (entries added, changed and
- * removed); any other change (name, address, UDP port, MTU, source ports) re-creates the device, the old one removed
- * first. A configuration applied again with the same values (Karaf's fileinstall does this) changes nothing.
+ * removed); any other change (name, address, UDP port, MTU, source ports, threading) re-creates the device, the old
+ * one removed first. A configuration applied again with the same values (Karaf's fileinstall does this) changes nothing.
  */
 @Component(service = {}, configurationPid = JniDriverComponent.PID, configurationPolicy = ConfigurationPolicy.REQUIRE)
 @Designate(ocd = JniDriverComponent.Config.class, factory = true)
@@ -67,15 +69,24 @@ public final class JniDriverComponent {
         @AttributeDefinition(description = "Peers that do not listen on 4791: entries gid-or-ip=udpport",
                 required = false)
         String[] peers() default {};
+
+        /**
+         * @return who runs the port engines: {@code progress} (the default: a thread that polls the device's CQs, each
+         *         port's thread a backstop) or {@code dedicated} (only the ports' threads)
+         */
+        @AttributeDefinition(description = "Who runs the port engines: progress (default: the threads that poll the "
+                + "device's CQs, the port's thread when none has for 1 ms) or dedicated (only the port's thread)",
+                required = false)
+        String threading() default "progress";
     }
 
     /**
      * The properties that only a new device can take. A property added to {@link Config} belongs here unless
      * {@link #modified} applies it to the running driver.
      */
-    record Fixed(String name, String address, int udpPort, int mtu, int sourcePorts) {
+    record Fixed(String name, String address, int udpPort, int mtu, int sourcePorts, String threading) {
         static Fixed of(Config c) {
-            return new Fixed(c.name(), c.address(), c.udp_port(), c.mtu(), c.source_ports());
+            return new Fixed(c.name(), c.address(), c.udp_port(), c.mtu(), c.source_ports(), c.threading());
         }
     }
 
@@ -190,6 +201,7 @@ public final class JniDriverComponent {
             throw new IllegalArgumentException("source.ports must be in 1.." + JniDriverBuilder.MAX_SOURCE_PORTS
                     + ", got " + c.source_ports(), e);
         }
+        b.threading(threading(c.threading()));
         for (String entry : c.peers()) {
             if (entry.isBlank()) {
                 continue; // a console's empty list comes as [""]
@@ -207,5 +219,15 @@ public final class JniDriverComponent {
             b.peer(entry.substring(0, eq), port);
         }
         return b;
+    }
+
+    /** {@code progress} or {@code dedicated}, any case: INVOKER has no place here (no one could call doWork). */
+    private static ThreadingMode threading(String v) {
+        String t = v == null ? "" : v.trim().toLowerCase(Locale.ROOT);
+        return switch (t) {
+            case "", "progress" -> ThreadingMode.PROGRESS;
+            case "dedicated" -> ThreadingMode.DEDICATED;
+            default -> throw new IllegalArgumentException("threading must be progress or dedicated, got '" + v + "'");
+        };
     }
 }

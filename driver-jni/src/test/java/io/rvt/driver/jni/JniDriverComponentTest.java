@@ -13,6 +13,7 @@ import io.rvt.api.Gid;
 import io.rvt.api.PortAttr;
 import io.rvt.api.PathMtu;
 import io.rvt.api.spi.RvtDriver;
+import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.core.RvtDevice;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
@@ -95,6 +96,24 @@ class JniDriverComponentTest {
         assertThat(dev.queryGid(1, 0)).isEqualTo(c.gid(1));
         assertThat(c.localPort(1)).isPositive();
         assertThat(c.sourcePorts()).isEqualTo(JniDriverBuilder.DEFAULT_SOURCE_PORTS);
+    }
+
+    @Test
+    void shouldRunThePortEnginesAsThreadingSaysWhenConfigured() {
+        assertThat(activate(config(loopback("ds-progress"))).driver().threading()).as("the default")
+                .isEqualTo(ThreadingMode.PROGRESS);
+        Map<String, Object> v = loopback("ds-dedicated");
+        v.put("threading", "Dedicated");
+        assertThat(activate(config(v)).driver().threading()).isEqualTo(ThreadingMode.DEDICATED);
+    }
+
+    @Test
+    void shouldRefuseAThreadingThatNoOneCouldRunWhenConfigured() {
+        Map<String, Object> v = loopback("ds-invoker");
+        v.put("threading", "invoker");
+        assertThatThrownBy(() -> activate(config(v))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("threading must be progress or dedicated, got 'invoker'");
+        assertThat(devices).as("nothing registered").isEmpty();
     }
 
     @Test
