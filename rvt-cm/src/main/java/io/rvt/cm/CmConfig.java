@@ -1,7 +1,9 @@
 package io.rvt.cm;
 
+import io.rvt.api.Device;
 import io.rvt.api.spi.TimerService;
 import java.util.Objects;
+import java.util.OptionalLong;
 
 /**
  * How a {@link ConnectionManager} runs: its clock and timers, the seed of its random numbers (starting PSNs,
@@ -12,7 +14,8 @@ import java.util.Objects;
  * shared by every CM of the JVM ({@code rvt-cm-timer}, started with the first CM and stopped with the last). With a
  * {@link Builder#timerService(TimerService) timer service} of the caller's, e.g. driver-sim's event loop in deterministic
  * mode, the CM runs entirely on that service's time: the same seed then gives the same MADs at the same virtual
- * times.
+ * times. {@link #of(Device)} (what {@link ConnectionManager#of(Device)} and rvt-cm's OSGi component use) takes that
+ * clock and seed from the device itself.
  */
 public final class CmConfig {
     /** librdmacm's default CM response timeout code ({@code CMA_CM_RESPONSE_TIMEOUT}): 4.096 us x 2^20 = 4.3 s. */
@@ -43,6 +46,27 @@ public final class CmConfig {
     /** @return the defaults: real time, a random seed, librdmacm's timing */
     public static CmConfig defaults() {
         return DEFAULTS;
+    }
+
+    /**
+     * The configuration a device asks for, what {@link ConnectionManager#of(Device)} and rvt-cm's OSGi component use:
+     * on a device whose clock replays ({@link Device#timerService()} with a
+     * {@link TimerService#replaySeed() replay seed}: driver-sim's deterministic fabric), the CM runs on that clock and
+     * seeds its random numbers from the replay seed and the device's node GUID, so that an application's connections
+     * replay with the fabric; on real time, {@link #defaults()}.
+     *
+     * @param device the device
+     * @return its configuration (equal for equal devices, so that every {@code of(device)} shares one CM)
+     */
+    public static CmConfig of(Device device) {
+        TimerService timers = device.timerService();
+        OptionalLong replay = timers == null ? OptionalLong.empty() : timers.replaySeed();
+        if (replay.isEmpty()) {
+            return DEFAULTS;
+        }
+        // the GUID keeps two CMs of one fabric apart (their PSNs and communication IDs differ)
+        long seed = replay.getAsLong() * 0x9E37_79B9_7F4A_7C15L ^ device.queryDevice().nodeGuid();
+        return builder().timerService(timers).seed(seed).build();
     }
 
     /** @return a builder with the defaults */

@@ -69,7 +69,9 @@ public interface ConnectionManager extends AutoCloseable {
     int MAX_SIDR_REP_PRIVATE_DATA = 136;
 
     /**
-     * The device's connection manager with the default configuration (real time).
+     * The device's connection manager with the configuration the device asks for ({@link CmConfig#of(Device)}): on
+     * the device's own clock and seed when that clock replays (driver-sim's deterministic fabric), else the defaults
+     * (real time).
      *
      * @param device the device
      * @return a new handle on the device's CM; close it when done
@@ -77,7 +79,8 @@ public interface ConnectionManager extends AutoCloseable {
      * @throws io.rvt.api.VerbsException the verbs' error if a GSI QP cannot be created
      */
     static ConnectionManager of(Device device) {
-        return of(device, CmConfig.defaults());
+        // no device, or a removed one: the registry's EINVAL or ENODEV
+        return of(device, device == null || !device.isAlive() ? CmConfig.defaults() : CmConfig.of(device));
     }
 
     /**

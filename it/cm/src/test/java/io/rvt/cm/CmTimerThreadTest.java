@@ -16,7 +16,8 @@ class CmTimerThreadTest {
         assertThat(io.rvt.cm.impl.CmRegistry.timerThreadRunning()).as("no CM open before the test").isFalse();
         try (SimLab lab = new SimLab(11); URLClassLoader driverLoader = new URLClassLoader(new URL[0], null)) {
             Device device = lab.bareDevice();
-            SimLab.Host h = new SimLab.Host(device, ConnectionManager.of(device)); // the shared real-time timer
+            // the shared real-time timer (of(device) alone would take the deterministic fabric's clock)
+            SimLab.Host h = new SimLab.Host(device, ConnectionManager.of(device, CmConfig.defaults()));
             AtomicReference<Connection> c = new AtomicReference<>();
             Thread driverThread = new Thread(() -> c.set(h.cm.connectAsync(new ConnectOptions()
                     .destination(Gid.of(0xfe80_0000_0000_0000L, 0x77)).port(5000).qp(h.qp()))), "a driver's thread");

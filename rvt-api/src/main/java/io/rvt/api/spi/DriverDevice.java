@@ -82,6 +82,7 @@ public interface DriverDevice extends Device {
     int lkeyOk(ProtectionDomain pd, Sge isge, Sge lastSge, ScatterGatherEntry sge, int acc);
 
     /** @return the timer service in use (the driver's, or rvt's real-time one) */
+    @Override
     TimerService timerService();
 
     /**

@@ -1,5 +1,6 @@
 package io.rvt.api.spi;
 
+import java.util.OptionalLong;
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
@@ -29,4 +30,16 @@ public interface TimerService {
      * @return the timer, disarmed
      */
     RvtTimer newTimer(String name, Runnable action);
+
+    /**
+     * Whether this clock replays, an rvt extension: a virtual clock whose run is fixed by a seed (driver-sim's
+     * deterministic fabric) gives that seed, so that software on this clock seeds its own random numbers from it
+     * (rvt-cm's starting PSNs and communication IDs) and the same seed and calls give the same run. A real-time
+     * clock gives none (the default): its users draw from the system's entropy.
+     *
+     * @return the seed of the run, or empty on real time
+     */
+    default OptionalLong replaySeed() {
+        return OptionalLong.empty();
+    }
 }

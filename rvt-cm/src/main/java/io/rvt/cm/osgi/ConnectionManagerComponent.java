@@ -17,7 +17,9 @@ import org.osgi.service.component.annotations.ReferencePolicy;
 /**
  * Registers a {@link ConnectionManager} service for every {@code io.rvt.api.Device} service, with the device's name
  * in {@value #PROP_DEVICE_NAME} (the property rvt-core's device services carry), so that a DS component connects with
- * {@code @Reference(target = "(rvt.device.name=sim0)") ConnectionManager cm}. The service goes when its device does
+ * {@code @Reference(target = "(rvt.device.name=sim0)") ConnectionManager cm}. Each CM runs with the configuration its
+ * device asks for ({@link io.rvt.cm.CmConfig#of}: on a deterministic driver-sim fabric its virtual time and seed, so
+ * that an OSGi application's connections replay), the same one {@link ConnectionManager#of(Device)} gives. The service goes when its device does
  * (the CM's connections end with {@code DEVICE_REMOVAL}) or when rvt-cm stops. A consumer must not close the service
  * object; {@link ConnectionManager#of} gives a handle of its own on the same CM.
  */

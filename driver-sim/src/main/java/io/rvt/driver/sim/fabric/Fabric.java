@@ -92,6 +92,8 @@ public final class Fabric implements AutoCloseable {
     private final Forwarder forwarder;
     private final Engine engine;
     private final EventLoop loop;
+    /** Deterministic mode: the loop's timers with the fabric's seed as their replay seed; null in real time. */
+    private final TimerService timers;
     private final AgentRunner runner;
     private final Agent agent;
     /** {@link ThreadingMode#PROGRESS}: the fabric's agent and its HCAs' send engines, run by {@link #progress}. */
@@ -132,8 +134,10 @@ public final class Fabric implements AutoCloseable {
         if (mode == FabricMode.DETERMINISTIC) {
             this.loop = b.loop != null ? b.loop : new EventLoop();
             this.engine = new DeterministicEngine(forwarder, loop);
+            this.timers = new ReplayTimerService(loop.timerService(), b.seed, name);
         } else {
             this.loop = null;
+            this.timers = null;
             this.engine = new RealTimeEngine(forwarder, b.clock, role, errors, b.taskCapacity);
         }
         forwarder.engine(engine);
@@ -258,13 +262,16 @@ public final class Fabric implements AutoCloseable {
     }
 
     /**
-     * The loop's timer service (rvt-core's RC retry and RNR timers on virtual time).
+     * The loop's timer service (rvt-core's RC retry and RNR timers on virtual time), whose
+     * {@link TimerService#replaySeed()} is this fabric's seed: what the fabric's devices report as their
+     * {@link io.rvt.api.Device#timerService()}, so that rvt-cm's {@code ConnectionManager.of(device)} runs on it.
      *
-     * @return the timer service
+     * @return the timer service (the same one each time)
      * @throws IllegalStateException in real-time mode (use rvt-core's real-time one)
      */
     public TimerService timerService() {
-        return loop().timerService();
+        loop(); // throws in real time
+        return timers;
     }
 
     /**
