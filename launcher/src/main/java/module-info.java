@@ -12,6 +12,7 @@ module io.rvt.launcher {
     requires org.osgi.service.cm;
     requires info.picocli;
     requires org.knowm.xchart;
+    requires static org.osgi.service.component.annotations; // CLASS retention, for javadoc: driver-sim's annotations
 
     uses io.rvt.api.DeviceRegistry;
     uses org.osgi.framework.launch.FrameworkFactory;
