@@ -33,6 +33,7 @@ import org.osgi.service.metatype.ObjectClassDefinition;
 class RvtFelixIT extends FelixTest {
     private static final String SIM_FACTORY_PID = "io.rvt.driver.sim";
     private static final String FABRIC = "it";
+    private static final String CM = "io.rvt.cm.ConnectionManager";
 
     @Override
     List<String> driverThreads() {
@@ -129,6 +130,14 @@ class RvtFelixIT extends FelixTest {
     private long deterministicTraffic(String a, String b, long seed) throws Exception {
         Configuration ca = deterministicHca(a, seed, a);
         Configuration cb = deterministicHca(b, seed, a, b);
+        for (String device : List.of(a, b)) {
+            // rvt-cm's service for the device runs on the fabric's clock and seed (CmConfig's text names its timer)
+            String filter = "(rvt.device.name=" + device + ")";
+            Poll.until("rvt-cm's service of " + device, () -> !felix.references(CM, filter).isEmpty());
+            Object cm = felix.context().getService(felix.references(CM, filter).get(0));
+            assertThat(String.valueOf(cm.getClass().getClassLoader().loadClass(CM).getMethod("config").invoke(cm))).as(device)
+                    .contains("fabric 'it-det' virtual time (seed 0x" + Long.toHexString(seed) + ")");
+        }
         assertThat(app.rcTraffic(a, b, 100)).startsWith("passed: 100 RC messages");
         java.util.function.Supplier<Map<String, Long>> counters = felix.service(java.util.function.Supplier.class,
                 "(&(rvt.sim.fabric=it-det)(rvt.sim.fabric.counters=true))");
