@@ -227,11 +227,6 @@ public final class Options {
                         : " applies to --driver jni"));
             }
         }
-        if (deterministic && noOsgi && driver == DriverKind.SIM && !given.contains("--threading")) {
-            // Virtual time driven one event per wait by the command's own thread: the same seed and command give the
-            // same packet trace (in one JVM too, as the tests run it twice).
-            threading = Threading.INVOKER;
-        }
         checkThreading();
         checkProcesses();
         if (qps > 64) {
@@ -438,8 +433,8 @@ public final class Options {
                 "driver:    --driver sim (default: two simulated HCAs) | jni (two RoCEv2 HCAs over UDP)",
                 "fabric:    --loss P  --dup P  --reorder P  --seed N  --deterministic  (--driver sim)",
                 "           --threading progress (default: the command's polls run the fabric and both HCAs,",
-                "                       a backstop thread when they stop; --deterministic in OSGi: same seed,",
-                "                       same trace; --deterministic --no-osgi: invoker by default)",
+                "                       a backstop thread when they stop; with --deterministic, in OSGi and",
+                "                       --no-osgi: same seed, same trace)",
                 "                     | network (a thread of its own runs them) | invoker (only the command's",
                 "                       thread; --no-osgi)",
                 "jni:       --address A[,B] (127.0.0.1; ::1 for IPv6)  --udp-port P (P and P+1; default: free ports)",
