@@ -164,7 +164,9 @@ public final class DynamicCompositeAgent implements Agent {
             }
             return work;
         } finally {
-            cycling.set(null);
+            // a release store, as a lock's unlock: the next CAS from null acquires what this cycle wrote, and no
+            // StoreLoad fence is paid on every duty cycle (an empty poll's progress hook runs one)
+            cycling.lazySet(null);
         }
     }
 
