@@ -45,6 +45,18 @@ public final class Delivery {
         rxBytes += bytes;
     }
 
+    /**
+     * Counts {@code packets} packets received at once (a run, {@code PacketHeaders.run}), as {@link #received(int)}
+     * counts one.
+     *
+     * @param packets how many
+     * @param bytes their length on the wire, together
+     */
+    public void received(int packets, int bytes) {
+        rxPackets += packets;
+        rxBytes += bytes;
+    }
+
     /** @return true if no more QP can be deferred: drain now ({@link PacketDriver#drainDeferred}) */
     public boolean isFull() {
         return deferredCount == CAPACITY;

@@ -217,11 +217,25 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
      * @param bytes the packet's length on the wire
      */
     protected final void countSent(E e, int portNum, int bytes) {
+        countSent(e, portNum, 1, bytes);
+    }
+
+    /**
+     * Counts {@code packets} packets the drain put on the wire of {@code portNum} at once (a run that
+     * {@link TxInfo#runLimit(int)} let one {@code makePacket} describe), as {@link #countSent(QpSendEngine, int, int)}
+     * counts one.
+     *
+     * @param e the QP's engine
+     * @param portNum the port
+     * @param packets how many packets
+     * @param bytes their length on the wire, together
+     */
+    protected final void countSent(E e, int portNum, int packets, int bytes) {
         if (e.txPackets != 0 && e.txPort != portNum) {
             flushTxCounters(e); // the QP moved to another port mid-drain
         }
         e.txPort = portNum;
-        e.txPackets++;
+        e.txPackets += packets;
         e.txBytes += bytes;
     }
 
@@ -269,7 +283,9 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
         DriverPort port = t.device().port(d.portNum);
         DriverQp qp = t.device().lookupQpnAndRetain(port, h.destQp());
         if (qp == null) {
-            dropMalformed(port);
+            for (int i = h.runPackets(); i > 0; i--) {
+                dropMalformed(port); // each packet of a run
+            }
             return;
         }
         try {

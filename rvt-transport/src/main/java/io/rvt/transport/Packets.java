@@ -90,6 +90,49 @@ public final class Packets {
         return index + length + padCount(length);
     }
 
+    /**
+     * Marks the packet the engine just described in {@code tx} as the first of a possible run
+     * ({@link TxInfo#runLimit(int)}), with its AckReq bit.
+     *
+     * @param tx the packet's info
+     * @param ackReq the first packet's BTH AckReq bit
+     */
+    public static void startRun(TxInfo tx, boolean ackReq) {
+        tx.startRun(ackReq);
+    }
+
+    /**
+     * Appends the next packet of the message to the run in {@code tx}: references its {@code length} payload bytes
+     * at the cursor (appended to the run's slices), and records its opcode and BTH bits. Nothing changes if the
+     * payload cannot be referenced as one more slice (it crosses a scatter entry, lies in a heap buffer, or the
+     * slices are used up): the packet is then left for a call of its own.
+     *
+     * @param tx the run's info
+     * @param src the cursor over the WQE's scatter list
+     * @param opcode the packet's opcode (a MIDDLE or a LAST without extension headers)
+     * @param length its payload bytes
+     * @param ackReq its BTH AckReq bit
+     * @param solicited its BTH SE bit
+     * @return true if it was appended
+     */
+    public static boolean extendRun(TxInfo tx, SgeState src, int opcode, int length, boolean ackReq,
+            boolean solicited) {
+        if (length <= 0 || tx.runPackets() >= tx.runLimit()) {
+            return false;
+        }
+        Sge s = src.sge();
+        if (s == null || s.mr() == null || s.lengthFor(length) != length) {
+            return false;
+        }
+        ByteBuffer mem = s.mr().memory();
+        if (!mem.isDirect() || !tx.addSegment(mem, s.offset(), length)) {
+            return false;
+        }
+        src.updateSge(length, false);
+        tx.extendRun(opcode, BthDescriptor.LENGTH + length + padCount(length), length, ackReq, solicited);
+        return true;
+    }
+
     private static int pad(ByteBuffer buf, int end, int length) {
         for (int pad = padCount(length); pad > 0; pad--) {
             buf.put(end++, (byte) 0);
@@ -168,9 +211,20 @@ public final class Packets {
      * @param counter the counter
      */
     public static void count(DriverQp qp, PortCounter counter) {
+        count(qp, counter, 1);
+    }
+
+    /**
+     * Adds {@code n} to a counter of the QP's port (the packets of a run dropped together), if it has one.
+     *
+     * @param qp the QP
+     * @param counter the counter
+     * @param n how many
+     */
+    public static void count(DriverQp qp, PortCounter counter, int n) {
         DriverPort port = qp.iport();
         if (port != null) {
-            port.addCounter(counter, 1);
+            port.addCounter(counter, n);
         }
     }
 }

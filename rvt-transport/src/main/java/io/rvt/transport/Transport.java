@@ -180,7 +180,7 @@ public final class Transport {
      */
     public void receive(DriverQp qp, ByteBuffer buf, PacketHeaders hdr, RxInfo rx) {
         if (hdr.result() != RejectReason.OK) {
-            Packets.count(qp, PortCounter.RX_MALFORMED);
+            Packets.count(qp, PortCounter.RX_MALFORMED, hdr.runPackets());
             return;
         }
         int opcode = hdr.opcode();
@@ -189,13 +189,13 @@ public final class Transport {
         boolean matches = type == QpType.RC ? transport == Opcode.RC
                 : type == QpType.UC ? transport == Opcode.UC : transport == Opcode.UD;
         if (!matches || !Opcode.isValid(opcode)) {
-            Packets.count(qp, PortCounter.PKT_DROPS);
+            Packets.count(qp, PortCounter.PKT_DROPS, hdr.runPackets());
             return;
         }
         QpProtocolState st = stateOf(qp);
         int pkeyIndex = Packets.checkPkey(qp, hdr.pkey());
         if (pkeyIndex < 0) {
-            Packets.count(qp, PortCounter.PKEY_VIOLATIONS);
+            Packets.count(qp, PortCounter.PKEY_VIOLATIONS, hdr.runPackets());
             return;
         }
         st.receive(buf, hdr, rx, pkeyIndex);

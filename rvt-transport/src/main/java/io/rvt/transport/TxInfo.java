@@ -42,6 +42,14 @@ public final class TxInfo {
     private PayloadSlices slices = ownSlices;
     private int maxSegments;
     private int minReferenceLength;
+    /** The most packets one makePacket may describe (a run); 1: one packet. */
+    private int runLimit = 1;
+    private int runPackets = 1;
+    private int runLength;
+    private int runAckMask;
+    private int runLastOpcode;
+    private int runLastPayloadLength;
+    private boolean runLastSolicited;
 
     /** Creates an empty instance. */
     public TxInfo() {
@@ -149,7 +157,92 @@ public final class TxInfo {
         this.portNum = portNum;
         this.response = response;
         this.multicast = multicast;
+        this.runPackets = 1;
+        this.runLength = length;
+        this.runAckMask = 0;
+        this.runLastOpcode = opcode;
+        this.runLastPayloadLength = payloadLength;
+        this.runLastSolicited = false;
         return this;
+    }
+
+    /**
+     * Lets the next {@code makePacket} describe a <em>run</em>: the packet it writes and up to {@code packets - 1}
+     * more of the same message that follow it in PSN order (segmentation offload, as a NIC's TSO/GSO takes one large
+     * send). Only an RC request whose payload is {@link #isPayloadByReference() referenced} extends into a run, with
+     * MIDDLE packets and a plain LAST (no ImmDt, no IETH); each extra packet's payload is appended to
+     * {@link #payload()} and nothing of it is written to the buffer. The requester's state advances exactly as if
+     * each packet had been made by its own call, under one hold of {@code sendLock}. A driver that carries a run to
+     * the receiver as one unit hands its description ({@link #runPackets()}, {@link #runAckMask()},
+     * {@link #runLastOpcode()}, {@link #runLastPayloadLength()}, {@link #runLastSolicited()}) to the receiving side's
+     * {@link io.rvt.transport.header.PacketHeaders#run}; a driver that cannot leaves the limit at 1 (the default).
+     *
+     * @param packets the most packets, 1 to {@link io.rvt.transport.header.PacketHeaders#MAX_RUN}
+     * @return this
+     * @throws IllegalArgumentException if out of range
+     */
+    public TxInfo runLimit(int packets) {
+        if (packets < 1 || packets > io.rvt.transport.header.PacketHeaders.MAX_RUN) {
+            throw new IllegalArgumentException("run limit must be in 1.."
+                    + io.rvt.transport.header.PacketHeaders.MAX_RUN + ", got " + packets);
+        }
+        runLimit = packets;
+        return this;
+    }
+
+    /** @return the most packets a run may have ({@link #runLimit(int)}) */
+    public int runLimit() {
+        return runLimit;
+    }
+
+    /** @return how many packets the last {@code makePacket} described: 1, or a run's length */
+    public int runPackets() {
+        return runPackets;
+    }
+
+    /** @return the transport bytes (BTH, extension headers, payload and pad; no ICRC) of all the run's packets */
+    public int runLength() {
+        return runLength;
+    }
+
+    /**
+     * @return for a run ({@link #runPackets()} above 1): bit {@code i} set if the run's packet {@code i} (0 is the
+     *         first) has the BTH AckReq bit
+     */
+    public int runAckMask() {
+        return runAckMask;
+    }
+
+    /** @return the opcode of the run's last packet (the first's if there is one packet) */
+    public int runLastOpcode() {
+        return runLastOpcode;
+    }
+
+    /** @return the payload bytes of the run's last packet */
+    public int runLastPayloadLength() {
+        return runLastPayloadLength;
+    }
+
+    /** @return the BTH SE bit of the run's last packet (a run of one: false; read the packet's own BTH) */
+    public boolean runLastSolicited() {
+        return runLastSolicited;
+    }
+
+    /** The first packet's AckReq bit, for {@link #runAckMask()}; the engine that starts a run sets it. */
+    void startRun(boolean ackReq) {
+        runAckMask = ackReq ? 1 : 0;
+    }
+
+    /** Appends one packet to the run (its payload slices already recorded). */
+    void extendRun(int opcode, int transportLength, int payloadLength, boolean ackReq, boolean solicited) {
+        if (ackReq) {
+            runAckMask |= 1 << runPackets;
+        }
+        runPackets++;
+        runLength += transportLength;
+        runLastOpcode = opcode;
+        runLastPayloadLength = payloadLength;
+        runLastSolicited = solicited;
     }
 
     /**

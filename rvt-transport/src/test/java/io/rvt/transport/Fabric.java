@@ -31,11 +31,14 @@ final class Fabric {
         final WireDriver from;
         final int dlid;
         final byte[] bytes;
+        /** A run carried as one unit ({@link WireDriver#deliverRuns}), or null: {@code bytes} is its first packet. */
+        final WireDriver.RunUnit run;
 
-        Packet(WireDriver from, int dlid, byte[] bytes) {
+        Packet(WireDriver from, int dlid, byte[] bytes, WireDriver.RunUnit run) {
             this.from = from;
             this.dlid = dlid;
             this.bytes = bytes;
+            this.run = run;
         }
     }
 
@@ -93,12 +96,17 @@ final class Fabric {
     }
 
     void send(WireDriver from, int dlid, byte[] packet) {
-        wire.add(new Packet(from, dlid, packet));
+        wire.add(new Packet(from, dlid, packet, null));
+    }
+
+    /** Sends a run as one unit: its first packet's bytes and what describes the rest. */
+    void sendRun(WireDriver from, int dlid, byte[] first, WireDriver.RunUnit run) {
+        wire.add(new Packet(from, dlid, first, run));
     }
 
     /** Injects raw bytes addressed to {@code to} (malformed packet tests). */
     void inject(WireDriver to, byte[] packet) {
-        wire.add(new Packet(null, to.lid(), packet));
+        wire.add(new Packet(null, to.lid(), packet, null));
     }
 
     /** @return packets on the wire, not yet delivered */
@@ -196,7 +204,11 @@ final class Fabric {
         }
         for (WireDriver d : nodes) {
             if (d.lid() == p.dlid) {
-                d.deliver(p.bytes);
+                if (p.run != null) {
+                    d.deliverRun(p.bytes, p.run);
+                } else {
+                    d.deliver(p.bytes);
+                }
                 return;
             }
         }

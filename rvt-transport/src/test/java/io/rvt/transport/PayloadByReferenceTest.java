@@ -27,16 +27,27 @@ class PayloadByReferenceTest {
     static final int MTU = 256;
 
     /** What one run saw: both drivers' packets in order, and the opcodes sent by reference and by copy. */
-    record Run(List<byte[]> wire, Set<Integer> referenced, Set<Integer> copied, List<WcStatus> statuses) {
+    record Run(List<byte[]> wire, Set<Integer> referenced, Set<Integer> copied, List<WcStatus> statuses,
+            byte[] received, int runs) {
     }
 
     /** Every RC, UC and UD operation with payload, multi-packet and multi-SGE, lengths not multiples of 4. */
     static Run run(int maxSegments, int minLength, boolean heapSource) {
+        return run(maxSegments, minLength, heapSource, false, false);
+    }
+
+    /**
+     * @param runs let the transport make runs ({@code TxInfo.runLimit}), put on the wire packet by packet
+     * @param deliverRuns the same, each run handed to the receiver as one unit ({@code PacketHeaders.run})
+     */
+    static Run run(int maxSegments, int minLength, boolean heapSource, boolean runs, boolean deliverRuns) {
         Fabric fabric = new Fabric();
         Node a = fabric.node("a", 1, 4096);
         Node b = fabric.node("b", 2, 4096);
         for (Node n : List.of(a, b)) {
             n.driver.logSent = true;
+            n.driver.runs = runs;
+            n.driver.deliverRuns = deliverRuns;
             if (maxSegments > 0) {
                 n.driver.payloadByReference(maxSegments, minLength);
             }
@@ -118,7 +129,10 @@ class PayloadByReferenceTest {
         referenced.addAll(b.driver.referencedOpcodes);
         Set<Integer> copied = new TreeSet<>(a.driver.copiedOpcodes);
         copied.addAll(b.driver.copiedOpcodes);
-        return new Run(wire, referenced, copied, statuses);
+        byte[] received = new byte[2 << 16];
+        dst.buffer().get(0, received, 0, 1 << 16);
+        local.buffer().get(0, received, 1 << 16, 1 << 16);
+        return new Run(wire, referenced, copied, statuses, received, a.driver.runsMade + b.driver.runsMade);
     }
 
     /** Appends an entry to the WR's scatter/gather list ({@code SendWorkRequest.sge(mr, ...)} replaces it). */

@@ -15,13 +15,16 @@ import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.OperationTable;
 import io.rvt.api.spi.TimerService;
 import io.rvt.core.RvtDevice;
+import io.rvt.transport.header.BthDescriptor;
 import io.rvt.transport.header.Framing;
 import io.rvt.transport.header.GrhDescriptor;
 import io.rvt.transport.header.Icrc;
 import io.rvt.transport.header.LrhDescriptor;
+import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.PacketBuilder;
 import io.rvt.transport.header.PacketHeaders;
 import io.rvt.transport.header.PacketParser;
+import io.rvt.transport.header.PayloadSlices;
 import io.rvt.transport.header.RejectReason;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -58,6 +61,12 @@ final class WireDriver extends TransportDriver {
     /** Packets built by this driver, in order (for tests that look at the wire). */
     final ArrayDeque<byte[]> sentLog = new ArrayDeque<>();
     boolean logSent;
+    /** Lets the transport make runs ({@code TxInfo.runLimit}), put on the wire as the packets they stand for. */
+    boolean runs;
+    /** Lets the transport make runs and hands each to the receiver as one unit ({@code PacketHeaders.run}). */
+    boolean deliverRuns;
+    /** Runs of more than one packet the transport made. */
+    int runsMade;
 
     WireDriver(String name, int lid, TimerService timers, Fabric fabric, int mtu) {
         this.name = name;
@@ -114,8 +123,14 @@ final class WireDriver extends TransportDriver {
                 it.remove();
             }
             int n;
+            tx.runLimit(runs || deliverRuns ? PacketHeaders.MAX_RUN : 1);
             while ((n = transport().makePacket(qp, txBuf, BTH_OFFSET, tx)) > 0) {
-                transmit(n);
+                if (tx.runPackets() > 1) {
+                    runsMade++;
+                    transmitRun();
+                } else {
+                    transmit(n);
+                }
                 packets++;
             }
         }
@@ -132,6 +147,11 @@ final class WireDriver extends TransportDriver {
         } else if (tx.payloadLength() > 0) {
             copiedOpcodes.add(tx.opcode());
         }
+        fabric.send(this, tx.ah().dlid(), frame(transportBytes));
+    }
+
+    /** LRH, GRH and ICRC around the transport bytes at {@code BTH_OFFSET}: the packet, logged and counted. */
+    private byte[] frame(int transportBytes) {
         boolean global = tx.needsGrh();
         int start = global ? 0 : GrhDescriptor.LENGTH;
         int length = BTH_OFFSET - start + transportBytes + Icrc.LENGTH;
@@ -149,7 +169,93 @@ final class WireDriver extends TransportDriver {
             sentLog.add(packet);
         }
         port().addCounter(PortCounter.TX_PACKETS, 1);
-        fabric.send(this, tx.ah().dlid(), packet);
+        return packet;
+    }
+
+    /** A run carried as one unit: what {@code PacketHeaders.run} takes, and a copy of all its packets' payload. */
+    record RunUnit(int packets, int ackMask, int lastOpcode, int lastLength, boolean lastSolicited, byte[] payload) {
+    }
+
+    /**
+     * Puts a run on the wire as the packets it stands for, each with its own BTH (opcode, PSN, AckReq, SE, pad; the
+     * first's extension headers only on the first), payload from the run's slices, LRH/GRH and ICRC, so the wire
+     * log shows what per-packet calls would have sent; with {@link #deliverRuns} the receiver gets it as one unit.
+     */
+    private void transmitRun() {
+        int packets = tx.runPackets();
+        int firstPayload = tx.payloadLength();
+        byte[] all = new byte[tx.payload().totalLength()];
+        tx.payload().copyTo(ByteBuffer.wrap(all), 0);
+        byte[] headers = new byte[tx.headerLength()];
+        txBuf.get(BTH_OFFSET, headers);
+        int firstOpcode = tx.opcode();
+        int operation = firstOpcode & Opcode.OPERATION_MASK;
+        boolean send = operation == Opcode.SEND_FIRST || operation == Opcode.SEND_MIDDLE;
+        int middle = (firstOpcode & ~Opcode.OPERATION_MASK) | (send ? Opcode.SEND_MIDDLE : Opcode.RDMA_WRITE_MIDDLE);
+        boolean migReq = (headers[1] & 0x40) != 0;
+        byte[] firstPacket = null;
+        int at = 0;
+        for (int i = 0; i < packets; i++) {
+            boolean last = i == packets - 1;
+            int len = i == 0 ? firstPayload : last ? tx.runLastPayloadLength() : firstPayload;
+            int op = i == 0 ? firstOpcode : last ? tx.runLastOpcode() : middle;
+            int hdrLen;
+            if (i == 0) {
+                txBuf.put(BTH_OFFSET, headers);
+                hdrLen = headers.length;
+            } else {
+                BthDescriptor.write(txBuf, BTH_OFFSET, op, last && tx.runLastSolicited(), migReq,
+                        Packets.padCount(len), tx.pkey(), tx.destQpn(), (tx.runAckMask() >>> i & 1) != 0,
+                        (tx.psn() + i) & BthDescriptor.MASK_24);
+                hdrLen = BthDescriptor.LENGTH;
+            }
+            txBuf.put(BTH_OFFSET + hdrLen, all, at, len);
+            at += len;
+            for (int k = 0; k < Packets.padCount(len); k++) {
+                txBuf.put(BTH_OFFSET + hdrLen + len + k, (byte) 0);
+            }
+            referencedOpcodes.add(op);
+            byte[] packet = frame(hdrLen + len + Packets.padCount(len));
+            if (i == 0) {
+                firstPacket = packet;
+            }
+            if (!deliverRuns) {
+                fabric.send(this, tx.ah().dlid(), packet);
+            }
+        }
+        if (at != all.length) {
+            throw new AssertionError("run of " + packets + " packets: payload " + all.length + ", packets " + at);
+        }
+        if (deliverRuns) {
+            fabric.sendRun(this, tx.ah().dlid(), firstPacket, new RunUnit(packets, tx.runAckMask(),
+                    tx.runLastOpcode(), tx.runLastPayloadLength(), tx.runLastSolicited(), all));
+        }
+    }
+
+    /** The receive path of a run carried as one unit: its first packet parsed, the rest described to the headers. */
+    void deliverRun(byte[] first, RunUnit run) {
+        ByteBuffer buf = ByteBuffer.wrap(first);
+        DriverPort port = port();
+        port.addCounter(PortCounter.RX_PACKETS, run.packets());
+        if (parser.parse(buf, 0, first.length, Framing.IB_LRH, hdr) != RejectReason.OK) {
+            port.addCounter(PortCounter.RX_MALFORMED, run.packets());
+            return;
+        }
+        rx.fromHeaders(1, buf, hdr);
+        PayloadSlices slices = new PayloadSlices(1);
+        slices.add(ByteBuffer.wrap(run.payload()), 0, run.payload().length);
+        hdr.payloadSlices(slices).run(run.packets(), run.ackMask(), run.lastOpcode(), run.lastLength(),
+                run.lastSolicited());
+        DriverQp qp = device.lookupQpnAndRetain(port, hdr.destQp());
+        if (qp == null) {
+            port.addCounter(PortCounter.RX_MALFORMED, run.packets());
+            return;
+        }
+        try {
+            transport().receive(qp, buf, hdr, rx);
+        } finally {
+            qp.release();
+        }
     }
 
     /** Puts a referenced payload where the copy would be, with the pad the transport wrote after the headers. */

@@ -72,6 +72,16 @@ public final class PacketHeaders {
     int payloadOffset;
     /** Where the payload is when it is not in the packet buffer ({@link #payloadSlices(PayloadSlices)}), or null. */
     private PayloadSlices slices;
+    /** Payload bytes of the slices the run's earlier packets took ({@link #nextInRun()}). */
+    private int sliceCursor;
+    /** Packets of the run these headers describe, 1 when they describe one packet ({@link #run}). */
+    private int runPackets = 1;
+    /** The packet of the run the fields describe now, 0-based. */
+    private int runIndex;
+    private int runAckMask;
+    private int runLastOpcode;
+    private int runLastPayloadLength;
+    private boolean runLastSolicited;
     int payloadLength;
     int icrcOffset;
     int icrc;
@@ -137,6 +147,9 @@ public final class PacketHeaders {
         payloadOffset = -1;
         payloadLength = 0;
         slices = null; // keep no sender's memory reachable
+        sliceCursor = 0;
+        runPackets = 1;
+        runIndex = 0;
         icrcOffset = -1;
         icrc = 0;
     }
@@ -463,7 +476,100 @@ public final class PacketHeaders {
      */
     public PacketHeaders payloadSlices(PayloadSlices payload) {
         slices = payload != null && payload.count() > 0 ? payload : null;
+        sliceCursor = 0;
         return this;
+    }
+
+    /** The most packets a run may have ({@link #run}): the bits of an AckReq mask. */
+    public static final int MAX_RUN = 32;
+
+    /**
+     * Says that the parsed packet is the first of a run of {@code packets} packets of one RC message in PSN order,
+     * carried to the receiver as one unit (segmentation offload; the sender's {@code TxInfo} described it): the
+     * next ones are MIDDLE packets of the first's kind (SEND or RDMA WRITE) of one path MTU each (the first packet's
+     * payload length), PSNs one apart, the last with {@code lastOpcode}; the slices ({@link #payloadSlices(PayloadSlices)},
+     * set first) hold the payload of all of them, one after another. The transport processes them one by one,
+     * exactly as if each had been parsed on its own, under one hold of the QP's locks ({@link #nextInRun()}).
+     *
+     * @param packets the run's packets, 2 to {@value #MAX_RUN}
+     * @param ackMask bit {@code i} set if packet {@code i} has the BTH AckReq bit (bit 0 is ignored: the parsed BTH's)
+     * @param lastOpcode the last packet's opcode
+     * @param lastPayloadLength its payload bytes
+     * @param lastSolicited its BTH SE bit
+     * @return this
+     * @throws IllegalArgumentException if {@code packets} is out of range, or the slices do not hold the run's payload
+     */
+    public PacketHeaders run(int packets, int ackMask, int lastOpcode, int lastPayloadLength, boolean lastSolicited) {
+        if (packets < 2 || packets > MAX_RUN) {
+            throw new IllegalArgumentException("a run has 2.." + MAX_RUN + " packets, got " + packets);
+        }
+        long expected = (long) (packets - 1) * payloadLength + lastPayloadLength;
+        if (slices == null || slices.totalLength() != expected) {
+            throw new IllegalArgumentException("run of " + packets + " packets: payload slices hold "
+                    + (slices == null ? 0 : slices.totalLength()) + " bytes, the packets " + expected);
+        }
+        runPackets = packets;
+        runIndex = 0;
+        runAckMask = ackMask;
+        runLastOpcode = lastOpcode;
+        runLastPayloadLength = lastPayloadLength;
+        runLastSolicited = lastSolicited;
+        return this;
+    }
+
+    /** @return the packets of the run these headers describe ({@link #run}); 1 for a single packet */
+    public int runPackets() {
+        return runPackets;
+    }
+
+    /** @return the packet of the run the fields describe now, 0-based (0 for a single packet) */
+    public int runIndex() {
+        return runIndex;
+    }
+
+    /**
+     * Moves the fields to the run's next packet ({@link #run}): its opcode, PSN, AckReq and SE bits, pad and payload
+     * length; the extension headers of the first (a RETH) are gone; its payload follows the previous one's in the
+     * slices.
+     *
+     * @return false (nothing changed) if the fields already describe the run's last packet, or a single packet
+     */
+    public boolean nextInRun() {
+        if (runIndex + 1 >= runPackets) {
+            return false;
+        }
+        sliceCursor += payloadLength;
+        runIndex++;
+        boolean last = runIndex == runPackets - 1;
+        int operation = opcode & Opcode.OPERATION_MASK;
+        boolean send = operation == Opcode.SEND_FIRST || operation == Opcode.SEND_MIDDLE;
+        if (last) {
+            opcode = runLastOpcode;
+            payloadLength = runLastPayloadLength;
+        } else {
+            opcode = (opcode & ~Opcode.OPERATION_MASK) | (send ? Opcode.SEND_MIDDLE : Opcode.RDMA_WRITE_MIDDLE);
+        }
+        solicitedEvent = last && runLastSolicited;
+        ackReq = (runAckMask >>> runIndex & 1) != 0;
+        psn = (psn + 1) & BthDescriptor.MASK_24;
+        padCount = -payloadLength & 3;
+        extensions = 0;
+        rethVirtualAddress = 0;
+        rethRkey = 0;
+        rethDmaLength = 0;
+        return true;
+    }
+
+    /**
+     * Makes the fields describe one packet again (the current one of a run), so nothing iterates past it; the
+     * transport calls it when it gives up on a run's remaining packets.
+     *
+     * @return how many packets of the run came after the current one (0 for a single packet)
+     */
+    public int endRun() {
+        int left = runPackets - 1 - runIndex;
+        runPackets = runIndex + 1;
+        return left;
     }
 
     /** @return how many {@link #payloadSlices(PayloadSlices) slices} hold the payload; 0 when it is in the buffer */
@@ -487,9 +593,16 @@ public final class PacketHeaders {
             return;
         }
         int left = length;
+        int skip = sliceCursor; // a run's earlier packets' payload
         for (int i = 0; i < ps.count() && left > 0; i++) {
-            int n = Math.min(left, ps.length(i));
-            dst.copyIn(ps.buffer(i), ps.offset(i), n, release, false);
+            int sl = ps.length(i);
+            if (skip >= sl) {
+                skip -= sl;
+                continue;
+            }
+            int n = Math.min(left, sl - skip);
+            dst.copyIn(ps.buffer(i), ps.offset(i) + skip, n, release, false);
+            skip = 0;
             left -= n;
         }
         if (left > 0) {

@@ -81,21 +81,23 @@ public final class RcEngine implements ProtocolEngine<RcState> {
         Lock rl = qp.recvLock();
         rl.lock();
         try {
-            if (!qp.state().can(Ops.PROCESS_RECV_OK)) {
-                Packets.count(qp, PortCounter.PKT_DROPS);
-                return;
-            }
-            if (Opcode.isResponse(hdr.opcode())) {
-                Lock sl = qp.sendLock();
-                sl.lock();
-                try {
-                    RcAckProcessor.receiveResponse(qp, st, buf, hdr);
-                } finally {
-                    sl.unlock();
+            do { // a run (PacketHeaders.run): its packets one by one, as if each had come alone, under one lock
+                if (!qp.state().can(Ops.PROCESS_RECV_OK)) {
+                    Packets.count(qp, PortCounter.PKT_DROPS, 1 + hdr.endRun());
+                    return;
                 }
-            } else {
-                RcResponder.receiveRequest(qp, st, buf, hdr);
-            }
+                if (Opcode.isResponse(hdr.opcode())) {
+                    Lock sl = qp.sendLock();
+                    sl.lock();
+                    try {
+                        RcAckProcessor.receiveResponse(qp, st, buf, hdr);
+                    } finally {
+                        sl.unlock();
+                    }
+                } else {
+                    RcResponder.receiveRequest(qp, st, buf, hdr);
+                }
+            } while (hdr.nextInRun());
         } finally {
             rl.unlock();
         }

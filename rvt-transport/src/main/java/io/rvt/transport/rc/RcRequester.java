@@ -235,7 +235,49 @@ final class RcRequester {
             tx.ah().copyFrom(qp.remoteAhAttr());
             tx.set(qp.qpNum(), qp.remoteQpn(), pkey, op, psn & BthDescriptor.MASK_24, end - off, len, qp.portNum(),
                     false, false);
+            if (tx.runLimit() > 1 && len == pmtu && !RequestBuilder.endsMessage(op) && tx.isPayloadByReference()
+                    && op != Opcode.RC_RDMA_READ_REQUEST) {
+                Packets.startRun(tx, ackReq);
+                extendRun(qp, st, wqe, pmtu, tx);
+            }
             return end - off;
+        }
+    }
+
+    /**
+     * Makes the packets that follow a FIRST or MIDDLE of a SEND or RDMA WRITE, as part of the same run
+     * ({@code TxInfo.runLimit}): each advances the requester as its own {@link #makeRequest} would (PSN, opcode, AckReq
+     * every {@value #ACK_REQUEST_INTERVAL} packets and on the last, the WQE cursor at the message's end, the PSN
+     * limit), until the limit, a LAST that carries an ImmDt or IETH, or a payload that cannot be referenced.
+     * {@code sendLock} held.
+     */
+    private static void extendRun(DriverQp qp, RcState st, SendWqe wqe, int pmtu, TxInfo tx) {
+        RequesterState rq = qp.requester();
+        while (rq.len > 0 && (rq.flags & WAIT_MASK) == 0) {
+            int op = RequestBuilder.opcode(Opcode.RC, wqe.opcode(), false, rq.len, pmtu);
+            int operation = op & Opcode.OPERATION_MASK;
+            if (operation != Opcode.SEND_MIDDLE && operation != Opcode.RDMA_WRITE_MIDDLE
+                    && operation != Opcode.SEND_LAST && operation != Opcode.RDMA_WRITE_LAST) {
+                return; // ImmDt or IETH: a packet of its own
+            }
+            int len = Math.min(rq.len, pmtu);
+            int psn = rq.psn;
+            boolean ends = RequestBuilder.endsMessage(op);
+            int delta = Seq24.delta(psn, wqe.psn());
+            boolean ackReq = ends || delta != 0 && delta % ACK_REQUEST_INTERVAL == 0;
+            if (!Packets.extendRun(tx, rq.sge, op, len, ackReq, RequestBuilder.solicited(op, wqe))) {
+                return;
+            }
+            rq.psn = psn + 1;
+            rq.len -= len;
+            rq.state = op;
+            if (Seq24.cmpMsn(psn + 1, st.psnLimit) > 0) {
+                st.psnLimit = psn + 1;
+            }
+            if (ends) {
+                rq.cur = qp.sendQueue().swqeIncr(rq.cur);
+                return;
+            }
         }
     }
 
