@@ -8,6 +8,7 @@ import io.rvt.api.PortAttr;
 import io.rvt.api.PortCounter;
 import io.rvt.api.PortState;
 import io.rvt.api.QpState;
+import io.rvt.api.QpType;
 import io.rvt.api.VerbsException;
 import io.rvt.api.spi.DriverAh;
 import io.rvt.api.spi.DriverDevice;
@@ -462,20 +463,35 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         TxInfo tx = sc.tx;
         ByteBuffer buf = frame.buffer();
         tx.payloadInto(frame.payload()); // a referenced payload is recorded in the frame itself
+        tx.runLimit(burstLimit(s, qp, port));
         int n = transport().makePacket(qp, buf, HEADROOM, tx);
         if (n <= 0) {
             s.spare = frame; // nothing to send: keep it for the next packet
             return 0;
         }
-        if (tx.isPayloadByReference()) {
-            placePayload(frame, buf, tx);
-        }
+        int packets = tx.runPackets();
         AhAttr ah = tx.ah();
         int dlid = ah.dlid();
         if (dlid == 0 && ah.isGlobal()) {
             dlid = lidOf(ah.dgid()); // a GID-only address (rvt-cm's first REQ): the fabric routes it as an SM would
         }
         int total = HEADROOM + n + Icrc.LENGTH;
+        int wire = total;
+        if (packets > 1) {
+            wire = tx.runLength() + packets * (HEADROOM + Icrc.LENGTH);
+            if (dlid != s.burstDlid && fabric.burstLimit(port, dlid) < packets) {
+                // The QP's path changed between the limit's look-up and the packet: this route takes no bursts.
+                // Lost on the way, as a full queue loses a frame (RC resends them one per frame, or burst again).
+                s.spare = frame;
+                frame.payload().clear();
+                device.port(portNum).addCounter(PortCounter.PKT_DROPS, packets);
+                return 1;
+            }
+            frame.burst(packets, wire, burstInfo(tx));
+        }
+        if (tx.isPayloadByReference()) {
+            placePayload(frame, buf, tx);
+        }
         LrhDescriptor.write(buf, 0, 0, tx.sl(), LrhDescriptor.LNH_IBA_GLOBAL, dlid, total / 4, port.lid());
         Gid dgid = ah.isGlobal() ? ah.dgid() : gidOf(dlid);
         GrhDescriptor.write(buf, LrhDescriptor.LENGTH, ah.trafficClass(), ah.flowLabel(), n + Icrc.LENGTH,
@@ -486,11 +502,37 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         if (!port.send(frame)) {
             // The port's queue is full or the port closed: the packet is lost on the way (RC resends it).
             frame.release();
-            dp.addCounter(PortCounter.PKT_DROPS, 1);
+            dp.addCounter(PortCounter.PKT_DROPS, packets);
             return 1;
         }
-        countSent(s, portNum, total);
+        countSent(s, portNum, packets, wire);
         return 1;
+    }
+
+    /**
+     * How many packets the transport may make at once for the QP ({@code TxInfo.runLimit}), which then go in one
+     * {@link Frame#burst burst}: the fabric's {@link Fabric#burstLimit} for the QP's destination (RC only), asked again
+     * only when the fabric's burst epoch, the port or the destination changed.
+     */
+    private int burstLimit(SimQp s, DriverQp qp, FabricPort port) {
+        if (qp.type() != QpType.RC) {
+            return 1;
+        }
+        int epoch = fabric.burstEpoch();
+        int dlid = qp.remoteAhAttr().dlid(); // read without the QP's lock: a hint, checked against the packet's
+        if (epoch != s.burstEpoch || dlid != s.burstDlid || port != s.burstPort) {
+            s.burstLimit = fabric.burstLimit(port, dlid);
+            s.burstEpoch = epoch;
+            s.burstDlid = dlid;
+            s.burstPort = port;
+        }
+        return s.burstLimit;
+    }
+
+    /** A run's packets after the first, as {@link #onFrame} gives them to {@code PacketHeaders.run}. */
+    private static long burstInfo(TxInfo tx) {
+        return (tx.runAckMask() & 0xFFFF_FFFFL) | (long) (tx.runLastOpcode() & 0xFF) << 32
+                | (long) (tx.runLastPayloadLength() & 0xFFFF) << 40 | (tx.runLastSolicited() ? 1L << 56 : 0L);
     }
 
     /**
@@ -554,6 +596,13 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
                 return;
             }
             h.payloadSlices(frame.payload()); // an RC request's payload, still in the sender's region
+            int packets = frame.packets();
+            if (packets > 1 && !takeRun(h, packets, frame.burstInfo())) {
+                for (int i = 0; i < packets; i++) {
+                    dropMalformed(dev.port(d.portNum()));
+                }
+                return;
+            }
             RxInfo rx = rxInfo.fromHeaders(d.portNum(), buf, h);
             if (h.dlid() >= Fabric.MULTICAST_FIRST && h.dlid() <= Fabric.MULTICAST_LAST) {
                 receiveMulticast(d, h.dgid(), h.dlid(), buf, h, rx);
@@ -568,6 +617,23 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         }
     }
 
+    /** Describes a burst's later packets to the transport; false if they do not add up (dropped as malformed). */
+    private static boolean takeRun(PacketHeaders h, int packets, long info) {
+        int operation = h.opcode() & Opcode.OPERATION_MASK;
+        if (Opcode.transport(h.opcode()) != Opcode.RC || operation != Opcode.SEND_FIRST
+                && operation != Opcode.SEND_MIDDLE && operation != Opcode.RDMA_WRITE_FIRST
+                && operation != Opcode.RDMA_WRITE_MIDDLE) {
+            return false;
+        }
+        try {
+            h.run(packets, (int) info, (int) (info >>> 32) & 0xFF, (int) (info >>> 40) & 0xFFFF,
+                    (info >>> 56 & 1) != 0);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
     /** A port's receive path: frames one by one, then, at the end of each delivery batch, the deferred sends. */
     private final class PortReceiver implements FrameHandler {
         private final Delivery delivery;
@@ -578,13 +644,18 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
 
         @Override
         public void onFrame(Frame frame) {
-            delivery.received(frame.length());
+            delivery.received(frame.packets(), frame.wireLength());
             SimDriver.this.onFrame(delivery, frame);
         }
 
         @Override
         public boolean acceptsDeferredBytes() {
             return sealedParser != parser; // it trusts sealed frames and reads referenced payloads from their slices
+        }
+
+        @Override
+        public boolean acceptsBursts() {
+            return acceptsDeferredBytes(); // a burst's packets after the first are checked by no ICRC
         }
 
         @Override

@@ -1,6 +1,7 @@
 package io.rvt.driver.sim;
 
 import io.rvt.api.spi.DriverQp;
+import io.rvt.driver.sim.fabric.FabricPort;
 import io.rvt.driver.sim.fabric.Frame;
 import io.rvt.transport.QpSendEngine;
 
@@ -17,6 +18,11 @@ final class SimQp extends QpSendEngine {
     int waitPort = 1;
     /** The next engine waiting for a frame of the same port; under that port's wait list's monitor. */
     SimQp nextWaiting;
+    /** The fabric's answer to {@code burstLimit(burstPort, burstDlid)} while its burst epoch is {@code burstEpoch}. */
+    int burstLimit = 1;
+    int burstEpoch = -1;
+    int burstDlid = -1;
+    FabricPort burstPort;
 
     SimQp(DriverQp qp, SimDriver driver) {
         super(qp);

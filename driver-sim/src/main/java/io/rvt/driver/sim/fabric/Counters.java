@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <p>On a port: {@code tx} counts frames the port sent that the fabric took in, {@code rx} frames handed to its
  * handler; drops as {@link DropCause} says; {@code duplicated}, {@code corrupted} and {@code reordered} count faults
- * applied on its link; {@code backpressure} counts {@link FabricPort#acquire()} finding the pool empty and
+ * applied on its link; {@code bursts} frames that carried several packets, each counted as
+ * its packets everywhere else ({@link Frame#burst}); {@code backpressure} counts {@link FabricPort#acquire()} finding the pool empty and
  * {@link FabricPort#send(Frame)} finding the queue full. On the fabric: the sums over all ports.
  */
 public final class Counters {
@@ -22,7 +23,8 @@ public final class Counters {
     static final int REORDERED = 6;
     static final int BACKPRESSURE = 7;
     static final int HANDLER_ERRORS = 8;
-    private static final int DROPS = 9;
+    static final int BURSTS = 9;
+    private static final int DROPS = 10;
     private static final DropCause[] CAUSES = DropCause.values();
 
     private final AtomicLongArray values = new AtomicLongArray(DROPS + CAUSES.length);
@@ -46,6 +48,11 @@ public final class Counters {
 
     void drop(DropCause cause) {
         add(DROPS + cause.ordinal(), 1);
+    }
+
+    /** {@code n} frames (a burst's packets) dropped for {@code cause}. */
+    void drop(DropCause cause, int n) {
+        add(DROPS + cause.ordinal(), n);
     }
 
     /** Backpressure is counted by senders, any number of threads at once. */
@@ -115,6 +122,14 @@ public final class Counters {
         return values.get(HANDLER_ERRORS);
     }
 
+    /**
+     * @return frames sent that carried several packets of one message ({@link Frame#burst}); every other counter
+     *         counts such a frame as its packets
+     */
+    public long bursts() {
+        return values.get(BURSTS);
+    }
+
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder("Counters{tx=").append(txFrames()).append('/').append(txBytes())
@@ -130,6 +145,7 @@ public final class Counters {
         append(sb, "reordered", reordered());
         append(sb, "backpressure", backpressure());
         append(sb, "handlerErrors", handlerErrors());
+        append(sb, "bursts", bursts());
         return sb.append('}').toString();
     }
 

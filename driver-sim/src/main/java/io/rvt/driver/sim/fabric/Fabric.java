@@ -89,6 +89,10 @@ public final class Fabric implements AutoCloseable {
     private volatile FaultConfig defaultFaults;
     private final Counters counters = new Counters();
     private final Trace trace;
+    /** Bursts may be built at all: real time, no trace, not turned off ({@link FabricBuilder#bursts}). */
+    private final boolean bursts;
+    /** Bumped by every change {@link #burstLimit} depends on: faults, handlers, ports attached or detached. */
+    private final java.util.concurrent.atomic.AtomicInteger burstEpoch = new java.util.concurrent.atomic.AtomicInteger();
     private final Forwarder forwarder;
     private final Engine engine;
     private final EventLoop loop;
@@ -127,6 +131,7 @@ public final class Fabric implements AutoCloseable {
         this.random = new SplittableRandom(b.seed);
         boolean traced = b.trace != null ? b.trace : mode == FabricMode.DETERMINISTIC;
         this.trace = traced ? new Trace(b.traceCapacity) : null;
+        this.bursts = b.bursts && !traced && mode == FabricMode.REAL_TIME;
         Consumer<Throwable> errors = b.errorHandler != null ? b.errorHandler
                 : mode == FabricMode.DETERMINISTIC ? Fabric::rethrow : this::log;
         this.forwarder = new Forwarder(this, counters, trace, errors, b.copyPoolFrames, b.maxFrameSize);
@@ -461,6 +466,43 @@ public final class Fabric implements AutoCloseable {
      */
     public void defaultFaults(FaultConfig faults) {
         this.defaultFaults = Objects.requireNonNull(faults, "faults");
+        burstRulesChanged();
+    }
+
+    /**
+     * How many packets of one message an HCA may hand this fabric as one {@link Frame#burst burst} from {@code src}
+     * to {@code dlid} (segmentation offload): {@value Frame#MAX_BURST} on a real-time fabric without trace whose
+     * two links have no faults and whose receiving handler {@link FrameHandler#acceptsBursts() takes bursts}; 1
+     * (one packet per frame) otherwise, so the trace, and faults that strike single packets, see every packet. The
+     * answer holds until {@link #burstEpoch()} changes.
+     *
+     * @param src the sending port
+     * @param dlid the destination LID
+     * @return the most packets per frame, 1 or {@value Frame#MAX_BURST}
+     */
+    public int burstLimit(FabricPort src, int dlid) {
+        if (!bursts) {
+            return 1;
+        }
+        FabricPort dst = port(dlid);
+        if (dst == null || !src.link().faults().isNone() || !dst.link().faults().isNone()) {
+            return 1;
+        }
+        FrameHandler h = dst.handler();
+        return h != null && h.acceptsBursts() ? Frame.MAX_BURST : 1;
+    }
+
+    /**
+     * @return a number that changes whenever an answer of {@link #burstLimit} may have: a sender may keep its answer
+     *         while this stays the same (read it before asking)
+     */
+    public int burstEpoch() {
+        return burstEpoch.get();
+    }
+
+    /** Faults, a handler or the ports changed: every sender asks {@link #burstLimit} again. */
+    void burstRulesChanged() {
+        burstEpoch.incrementAndGet();
     }
 
     /** @return the GID prefix of ports' default GIDs */
@@ -680,6 +722,7 @@ public final class Fabric implements AutoCloseable {
             engine.portAttached(p);
             PORTS.setRelease(byLid, lid, p); // release: pairs with the acquire in port(int)
         }
+        burstRulesChanged();
         return p;
     }
 
@@ -707,6 +750,7 @@ public final class Fabric implements AutoCloseable {
             PORTS.setRelease(byLid, p.lid(), null);
             p.closed = true;
         }
+        burstRulesChanged();
     }
 
     void join(FabricPort p, int mlid) {

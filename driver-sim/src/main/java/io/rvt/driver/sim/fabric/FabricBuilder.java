@@ -32,6 +32,7 @@ public final class FabricBuilder {
     int copyPoolFrames = 1024;
     int taskCapacity = 1024;
     Boolean trace;
+    boolean bursts = true;
     int traceCapacity = 1024;
     Consumer<Throwable> errorHandler;
 
@@ -198,6 +199,17 @@ public final class FabricBuilder {
      */
     public FabricBuilder trace(boolean on) {
         this.trace = on;
+        return this;
+    }
+
+    /**
+     * @param on false to have every HCA send one packet per frame; true (the default) to let a real-time fabric
+     *           without trace or faults carry consecutive packets of one message as one {@link Frame#burst burst}
+     *           ({@link Fabric#burstLimit})
+     * @return this
+     */
+    public FabricBuilder bursts(boolean on) {
+        this.bursts = on;
         return this;
     }
 

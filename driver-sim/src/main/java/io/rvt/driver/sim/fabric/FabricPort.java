@@ -160,6 +160,7 @@ public final class FabricPort implements AutoCloseable {
      */
     public void handler(FrameHandler handler) {
         this.handler = handler;
+        fabric.burstRulesChanged();
     }
 
     /** @return the link listener, or null */

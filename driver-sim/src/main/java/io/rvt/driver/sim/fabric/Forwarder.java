@@ -85,11 +85,16 @@ final class Forwarder {
             drop(f, src, DropCause.CLOSED, now);
             return;
         }
-        int len = f.length();
-        src.counters.increment(Counters.TX_FRAMES);
+        int len = f.wireLength();
+        int packets = f.packets(); // a burst counts as its packets
+        src.counters.add(Counters.TX_FRAMES, packets);
         src.counters.add(Counters.TX_BYTES, len);
-        counters.increment(Counters.TX_FRAMES);
+        counters.add(Counters.TX_FRAMES, packets);
         counters.add(Counters.TX_BYTES, len);
+        if (packets > 1) {
+            src.counters.increment(Counters.BURSTS);
+            counters.increment(Counters.BURSTS);
+        }
         if (trace != null) {
             trace.record(now, TraceKind.SEND, f, 0);
         }
@@ -165,6 +170,11 @@ final class Forwarder {
         }
         FaultConfig fc = link.faults();
         SplittableRandom rng = link.random;
+        if (f.packets() > 1) {
+            // A burst: built while neither link had faults (Fabric.burstLimit); faults configured since it left
+            // apply from the sender's next frame, as they would to a frame sent a moment before the change.
+            fc = FaultConfig.NONE;
+        }
         if (fc.loss() > 0 && rng.nextDouble() < fc.loss()) {
             drop(f, dst, DropCause.LOSS, now);
             return;
@@ -203,7 +213,7 @@ final class Forwarder {
             }
         }
         LinkModel m = link.model();
-        long end = Math.max(now, link.egressFreeAt) + m.serializationNanos(len);
+        long end = Math.max(now, link.egressFreeAt) + m.serializationNanos(f.wireLength());
         link.egressFreeAt = end;
         long at = end + m.latencyNanos();
         if (fc.reorder() > 0 && rng.nextDouble() < fc.reorder()) {
@@ -237,14 +247,20 @@ final class Forwarder {
             drop(f, dst, DropCause.NO_HANDLER, now);
             return;
         }
-        int len = f.length();
-        dst.counters.increment(Counters.RX_FRAMES);
-        dst.counters.add(Counters.RX_BYTES, len);
-        counters.increment(Counters.RX_FRAMES);
-        counters.add(Counters.RX_BYTES, len);
+        int packets = f.packets();
+        if (packets > 1 && !h.acceptsBursts()) {
+            drop(f, dst, DropCause.NO_HANDLER, now); // replaced by one that takes single packets meanwhile
+            return;
+        }
+        int wire = f.wireLength();
+        dst.counters.add(Counters.RX_FRAMES, packets);
+        dst.counters.add(Counters.RX_BYTES, wire);
+        counters.add(Counters.RX_FRAMES, packets);
+        counters.add(Counters.RX_BYTES, wire);
         if (trace != null) {
             trace.record(now, TraceKind.DELIVER, f, 0);
         }
+        int len = f.length();
         if (f.hasDeferredBytes() && !h.acceptsDeferredBytes()) {
             f.completeBytes();
         }
@@ -265,9 +281,10 @@ final class Forwarder {
 
     /** Drops a frame the fabric owns: counted on the fabric and on {@code charged}, traced, back to its pool. */
     void drop(Frame f, FabricPort charged, DropCause cause, long now) {
-        counters.drop(cause);
+        int packets = f.packets(); // each packet of a burst
+        counters.drop(cause, packets);
         if (charged != null) {
-            charged.counters.drop(cause);
+            charged.counters.drop(cause, packets);
         }
         if (trace != null) {
             trace.record(now, TraceKind.DROP, f, cause.ordinal());

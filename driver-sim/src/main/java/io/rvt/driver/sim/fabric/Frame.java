@@ -25,6 +25,8 @@ import java.nio.ByteBuffer;
 public final class Frame {
     /** The most slices of sender memory a frame may reference ({@link #referencePayload}). */
     public static final int MAX_PAYLOAD_SLICES = 4;
+    /** The most packets one frame may carry as a {@link #burst burst}. */
+    public static final int MAX_BURST = 32;
     static final int FREE = 0;
     static final int OWNED = 1;
     static final int IN_FABRIC = 2;
@@ -48,6 +50,12 @@ public final class Frame {
     private final PayloadSlices payload = new PayloadSlices(MAX_PAYLOAD_SLICES);
     /** Index in the frame where the slices' bytes belong, one after another. */
     private int payloadAt;
+    /** Packets the frame carries: 1, or a burst's ({@link #burst}). */
+    private int packets = 1;
+    /** A burst's bytes on the wire, all its packets together. */
+    private int wireLength;
+    /** What the sender says about a burst's packets after the first, for the receiver. */
+    private long burstInfo;
 
     // Fabric-private state; written by the owner (the sender up to send(), then the fabric's delivery thread).
     /** FREE, OWNED or IN_FABRIC. */
@@ -232,7 +240,9 @@ public final class Frame {
      */
     public Frame payloadAt(int at) {
         checkOwned();
-        if (at < 0 || at > buffer.capacity() - payload.totalLength()) {
+        // a burst's payload is only ever read from its slices (completeBytes refuses), so only where it starts counts
+        int inFrame = packets > 1 ? 0 : payload.totalLength();
+        if (at < 0 || at > buffer.capacity() - inFrame) {
             throw new IllegalArgumentException("frame: payload of " + payload.totalLength() + " bytes at " + at
                     + " does not fit capacity " + buffer.capacity());
         }
@@ -255,6 +265,10 @@ public final class Frame {
      * pending). The frame's owner calls it.
      */
     public void completeBytes() {
+        if (packets > 1) {
+            throw new IllegalStateException("a burst of " + packets + " packets has no bytes of its own to complete: "
+                    + this);
+        }
         payload.copyTo(buffer, payloadAt);
         payload.clear();
         ChecksumWriter w = deferred;
@@ -262,6 +276,52 @@ public final class Frame {
             deferred = null;
             w.write(this);
         }
+    }
+
+    /**
+     * Makes the frame a <em>burst</em>: the packet in its bytes is the first of {@code packets} consecutive packets of
+     * one message from this port to one destination, whose payloads all lie in the frame's
+     * {@link #payload() slices} (segmentation offload, as Linux hands a NIC one GSO packet and a receiving NIC hands
+     * the stack one GRO packet). The fabric carries it as one unit but counts, times and drops it as
+     * {@code packets} frames of {@code wireLength} bytes together; it delivers it only to a handler that
+     * {@link FrameHandler#acceptsBursts() accepts bursts}. A sender builds one only where
+     * {@link Fabric#burstLimit(FabricPort, int)} allows it: no trace and no faults on either link, so everything the
+     * fabric observes per frame stays per packet. The rest of the packets' headers are the sender's and receiver's
+     * business ({@code info}). Call it before {@link #payloadAt(int)} (a burst's payload does not fit the frame's
+     * buffer, and never has to) and before sending.
+     *
+     * @param packets the packets, 2 to {@value #MAX_BURST}
+     * @param wireLength their bytes on the wire together, at least {@link #length()}
+     * @param info what the receiver needs to know of the packets after the first (opaque to the fabric)
+     * @return this frame
+     * @throws IllegalArgumentException if out of range
+     * @throws IllegalStateException if the caller's frame is not owned
+     */
+    public Frame burst(int packets, int wireLength, long info) {
+        checkOwned();
+        if (packets < 2 || packets > MAX_BURST || wireLength < length || wireLength <= 0) {
+            throw new IllegalArgumentException("burst of " + packets + " packets (2.." + MAX_BURST + "), "
+                    + wireLength + " bytes on the wire (more than 0, at least the frame's " + length + ")");
+        }
+        this.packets = packets;
+        this.wireLength = wireLength;
+        this.burstInfo = info;
+        return this;
+    }
+
+    /** @return the packets the frame carries: 1, or a {@link #burst burst}'s */
+    public int packets() {
+        return packets;
+    }
+
+    /** @return the bytes the frame stands for on the wire: {@link #length()}, or a burst's packets' together */
+    public int wireLength() {
+        return packets == 1 ? length : wireLength;
+    }
+
+    /** @return what the sender of a {@link #burst burst} said about its later packets; 0 for a single packet */
+    public long burstInfo() {
+        return burstInfo;
     }
 
     /** @return true if the sender {@link #seal() sealed} the frame and nothing changed its bytes since */
@@ -337,7 +397,8 @@ public final class Frame {
     @Override
     public String toString() {
         return "Frame{seq=" + sequence + ", src=0x" + Integer.toHexString(srcLid) + ", dst=0x"
-                + Integer.toHexString(dstLid) + ", len=" + length + ", t=" + timestamp + '}';
+                + Integer.toHexString(dstLid) + ", len=" + length + (packets > 1 ? ", burst of " + packets : "")
+                + ", t=" + timestamp + '}';
     }
 
     // ---- fabric side ----
@@ -359,6 +420,9 @@ public final class Frame {
         sealed = false;
         deferred = null;
         payload.clear(); // keep no sender's memory reachable
+        packets = 1;
+        wireLength = 0;
+        burstInfo = 0;
         source = null;
         target = null;
         forwarder = null;
@@ -393,6 +457,9 @@ public final class Frame {
         deferred = from.deferred; // and the same checksum to write
         payload.copyFrom(from.payload); // and the same sender memory
         payloadAt = from.payloadAt;
+        packets = from.packets;
+        wireLength = from.wireLength;
+        burstInfo = from.burstInfo;
         buffer.put(0, from.buffer, 0, from.length);
     }
 

@@ -37,4 +37,14 @@ public interface FrameHandler {
     default boolean acceptsDeferredBytes() {
         return false;
     }
+
+    /**
+     * @return true if this handler takes {@link Frame#burst bursts} (it also {@link #acceptsDeferredBytes() accepts
+     *         deferred bytes}: a burst's payload is only in its slices); false (the default): senders send it one
+     *         packet per frame, and a burst that meets it anyway (the handler was replaced while the burst was on its
+     *         way) is dropped as {@link DropCause#NO_HANDLER}, each of its packets counted
+     */
+    default boolean acceptsBursts() {
+        return false;
+    }
 }

@@ -116,6 +116,7 @@ public final class Link {
      */
     public void faults(FaultConfig faults) {
         this.faults = faults;
+        port.fabric().burstRulesChanged();
     }
 
     int epoch() {

@@ -10,5 +10,5 @@
  * {@link System#nanoTime()}).
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("1.1.0")
 package io.rvt.driver.sim.fabric;
