@@ -35,6 +35,7 @@ import io.rvt.transport.Delivery;
 import io.rvt.transport.PacketDriver;
 import io.rvt.transport.QpSendEngine;
 import io.rvt.transport.RxInfo;
+import io.rvt.transport.ThreadScratch;
 import io.rvt.transport.Transport;
 import io.rvt.transport.TxInfo;
 import io.rvt.transport.header.Framing;
@@ -99,7 +100,11 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
     /** Receive-path scratch, touched only by the fabric's delivery thread. */
     private final PacketHeaders rxHeaders = new PacketHeaders();
     private final RxInfo rxInfo = new RxInfo();
-    private final ThreadLocal<SimScratch> txScratch = ThreadLocal.withInitial(SimScratch::new);
+    /**
+     * Each sending thread's scratch, kept by the driver, not by the threads: an application thread that posted keeps
+     * neither this driver's scratch nor driver-sim's class loader once the HCA is gone.
+     */
+    private final ThreadScratch<SimScratch> txScratch = new ThreadScratch<>(SimScratch::new);
     private volatile DriverDevice device;
 
     /** System property naming the fabric a {@link #SimDriver() ServiceLoader-made} HCA joins. */
@@ -291,6 +296,7 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         if (sendAgent != null && joinsFabric) {
             fabric.removeEngine(sendAgent);
         }
+        txScratch.release(); // a later flush without a frame makes its scratch again
     }
 
     // ------------------------------------------------------------------ QP lifecycle
@@ -413,6 +419,11 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
     @Override
     protected SimScratch sendScratch() {
         return txScratch.get();
+    }
+
+    /** @return how many threads hold a send scratch of this HCA now (for tests) */
+    int scratchThreads() {
+        return txScratch.threads();
     }
 
     /** A drain deferred by the delivery thread: queued in deterministic mode, to keep the event loop's order. */
