@@ -10,7 +10,9 @@
 #   perf       ./rvt --driver jni perf -s 64 -D <secs> (Felix, the default the users run) and, with PERF_NO_OSGI=1,
 #              ./rvt --driver jni --no-osgi perf too
 #   iperf3     iperf3 -u -l 64 -b 0 on 127.0.0.1, if installed (apt-get install iperf3; not needed otherwise)
-# and prints each row's messages per second over the rounds (median, min-max) and its ratio to c-rc per round.
+# and prints each row's messages per second over the rounds (median, min-max) and its ratio to c-rc per round, and
+# for udploop and JMH the process CPU time per message (every thread's; a machine shared with other work inflates it
+# far less than the rate) and its ratio to c-rc's.
 # Build first: mvn -q -pl bench,launcher -am package -DskipTests (./rvt builds the launcher itself if needed).
 # Usage: bench/udp-compare.sh [rounds] [seconds]      (defaults: 3 rounds, 2 s per measurement)
 set -euo pipefail
@@ -26,34 +28,41 @@ trap 'rm -rf "$out"' EXIT
 have_iperf3=0
 command -v iperf3 >/dev/null && have_iperf3=1 || echo "iperf3 not installed: its row is left out" >&2
 
-# Each function prints one number: messages (datagrams) per second.
-c_rc() { "$loop" -1 -q -s 80 -w 64 -a -t "$secs" | sed -n 's/.* rate=\([0-9.]*\).*/\1/p'; }
-c_stream() { "$loop" -q -s 64 -t "$secs" | sed -n 's/.* rate=\([0-9.]*\).*/\1/p'; }
+# Each function prints messages (datagrams) per second and, where known, CPU nanoseconds per message.
+udploop() { "$loop" -q -t "$secs" "$@" | sed -n 's/.* rate=\([0-9.]*\) cpu_ns_per_msg=\([0-9.]*\).*/\1 \2/p'; }
+c_rc() { udploop -1 -s 80 -w 64 -a; }
+c_stream() { udploop -s 64; }
 jmh() {
     # ns per message -> messages per second; a short warm-up: the JIT settles within a few windows
     java -jar "$jar" 'JniBenchmark\.sendRate$' -p wire=NATIVE -p threading="$1" -f 1 -wi 3 -w 1 -i "$secs" -r 1 \
-        -rf csv -rff "$out/jmh.csv" >/dev/null 2>&1
-    python3 -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); print(1e9/float(r[0]["Score"]))' \
-        "$out/jmh.csv"
+        -rf csv -rff "$out/jmh.csv" >"$out/jmh.out" 2>&1
+    local cpu
+    cpu="$(sed -n 's/.*cpu_ns_per_op=\([0-9.]*\).*/\1/p' "$out/jmh.out" | tail -1)"
+    python3 -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); print(1e9/float(r[0]["Score"]), sys.argv[2])' \
+        "$out/jmh.csv" "$cpu"
 }
 perf() {
     "$here/rvt" --driver jni "$@" perf -s 64 -D "$secs" 2>/dev/null | awk '$1 == 64 { print $5 * 1e6 }'
 }
 iperf() {
     local port=$((20000 + RANDOM % 20000)) # not bench/iperf3.sh's 5299: another run may hold it
-    iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
-    local server=$!
+    local server=
     local ok=0
-    for _ in $(seq 1 50); do
+    for _ in $(seq 1 20); do
+        # a server serves one test (-1): start one for each attempt whose last server has gone
+        if [ -z "$server" ] || ! kill -0 "$server" 2>/dev/null; then
+            iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
+            server=$!
+            sleep 0.2
+        fi
         if iperf3 -c 127.0.0.1 -p "$port" -u -b 0 -l 64 -t "$secs" -J >"$out/iperf3.json" 2>/dev/null; then
             ok=1
             break
         fi
-        sleep 0.1
     done
     kill "$server" 2>/dev/null || true
     wait "$server" 2>/dev/null || true
-    [ "$ok" = 1 ] || { echo 0; return; }
+    [ "$ok" = 1 ] || { echo "iperf3 failed 20 times" >&2; echo 0; return; }
     # the receiver's datagrams: bytes received / 64 over the receiver's seconds (lost ones excluded)
     python3 -c 'import json,sys
 d = json.load(open(sys.argv[1])).get("end", {})
@@ -84,17 +93,24 @@ done
 python3 - "$out/results" "$rows" <<'PY'
 import statistics, sys
 rows = sys.argv[2].split()
-by = {}
+rate, cpu = {}, {}
 for line in open(sys.argv[1]):
-    r, row, v = line.split()
-    by.setdefault(row, {})[int(r)] = float(v)
-print(f"{'row':<14}{'median M msg/s':>16}{'min-max':>18}{'vs c-rc per round':>34}")
+    f = line.split()
+    rate.setdefault(f[1], {})[int(f[0])] = float(f[2])
+    if len(f) > 3:
+        cpu.setdefault(f[1], {})[int(f[0])] = float(f[3])
+def ratios(d, ref):
+    return " ".join(f"{d[k] / ref[k]:.2f}x" for k in sorted(d) if ref.get(k))
+print(f"{'row':<14}{'median M msg/s':>15}{'min-max':>15}  {'vs c-rc per round':<22}{'CPU ns/msg':>11}  vs c-rc")
 for row in rows:
-    vals = by.get(row, {})
-    if not vals:
+    v = rate.get(row)
+    if not v:
         continue
-    xs = list(vals.values())
-    ratios = [vals[k] / by["c-rc"][k] for k in sorted(vals) if by["c-rc"].get(k)]
-    print(f"{row:<14}{statistics.median(xs) / 1e6:>16.3f}{min(xs) / 1e6:>9.3f}-{max(xs) / 1e6:<8.3f}"
-          f"{' '.join(f'{x:.2f}x' for x in ratios):>34}")
+    xs = list(v.values())
+    line = (f"{row:<14}{statistics.median(xs) / 1e6:>15.3f}{min(xs) / 1e6:>8.3f}-{max(xs) / 1e6:<6.3f}  "
+            f"{ratios(v, rate['c-rc']):<22}")
+    c = cpu.get(row)
+    if c:
+        line += f"{statistics.median(c.values()):>11.0f}  {ratios(c, cpu['c-rc'])}"
+    print(line)
 PY

@@ -3,6 +3,7 @@ package io.rvt.bench;
 import io.rvt.api.AccessFlag;
 import io.rvt.api.CompletionQueue;
 import io.rvt.api.MemoryRegion;
+import io.rvt.api.PortCounter;
 import io.rvt.api.ProtectionDomain;
 import io.rvt.api.QueuePair;
 import io.rvt.api.RecvWorkRequest;
@@ -15,6 +16,7 @@ import io.rvt.cm.QpOptions;
 import io.rvt.core.RvtDevice;
 import io.rvt.driver.jni.JniDriver;
 import io.rvt.driver.jni.Wire;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -31,6 +33,8 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.runner.IterationType;
 
 /**
  * Two driver-jni HCAs on UDP loopback (127.0.0.1, two ephemeral ports, each the other's peer), one RC QP pair: SEND
@@ -81,6 +85,8 @@ public class JniBenchmark {
     private CompletionQueue cqA;
     private CompletionQueue cqB;
     private SendWorkRequest send64;
+    /** {@value #WINDOW} chained 64-byte SENDs, posted with one call (perftest's {@code -l}). */
+    private SendWorkRequest send64List;
     private SendWorkRequest send8a;
     private SendWorkRequest send8b;
     private SendWorkRequest write;
@@ -92,6 +98,17 @@ public class JniBenchmark {
     private long expectB;
     private long seenA;
     private long seenB;
+    /** Operations (messages, round trips, WRITEs) done, and the process CPU time, over the measured iterations. */
+    private long ops;
+    private long measuredOps;
+    private long measuredCpuNanos;
+    private long iterationCpu0;
+    private long iterationOps0;
+    private long iterationPackets0;
+    private long measuredPackets;
+    private boolean measuring;
+    private static final com.sun.management.OperatingSystemMXBean OS =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     /** Two HCAs, a connected RC pair, regions and reusable work requests. */
     @Setup(Level.Trial)
@@ -135,6 +152,9 @@ public class JniBenchmark {
         MemoryRegion ma = pa.regMr(ByteBuffer.allocateDirect(size), acc);
         MemoryRegion mb = pb.regMr(ByteBuffer.allocateDirect(size), acc);
         send64 = new SendWorkRequest(1).opcode(WrOpcode.SEND).sge(ma, 0, 64);
+        for (int i = 0; i < WINDOW; i++) {
+            send64List = new SendWorkRequest(100 + i).opcode(WrOpcode.SEND).sge(ma, 0, 64).next(send64List);
+        }
         send8a = new SendWorkRequest(2).opcode(WrOpcode.SEND).sge(ma, 0, 8);
         send8b = new SendWorkRequest(3).opcode(WrOpcode.SEND).sge(mb, 0, 8);
         recvA = new RecvWorkRequest(4).sge(ma, 0, 64);
@@ -150,9 +170,46 @@ public class JniBenchmark {
         return o;
     }
 
-    /** Removes the devices (threads stopped, sockets closed). */
+    /**
+     * Starts an iteration's CPU count.
+     *
+     * @param it the iteration (only measured ones count)
+     */
+    @Setup(Level.Iteration)
+    public void startIteration(IterationParams it) {
+        measuring = it.getType() == IterationType.MEASUREMENT;
+        iterationOps0 = ops;
+        iterationPackets0 = packets();
+        iterationCpu0 = OS.getProcessCpuTime();
+    }
+
+    /** @return the datagrams both HCAs have sent (their ports' TX_PACKETS: requests, ACKs, CM MADs) */
+    private long packets() {
+        return d0.portCounter(1, PortCounter.TX_PACKETS) + d1.portCounter(1, PortCounter.TX_PACKETS);
+    }
+
+    /** Adds a measured iteration's process CPU time (every thread: the benchmark's, the drivers', JIT, GC). */
+    @TearDown(Level.Iteration)
+    public void endIteration() {
+        if (measuring) {
+            measuredCpuNanos += OS.getProcessCpuTime() - iterationCpu0;
+            measuredOps += ops - iterationOps0;
+            measuredPackets += packets() - iterationPackets0;
+        }
+    }
+
+    /**
+     * Removes the devices (threads stopped, sockets closed), after printing the process CPU time and the datagrams
+     * sent per operation of the measured iterations ({@code cpu_ns_per_op=}, {@code datagrams_per_op=}; a shared
+     * machine inflates CPU time far less than the time per operation).
+     */
     @TearDown(Level.Trial)
     public void tearDown() throws InterruptedException {
+        if (measuredOps > 0) {
+            System.out.printf("JniBenchmark cpu_ns_per_op=%.0f datagrams_per_op=%.2f ops=%d (process CPU time and datagrams "
+                    + "sent / operations, measured iterations)%n", (double) measuredCpuNanos / measuredOps,
+                    (double) measuredPackets / measuredOps, measuredOps);
+        }
         if (pair != null) {
             pair.close();
         }
@@ -218,6 +275,25 @@ public class JniBenchmark {
             a.postSend(send64);
         }
         await(WINDOW, WINDOW);
+        ops += WINDOW;
+        return wc.wrId();
+    }
+
+    /**
+     * {@link #sendRate} with the window's SENDs posted as one list (perftest's {@code -l 64}, ibverbs' one doorbell):
+     * one drain on the posting thread, so the packets leave in {@code sendmmsg} batches rather than one call each.
+     *
+     * @return a wr id
+     */
+    @Benchmark
+    @OperationsPerInvocation(WINDOW)
+    public long sendRateList() {
+        for (int i = 0; i < WINDOW; i++) {
+            b.postRecv(recvB);
+        }
+        a.postSend(send64List);
+        await(WINDOW, WINDOW);
+        ops += WINDOW;
         return wc.wrId();
     }
 
@@ -234,6 +310,7 @@ public class JniBenchmark {
         await(0, 1); // b's receive (a's send completion may come before or after)
         b.postSend(send8b);
         await(2, 1); // a's send completion and receive, b's send completion
+        ops++;
         return wc.wrId();
     }
 
@@ -246,6 +323,7 @@ public class JniBenchmark {
     public long rdmaWrite() {
         a.postSend(write);
         await(1, 0);
+        ops++;
         return wc.wrId();
     }
 }
