@@ -20,12 +20,13 @@ host=()
 [ "${NO_OSGI:-0}" = 1 ] && host=(--no-osgi)
 modes="${JMH_THREADINGS:-progress network}"
 
-rvt() { "$here/rvt" --driver jni "${host[@]}" "$@" 2>/dev/null; }
+rvt() { "$here/rvt" --driver jni "${host[@]}" "$@" 2>/dev/null || true; } # a failed run: no figure
 pingpong() { rvt "$@" pingpong -n "$iters" | sed -n 's/.* = *\([0-9.]*\) usec\/iter.*/\1/p'; }
 perf() { rvt "$@" perf -s 64 -D "$secs" | awk '$1 == 64 { print $5 }'; }
 jmh() {
+    rm -f "$out/jmh.csv" # a failed run must not report the last one's score
     java -jar "$jar" "JniBenchmark\.$1\$" -p wire=NATIVE -p threading="$2" -f 1 -wi 3 -w 1 -i "$secs" -r 1 \
-        -rf csv -rff "$out/jmh.csv" >/dev/null 2>&1
+        -rf csv -rff "$out/jmh.csv" >"$out/jmh.out" 2>&1 || { echo "JMH failed: $(tail -3 "$out/jmh.out")" >&2; return; }
     python3 -c 'import csv,sys; print(float(list(csv.DictReader(open(sys.argv[1])))[0]["Score"]) / 1000)' "$out/jmh.csv"
 }
 

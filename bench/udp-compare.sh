@@ -29,20 +29,21 @@ have_iperf3=0
 command -v iperf3 >/dev/null && have_iperf3=1 || echo "iperf3 not installed: its row is left out" >&2
 
 # Each function prints messages (datagrams) per second and, where known, CPU nanoseconds per message.
-udploop() { "$loop" -q -t "$secs" "$@" | sed -n 's/.* rate=\([0-9.]*\) cpu_ns_per_msg=\([0-9.]*\).*/\1 \2/p'; }
+udploop() { "$loop" -q -t "$secs" "$@" | sed -n 's/.* rate=\([0-9.]*\) cpu_ns_per_msg=\([0-9.]*\).*/\1 \2/p' || true; }
 c_rc() { udploop -1 -s 80 -w 64 -a; }
 c_stream() { udploop -s 64; }
 jmh() {
     # ns per message -> messages per second; a short warm-up: the JIT settles within a few windows
+    rm -f "$out/jmh.csv" # a failed run must not report the last one's score
     java -jar "$jar" 'JniBenchmark\.sendRate$' -p wire=NATIVE -p threading="$1" -f 1 -wi 3 -w 1 -i "$secs" -r 1 \
-        -rf csv -rff "$out/jmh.csv" >"$out/jmh.out" 2>&1
+        -rf csv -rff "$out/jmh.csv" >"$out/jmh.out" 2>&1 || { echo "JMH failed: $(tail -3 "$out/jmh.out")" >&2; return; }
     local cpu
     cpu="$(sed -n 's/.*cpu_ns_per_op=\([0-9.]*\).*/\1/p' "$out/jmh.out" | tail -1)"
     python3 -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); print(1e9/float(r[0]["Score"]), sys.argv[2])' \
         "$out/jmh.csv" "$cpu"
 }
 perf() {
-    "$here/rvt" --driver jni "$@" perf -s 64 -D "$secs" 2>/dev/null | awk '$1 == 64 { print $5 * 1e6 }'
+    "$here/rvt" --driver jni "$@" perf -s 64 -D "$secs" 2>/dev/null | awk '$1 == 64 { print $5 * 1e6 }' || true
 }
 iperf() {
     local port=$((20000 + RANDOM % 20000)) # not bench/iperf3.sh's 5299: another run may hold it
@@ -62,13 +63,13 @@ iperf() {
     done
     kill "$server" 2>/dev/null || true
     wait "$server" 2>/dev/null || true
-    [ "$ok" = 1 ] || { echo "iperf3 failed 20 times" >&2; echo 0; return; }
+    [ "$ok" = 1 ] || { echo "iperf3 failed 20 times" >&2; return; }
     # the receiver's datagrams: bytes received / 64 over the receiver's seconds (lost ones excluded)
     python3 -c 'import json,sys
 d = json.load(open(sys.argv[1])).get("end", {})
 r, s = d.get("sum_received"), d.get("sum", {})
 print(r["bytes"] / 64 / r["seconds"] if r else (s["packets"] - s["lost_packets"]) / s["seconds"])' \
-        "$out/iperf3.json" 2>/dev/null || echo 0
+        "$out/iperf3.json" 2>/dev/null || true
 }
 
 rows="c-rc c-stream"
@@ -87,7 +88,11 @@ for r in $(seq 1 "$rounds"); do
             perf-no-osgi) v="$(perf --no-osgi)" ;;
             iperf3) v="$(iperf)" ;;
         esac
-        echo "$r $row ${v:-0}" | tee -a "$out/results"
+        if [ -n "$v" ] && [ "${v%% *}" != 0 ]; then
+            echo "$r $row $v" | tee -a "$out/results"
+        else
+            echo "$r $row failed: left out" >&2
+        fi
     done
 done
 python3 - "$out/results" "$rows" <<'PY'
