@@ -25,7 +25,7 @@ pingpong() { rvt "$@" pingpong -n "$iters" | sed -n 's/.* = *\([0-9.]*\) usec\/i
 perf() { rvt "$@" perf -s 64 -D "$secs" | awk '$1 == 64 { print $5 }'; }
 jmh() {
     rm -f "$out/jmh.csv" # a failed run must not report the last one's score
-    java -jar "$jar" "JniBenchmark\.$1\$" -p wire=NATIVE -p threading="$2" -f 1 -wi 3 -w 1 -i "$secs" -r 1 \
+    java -Djmh.ignoreLock=true -jar "$jar" "JniBenchmark\.$1\$" -p wire=NATIVE -p threading="$2" -f 1 -wi 3 -w 1 -i "$secs" -r 1 \
         -rf csv -rff "$out/jmh.csv" >"$out/jmh.out" 2>&1 || { echo "JMH failed: $(tail -3 "$out/jmh.out")" >&2; return; }
     python3 -c 'import csv,sys; print(float(list(csv.DictReader(open(sys.argv[1])))[0]["Score"]) / 1000)' "$out/jmh.csv"
 }

@@ -13,7 +13,8 @@
 # and prints each row's messages per second over the rounds (median, min-max) and its ratio to c-rc per round, and
 # for udploop and JMH the process CPU time per message (every thread's; a machine shared with other work inflates it
 # far less than the rate) and its ratio to c-rc's.
-# Build first: mvn -q -pl bench,launcher -am package -DskipTests (./rvt builds the launcher itself if needed).
+# Build first: mvn -q -pl bench,launcher -am package -DskipTests (./rvt builds the launcher itself if needed). JMH runs
+# with -Djmh.ignoreLock=true: on a shared machine another JMH run may hold /tmp/jmh.lock.
 # Usage: bench/udp-compare.sh [rounds] [seconds]      (defaults: 3 rounds, 2 s per measurement)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -35,7 +36,7 @@ c_stream() { udploop -s 64; }
 jmh() {
     # ns per message -> messages per second; a short warm-up: the JIT settles within a few windows
     rm -f "$out/jmh.csv" # a failed run must not report the last one's score
-    java -jar "$jar" 'JniBenchmark\.sendRate$' -p wire=NATIVE -p threading="$1" -f 1 -wi 3 -w 1 -i "$secs" -r 1 \
+    java -Djmh.ignoreLock=true -jar "$jar" 'JniBenchmark\.sendRate$' -p wire=NATIVE -p threading="$1" -f 1 -wi 3 -w 1 -i "$secs" -r 1 \
         -rf csv -rff "$out/jmh.csv" >"$out/jmh.out" 2>&1 || { echo "JMH failed: $(tail -3 "$out/jmh.out")" >&2; return; }
     local cpu
     cpu="$(sed -n 's/.*cpu_ns_per_op=\([0-9.]*\).*/\1/p' "$out/jmh.out" | tail -1)"
