@@ -9,6 +9,7 @@ import io.rvt.api.Gid;
 import io.rvt.api.QpType;
 import io.rvt.api.QueuePair;
 import io.rvt.api.VerbsException;
+import io.rvt.api.spi.RvtTimer;
 import io.rvt.api.spi.TimerService;
 import io.rvt.cm.CmConfig;
 import io.rvt.cm.CmEvent;
@@ -48,6 +49,13 @@ final class CmEngine {
 
     /** The fewest nanoseconds an ID stays in timewait. */
     static final long MIN_TIMEWAIT_NANOS = 1_000_000L;
+    /**
+     * How often the CM looks again whether its device is dead after its GSI QP's receives came back flushed (rvt-core
+     * flushes the QPs of a device it unregisters, then calls the application's handler, then marks it dead).
+     */
+    static final long REMOVAL_CHECK_NANOS = 1_000_000L;
+    /** How many times: after 10 s of a flushed GSI QP on a live device the CM stops looking (and logs it). */
+    static final int REMOVAL_CHECKS = 10_000;
 
     final Device device;
     private final CmConfig config;
@@ -76,6 +84,10 @@ final class CmEngine {
     private volatile boolean open = true;
     private int nextLocalId;
     private long nextTid;
+    /** Looks whether the device died, once the GSI QP's receives came back flushed; made at start. */
+    private RvtTimer removalCheck;
+    /** Looks left; under this monitor. */
+    private int removalChecks = REMOVAL_CHECKS;
 
     private CmEngine(Device device, CmConfig config) {
         this.device = device;
@@ -106,6 +118,7 @@ final class CmEngine {
     }
 
     private void start() {
+        removalCheck = timers.newTimer("rvt-cm " + device.name() + " removal", this::checkRemoval);
         gsi.allocate(this::onCompletions, this::onAsyncEvent);
         synchronized (this) {
             gsi.openPorts(this::onAsyncEvent);
@@ -171,6 +184,40 @@ final class CmEngine {
                 } else {
                     LOG.log(System.Logger.Level.WARNING, "rvt-cm: GSI CQ of " + device.name() + " failed", e);
                 }
+            }
+            if (open && gsi.receivesFlushed()) {
+                flushedGsi();
+            }
+        }
+        drain();
+    }
+
+    /**
+     * The GSI QP is in ERR: the device is being unregistered (rvt-core flushes its QPs first). The device's event
+     * handler is the application's, so the CM finds out here: at once if the device is already dead, else on a
+     * short timer (the application's handler runs before rvt-core marks the device dead). Under this monitor.
+     */
+    private void flushedGsi() {
+        if (!device.isAlive()) {
+            deviceGone();
+        } else if (!removalCheck.isPending() && removalChecks > 0) {
+            removalCheck.arm(REMOVAL_CHECK_NANOS);
+        }
+    }
+
+    /** The removal check's timer fired: the CM's timer thread, or the fabric's in virtual time. */
+    private void checkRemoval() {
+        synchronized (this) {
+            if (!open) {
+                return;
+            }
+            if (!device.isAlive()) {
+                deviceGone();
+            } else if (--removalChecks > 0) {
+                removalCheck.arm(REMOVAL_CHECK_NANOS);
+            } else {
+                LOG.log(System.Logger.Level.WARNING, "rvt-cm: the GSI QP of " + device.name()
+                        + " is in error on a live device; the CM keeps its connections");
             }
         }
         drain();
@@ -618,6 +665,7 @@ final class CmEngine {
         }
         listeners.closeAll();
         open = false;
+        removalCheck.cancel();
         CmRegistry.remove(this);
         // outside the monitor: destroying the CQ waits for a completion handler that may be waiting for it
         later(this::releaseResources);
@@ -662,6 +710,9 @@ final class CmEngine {
             }
             listeners.closeAll();
             open = false;
+            if (removalCheck != null) {
+                removalCheck.cancel();
+            }
         }
         drain();
         // outside the monitor: destroying the CQ waits for a completion handler that may be waiting for it

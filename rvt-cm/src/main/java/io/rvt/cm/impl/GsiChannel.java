@@ -66,6 +66,8 @@ final class GsiChannel {
     private long madsReceived;
     private long madsDropped;
     private long sendsDropped;
+    /** A receive came back flushed: a GSI QP is in ERR (its device is being removed, or broke). */
+    private boolean receivesFlushed;
 
     GsiChannel(Device device, MadSink sink) {
         this.device = device;
@@ -106,6 +108,11 @@ final class GsiChannel {
                 postRecv(port, s);
             }
         }
+    }
+
+    /** @return true once a receive of a GSI QP came back flushed (the QP is in ERR: its device is going away) */
+    boolean receivesFlushed() {
+        return receivesFlushed;
     }
 
     /** Arms the CQ for the next completion. */
@@ -160,6 +167,7 @@ final class GsiChannel {
         int slot = (int) id & 0xFFFF;
         GsiPort port = portNum >= 1 && portNum <= ports.length ? ports[portNum - 1] : null;
         if (port == null || c.status() != WcStatus.SUCCESS) {
+            receivesFlushed |= c.status() == WcStatus.WR_FLUSH_ERR;
             return; // flushed: the QP is going away
         }
         int at = port.recvBase + slot * RECV_SLOT_BYTES;
