@@ -19,6 +19,7 @@ import io.rvt.transport.PacketDriver;
 import io.rvt.transport.Packets;
 import io.rvt.transport.QpSendEngine;
 import io.rvt.transport.RxInfo;
+import io.rvt.transport.ThreadScratch;
 import io.rvt.transport.Transport;
 import io.rvt.transport.TxInfo;
 import io.rvt.transport.header.Framing;
@@ -75,8 +76,8 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
     /** The wire's two halves: RoCEv2 framing of what the transport sends, and of what the sockets receive. */
     private final RoceSender roce;
     private final RoceReceiver receiver;
-    /** Each posting thread's send scratch. */
-    private final TxScratch.PerThread txScratch;
+    /** Each sending thread's scratch, kept by the driver, not by the threads (no pinning of this bundle's loader). */
+    private final ThreadScratch<TxScratch> txScratch;
     private final Sockets sockets;
     private final int sourcePorts;
     private volatile DriverDevice device;
@@ -98,7 +99,9 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         int nports = b.addresses.size();
         this.params = packetHcaParams(nodeGuid, 0x4A4E, b.maxQp, nports);
         int slotSize = slotSize(mtu);
-        this.txScratch = new TxScratch.PerThread(b.batch, slotSize, b.wire == Wire.NATIVE);
+        int batch = b.batch;
+        boolean gather = b.wire == Wire.NATIVE;
+        this.txScratch = new ThreadScratch<>(() -> new TxScratch(batch, slotSize, gather));
         this.ports = new PortEngine[nports];
         this.roce = new RoceSender(this, b.defaultPeerPort);
         this.receiver = new RoceReceiver(this, nports, b.checkIpv4Icrc, mtu.bytes());
@@ -389,6 +392,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
             }
         }
         closeSockets();
+        txScratch.release();
     }
 
     private void closeSockets() {
