@@ -118,6 +118,10 @@ public final class Main {
             err.println("rvt: " + e.getMessage());
             return EXIT_USAGE;
         }
+        if (options.version) {
+            out.println(VersionInfo.describe(options));
+            return EXIT_OK;
+        }
         if (options.help) {
             out.println(options.command.equals("default") ? Options.usage() : Syntax.help(options.command));
             return EXIT_OK;

@@ -75,7 +75,8 @@ record OptionDef(String name, List<String> aliases, String label, String command
                     + "command's polls and a backstop; network: its own threads; invoker: sim, needs --no-osgi)"),
             opt("--no-osgi", null, null, EVERY, "the plain class path instead of Felix"),
             opt("--debug", null, null, EVERY, "stack traces with errors"),
-            opt("--help", "-h", null, EVERY, "this help"));
+            opt("--help", "-h", null, EVERY, "this help"),
+            opt("--version", null, null, EVERY, "rvt's version, the host a command runs in, the Java version"));
 
     private static final Map<String, List<OptionDef>> BY_NAME = new HashMap<>();
 

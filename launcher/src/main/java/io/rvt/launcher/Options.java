@@ -42,6 +42,8 @@ public final class Options {
     boolean noOsgi;
     /** {@code -h}, {@code --help}. */
     boolean help;
+    /** {@code --version}. */
+    boolean version;
     /** {@code --driver}. */
     DriverKind driver = DriverKind.SIM;
     /** {@code --address A[,B]}: the two jni HCAs' IP addresses. */
@@ -149,6 +151,7 @@ public final class Options {
             case "--debug" -> debug = true;
             case "--no-osgi" -> noOsgi = true;
             case "--help" -> help = true;
+            case "--version" -> version = true;
             case "--driver" -> driver = DriverKind.parse(v);
             case "--address" -> addresses = JniSetup.parseAddresses(v);
             case "--udp-port" -> udpPort = udpPort(name, v);
@@ -440,7 +443,7 @@ public final class Options {
                 "jni:       --address A[,B] (127.0.0.1; ::1 for IPv6)  --udp-port P (P and P+1; default: free ports)",
                 "           --source-ports N (UDP source ports per HCA, one per flow from 0xC000; default "
                         + JniDriverBuilder.DEFAULT_SOURCE_PORTS + "; 1: all from P)",
-                "other:     --no-osgi (plain class path, no Felix)  --debug (stack traces)  -h|--help",
+                "other:     --no-osgi (plain class path, no Felix)  --debug (stack traces)  -h|--help  --version",
                 "",
                 "exit codes: 0 success, 1 failure, 2 bad command line");
     }
