@@ -160,7 +160,8 @@ class JniFelixIT extends FelixTest {
         for (var ad : ocd.getAttributeDefinitions(ObjectClassDefinition.ALL)) {
             ids.add(ad.getID());
         }
-        assertThat(ids).containsExactlyInAnyOrder("name", "address", "udp.port", "mtu", "source.ports", "peers");
+        assertThat(ids).containsExactlyInAnyOrder("name", "address", "udp.port", "mtu", "source.ports", "peers",
+                "threading");
     }
 
     @Test
