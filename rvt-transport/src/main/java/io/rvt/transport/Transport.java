@@ -131,6 +131,30 @@ public final class Transport {
     }
 
     /**
+     * Caps the RC PSNs in flight on a port, summed over its QPs, so that requesters do not overrun what the peer can
+     * absorb (an rvt extension; IBTA leaves the sending rate to the requester). A driver over kernel sockets sets it
+     * from the receive buffer the kernel granted. Each QP of such a port also keeps a congestion window of its own,
+     * unlimited until it loses a packet (then halved, and reopened by one packet per window acknowledged); a
+     * requester stopped by either waits for an ACK ({@code RVT_S_WAIT_PSN}). A QP with fewer than 8 PSNs in flight
+     * may always send. Ports without a budget send as rdmavt does, as fast as the send engine runs.
+     *
+     * @param portNum the port, 1-based
+     * @param packets the budget, at least 1; 0 removes it
+     */
+    public void limitRcInFlight(int portNum, int packets) {
+        rc.limitInFlight(portNum, packets);
+    }
+
+    /**
+     * @param portNum a port
+     * @return its RC budget and use, or null if {@link #limitRcInFlight} set none
+     */
+    public RcInFlight rcInFlight(int portNum) {
+        long[] v = rc.inFlight(portNum);
+        return v == null ? null : new RcInFlight((int) v[0], (int) v[1], (int) v[2], v[3]);
+    }
+
+    /**
      * Go-back-N: rewinds the RC requester to {@code psn} after the retry timer expired, counting a retry; when
      * {@code s_retry} is used up completes the oldest WQE with {@code RETRY_EXC_ERR} and moves the QP to ERR. The
      * driver calls it from {@code notifyRestartRc} ({@code recvLock} and {@code sendLock} held); the core schedules

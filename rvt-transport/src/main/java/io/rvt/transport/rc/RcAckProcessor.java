@@ -264,7 +264,7 @@ final class RcAckProcessor {
                     qp.iport().addCounter(PortCounter.RC_RESENDS, Math.max(0, Seq24.delta(rq.psn, psn)));
                 }
                 RcRequester.resetPsn(qp, psn);
-                rq.flags &= ~(QpFlags.S_WAIT_SSN_CREDIT | QpFlags.S_WAIT_ACK);
+                rq.flags &= ~(QpFlags.S_WAIT_SSN_CREDIT | QpFlags.S_WAIT_ACK | QpFlags.S_WAIT_PSN);
                 rq.stopRcTimers();
                 rq.addRnrTimer(aeth);
                 return false;

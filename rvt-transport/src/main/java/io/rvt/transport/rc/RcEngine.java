@@ -5,6 +5,8 @@ import io.rvt.api.QpState.Ops;
 import io.rvt.api.WcStatus;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.QpFlags;
+import io.rvt.api.spi.RequesterState;
+import io.rvt.api.spi.Seq24;
 import io.rvt.transport.Packets;
 import io.rvt.transport.ProtocolEngine;
 import io.rvt.transport.RxInfo;
@@ -12,6 +14,7 @@ import io.rvt.transport.TxInfo;
 import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.PacketHeaders;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.concurrent.locks.Lock;
 
 /**
@@ -20,8 +23,44 @@ import java.util.concurrent.locks.Lock;
  * {@link RcResponseBuilder}). Stateless: everything per QP is in {@link RcState}. Drivers use {@code Transport}.
  */
 public final class RcEngine implements ProtocolEngine<RcState> {
+    /** Per port (index = port number), its budget of RC PSNs in flight, or null; copied on write. */
+    private volatile RcWindow[] windows = new RcWindow[0];
+
     /** Creates the engine. */
     public RcEngine() {
+    }
+
+    /**
+     * Caps the RC PSNs in flight on a port, summed over its QPs ({@link RcWindow}); an rvt extension. Applies to
+     * packets built from now on.
+     *
+     * @param portNum the port, 1-based
+     * @param packets the budget, at least 1; 0 removes it
+     */
+    public synchronized void limitInFlight(int portNum, int packets) {
+        if (portNum < 1) {
+            throw new IllegalArgumentException("port numbers start at 1, got " + portNum);
+        }
+        if (packets < 0) {
+            throw new IllegalArgumentException("an RC window must be >= 0 packets, got " + packets);
+        }
+        RcWindow[] w = windows.length > portNum ? windows.clone() : Arrays.copyOf(windows, portNum + 1);
+        w[portNum] = packets == 0 ? null : new RcWindow(packets);
+        windows = w;
+    }
+
+    private RcWindow window(int portNum) {
+        RcWindow[] w = windows;
+        return portNum < w.length ? w[portNum] : null;
+    }
+
+    /**
+     * @param portNum a port
+     * @return {budget, PSNs in flight now, most in flight at once, waits}, or null if the port has no budget
+     */
+    public long[] inFlight(int portNum) {
+        RcWindow w = window(portNum);
+        return w == null ? null : new long[] {w.packets, w.inFlight(), w.peak(), w.waits()};
     }
 
     /**
@@ -48,7 +87,7 @@ public final class RcEngine implements ProtocolEngine<RcState> {
                     return n;
                 }
             }
-            n = RcRequester.makeRequest(qp, st, buf, off, tx);
+            n = RcRequester.makeRequest(qp, st, buf, off, tx, window(qp.portNum()));
         } finally {
             sl.unlock();
         }
@@ -90,7 +129,9 @@ public final class RcEngine implements ProtocolEngine<RcState> {
                     Lock sl = qp.sendLock();
                     sl.lock();
                     try {
+                        int last = qp.requester().lastPsn;
                         RcAckProcessor.receiveResponse(qp, st, buf, hdr);
+                        afterResponse(qp, st, last);
                     } finally {
                         sl.unlock();
                     }
@@ -100,6 +141,23 @@ public final class RcEngine implements ProtocolEngine<RcState> {
             } while (hdr.nextInRun());
         } finally {
             rl.unlock();
+        }
+    }
+
+    /**
+     * What a response changed for the window: PSNs acknowledged open it, the port's count follows, and a requester
+     * stopped at it goes on. {@code recvLock} and {@code sendLock} held.
+     */
+    private void afterResponse(DriverQp qp, RcState st, int lastBefore) {
+        RequesterState rq = qp.requester();
+        int acked = Seq24.delta(rq.lastPsn, lastBefore);
+        if (acked > 0) {
+            RcWindow.acked(st, acked);
+        }
+        RcWindow.settle(qp, st, st.chargedTo != null ? st.chargedTo : window(qp.portNum()));
+        if ((rq.flags & QpFlags.S_WAIT_PSN) != 0 && acked > 0) {
+            rq.flags &= ~QpFlags.S_WAIT_PSN;
+            st.scheduleSend();
         }
     }
 
@@ -114,6 +172,7 @@ public final class RcEngine implements ProtocolEngine<RcState> {
     public void error(DriverQp qp, RcState st) {
         qp.ackQueue().rdmaSge.clear();
         qp.requester().rdmaReadLen = 0;
+        RcWindow.refund(st);
     }
 
     /**

@@ -54,15 +54,17 @@ final class RcRequester {
 
     /** The waits that stop the requester until an ACK, a timer or credits clear them. */
     private static final int WAIT_MASK = QpFlags.S_WAIT_RNR | QpFlags.S_WAIT_ACK | QpFlags.S_WAIT_FENCE
-            | QpFlags.S_WAIT_RDMAR | QpFlags.S_WAIT_SSN_CREDIT;
+            | QpFlags.S_WAIT_RDMAR | QpFlags.S_WAIT_SSN_CREDIT | QpFlags.S_WAIT_PSN;
 
     /**
-     * Builds the next request packet, or flushes in SQE/ERR.
+     * Builds the next request packet, or flushes in SQE/ERR; stops (with {@code S_WAIT_PSN}) when the QP's window
+     * or its port's budget is full ({@link RcWindow}).
      *
+     * @param window the budget of the QP's port, or null
      * @return bytes written, 0 if there is nothing to send now, {@link #FATAL} if the WQE at {@code sendCur} has an
      *         operation the transport does not know (it was completed with {@code LOC_QP_OP_ERR})
      */
-    static int makeRequest(DriverQp qp, RcState st, ByteBuffer buf, int off, TxInfo tx) {
+    static int makeRequest(DriverQp qp, RcState st, ByteBuffer buf, int off, TxInfo tx, RcWindow window) {
         RequesterState rq = qp.requester();
         SendQueue sq = qp.sendQueue();
         QpState state = qp.state();
@@ -75,6 +77,9 @@ final class RcRequester {
             }
             int cur = rq.cur;
             SendWqe wqe = sq.swqe(cur);
+            if ((window != null || st.cwnd != RcWindow.UNLIMITED) && !admitted(qp, st, window, wqe, cur)) {
+                return 0;
+            }
             int pmtu = qp.pmtu();
             int hdr = off + BthDescriptor.LENGTH;
             int op;
@@ -218,6 +223,10 @@ final class RcRequester {
                 rq.flags = flags;
                 ackReq = true;
             }
+            if (window != null || st.cwnd != RcWindow.UNLIMITED) {
+                RcWindow.settle(qp, st, window);
+                ackReq |= RcWindow.asksForAck(qp, st, window, psn, 0);
+            }
             rq.len -= len;
             rq.state = op;
             int end = Packets.referencePayload(buf, hdr, rq.sge, len, tx);
@@ -238,7 +247,7 @@ final class RcRequester {
             if (tx.runLimit() > 1 && len == pmtu && !RequestBuilder.endsMessage(op) && tx.isPayloadByReference()
                     && op != Opcode.RC_RDMA_READ_REQUEST) {
                 Packets.startRun(tx, ackReq);
-                extendRun(qp, st, wqe, pmtu, tx);
+                extendRun(qp, st, wqe, pmtu, tx, window);
             }
             return end - off;
         }
@@ -251,9 +260,13 @@ final class RcRequester {
      * limit), until the limit, a LAST that carries an ImmDt or IETH, or a payload that cannot be referenced.
      * {@code sendLock} held.
      */
-    private static void extendRun(DriverQp qp, RcState st, SendWqe wqe, int pmtu, TxInfo tx) {
+    private static void extendRun(DriverQp qp, RcState st, SendWqe wqe, int pmtu, TxInfo tx, RcWindow window) {
         RequesterState rq = qp.requester();
+        boolean windowed = window != null || st.cwnd != RcWindow.UNLIMITED;
         while (rq.len > 0 && (rq.flags & WAIT_MASK) == 0) {
+            if (windowed && !RcWindow.admit(qp, st, window, 1)) {
+                return; // the window is full: the run ends here and the requester waits for an ACK
+            }
             int op = RequestBuilder.opcode(Opcode.RC, wqe.opcode(), false, rq.len, pmtu);
             int operation = op & Opcode.OPERATION_MASK;
             if (operation != Opcode.SEND_MIDDLE && operation != Opcode.RDMA_WRITE_MIDDLE
@@ -264,11 +277,15 @@ final class RcRequester {
             int psn = rq.psn;
             boolean ends = RequestBuilder.endsMessage(op);
             int delta = Seq24.delta(psn, wqe.psn());
-            boolean ackReq = ends || delta != 0 && delta % ACK_REQUEST_INTERVAL == 0;
+            boolean ackReq = ends || delta != 0 && delta % ACK_REQUEST_INTERVAL == 0
+                    || windowed && RcWindow.asksForAck(qp, st, window, psn, 1);
             if (!Packets.extendRun(tx, rq.sge, op, len, ackReq, RequestBuilder.solicited(op, wqe))) {
                 return;
             }
             rq.psn = psn + 1;
+            if (windowed) {
+                RcWindow.settle(qp, st, window);
+            }
             rq.len -= len;
             rq.state = op;
             if (Seq24.cmpMsn(psn + 1, st.psnLimit) > 0) {
@@ -279,6 +296,36 @@ final class RcRequester {
                 return;
             }
         }
+    }
+
+    /**
+     * Whether the packet the WQE at {@code cur} would give next fits the window ({@link RcWindow#admit}): one PSN, or
+     * for an RDMA READ request the PSNs of the responses it asks for. True when there is nothing to send.
+     */
+    private static boolean admitted(DriverQp qp, RcState st, RcWindow window, SendWqe wqe, int cur) {
+        RequesterState rq = qp.requester();
+        int span = 1;
+        switch (rq.state) {
+            case RESTART_READ:
+                span = Seq24.delta(wqe.lpsn(), rq.psn) + 1;
+                break;
+            case RESTART_SEND:
+            case RESTART_WRITE:
+            case Opcode.RC_SEND_FIRST:
+            case Opcode.RC_SEND_MIDDLE:
+            case Opcode.RC_RDMA_WRITE_FIRST:
+            case Opcode.RC_RDMA_WRITE_MIDDLE:
+                break;
+            default:
+                if (cur == rq.tail && cur == qp.sendQueue().head()) {
+                    return true; // nothing to send
+                }
+                if (wqe.opcode() == WrOpcode.RDMA_READ) {
+                    span = Seq24.delta(wqe.lpsn(), wqe.psn()) + 1;
+                }
+                break;
+        }
+        return RcWindow.admit(qp, st, window, Math.max(1, span));
     }
 
     /** Counts a new RDMA READ/atomic against {@code max_rd_atomic}; false (and WAIT_RDMAR) if none is left. */
@@ -328,6 +375,7 @@ final class RcRequester {
             flags |= QpFlags.S_SEND_ONE;
         }
         rq.flags = flags;
+        RcWindow.lost(qp, st);
         resetPsn(qp, psn);
     }
 

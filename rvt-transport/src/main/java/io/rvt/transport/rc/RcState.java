@@ -21,6 +21,14 @@ public final class RcState extends QpProtocolState {
     int psnLimit;
     /** Whether any request has been sent since reset. */
     boolean sentAny;
+    /** The congestion window, PSNs in flight ({@link RcWindow}); {@link RcWindow#UNLIMITED} until a loss. */
+    int cwnd = RcWindow.UNLIMITED;
+    /** PSNs acknowledged towards the next opening of {@link #cwnd}. */
+    int cwndAcked;
+    /** The port budget {@link #charged} is counted in, or null. */
+    RcWindow chargedTo;
+    /** The PSNs in flight this QP has counted in {@link #chargedTo}. */
+    int charged;
 
     // ------------------------------------------------------------ responder (recvLock)
     /** Request packets accepted since the last ACK was queued (ACK coalescing). */
@@ -44,12 +52,16 @@ public final class RcState extends QpProtocolState {
     public void reset() {
         psnLimit = 0;
         sentAny = false;
+        RcWindow.refund(this);
+        cwnd = RcWindow.UNLIMITED;
+        cwndAcked = 0;
         unackedPackets = 0;
         target.clear();
     }
 
     @Override
     public String toString() {
-        return "RcState{psnLimit=" + psnLimit + ", sentAny=" + sentAny + ", unackedPackets=" + unackedPackets + '}';
+        return "RcState{psnLimit=" + psnLimit + ", sentAny=" + sentAny + ", cwnd=" + cwnd + ", charged=" + charged
+                + ", unackedPackets=" + unackedPackets + '}';
     }
 }
