@@ -26,7 +26,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define RVT_ABI_VERSION 4
+#define RVT_ABI_VERSION 5
 #define RVT_MAX_BATCH 64
 /* Segments per datagram: transport headers, up to four payload slices of registered memory, pad and ICRC. */
 #define RVT_TX_SEGS 6
@@ -244,6 +244,22 @@ static jlong JNICALL rvt_drops(JNIEnv *env, jclass cls, jint fd)
         return -EOPNOTSUPP;
     }
     return (jlong) mem[SK_MEMINFO_DROPS];
+}
+
+/*
+ * The buffer the kernel granted the socket: SO_SNDBUF (send != 0) or SO_RCVBUF, in bytes as getsockopt reports them
+ * (Linux doubles what was asked, for its bookkeeping, and caps a plain request at net.core.[rw]mem_max), or -errno.
+ */
+static jint JNICALL rvt_buffer_bytes(JNIEnv *env, jclass cls, jint fd, jboolean send)
+{
+    (void) env;
+    (void) cls;
+    int v = 0;
+    socklen_t len = sizeof v;
+    if (getsockopt(fd, SOL_SOCKET, send ? SO_SNDBUF : SO_RCVBUF, &v, &len) != 0) {
+        return -errno;
+    }
+    return v;
 }
 
 static jint JNICALL rvt_close(JNIEnv *env, jclass cls, jint fd)
@@ -490,6 +506,7 @@ static const JNINativeMethod METHODS[] = {
     {"localPort", "(I)I", (void *) rvt_local_port},
     {"close", "(I)I", (void *) rvt_close},
     {"drops", "(I)J", (void *) rvt_drops},
+    {"bufferBytes", "(IZ)I", (void *) rvt_buffer_bytes},
     {"sendBatch", "(IJII)I", (void *) rvt_send_batch},
     {"recvBatch", "(IJJII)I", (void *) rvt_recv_batch},
     {"eventfd", "()I", (void *) rvt_eventfd},

@@ -54,6 +54,15 @@ interface Datagrams extends AutoCloseable {
         return -1;
     }
 
+    /**
+     * @param send true for the send buffer ({@code SO_SNDBUF}), false for the receive buffer ({@code SO_RCVBUF})
+     * @return the buffer the kernel granted, bytes as {@code getsockopt} reports them (Linux: twice what was asked,
+     *         within {@code net.core.[rw]mem_max} unless forced), or -1 if this layer cannot tell
+     */
+    default int bufferBytes(boolean send) {
+        return -1;
+    }
+
     /** @return the errno of the last failed system call, 0 if none failed */
     int lastErrno();
 

@@ -200,6 +200,15 @@ final class JdkDatagrams implements Datagrams {
     }
 
     @Override
+    public int bufferBytes(boolean send) {
+        try {
+            return channel.getOption(send ? StandardSocketOptions.SO_SNDBUF : StandardSocketOptions.SO_RCVBUF);
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    @Override
     public int lastErrno() {
         return lastErrno;
     }

@@ -18,6 +18,7 @@ import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.transport.PacketDriver;
 import io.rvt.transport.Packets;
 import io.rvt.transport.QpSendEngine;
+import io.rvt.transport.RcInFlight;
 import io.rvt.transport.RxInfo;
 import io.rvt.transport.ThreadScratch;
 import io.rvt.transport.Transport;
@@ -276,6 +277,95 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         return port(portNum).sendErrors;
     }
 
+    /**
+     * @param portNum a port, 1-based
+     * @return the receive buffer the kernel granted its socket ({@code SO_RCVBUF} as {@code getsockopt} reports it:
+     *         Linux doubles what {@link JniDriverBuilder#socketBufferBytes} asked, and caps it at
+     *         {@code net.core.rmem_max} without {@code CAP_NET_ADMIN}), or -1 if the wire cannot tell
+     */
+    public int receiveBufferBytes(int portNum) {
+        return port(portNum).receiveBufferBytes;
+    }
+
+    /**
+     * @param portNum a port, 1-based
+     * @return the send buffer the kernel granted its socket ({@code SO_SNDBUF}; each flow's source socket asks for
+     *         the same), or -1 if the wire cannot tell
+     */
+    public int sendBufferBytes(int portNum) {
+        return port(portNum).sendBufferBytes;
+    }
+
+    /**
+     * The RC window of a port: how many RC PSNs its QPs together may have in flight, derived from the receive buffer
+     * the kernel granted ({@link #rcWindowPackets(int, int)}), so that a stream does not overrun the peer's socket;
+     * a requester at the window waits for an ACK.
+     *
+     * @param portNum a port, 1-based
+     * @return the window in packets, 0 if the wire cannot tell the buffer (no window)
+     */
+    public int rcWindowPackets(int portNum) {
+        return port(portNum).rcWindowPackets;
+    }
+
+    /**
+     * @param portNum a port, 1-based
+     * @return how its RC window is used (PSNs in flight now, the most at once, waits), or null before registration
+     *         or without a window
+     */
+    public RcInFlight rcInFlight(int portNum) {
+        port(portNum);
+        Transport t = transport();
+        return t == null ? null : t.rcInFlight(portNum);
+    }
+
+    /**
+     * What one datagram of {@code udpPayloadBytes} takes of a Linux socket's receive buffer (its {@code truesize}):
+     * the kernel's allocation for the packet, rounded up to a power of two, plus its {@code sk_buff} bookkeeping.
+     * Measured on loopback (a 4,200-byte datagram takes 8,448 bytes, a 100-byte one 832); NICs that receive into
+     * pages charge a page or less for an MTU-sized frame, so this errs on the safe side.
+     *
+     * @param udpPayloadBytes the datagram's UDP payload
+     * @return the bytes it is charged
+     */
+    static int datagramTruesize(int udpPayloadBytes) {
+        int data = udpPayloadBytes + 384; // IP, UDP and link headers, skb_shared_info
+        return Integer.highestOneBit(data - 1) * 2 + 320;
+    }
+
+    /**
+     * The RC window for a granted receive buffer: half the datagrams of the largest size it holds, so that after a
+     * loss the rewound requester's window fits beside the stale packets of the old one still queued (go-back-N),
+     * and a requester's ACKs and other peers' traffic have room.
+     *
+     * @param receiveBufferBytes {@code SO_RCVBUF} as granted (the kernel's doubled figure, which it compares the
+     *        datagrams' truesize against)
+     * @param mtuBytes the path MTU
+     * @return the window in packets, at least 1; 0 if the buffer is unknown
+     */
+    static int rcWindowPackets(int receiveBufferBytes, int mtuBytes) {
+        if (receiveBufferBytes <= 0) {
+            return 0;
+        }
+        int datagram = Packets.MAX_TRANSPORT_HEADER + mtuBytes + Icrc.LENGTH;
+        return Math.max(1, receiveBufferBytes / datagramTruesize(datagram) / 2);
+    }
+
+    private void logBuffers(PortEngine p) {
+        System.Logger log = System.getLogger(JniDriver.class.getName());
+        // A buffer below what was asked (Linux reports twice the request) means the kernel capped it.
+        boolean capped = sockets.bufferBytes() > 0 && p.receiveBufferBytes >= 0
+                && p.receiveBufferBytes < 2L * sockets.bufferBytes();
+        System.Logger.Level level = capped ? System.Logger.Level.INFO : System.Logger.Level.DEBUG;
+        if (log.isLoggable(level)) {
+            log.log(level, name + " port " + p.portNum + " (" + Peer.format(p.io.localAddress(), p.io.localPort())
+                    + "): the kernel granted SO_RCVBUF " + p.receiveBufferBytes + " B, SO_SNDBUF "
+                    + p.sendBufferBytes + " B (asked " + sockets.bufferBytes() + " B each"
+                    + (capped ? "; capped: raise net.core.rmem_max or run with CAP_NET_ADMIN" : "")
+                    + "); RC window " + p.rcWindowPackets + " packets");
+        }
+    }
+
     PortEngine port(int portNum) {
         if (portNum < 1 || portNum > ports.length) {
             throw new IllegalArgumentException("port " + portNum + " does not exist on " + name + " (1.."
@@ -315,11 +405,13 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         if (closed) {
             throw new IllegalStateException(name + " is closed: build a new JniDriver");
         }
-        attach(dev);
+        Transport t = attach(dev);
         this.device = dev;
         for (PortEngine p : ports) {
             dev.port(p.portNum).gidPrefix(p.localGid.subnetPrefix());
             dev.port(p.portNum).lid(0);
+            t.limitRcInFlight(p.portNum, p.rcWindowPackets);
+            logBuffers(p);
         }
         if (ownThreads) {
             for (PortEngine p : ports) {

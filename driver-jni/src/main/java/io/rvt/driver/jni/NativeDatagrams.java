@@ -172,6 +172,23 @@ final class NativeDatagrams implements Datagrams {
     }
 
     @Override
+    public int bufferBytes(boolean send) {
+        if (!enter()) {
+            return -1;
+        }
+        try {
+            int r = NativeUdp.bufferBytes(fd, send);
+            if (r < 0) {
+                lastErrno = -r;
+                return -1;
+            }
+            return r;
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
     public long kernelDrops() {
         if (!enter()) {
             return -1;

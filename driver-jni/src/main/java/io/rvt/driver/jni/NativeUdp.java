@@ -23,7 +23,7 @@ import java.nio.file.StandardCopyOption;
  */
 final class NativeUdp {
     /** The ABI version this class expects ({@code RVT_ABI_VERSION}). */
-    static final int ABI_VERSION = 4;
+    static final int ABI_VERSION = 5;
     /** Size of a send descriptor ({@code struct rvt_tx_desc}). */
     static final int TX_DESC_SIZE = 128;
     /** Segments one datagram is gathered from at most ({@code RVT_TX_SEGS}). */
@@ -196,6 +196,13 @@ final class NativeUdp {
      *         buffer above all), an unsigned 32-bit count that wraps, or -errno
      */
     static native long drops(int fd);
+
+    /**
+     * @param fd a socket
+     * @param send true for {@code SO_SNDBUF}, false for {@code SO_RCVBUF}
+     * @return the buffer the kernel granted, bytes as {@code getsockopt} reports them, or -errno
+     */
+    static native int bufferBytes(int fd, boolean send);
 
     /**
      * {@code sendmmsg} of tx descriptors {@code [first, first + count)} (at most {@link #MAX_BATCH}).

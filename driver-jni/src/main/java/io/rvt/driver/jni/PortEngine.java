@@ -51,6 +51,11 @@ final class PortEngine implements Agent {
     private final List<Datagrams> flowOpened = new ArrayList<>();
     private final int maxFlowSockets;
     final Gid localGid;
+    /** The buffers the kernel granted the port's socket, bytes, -1 if unknown. */
+    final int receiveBufferBytes;
+    final int sendBufferBytes;
+    /** RC PSNs the port's QPs may have in flight ({@link JniDriver#rcWindowPackets(int, int)}), 0: no limit. */
+    final int rcWindowPackets;
     final boolean ipv6;
     /** The interface of a link-local IPv6 address, else 0 (the scope of link-local destinations). */
     final int scopeId;
@@ -103,6 +108,9 @@ final class PortEngine implements Agent {
         this.maxFlowSockets = sourcePorts;
         this.flowSockets = sourcePorts > 1 ? new AtomicReferenceArray<>(0x4000) : null;
         this.localGid = Peer.gidOf(io.localAddress());
+        this.receiveBufferBytes = io.bufferBytes(false);
+        this.sendBufferBytes = io.bufferBytes(true);
+        this.rcWindowPackets = JniDriver.rcWindowPackets(receiveBufferBytes, driver.portMtu().bytes());
         this.ipv6 = io.localAddress() instanceof Inet6Address;
         this.scopeId = io.scopeId();
         this.localV4 = (int) localGid.interfaceId();

@@ -46,6 +46,11 @@ final class Sockets {
         }
     }
 
+    /** @return the SO_SNDBUF/SO_RCVBUF asked for, bytes (0: the kernel's defaults) */
+    int bufferBytes() {
+        return bufferBytes;
+    }
+
     /** Closes every socket opened; no socket opens from now on. Idempotent. */
     void closeAll() {
         synchronized (open) {

@@ -122,6 +122,11 @@ final class FaultyDatagrams implements Datagrams {
     }
 
     @Override
+    public int bufferBytes(boolean send) {
+        return real.bufferBytes(send);
+    }
+
+    @Override
     public int lastErrno() {
         return real.lastErrno();
     }

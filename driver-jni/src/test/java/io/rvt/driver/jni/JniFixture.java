@@ -25,6 +25,7 @@ final class JniFixture implements DriverFixture {
     private volatile boolean partitioned;
     private final boolean shared;
     private int sourcePorts = JniDriverBuilder.DEFAULT_SOURCE_PORTS;
+    private int socketBufferBytes = -1;
     private boolean callerRunsEngines;
     private volatile boolean running;
     private Thread engine;
@@ -56,6 +57,15 @@ final class JniFixture implements DriverFixture {
         return this;
     }
 
+    /**
+     * @param bytes SO_RCVBUF/SO_SNDBUF to ask for ({@link JniDriverBuilder#socketBufferBytes(int)})
+     * @return this
+     */
+    JniFixture socketBufferBytes(int bytes) {
+        socketBufferBytes = bytes;
+        return this;
+    }
+
     List<JniDriver> drivers() {
         return drivers;
     }
@@ -66,7 +76,11 @@ final class JniFixture implements DriverFixture {
         int first = drivers.size();
         for (int i = 0; i < count; i++) {
             long s = seed + drivers.size();
-            JniDriver d = JniDriver.builder().name("roce" + drivers.size()).address(address).udpPort(0).wire(wire)
+            JniDriverBuilder builder = JniDriver.builder();
+            if (socketBufferBytes >= 0) {
+                builder.socketBufferBytes(socketBufferBytes);
+            }
+            JniDriver d = builder.name("roce" + drivers.size()).address(address).udpPort(0).wire(wire)
                     .ownThreads(!shared).sourcePorts(sourcePorts)
                     .decorate(io -> {
                         FaultyDatagrams f = new FaultyDatagrams(io, s, 4096 + 128);

@@ -40,12 +40,12 @@ class NativeUdpTest {
     void shouldRefuseLibraryLoudlyWhenAbiDiffers() {
         NativeUdp.checkAbi(NativeUdp.ABI_VERSION, NativeUdp.TX_DESC_SIZE, NativeUdp.RX_DESC_SIZE, NativeUdp.MAX_BATCH);
         assertThatThrownBy(() -> NativeUdp.checkAbi(1, 128, 32, 64)).isInstanceOf(UnsatisfiedLinkError.class)
-                .hasMessageContaining("library version 1, driver-jni expects 4");
-        assertThatThrownBy(() -> NativeUdp.checkAbi(4, 48, 32, 64)).isInstanceOf(UnsatisfiedLinkError.class)
+                .hasMessageContaining("library version 1, driver-jni expects " + NativeUdp.ABI_VERSION);
+        assertThatThrownBy(() -> NativeUdp.checkAbi(NativeUdp.ABI_VERSION, 48, 32, 64)).isInstanceOf(UnsatisfiedLinkError.class)
                 .hasMessageContaining("tx descriptor is 48 in the library, driver-jni expects 128");
-        assertThatThrownBy(() -> NativeUdp.checkAbi(4, 128, 40, 64)).isInstanceOf(UnsatisfiedLinkError.class)
+        assertThatThrownBy(() -> NativeUdp.checkAbi(NativeUdp.ABI_VERSION, 128, 40, 64)).isInstanceOf(UnsatisfiedLinkError.class)
                 .hasMessageContaining("rx descriptor is 40");
-        assertThatThrownBy(() -> NativeUdp.checkAbi(4, 128, 32, 32)).isInstanceOf(UnsatisfiedLinkError.class)
+        assertThatThrownBy(() -> NativeUdp.checkAbi(NativeUdp.ABI_VERSION, 128, 32, 32)).isInstanceOf(UnsatisfiedLinkError.class)
                 .hasMessageContaining("largest batch is 32");
     }
 
