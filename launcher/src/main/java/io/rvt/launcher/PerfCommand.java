@@ -214,6 +214,7 @@ final class PerfCommand {
         PerfTable table = new PerfTable(out, s.latency(), options.reportGbits);
         progress.printQuietly(() -> table.header(s, a, b, host, link));
         report.beginTest(info);
+        PortTraffic traffic = s.latency() ? null : new PortTraffic(a, b, link.port(), host.driver());
         int largest = 0;
         for (int size : s.sizes()) {
             largest = Math.max(largest, size);
@@ -246,6 +247,10 @@ final class PerfCommand {
             }
         }
         progress.printQuietly(table::footer);
+        if (traffic != null) {
+            String line = traffic.since();
+            progress.printQuietly(() -> out.println(line));
+        }
         report.endTest();
     }
 
