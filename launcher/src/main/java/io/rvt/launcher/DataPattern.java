@@ -58,6 +58,22 @@ final class DataPattern {
     }
 
     /**
+     * @param a a stamp
+     * @param b another
+     * @param len a message's length
+     * @return true if the two stamps' patterns differ somewhere in the first {@code len} bytes, so that a received
+     *         message tells which of the two it carries
+     */
+    static boolean distinguishable(long a, long b, int len) {
+        for (int i = 0; i < len; i++) {
+            if (expected(a, i) != expected(b, i)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * @param stamp the message's stamp
      * @param index a byte's index in the message
      * @return the byte the pattern puts there
