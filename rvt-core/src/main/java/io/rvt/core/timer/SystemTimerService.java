@@ -4,6 +4,7 @@ import io.rvt.api.spi.RvtTimer;
 import io.rvt.api.spi.TimerService;
 import io.rvt.api.spi.agent.Agent;
 import io.rvt.api.spi.agent.AgentRunner;
+import io.rvt.api.spi.agent.DeadlineHeap;
 import io.rvt.api.spi.agent.IdleStrategy;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -15,7 +16,7 @@ import java.util.concurrent.locks.LockSupport;
  * rvt-core's real-time {@link TimerService}: an {@link Agent} that owns its timers and is polled by its own
  * {@link AgentRunner} thread, so actions of one service never run concurrently. {@link #hz()} is 1000.
  *
- * <p>Only the agent's thread touches the timer heap (a binary min-heap by deadline, each timer holding its own slot):
+ * <p>Only the agent's thread touches the timer heap (rvt-api's {@link DeadlineHeap}, each timer holding its own node):
  * no global monitor and no scan of every armed timer. Arming from any thread writes the timer's deadline and, if the
  * timer is not already waiting for the agent, pushes it on a lock-free inbound stack, which the agent drains at the
  * start of each cycle; it wakes the agent only if the new deadline is earlier than the one it sleeps until, so the
@@ -42,9 +43,8 @@ public final class SystemTimerService implements TimerService, AutoCloseable {
     /** Timers armed or cancelled since the agent last looked, linked through {@link Timer#nextInbound} (CAS). */
     @SuppressWarnings("unused") // through INBOUND
     private volatile Timer inbound;
-    /** The heap of armed timers by {@link Timer#key}; the agent's thread only. */
-    private Timer[] heap = new Timer[64];
-    private int size;
+    /** The armed timers by the deadline the agent took in; the agent's thread only. */
+    private final DeadlineHeap<Timer> heap = new DeadlineHeap<>(64);
     /** When the agent plans to wake next; arming earlier unparks it. */
     private volatile long nextWake = Long.MAX_VALUE;
     private volatile boolean closed;
@@ -90,7 +90,7 @@ public final class SystemTimerService implements TimerService, AutoCloseable {
 
     /** @return the number of timers in the heap (the agent's view; for tests and diagnostics) */
     int heapSize() {
-        return size;
+        return heap.size();
     }
 
     private void push(Timer t) {
@@ -110,14 +110,14 @@ public final class SystemTimerService implements TimerService, AutoCloseable {
             drainInbound();
             int work = 0;
             long now = System.nanoTime();
-            while (size > 0 && heap[0].key - now <= 0) {
-                Timer t = removeAt(0);
+            while (!heap.isEmpty() && heap.peekDeadline() - now <= 0) {
+                Timer t = heap.poll();
                 if (t.armed.get() == 0) {
                     continue; // cancelled since
                 }
                 long d = t.deadline;
                 if (d - now > 0) {
-                    insert(t, d); // re-armed for later
+                    heap.add(t.node, d, 0); // re-armed for later
                     continue;
                 }
                 if (t.armed.compareAndSet(1, 0)) {
@@ -132,12 +132,9 @@ public final class SystemTimerService implements TimerService, AutoCloseable {
         @Override
         public void onClose() {
             drainInbound();
-            for (int i = 0; i < size; i++) {
-                heap[i].armed.set(0);
-                heap[i].index = -1;
-                heap[i] = null;
+            for (Timer t = heap.poll(); t != null; t = heap.poll()) {
+                t.armed.set(0);
             }
-            size = 0;
         }
 
         @Override
@@ -154,86 +151,12 @@ public final class SystemTimerService implements TimerService, AutoCloseable {
             t.nextInbound = null;
             t.queued.set(0); // before reading its state: an arm after this pushes it again
             if (t.armed.get() == 1) {
-                long d = t.deadline;
-                if (t.index >= 0) {
-                    removeAt(t.index);
-                }
-                insert(t, d);
-            } else if (t.index >= 0) {
-                removeAt(t.index);
+                heap.add(t.node, t.deadline, 0); // queues or moves it
+            } else {
+                heap.remove(t.node);
             }
             t = next;
         }
-    }
-
-    private void insert(Timer t, long key) {
-        if (size == heap.length) {
-            Timer[] grown = new Timer[size * 2];
-            System.arraycopy(heap, 0, grown, 0, size);
-            heap = grown;
-        }
-        t.key = key;
-        int i = size++;
-        heap[i] = t;
-        t.index = i;
-        siftUp(i);
-    }
-
-    private Timer removeAt(int i) {
-        Timer t = heap[i];
-        int last = --size;
-        if (i != last) {
-            Timer moved = heap[last];
-            heap[i] = moved;
-            moved.index = i;
-            heap[last] = null;
-            siftDown(i);
-            if (heap[i] == moved) {
-                siftUp(i);
-            }
-        } else {
-            heap[last] = null;
-        }
-        t.index = -1;
-        return t;
-    }
-
-    private void siftUp(int i) {
-        Timer t = heap[i];
-        while (i > 0) {
-            int parent = (i - 1) >>> 1;
-            Timer p = heap[parent];
-            if (p.key - t.key <= 0) {
-                break;
-            }
-            heap[i] = p;
-            p.index = i;
-            i = parent;
-        }
-        heap[i] = t;
-        t.index = i;
-    }
-
-    private void siftDown(int i) {
-        Timer t = heap[i];
-        int half = size >>> 1;
-        while (i < half) {
-            int child = 2 * i + 1;
-            Timer c = heap[child];
-            int right = child + 1;
-            if (right < size && heap[right].key - c.key < 0) {
-                child = right;
-                c = heap[child];
-            }
-            if (t.key - c.key <= 0) {
-                break;
-            }
-            heap[i] = c;
-            c.index = i;
-            i = child;
-        }
-        heap[i] = t;
-        t.index = i;
     }
 
     /** Parks until the earliest deadline (at most 10 ms), unless something was armed meanwhile. */
@@ -245,7 +168,7 @@ public final class SystemTimerService implements TimerService, AutoCloseable {
 
         @Override
         public void idle() {
-            long wake = size > 0 ? heap[0].key : System.nanoTime() + MAX_SLEEP_NANOS;
+            long wake = !heap.isEmpty() ? heap.peekDeadline() : System.nanoTime() + MAX_SLEEP_NANOS;
             long now = System.nanoTime();
             if (wake - now > MAX_SLEEP_NANOS) {
                 wake = now + MAX_SLEEP_NANOS;
@@ -286,9 +209,8 @@ public final class SystemTimerService implements TimerService, AutoCloseable {
         /** The thread running the action, or null. */
         private volatile Thread runner;
         Timer nextInbound;
-        /** The agent's: the deadline it sits in the heap under, and its slot (-1: not in the heap). */
-        long key;
-        int index = -1;
+        /** The agent's: its place in the heap, under the deadline the agent took in. */
+        final DeadlineHeap.Node<Timer> node = new DeadlineHeap.Node<>(this);
 
         Timer(String name, Runnable action) {
             this.timerName = name;

@@ -2,6 +2,7 @@ package io.rvt.driver.sim.clock;
 
 import io.rvt.api.spi.TimerService;
 import io.rvt.api.spi.agent.Agent;
+import io.rvt.api.spi.agent.DeadlineHeap;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.function.BooleanSupplier;
@@ -44,10 +45,8 @@ public final class EventLoop implements NanoClock {
     private final Executor executor = this::execute;
     private final LoopTimerService timerService;
 
-    /** The binary heap; under {@link #lock}. */
-    private LoopEvent[] heap = new LoopEvent[256];
-    /** Number of queued events; under {@link #lock}. */
-    private int size;
+    /** The queued events by (time, scheduling sequence): rvt-api's {@link DeadlineHeap}; under {@link #lock}. */
+    private final DeadlineHeap<LoopEvent> heap = new DeadlineHeap<>(256);
     /** Next scheduling sequence; under {@link #lock}. */
     private long nextSeq;
     /** The thread inside a step/run call, or null; under {@link #lock}. */
@@ -168,13 +167,10 @@ public final class EventLoop implements NanoClock {
     public void schedule(LoopEvent event, long atNanos) {
         Objects.requireNonNull(event, "event");
         synchronized (lock) {
-            if (event.index >= 0) {
-                if (event.loop != this) {
-                    throw new IllegalStateException("event " + event + " is queued in another loop");
-                }
-                removeAt(event.index);
+            if (event.node.isQueued() && event.loop != this) {
+                throw new IllegalStateException("event " + event + " is queued in another loop");
             }
-            enqueue(event, atNanos);
+            enqueue(event, atNanos); // moves it if it is queued here
         }
     }
 
@@ -186,11 +182,7 @@ public final class EventLoop implements NanoClock {
      */
     public boolean cancel(LoopEvent event) {
         synchronized (lock) {
-            if (event.index < 0 || event.loop != this) {
-                return false;
-            }
-            removeAt(event.index);
-            return true;
+            return event.loop == this && heap.remove(event.node);
         }
     }
 
@@ -338,14 +330,14 @@ public final class EventLoop implements NanoClock {
     /** @return the number of queued events */
     public int pending() {
         synchronized (lock) {
-            return size;
+            return heap.size();
         }
     }
 
     /** @return the time of the earliest queued event, or {@link Long#MAX_VALUE} if none */
     public long nextEventTime() {
         synchronized (lock) {
-            return size == 0 ? Long.MAX_VALUE : heap[0].time;
+            return heap.isEmpty() ? Long.MAX_VALUE : heap.peekDeadline();
         }
     }
 
@@ -371,7 +363,7 @@ public final class EventLoop implements NanoClock {
     @Override
     public String toString() {
         synchronized (lock) {
-            return "EventLoop{now=" + clock.nanoTime() + ", pending=" + size + ", run=" + eventsRun + '}';
+            return "EventLoop{now=" + clock.nanoTime() + ", pending=" + heap.size() + ", run=" + eventsRun + '}';
         }
     }
 
@@ -381,24 +373,25 @@ public final class EventLoop implements NanoClock {
     private boolean runOne(long limit) {
         LoopEvent e;
         synchronized (lock) {
-            if (size == 0 || heap[0].time > limit) {
+            if (heap.isEmpty() || heap.peekDeadline() > limit) {
                 return false;
             }
-            e = removeAt(0);
-            if (e.time > clock.nanoTime()) {
-                clock.advanceTo(e.time);
+            e = heap.poll();
+            long time = e.node.deadline();
+            if (time > clock.nanoTime()) {
+                clock.advanceTo(time);
             }
             running = e;
             eventsRun++;
-            eventHash = (eventHash ^ e.time) * FNV_PRIME;
-            eventHash = (eventHash ^ e.seq) * FNV_PRIME;
+            eventHash = (eventHash ^ time) * FNV_PRIME;
+            eventHash = (eventHash ^ e.node.seq()) * FNV_PRIME;
         }
         try {
             e.onEvent();
         } finally {
             synchronized (lock) {
                 running = null;
-                if (e instanceof TaskEvent && e.index < 0) {
+                if (e instanceof TaskEvent && !e.node.isQueued()) {
                     TaskEvent t = (TaskEvent) e;
                     t.task = null;
                     t.next = freeTasks;
@@ -450,72 +443,8 @@ public final class EventLoop implements NanoClock {
     }
 
     private void enqueue(LoopEvent e, long atNanos) {
-        long now = clock.nanoTime();
-        e.time = Math.max(atNanos, now);
-        e.seq = nextSeq++;
         e.loop = this;
-        if (size == heap.length) {
-            LoopEvent[] bigger = new LoopEvent[size * 2];
-            System.arraycopy(heap, 0, bigger, 0, size);
-            heap = bigger;
-        }
-        int i = size++;
-        siftUp(i, e);
-    }
-
-    private LoopEvent removeAt(int i) {
-        LoopEvent removed = heap[i];
-        int last = --size;
-        LoopEvent moved = heap[last];
-        heap[last] = null;
-        removed.index = -1;
-        if (i != last) {
-            siftDown(i, moved);
-            if (heap[i] == moved) {
-                siftUp(i, moved);
-            }
-        }
-        return removed;
-    }
-
-    private void siftUp(int i, LoopEvent e) {
-        while (i > 0) {
-            int parent = (i - 1) >>> 1;
-            LoopEvent p = heap[parent];
-            if (!before(e, p)) {
-                break;
-            }
-            heap[i] = p;
-            p.index = i;
-            i = parent;
-        }
-        heap[i] = e;
-        e.index = i;
-    }
-
-    private void siftDown(int i, LoopEvent e) {
-        int half = size >>> 1;
-        while (i < half) {
-            int child = 2 * i + 1;
-            LoopEvent c = heap[child];
-            int right = child + 1;
-            if (right < size && before(heap[right], c)) {
-                child = right;
-                c = heap[child];
-            }
-            if (!before(c, e)) {
-                break;
-            }
-            heap[i] = c;
-            c.index = i;
-            i = child;
-        }
-        heap[i] = e;
-        e.index = i;
-    }
-
-    private static boolean before(LoopEvent a, LoopEvent b) {
-        return a.time < b.time || (a.time == b.time && a.seq < b.seq);
+        heap.add(e.node, Math.max(atNanos, clock.nanoTime()), nextSeq++);
     }
 
     static long saturatedAdd(long a, long b) {

@@ -1,5 +1,7 @@
 package io.rvt.driver.sim.clock;
 
+import io.rvt.api.spi.agent.DeadlineHeap;
+
 /**
  * Something an {@link EventLoop} runs at a virtual time: subclass it and implement {@link #onEvent()}. An event
  * object is reusable — schedule it, let it run, schedule it again — so a steady state allocates nothing (driver-sim's
@@ -9,12 +11,8 @@ package io.rvt.driver.sim.clock;
  * {@link EventLoop#schedule(LoopEvent, long)} was called), which is what makes a run reproducible.
  */
 public abstract class LoopEvent {
-    /** Virtual due time; written under the loop's lock. */
-    long time;
-    /** Scheduling sequence, the tie-break; written under the loop's lock. */
-    long seq;
-    /** Index in the loop's heap, -1 when not queued; written under the loop's lock. */
-    int index = -1;
+    /** Its place in the loop's queue: due time, scheduling sequence (the tie-break), slot; under the loop's lock. */
+    final DeadlineHeap.Node<LoopEvent> node = new DeadlineHeap.Node<>(this);
     /** The loop this event was last scheduled on; written under that loop's lock. */
     EventLoop loop;
 
@@ -32,10 +30,10 @@ public abstract class LoopEvent {
     public final long time() {
         EventLoop l = loop;
         if (l == null) {
-            return time;
+            return node.deadline();
         }
         synchronized (l.lock) {
-            return time;
+            return node.deadline();
         }
     }
 
@@ -46,7 +44,7 @@ public abstract class LoopEvent {
             return false;
         }
         synchronized (l.lock) {
-            return index >= 0;
+            return node.isQueued();
         }
     }
 }
