@@ -200,6 +200,26 @@ class RvtFelixIT extends FelixTest {
     }
 
     /**
+     * The test's own thread posts and polls (the app's rc-traffic function runs on its caller's thread, which with the
+     * progress hook also runs the HCAs' send engines) and lives on: once driver-sim is updated and refreshed, the old
+     * revision's class loader is collected all the same (a per-HCA {@code ThreadLocal<SimScratch>} kept it through
+     * every thread that ever sent).
+     */
+    @Test
+    void updatingDriverSimDropsTheOldRevisionWhileAThreadThatPostedLivesOn() throws Exception {
+        hca("hca-a");
+        hca("hca-b");
+        felix.awaitDevices("hca-a", "hca-b");
+        Bundle sim = felix.bundle(Felix.DRIVER_SIM);
+        WeakReference<ClassLoader> oldRevision = new WeakReference<>(
+                sim.adapt(org.osgi.framework.wiring.BundleWiring.class).getClassLoader());
+        assertThat(app.rcTraffic("hca-a", "hca-b", 50)).startsWith("passed"); // on this thread
+        felix.updateAndRefresh(sim);
+        assertDevicesWorkAgain(); // this thread sends through the new revision now
+        Poll.untilCollected("the old revision's class loader, this posting thread alive", oldRevision);
+    }
+
+    /**
      * driver-sim stopped 100 times in the middle of RC traffic (and started again): each time, every wr_id the
      * application posted completes exactly once (SUCCESS or WR_FLUSH_ERR), none completes that was not accepted.
      */
