@@ -28,7 +28,7 @@ class PayloadByReferenceTest {
 
     /** What one run saw: both drivers' packets in order, and the opcodes sent by reference and by copy. */
     record Run(List<byte[]> wire, Set<Integer> referenced, Set<Integer> copied, List<WcStatus> statuses,
-            byte[] received, int runs) {
+            byte[] received, int runs, java.util.Map<io.rvt.api.PortCounter, Long> counters) {
     }
 
     /** Every RC, UC and UD operation with payload, multi-packet and multi-SGE, lengths not multiples of 4. */
@@ -132,7 +132,12 @@ class PayloadByReferenceTest {
         byte[] received = new byte[2 << 16];
         dst.buffer().get(0, received, 0, 1 << 16);
         local.buffer().get(0, received, 1 << 16, 1 << 16);
-        return new Run(wire, referenced, copied, statuses, received, a.driver.runsMade + b.driver.runsMade);
+        java.util.Map<io.rvt.api.PortCounter, Long> counters = new java.util.EnumMap<>(io.rvt.api.PortCounter.class);
+        for (io.rvt.api.PortCounter c : io.rvt.api.PortCounter.values()) {
+            counters.put(c, a.counter(c) + b.counter(c));
+        }
+        return new Run(wire, referenced, copied, statuses, received, a.driver.runsMade + b.driver.runsMade,
+                counters);
     }
 
     /** Appends an entry to the WR's scatter/gather list ({@code SendWorkRequest.sge(mr, ...)} replaces it). */

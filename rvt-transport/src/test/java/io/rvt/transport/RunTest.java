@@ -33,6 +33,7 @@ class RunTest {
         assertThat(runs.runs()).as("runs made").isGreaterThan(0);
         assertThat(single.runs()).isZero();
         assertThat(runs.received()).isEqualTo(single.received());
+        assertThat(runs.counters()).isEqualTo(single.counters());
     }
 
     @Test
@@ -42,6 +43,60 @@ class RunTest {
         PayloadByReferenceTest.assertSameWire(single, units); // the ACKs and READ responses too
         assertThat(units.runs()).isGreaterThan(0);
         assertThat(units.received()).isEqualTo(single.received());
+        assertThat(units.counters()).as("every port counter, RC_QACKS included").isEqualTo(single.counters());
+    }
+
+    /** Long messages (a 100-packet WRITE, a 70-packet SEND): AckReq every 16 packets; the two nodes' counters. */
+    private static java.util.Map<PortCounter, Long> longMessages(boolean units, byte[] received) {
+        Fabric fabric = new Fabric();
+        Node a = fabric.node("a", 1, 4096);
+        Node b = fabric.node("b", 2, 4096);
+        for (Node n : List.of(a, b)) {
+            n.driver.deliverRuns = units;
+            n.driver.payloadByReference(4, 1);
+        }
+        MemoryRegion src = a.reg(1 << 16);
+        MemoryRegion dst = b.reg(1 << 16);
+        RcOperationsTest.fill(src, 9);
+        QueuePair[] rc = Node.pair(QpType.RC, a, b, 16, 1);
+        rc[1].postRecv(new RecvWorkRequest(1).wrId(1).sge(dst, 30_000, 70 * MTU));
+        rc[0].postSend(new SendWorkRequest(1).wrId(1).opcode(WrOpcode.RDMA_WRITE).sge(src, 0, 100 * MTU)
+                .remoteAddr(dst.addr()).rkey(dst.rkey()));
+        rc[0].postSend(new SendWorkRequest(1).wrId(2).opcode(WrOpcode.SEND).sendFlags(SendFlag.SIGNALED.bit())
+                .sge(src, 100, 70 * MTU));
+        fabric.settle();
+        assertThat(Node.poll(a.scq)).hasSize(2).extracting(WorkCompletion::status).containsOnly(WcStatus.SUCCESS);
+        assertThat(Node.poll(b.rcq)).singleElement().extracting(WorkCompletion::status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(a.driver.runsMade > 0).isEqualTo(units);
+        dst.buffer().get(0, received);
+        java.util.Map<PortCounter, Long> counters = new java.util.EnumMap<>(PortCounter.class);
+        for (PortCounter c : PortCounter.values()) {
+            counters.put(c, a.counter(c) + b.counter(c));
+        }
+        return counters;
+    }
+
+    @Test
+    void shouldAnswerEveryAckRequestOfLongMessagesWhenTheirPacketsArriveAsRuns() {
+        byte[] single = new byte[1 << 16];
+        byte[] units = new byte[1 << 16];
+        java.util.Map<PortCounter, Long> expected = longMessages(false, single);
+        java.util.Map<PortCounter, Long> actual = longMessages(true, units);
+        assertThat(units).isEqualTo(single);
+        assertThat(expected.get(PortCounter.RC_ACKS)).as("ACKs within the messages").isGreaterThan(2);
+        // Every ACK the packets ask for is queued; those queued within one run go out as one for its newest PSN
+        // and are counted as coalesced (as within one receive batch), so ACKs + coalesced ACKs add up the same.
+        assertThat(actual.get(PortCounter.RC_ACKS) + actual.get(PortCounter.RC_QACKS))
+                .isEqualTo(expected.get(PortCounter.RC_ACKS) + expected.get(PortCounter.RC_QACKS));
+        assertThat(actual.get(PortCounter.TX_PACKETS) - actual.get(PortCounter.RC_ACKS))
+                .as("request packets").isEqualTo(expected.get(PortCounter.TX_PACKETS)
+                        - expected.get(PortCounter.RC_ACKS));
+        for (PortCounter c : List.of(PortCounter.RC_ACKS, PortCounter.RC_QACKS, PortCounter.TX_PACKETS,
+                PortCounter.RX_PACKETS)) {
+            actual.remove(c);
+            expected.remove(c);
+        }
+        assertThat(actual).isEqualTo(expected);
     }
 
     /** A node whose runs reach the receiver as one unit, payload by reference. */
