@@ -7,7 +7,7 @@
  */
 module io.rvt.driver.jni {
     requires transitive io.rvt.api;
-    requires io.rvt.transport;
+    requires transitive io.rvt.transport; // JniDriver.rcInFlight returns its RcInFlight
     requires static org.osgi.annotation.bundle;
     requires static org.osgi.annotation.versioning;
     requires static osgi.core;                              // only the OSGi component

@@ -70,7 +70,10 @@ final class PlainJniHost implements Host {
         return "driver-jni (" + setup.describe() + ")";
     }
 
-    /** @return per HCA, the datagrams its port dropped (bad ICRC, malformed) and the kernel refused to send */
+    /**
+     * @return per HCA, the datagrams its port dropped (bad ICRC, malformed) and the kernel refused to send, the socket
+     *         buffers the kernel granted and the RC window (its size, the most in flight, the waits)
+     */
     @Override
     public Map<String, Long> fabricCounters() {
         Map<String, Long> m = new LinkedHashMap<>();
@@ -78,6 +81,15 @@ final class PlainJniHost implements Host {
             m.put(d.name() + ".icrc_errors", d.icrcErrors(1));
             m.put(d.name() + ".malformed", d.malformed(1));
             m.put(d.name() + ".send_errors", d.sendErrors(1));
+            // what the kernel granted the port's socket, and the RC window driver-jni derived from it
+            m.put(d.name() + ".rcvbuf_bytes", (long) d.receiveBufferBytes(1));
+            m.put(d.name() + ".sndbuf_bytes", (long) d.sendBufferBytes(1));
+            m.put(d.name() + ".rc_window_packets", (long) d.rcWindowPackets(1));
+            io.rvt.transport.RcInFlight w = d.rcInFlight(1);
+            if (w != null) {
+                m.put(d.name() + ".rc_in_flight_peak", (long) w.peak());
+                m.put(d.name() + ".rc_window_waits", w.waits());
+            }
         }
         return m;
     }

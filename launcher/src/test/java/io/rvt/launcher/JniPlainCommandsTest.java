@@ -20,11 +20,17 @@ class JniPlainCommandsTest extends JniCommandsTest {
 
     @Test
     @Timeout(120)
-    void shouldShowTheDriversDropCountersWhenStatRuns() {
+    void shouldShowTheDriversDropCountersSocketBuffersAndRcWindowWhenStatRuns() {
         assertThat(run("stat", "-n", "10")).isZero();
         assertThat(cli.counter("roce0.icrc_errors")).isZero();
         assertThat(cli.counter("roce1.malformed")).isZero();
         assertThat(cli.counter("roce1.send_errors")).isZero();
+        // the granted socket buffers and the RC window derived from the receive buffer (8,448 B per 4 KiB datagram)
+        assertThat(cli.counter("roce1.rcvbuf_bytes")).isPositive();
+        assertThat(cli.counter("roce1.sndbuf_bytes")).isPositive();
+        assertThat(cli.counter("roce1.rc_window_packets")).isPositive()
+                .isLessThanOrEqualTo(cli.counter("roce1.rcvbuf_bytes") / 8448 / 2);
+        assertThat(cli.counter("roce0.rc_in_flight_peak")).isLessThanOrEqualTo(cli.counter("roce0.rc_window_packets"));
     }
 
     @Test
