@@ -104,8 +104,36 @@ public final class Verbs implements AutoCloseable {
      * @return the endpoint, in RTS, its {@link Endpoint#connection} established
      */
     public Endpoint accept(Device device, QpType type, int bufferBytes, int port, PathMtu maxMtu) {
+        return accept(device, listen(device, port), type, bufferBytes, maxMtu);
+    }
+
+    /**
+     * Listens on CM port {@code port} of {@code device}, for a process that must tell its peer it listens before the
+     * peer connects (a REQ that arrives first is rejected: no one listens); hand it to
+     * {@link #accept(Device, Listener, QpType, int, PathMtu)}.
+     *
+     * @param device the device
+     * @param port the CM port
+     * @return the listener
+     */
+    public Listener listen(Device device, int port) {
+        return cm(device).listen(port);
+    }
+
+    /**
+     * The listening half of a connection on a listener from {@link #listen}: accepts the first request, returns once
+     * the connection is established, and closes the listener.
+     *
+     * @param device the device it listens on
+     * @param listener the listener
+     * @param type RC or UC
+     * @param bufferBytes the registered buffer's size
+     * @param maxMtu the largest path MTU to agree on
+     * @return the endpoint, in RTS, its {@link Endpoint#connection} established
+     */
+    public Endpoint accept(Device device, Listener listener, QpType type, int bufferBytes, PathMtu maxMtu) {
+        int port = listener.port();
         Endpoint.Resources r = new Endpoint.Resources(device, bufferBytes, QUEUE_DEPTH);
-        Listener listener = cm(device).listen(port);
         try {
             CompletableFuture<ConnectRequest> request = listener.nextRequest();
             awaitTrue("a connection request on CM port " + port + " of " + device.name(), request::isDone);

@@ -12,6 +12,7 @@ import io.rvt.api.SendWorkRequest;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
+import io.rvt.cm.Listener;
 import io.rvt.core.RvtDevice;
 import io.rvt.testkit.Endpoint;
 import io.rvt.testkit.Verbs;
@@ -83,11 +84,13 @@ public final class NetnsPeer {
             return;
         }
         // server and client connect through rvt-cm: the server listens, the client connects once told to
+        // the server listens before it says so: a REQ that came first would be rejected (no one listens)
+        Listener listener = server ? verbs.listen(dev, CM_PORT) : null;
         System.out.println(server ? "QPN listening on CM port " + CM_PORT : "QPN connecting");
         System.out.flush();
         in.readLine();
         Endpoint self = server
-                ? verbs.accept(dev, QpType.RC, WINDOW * SLOT, CM_PORT, PathMtu.MTU_1024)
+                ? verbs.accept(dev, listener, QpType.RC, WINDOW * SLOT, PathMtu.MTU_1024)
                 : verbs.connect(dev, QpType.RC, WINDOW * SLOT, Peer.gidOf(parse(peerIp)), CM_PORT, PathMtu.MTU_1024);
         CRC32 crc = new CRC32();
         WorkCompletion wc = new WorkCompletion();
