@@ -262,7 +262,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
     /**
      * @param portNum a port, 1-based
      * @return datagrams the kernel dropped before the port could read them (its socket's receive buffer was full;
-     *         {@code SO_MEMINFO}'s drop count, read when a burst of traffic ends), also the port's
+     *         {@code SO_MEMINFO}'s drop count, read when a burst of traffic ends, at most once a millisecond), also the port's
      *         {@code RX_KERNEL_DROPS}; always 0 on {@link Wire#JDK}, which cannot see it
      */
     public long kernelDrops(int portNum) {

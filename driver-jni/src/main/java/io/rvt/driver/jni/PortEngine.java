@@ -97,6 +97,12 @@ final class PortEngine implements Agent {
     private long lastKernelDrops;
     /** Cycles since the last one that received nothing (0: idle). */
     private int busyCycles;
+    /** The least time between two readings of the kernel's drop count at the ends of bursts. */
+    private static final long DROPS_READ_INTERVAL_NANOS = 1_000_000L;
+    /** When the drop count was last read at a burst's end (System.nanoTime). */
+    private long lastDropsRead = System.nanoTime() - DROPS_READ_INTERVAL_NANOS;
+    /** A burst ended within the interval: the next idle cycle after it reads the count. */
+    private boolean dropsUnread;
     /** Packets whose payload went from registered memory to the socket without a copy (any sending thread). */
     final LongAdder zeroCopyPackets = new LongAdder();
 
@@ -248,13 +254,22 @@ final class PortEngine implements Agent {
             work += n;
             // The kernel drops only while datagrams arrive: read its count when a burst ends, and now and then
             // during a long one (a system call, so not every cycle).
+            // At most one reading a millisecond: a ping-pong ends a "burst" with every message, and the reading is
+            // a system call (getsockopt) per message; an idle cycle takes the reading a throttled burst end owes.
             if (n > 0) {
                 if ((++busyCycles & 1023) == 0) {
                     readKernelDrops();
                 }
-            } else if (busyCycles != 0) {
+            } else if (busyCycles != 0 || dropsUnread) {
                 busyCycles = 0;
-                readKernelDrops();
+                long now = System.nanoTime();
+                if (now - lastDropsRead >= DROPS_READ_INTERVAL_NANOS) {
+                    lastDropsRead = now;
+                    dropsUnread = false;
+                    readKernelDrops();
+                } else {
+                    dropsUnread = true;
+                }
             }
             QpSendEngine q;
             while ((q = queue.poll()) != null) {
