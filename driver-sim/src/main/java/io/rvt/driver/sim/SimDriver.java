@@ -8,7 +8,6 @@ import io.rvt.api.PortAttr;
 import io.rvt.api.PortCounter;
 import io.rvt.api.PortState;
 import io.rvt.api.QpState;
-import io.rvt.api.QpType;
 import io.rvt.api.VerbsException;
 import io.rvt.api.spi.DriverAh;
 import io.rvt.api.spi.DriverDevice;
@@ -486,7 +485,7 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         TxInfo tx = sc.tx;
         ByteBuffer buf = frame.buffer();
         tx.payloadInto(frame.payload()); // a referenced payload is recorded in the frame itself
-        tx.runLimit(burstLimit(s, qp, port));
+        tx.runLimit(SimBursts.limit(fabric, s, qp, port));
         int n = transport().makePacket(qp, buf, HEADROOM, tx);
         if (n <= 0) {
             s.spare = frame; // nothing to send: keep it for the next packet
@@ -510,7 +509,7 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
                 device.port(portNum).addCounter(PortCounter.PKT_DROPS, packets);
                 return 1;
             }
-            frame.burst(packets, wire, burstInfo(tx));
+            frame.burst(packets, wire, SimBursts.describe(tx));
         }
         if (tx.isPayloadByReference()) {
             placePayload(frame, buf, tx);
@@ -530,32 +529,6 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         }
         countSent(s, portNum, packets, wire);
         return 1;
-    }
-
-    /**
-     * How many packets the transport may make at once for the QP ({@code TxInfo.runLimit}), which then go in one
-     * {@link Frame#burst burst}: the fabric's {@link Fabric#burstLimit} for the QP's destination (RC only), asked again
-     * only when the fabric's burst epoch, the port or the destination changed.
-     */
-    private int burstLimit(SimQp s, DriverQp qp, FabricPort port) {
-        if (qp.type() != QpType.RC) {
-            return 1;
-        }
-        int epoch = fabric.burstEpoch();
-        int dlid = qp.remoteAhAttr().dlid(); // read without the QP's lock: a hint, checked against the packet's
-        if (epoch != s.burstEpoch || dlid != s.burstDlid || port != s.burstPort) {
-            s.burstLimit = fabric.burstLimit(port, dlid);
-            s.burstEpoch = epoch;
-            s.burstDlid = dlid;
-            s.burstPort = port;
-        }
-        return s.burstLimit;
-    }
-
-    /** A run's packets after the first, as {@link #onFrame} gives them to {@code PacketHeaders.run}. */
-    private static long burstInfo(TxInfo tx) {
-        return (tx.runAckMask() & 0xFFFF_FFFFL) | (long) (tx.runLastOpcode() & 0xFF) << 32
-                | (long) (tx.runLastPayloadLength() & 0xFFFF) << 40 | (tx.runLastSolicited() ? 1L << 56 : 0L);
     }
 
     /**
@@ -620,7 +593,7 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
             }
             h.payloadSlices(frame.payload()); // an RC request's payload, still in the sender's region
             int packets = frame.packets();
-            if (packets > 1 && !takeRun(h, packets, frame.burstInfo())) {
+            if (packets > 1 && !SimBursts.takeRun(h, packets, frame.burstInfo())) {
                 for (int i = 0; i < packets; i++) {
                     dropMalformed(dev.port(d.portNum()));
                 }
@@ -637,23 +610,6 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
             if (d.isFull()) {
                 drainDeferred(d, txScratch.get()); // cannot wait for the end of the batch
             }
-        }
-    }
-
-    /** Describes a burst's later packets to the transport; false if they do not add up (dropped as malformed). */
-    private static boolean takeRun(PacketHeaders h, int packets, long info) {
-        int operation = h.opcode() & Opcode.OPERATION_MASK;
-        if (Opcode.transport(h.opcode()) != Opcode.RC || operation != Opcode.SEND_FIRST
-                && operation != Opcode.SEND_MIDDLE && operation != Opcode.RDMA_WRITE_FIRST
-                && operation != Opcode.RDMA_WRITE_MIDDLE) {
-            return false;
-        }
-        try {
-            h.run(packets, (int) info, (int) (info >>> 32) & 0xFF, (int) (info >>> 40) & 0xFFFF,
-                    (info >>> 56 & 1) != 0);
-            return true;
-        } catch (IllegalArgumentException e) {
-            return false;
         }
     }
 
