@@ -28,6 +28,21 @@ final class Completions {
      * @throws IllegalStateException on a failed completion or when {@link #DEADLINE_NANOS} pass
      */
     static void await(Host host, CompletionQueue cq, WorkCompletion wc, String what, String hint) {
+        take(host, cq, wc, what, hint);
+        check(wc, what);
+    }
+
+    /**
+     * Polls {@code cq} until it yields a completion, whatever its status.
+     *
+     * @param host the devices' host, whose network progresses while the CQ is empty
+     * @param cq the CQ
+     * @param wc filled with the completion
+     * @param what names the wait in an error
+     * @param hint appended to a timeout error, or ""
+     * @throws IllegalStateException when {@link #DEADLINE_NANOS} pass
+     */
+    static void take(Host host, CompletionQueue cq, WorkCompletion wc, String what, String hint) {
         if (!cq.pollCq(wc)) {
             long deadline = System.nanoTime() + DEADLINE_NANOS;
             while (!cq.pollCq(wc)) {
@@ -38,7 +53,6 @@ final class Completions {
                 host.progress();
             }
         }
-        check(wc, what);
     }
 
     /**

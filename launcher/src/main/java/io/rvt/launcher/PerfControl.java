@@ -39,6 +39,8 @@ final class PerfControl implements AutoCloseable {
     private final WorkCompletion wc = new WorkCompletion();
     private final RecvWorkRequest[] recvs = new RecvWorkRequest[SLOTS];
     private final SendWorkRequest send;
+    /** The peer's answer that {@link #sendAnswered} found after a flush: what {@link #poll()} returns next. */
+    private PerfWire.Control answered;
     private Connection c;
 
     /**
@@ -117,11 +119,45 @@ final class PerfControl implements AutoCloseable {
     }
 
     /**
+     * Sends a message the peer answers with {@code answer} and may then disconnect after: if the peer's
+     * acknowledgement was lost and its disconnect flushed the message here, its answer having arrived shows the
+     * message did (the answer is then the next {@link #poll()}); any other failure is one.
+     *
+     * @param m the message
+     * @param answer what the peer says once it has {@code m}
+     */
+    void sendAnswered(PerfWire.Control m, PerfWire.Step answer) {
+        byte[] b = m.encode();
+        e.buffer.put(SLOTS * SLOT, b);
+        send.sge(0).length(b.length);
+        c.qp().postSend(send);
+        Completions.take(host, e.sendCq, wc, "a control message to the peer", "");
+        WcStatus status = wc.status();
+        if (status == WcStatus.SUCCESS) {
+            return;
+        }
+        long wrId = wc.wrId();
+        if (status == WcStatus.WR_FLUSH_ERR) {
+            PerfWire.Control next = poll();
+            if (next != null && next.step() == answer) {
+                answered = next;
+                return;
+            }
+        }
+        throw new IllegalStateException("a control message to the peer failed: " + status + " (wr_id " + wrId + ")");
+    }
+
+    /**
      * @return the next message from the peer, or null if none has arrived or the connection is going down (its
      *         receives flush); allocates only when one has arrived
      * @throws IllegalStateException if a receive failed otherwise or the message is none of rvt perf's
      */
     PerfWire.Control poll() {
+        PerfWire.Control a = answered;
+        if (a != null) {
+            answered = null;
+            return a;
+        }
         if (!e.recvCq.pollCq(wc) || wc.status() == WcStatus.WR_FLUSH_ERR) {
             return null;
         }

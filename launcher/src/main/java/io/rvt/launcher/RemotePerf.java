@@ -443,8 +443,9 @@ final class RemotePerf {
                     control.send(new PerfWire.Control(PerfWire.Step.READY, size));
                     if (flow != null) {
                         BandwidthResult mine = flow.bandwidth(size);
-                        control.send(new PerfWire.Control(PerfWire.Step.FLOW, size, 0, new PerfWire.Result(mine,
-                                null, 0)));
+                        // the client's DONE follows, then its disconnect: an ACK of FLOW lost meanwhile is no error
+                        control.sendAnswered(new PerfWire.Control(PerfWire.Step.FLOW, size, 0, new PerfWire.Result(
+                                mine, null, 0)), PerfWire.Step.DONE);
                     }
                 }
                 case MEASURE -> {
