@@ -19,5 +19,7 @@ public enum DropCause {
     /** The receiving port has no {@link FrameHandler}. */
     NO_HANDLER,
     /** The sending or receiving port, or the fabric, was closed. */
-    CLOSED
+    CLOSED,
+    /** Lost by the fabric's {@link DropRule} (a test's precise fault). */
+    RULE
 }

@@ -87,6 +87,8 @@ public final class Fabric implements AutoCloseable {
     private final int maxFrameSize;
     private final LinkModel defaultLink;
     private volatile FaultConfig defaultFaults;
+    /** A test's precise fault, or null ({@link #dropRule(DropRule)}). */
+    private volatile DropRule dropRule;
     private final Counters counters = new Counters();
     private final Trace trace;
     /** Bursts may be built at all: real time, no trace, not turned off ({@link FabricBuilder#bursts}). */
@@ -469,11 +471,27 @@ public final class Fabric implements AutoCloseable {
         burstRulesChanged();
     }
 
+    /** @return the rule that loses chosen frames, or null if none is set */
+    public DropRule dropRule() {
+        return dropRule;
+    }
+
+    /**
+     * Sets the rule that loses chosen frames from now on ({@link DropRule}; a test's precise fault), or removes it.
+     * Senders build no bursts while one is set.
+     *
+     * @param rule the rule, or null for none
+     */
+    public void dropRule(DropRule rule) {
+        this.dropRule = rule;
+        burstRulesChanged();
+    }
+
     /**
      * How many packets of one message an HCA may hand this fabric as one {@link Frame#burst burst} from {@code src}
      * to {@code dlid} (segmentation offload): {@value Frame#MAX_BURST} on a real-time fabric without trace whose
-     * two links have no faults and whose receiving handler {@link FrameHandler#acceptsBursts() takes bursts}; 1
-     * (one packet per frame) otherwise, so the trace, and faults that strike single packets, see every packet. The
+     * two links have no faults, with no {@link #dropRule(DropRule) drop rule}, and whose receiving handler
+     * {@link FrameHandler#acceptsBursts() takes bursts}; 1 (one packet per frame) otherwise, so the trace, and faults that strike single packets, see every packet. The
      * answer holds until {@link #burstEpoch()} changes.
      *
      * @param src the sending port
@@ -481,7 +499,7 @@ public final class Fabric implements AutoCloseable {
      * @return the most packets per frame, 1 or {@value Frame#MAX_BURST}
      */
     public int burstLimit(FabricPort src, int dlid) {
-        if (!bursts) {
+        if (!bursts || dropRule != null) {
             return 1;
         }
         FabricPort dst = port(dlid);

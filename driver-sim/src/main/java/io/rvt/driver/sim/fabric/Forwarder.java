@@ -175,6 +175,11 @@ final class Forwarder {
             // apply from the sender's next frame, as they would to a frame sent a moment before the change.
             fc = FaultConfig.NONE;
         }
+        DropRule rule = fabric.dropRule();
+        if (rule != null && f.packets() == 1 && ruleDrops(rule, f, dst)) {
+            drop(f, dst, DropCause.RULE, now);
+            return;
+        }
         if (fc.loss() > 0 && rng.nextDouble() < fc.loss()) {
             drop(f, dst, DropCause.LOSS, now);
             return;
@@ -194,6 +199,16 @@ final class Forwarder {
         if (dup != null) {
             transmit(dup, dst, link, epoch, fc, rng, now);
         }
+    }
+
+    /** Asks a test's rule about a frame: its bytes completed first, so the rule sees the payload too. */
+    private static boolean ruleDrops(DropRule rule, Frame f, FabricPort dst) {
+        if (f.hasDeferredBytes()) {
+            f.completeBytes();
+        }
+        ByteBuffer view = f.buffer().asReadOnlyBuffer(); // allocates, only while a test's rule is set
+        view.clear().limit(f.length());
+        return rule.drops(f.source, dst, view);
     }
 
     /** Corruption, serialisation on the receiver's link, latency, reordering delay; then on to delivery. */
