@@ -28,7 +28,7 @@ import io.rvt.transport.header.Icrc;
 import io.rvt.transport.header.PacketHeaders;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.List;
 
 /**
  * An rvt driver ({@code struct rvt_driver_provided}) whose wire is RoCEv2 (IBTA Annex A17) over UDP: every packet is
@@ -61,8 +61,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements AutoCloseable {
     /** The RoCEv2 UDP port, {@value}. */
     public static final int ROCEV2_PORT = Framing.ROCEV2_UDP_PORT;
-    private static final AtomicLong GUIDS = new AtomicLong(1);
-    private static final long GUID_BASE = 0x0052_5654_4A4E_0000L; // "RVTJN"
+    /** The node GUID's top 20 bits; the hash of what identifies the HCA fills the rest ({@link #nodeGuid}). */
+    private static final long GUID_PREFIX = 0x0052_5000_0000_0000L;
 
     private final String name;
     private final PathMtu mtu;
@@ -94,11 +94,9 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         this.ownThreads = b.ownThreads && b.threading != ThreadingMode.INVOKER;
         this.threading = ownThreads ? b.threading : ThreadingMode.INVOKER;
         this.backstopQuietNanos = b.backstopQuietNanos;
-        this.nodeGuid = GUID_BASE + GUIDS.getAndIncrement() * 16;
         this.sockets = new Sockets(b.wire, b.socketBufferBytes, b.decorator);
         this.sourcePorts = b.sourcePorts;
         int nports = b.addresses.size();
-        this.params = packetHcaParams(nodeGuid, 0x4A4E, b.maxQp, nports);
         int slotSize = slotSize(mtu);
         int batch = b.batch;
         boolean gather = b.wire == Wire.NATIVE;
@@ -117,7 +115,33 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
             closeSockets();
             throw e;
         }
+        this.nodeGuid = nodeGuid(name, b.addresses, ports);
+        this.params = packetHcaParams(nodeGuid, 0x4A4E, b.maxQp, nports);
         b.peers.forEach(this::addPeer);
+    }
+
+    /**
+     * The node GUID, from what identifies the HCA: its name and each port's address and bound UDP port (the
+     * ephemeral one where 0 was asked). The same configuration gives the same GUID in every run, also again within
+     * one JVM (tests, bundle restarts); two HCAs that coexist on one host differ in an address or a port, so in the
+     * GUID (a 40-bit hash: a collision is a chance of about one in 10^12 per pair). Port n's GUID is not this one +
+     * n: a RoCEv2 port's GID is its IP address.
+     */
+    private static long nodeGuid(String name, List<InetAddress> addresses, PortEngine[] ports) {
+        long h = 0xCBF2_9CE4_8422_2325L; // FNV-1a over the name, the addresses' bytes and the bound ports
+        for (int i = 0; i < name.length(); i++) {
+            h = (h ^ name.charAt(i)) * 0x0100_0000_01B3L;
+        }
+        for (int i = 0; i < ports.length; i++) {
+            for (byte x : addresses.get(i).getAddress()) {
+                h = (h ^ (x & 0xFF)) * 0x0100_0000_01B3L;
+            }
+            h = (h ^ ports[i].io.localPort()) * 0x0100_0000_01B3L;
+        }
+        h = (h ^ (h >>> 30)) * 0xBF58_476D_1CE4_E5B9L; // SplitMix64's finaliser: every bit of the input counts
+        h = (h ^ (h >>> 27)) * 0x94D0_49BB_1331_11EBL;
+        h ^= h >>> 31;
+        return GUID_PREFIX | (h >>> 24) << 4; // the 40 bits above the low 4 (left 0, as rdmavt drivers' node GUIDs)
     }
 
     /**

@@ -47,7 +47,6 @@ import io.rvt.transport.header.PacketParser;
 import io.rvt.transport.header.RejectReason;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A simulated HCA: an rvt driver ({@code struct rvt_driver_provided}) whose ports are attached to an in-JVM
@@ -72,7 +71,6 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
     /** Bytes before the BTH: LRH (8) and GRH (40); every packet is sent with a GRH. */
     static final int HEADROOM = LrhDescriptor.LENGTH + GrhDescriptor.LENGTH;
-    private static final AtomicLong GUIDS = new AtomicLong(1);
 
     private final Fabric fabric;
     private final String name;
@@ -130,11 +128,29 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         this.name = b.name;
         this.nports = b.ports;
         this.mtu = b.mtu;
-        this.nodeGuid = b.nodeGuid != 0 ? b.nodeGuid : Fabric.GUID_BASE + 0x100000L + GUIDS.getAndIncrement() * 16;
         this.deterministic = fabric.mode() == FabricMode.DETERMINISTIC;
-        this.params = packetHcaParams(nodeGuid, 0x51D, b.maxQp, nports);
         this.ports = new FabricPort[nports];
         this.frameWaits = new FrameWait[nports];
+        synchronized (NodeGuids.LOCK) {
+            this.nodeGuid = b.nodeGuid != 0 ? b.nodeGuid : NodeGuids.free(fabric, name, nports);
+            this.params = packetHcaParams(nodeGuid, 0x51D, b.maxQp, nports);
+            attachPorts(b);
+        }
+        this.idleStrategy = b.idleStrategy;
+        this.sealedParser = b.checkEveryIcrc ? parser : new PacketParser(false);
+        ThreadingMode threading = b.threading != null ? b.threading
+                : fabric.threading() == ThreadingMode.PROGRESS ? ThreadingMode.PROGRESS : ThreadingMode.DEDICATED;
+        if (threading == ThreadingMode.PROGRESS && fabric.threading() != ThreadingMode.PROGRESS) {
+            throw new IllegalArgumentException("HCA '" + b.name + "': ThreadingMode.PROGRESS runs the send engine in "
+                    + "the fabric's duty cycle, but fabric '" + fabric.name() + "' is " + fabric.threading());
+        }
+        this.ownThread = threading == ThreadingMode.DEDICATED;
+        this.joinsFabric = threading == ThreadingMode.PROGRESS && !deterministic;
+        this.sendAgent = deterministic ? null : new SimSendAgent(this, b.maxQp, "rvt-sim-" + name + "-send");
+    }
+
+    /** Attaches the ports to the fabric, port n with GUID {@link #nodeGuid} + n. */
+    private void attachPorts(Builder b) {
         for (int i = 0; i < nports; i++) {
             int portNum = i + 1;
             FabricPort.Builder pb = fabric.newPort().guid(nodeGuid + portNum).handler(new PortReceiver(portNum));
@@ -152,17 +168,6 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
             frameWaits[i] = new FrameWait(this, ports[i]);
             ports[i].pool().refillListener(frameWaits[i]);
         }
-        this.idleStrategy = b.idleStrategy;
-        this.sealedParser = b.checkEveryIcrc ? parser : new PacketParser(false);
-        ThreadingMode threading = b.threading != null ? b.threading
-                : fabric.threading() == ThreadingMode.PROGRESS ? ThreadingMode.PROGRESS : ThreadingMode.DEDICATED;
-        if (threading == ThreadingMode.PROGRESS && fabric.threading() != ThreadingMode.PROGRESS) {
-            throw new IllegalArgumentException("HCA '" + b.name + "': ThreadingMode.PROGRESS runs the send engine in "
-                    + "the fabric's duty cycle, but fabric '" + fabric.name() + "' is " + fabric.threading());
-        }
-        this.ownThread = threading == ThreadingMode.DEDICATED;
-        this.joinsFabric = threading == ThreadingMode.PROGRESS && !deterministic;
-        this.sendAgent = deterministic ? null : new SimSendAgent(this, b.maxQp, "rvt-sim-" + name + "-send");
     }
 
     /**
@@ -709,7 +714,8 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         }
 
         /**
-         * @param v the node GUID (0: derived)
+         * @param v the node GUID (0, the default: derived from the fabric's seed and the HCA's name, the same in every
+         *          run, unique on the fabric; port n's GUID is the node GUID + n)
          * @return this
          */
         public Builder nodeGuid(long v) {

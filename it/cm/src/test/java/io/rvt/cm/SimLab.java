@@ -78,8 +78,7 @@ public final class SimLab implements AutoCloseable {
      * @return a new HCA with its CM
      */
     Host host(UnaryOperator<SimDriver.Builder> driver, UnaryOperator<CmConfig.Builder> cm) {
-        SimDriver d = driver.apply(SimDriver.builder(fabric).name("hca" + devices.size())
-                .nodeGuid(0x0052_5654_00C0_0000L + devices.size())).build(); // GIDs independent of other tests
+        SimDriver d = driver.apply(SimDriver.builder(fabric).name("hca" + devices.size())).build();
         RvtDevice dev = RvtDevice.register(d);
         devices.add(dev);
         drivers.add(d);
@@ -116,8 +115,7 @@ public final class SimLab implements AutoCloseable {
 
     /** @return a registered simulated HCA with no connection manager (its GSI QP is free for a raw test peer) */
     public Device bareDevice() {
-        SimDriver d = SimDriver.builder(fabric).name("raw" + devices.size())
-                .nodeGuid(0x0052_5654_00C1_0000L + devices.size()).build();
+        SimDriver d = SimDriver.builder(fabric).name("raw" + devices.size()).build();
         RvtDevice dev = RvtDevice.register(d);
         devices.add(dev);
         drivers.add(d);
