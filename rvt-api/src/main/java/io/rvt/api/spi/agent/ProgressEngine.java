@@ -18,7 +18,8 @@ import java.util.function.Consumer;
  *   <li>{@link ThreadingMode#PROGRESS}: {@link #progress(int)} runs the agent on the caller's thread if no other thread
  *       is in it (a try-lock: the others return at once). A backstop thread runs it only when no caller has for a
  *       quiet period (timers, retransmissions, applications waiting on completion events), spinning briefly, then
- *       parking with a growing pause; while callers progress it parks a quiet period at a time and never spins.</li>
+ *       parking with a growing pause; while callers progress it (or one is in it) it parks a quiet period at a time
+ *       and never spins.</li>
  *   <li>{@link ThreadingMode#INVOKER}: only {@link #progress(int)}; no thread.</li>
  *   <li>{@link ThreadingMode#DEDICATED}: only a thread of its own; {@link #progress(int)} returns 0.</li>
  * </ul>
@@ -293,14 +294,19 @@ public final class ProgressEngine implements AutoCloseable {
                 throw new AgentTerminationException("engine " + agent.roleName() + " closed");
             }
             long c = (long) CALLER_CYCLES.getOpaque(ProgressEngine.this);
-            if (c != seen) {
+            // A caller in the engine now counts as active too: it finishes its call (progress is bounded), while
+            // a backstop that idled as the engine would (driver-jni: in poll on the socket the caller reads) would
+            // spin on the datagram the caller is about to receive, or be woken by each one, and take the core from
+            // a caller that was preempted in the engine.
+            if (c != seen || holder != null) {
                 seen = c;
                 callersActive = true;
                 return 0;
             }
             callersActive = false;
             Thread self = Thread.currentThread();
-            if (holder != null || !HOLDER.compareAndSet(ProgressEngine.this, null, self)) {
+            if (!HOLDER.compareAndSet(ProgressEngine.this, null, self)) {
+                callersActive = true; // a caller came in just now
                 return 0;
             }
             int w;

@@ -179,6 +179,61 @@ class ProgressEngineTest {
         }
     }
 
+    /** Counts how the backstop idles: alone (the engine's strategy: driver-jni's wait on the socket) or parked. */
+    static final class CountingIdle implements IdleStrategy {
+        final AtomicInteger alone = new AtomicInteger();
+        final AtomicInteger resets = new AtomicInteger();
+
+        @Override
+        public void idle() {
+            alone.incrementAndGet();
+            LockSupport.parkNanos(100_000);
+        }
+
+        @Override
+        public void reset() {
+            resets.incrementAndGet();
+        }
+
+        @Override
+        public String alias() {
+            return "counting";
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldParkTheBackstopWhileACallerIsInTheEngineLongerThanTheQuietPeriod() throws Exception {
+        // A caller preempted in the engine (or in a long cycle) finishes its call: the backstop must not idle as
+        // the engine meanwhile (driver-jni's backstop spun in poll on the datagram the caller was about to receive)
+        Recording a = new Recording();
+        CountingIdle idle = new CountingIdle();
+        try (ProgressEngine e = ProgressEngine.start(a, ThreadingMode.PROGRESS, idle,
+                TimeUnit.MILLISECONDS.toNanos(1), Throwable::printStackTrace)) {
+            a.hold = new CountDownLatch(1);
+            a.entered = new CountDownLatch(1);
+            Thread holder = new Thread(() -> e.progress(1), "holder");
+            holder.start();
+            assertThat(a.entered.await(20, TimeUnit.SECONDS)).isTrue();
+            int resetsBefore = idle.resets.get();
+            int aloneBefore = idle.alone.get();
+            // many quiet periods of the backstop's while the holder stays in, counted by its parks (each resets)
+            await(() -> idle.resets.get() - resetsBefore >= 20 || idle.alone.get() - aloneBefore >= 20,
+                    "the backstop to look at the held engine 20 times");
+            int aloneWhileHeld = idle.alone.get() - aloneBefore;
+            a.entered = null;
+            a.hold.countDown();
+            a.hold = null;
+            holder.join();
+            assertThat(aloneWhileHeld).as("the backstop's idles as the engine while a caller was in it").isZero();
+            assertThat(a.cycles.get()).as("only the holder's cycle ran meanwhile").isEqualTo(1);
+            // and once no one calls, it takes over as before
+            a.work.set(5);
+            await(() -> a.work.get() == 0, "the backstop to do the work nobody polled for");
+            assertThat(e.backstopWork()).isEqualTo(5);
+        }
+    }
+
     @Test
     void shouldStopRunningTheAgentWhenItSignalsTermination() {
         Recording a = new Recording();
