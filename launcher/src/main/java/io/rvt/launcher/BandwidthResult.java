@@ -6,9 +6,11 @@ package io.rvt.launcher;
  *
  * @param size bytes per message ({@code #bytes}, JSON {@code MsgSize})
  * @param iterations messages completed ({@code #iterations}, JSON {@code n_iterations})
- * @param peakMiBps the best rate over one completion interval ({@code BW peak}, JSON {@code BW_peak})
- * @param averageMiBps bytes over the whole run ({@code BW average}, JSON {@code BW_average})
- * @param messageRateMpps messages over the whole run ({@code MsgRate}, JSON {@code MsgRate})
+ * @param peakMiBps perftest's peak: the best rate over a stretch from a post to a later completion
+ *        ({@link BandwidthMeter}; {@code BW peak}, JSON {@code BW_peak})
+ * @param averageMiBps bytes over the run, or with {@code -D} over perftest's sample interval between the margins
+ *        ({@code BW average}, JSON {@code BW_average})
+ * @param messageRateMpps messages over the same time ({@code MsgRate}, JSON {@code MsgRate})
  */
 public record BandwidthResult(int size, long iterations, double peakMiBps, double averageMiBps,
         double messageRateMpps) {
@@ -45,9 +47,9 @@ public record BandwidthResult(int size, long iterations, double peakMiBps, doubl
 
     /**
      * @param size bytes per message
-     * @param iterations messages completed
-     * @param elapsedNanos from the first post to the last completion
-     * @param bestNanosPerMessage the shortest time per message over one completion interval
+     * @param iterations messages measured
+     * @param elapsedNanos the time they were measured over
+     * @param bestNanosPerMessage the least time per message over a stretch ({@link BandwidthMeter}), or 0 for none
      * @return the row
      */
     static BandwidthResult of(int size, long iterations, long elapsedNanos, double bestNanosPerMessage) {

@@ -219,6 +219,7 @@ final class PerfCommand {
         for (int size : s.sizes()) {
             largest = Math.max(largest, size);
         }
+        String unmeasured = null;
         try (PerfRunner runner = new PerfRunner(host, a, b, s, largest, progress, link, options.cmPort)) {
             for (int size : s.sizes()) {
                 BandwidthResult bw = null;
@@ -245,8 +246,13 @@ final class PerfCommand {
                     write(perftestJson, PerftestJson.report(info, bw, lat, options.reportGbits));
                 }
             }
+            unmeasured = s.latency() ? null : runner.unmeasuredLine();
         }
         progress.printQuietly(table::footer);
+        if (unmeasured != null) {
+            String line = unmeasured;
+            progress.printQuietly(() -> out.println(line));
+        }
         if (traffic != null) {
             String line = traffic.since();
             progress.printQuietly(() -> out.println(line));

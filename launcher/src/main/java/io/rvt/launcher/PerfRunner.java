@@ -58,6 +58,12 @@ final class PerfRunner implements AutoCloseable {
     private int warmedUp;
     /** Bandwidth: the messages of the last row's warm-up, every QP and flow. */
     private long warmUpMessages;
+    /** Bandwidth: the messages completed in the margins of the rows so far ({@link PerfSpec#marginNanos()}). */
+    private long unmeasuredMessages;
+    /** Bandwidth: the warm-up messages of the rows so far. */
+    private long warmUpTotal;
+    /** perftest's peak and average of each bandwidth row. */
+    private final BandwidthMeter meter;
     /** True once a row warmed up until the JIT settled (the command's first local bandwidth row). */
     private boolean settled;
     /**
@@ -179,6 +185,7 @@ final class PerfRunner implements AutoCloseable {
                 : new Flow[] {forward};
         samples = spec.latency() ? new long[spec.iters() > 0 ? Math.max(spec.iters(), WarmUp.MAX_ITERATIONS) : MAX_SAMPLES]
                 : null;
+        meter = new BandwidthMeter(spec.txDepth() * qps * flows.length + 1);
         if (spec.test().needsReceives()) {
             // posted once; every receive completion is reposted, so each row starts with the queues full
             for (int q = 0; q < qps; q++) {
@@ -249,6 +256,7 @@ final class PerfRunner implements AutoCloseable {
             wcs[i] = new WorkCompletion();
         }
         flows = new Flow[] {new Flow(requester, null, sendQps, recvQps, wrs, recvs)};
+        meter = new BandwidthMeter(spec.txDepth() * n + 1);
         samples = spec.latency()
                 ? new long[spec.iters() > 0 ? Math.max(spec.iters(), WarmUp.MAX_ITERATIONS) : MAX_SAMPLES] : null;
         if (spec.latency() && spec.test().needsReceives()) {
@@ -400,6 +408,7 @@ final class PerfRunner implements AutoCloseable {
         } else {
             WarmUp.run(size, n -> warmUpMessages += windowed(n, 0, false).iterations());
         }
+        warmUpTotal += warmUpMessages;
         if (afterWarmUp != null) {
             afterWarmUp.run();
         }
@@ -422,19 +431,29 @@ final class PerfRunner implements AutoCloseable {
         }
         long start = System.nanoTime();
         long end = durationNanos > 0 ? start + durationNanos : Long.MAX_VALUE;
+        meter.start(start, durationNanos, report ? spec.marginNanos() : 0);
         long last = start;
         long done = 0;
-        double best = Double.MAX_VALUE;
+        long posted = 0;
         boolean posting = true;
+        boolean room = true; // the window may have room: at the start and after every poll that found completions
         int emptyPolls = 0;
         while (true) {
-            if (posting) {
-                for (Flow f : flows) {
-                    f.post(target);
-                }
-                if (durationNanos > 0 && System.nanoTime() - end >= 0) {
+            if (posting && room) {
+                long now = System.nanoTime();
+                meter.tick(done, now);
+                if (durationNanos > 0 && now - end >= 0) {
                     posting = false;
+                } else {
+                    long before = posted;
+                    for (Flow f : flows) {
+                        posted += f.post(target);
+                    }
+                    if (posted > before) {
+                        meter.posted(before, now);
+                    }
                 }
+                room = false;
             }
             long before = done;
             for (Flow f : flows) {
@@ -442,11 +461,10 @@ final class PerfRunner implements AutoCloseable {
             }
             if (done > before) {
                 long now = System.nanoTime();
-                double perMessage = (now - last) / (double) (done - before);
-                if (perMessage < best) {
-                    best = perMessage;
-                }
+                meter.tick(before, now);
+                meter.completed(done, now);
                 last = now;
+                room = true;
                 if (report) {
                     progress.update(done);
                 }
@@ -454,10 +472,17 @@ final class PerfRunner implements AutoCloseable {
                 host.progress(); // nothing to poll: with --threading invoker this thread is the network
                 // The first completion may take a whole window of large WRITEs: a longer wait, but not forever.
                 long quiet = last == start ? firstCompletionNanos : Completions.DEADLINE_NANOS;
-                if ((++emptyPolls & 1023) == 0 && System.nanoTime() - last > quiet) {
-                    throw new IllegalStateException("no completion on " + requester.device.name() + " within "
-                            + (quiet >= 1_000_000_000L ? quiet / 1_000_000_000L + " s" : quiet / 1_000_000L + " ms")
-                            + hint);
+                if ((++emptyPolls & 1023) == 0) {
+                    long now = System.nanoTime();
+                    meter.tick(done, now);
+                    if (posting && durationNanos > 0 && now - end >= 0) {
+                        posting = false;
+                    }
+                    if (now - last > quiet) {
+                        throw new IllegalStateException("no completion on " + requester.device.name() + " within "
+                                + (quiet >= 1_000_000_000L ? quiet / 1_000_000_000L + " s" : quiet / 1_000_000L + " ms")
+                                + hint);
+                    }
                 }
             }
             if (receives) {
@@ -478,7 +503,10 @@ final class PerfRunner implements AutoCloseable {
                 }
             }
         }
-        return new Window(done, last - start, best);
+        if (report) {
+            unmeasuredMessages += meter.unmeasured(done);
+        }
+        return new Window(meter.iterations(done), meter.elapsedNanos(last), meter.bestNanosPerMessage());
     }
 
     private boolean finished(boolean posting, long target) {
@@ -558,8 +586,13 @@ final class PerfRunner implements AutoCloseable {
             }
         }
 
-        /** Posts lists while the window has room for a whole one (the last list of a row may be shorter). */
-        void post(long target) {
+        /**
+         * Posts lists while the window has room for a whole one (the last list of a row may be shorter).
+         *
+         * @return the work requests posted
+         */
+        long post(long target) {
+            long before = total();
             int cqMod = spec.cqModeration();
             int depth = spec.txDepth();
             for (int q = 0; q < senders.length; q++) {
@@ -590,6 +623,15 @@ final class PerfRunner implements AutoCloseable {
                     posted[q] += k;
                 }
             }
+            return total() - before;
+        }
+
+        private long total() {
+            long n = 0;
+            for (long p : posted) {
+                n += p;
+            }
+            return n;
         }
 
         /** @return the work requests that the polled completions account for */
@@ -776,6 +818,34 @@ final class PerfRunner implements AutoCloseable {
             responder.close();
         }
         connector.close();
+    }
+
+    /**
+     * @return the messages of the bandwidth rows so far that completed in their margins ({@link PerfSpec#marginNanos()})
+     *         and were not measured
+     */
+    long unmeasuredMessages() {
+        return unmeasuredMessages;
+    }
+
+    /** @return the warm-up messages of the bandwidth rows so far (none of them measured) */
+    long warmUpTotal() {
+        return warmUpTotal;
+    }
+
+    /**
+     * @return the line under a bandwidth table that counts what its rows did not measure: the warm-ups and, with
+     *         {@code -D}, perftest's margins; e.g. {@code  Not measured    : 1024 warm-up messages; 66000 in the
+     *         margins (the first and last 2 s of each row, perftest's --margin)}
+     */
+    String unmeasuredLine() {
+        StringBuilder sb = new StringBuilder(" Not measured    : ").append(warmUpTotal).append(" warm-up messages");
+        long margin = spec.marginNanos();
+        if (margin > 0) {
+            sb.append("; ").append(unmeasuredMessages).append(" in the margins (the first and last ")
+                    .append(margin / 1_000_000_000L).append(" s of each row, perftest's --margin)");
+        }
+        return sb.toString();
     }
 
     /** @return the messages the last bandwidth row sent as its warm-up (complete before {@code afterWarmUp} runs) */

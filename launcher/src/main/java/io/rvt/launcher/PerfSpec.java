@@ -45,6 +45,18 @@ public record PerfSpec(PerfTest test, Transport transport, boolean latency, int[
                 false);
     }
 
+    /**
+     * @return with a duration and no iterations, how long at each end of a bandwidth row is not measured: perftest's
+     *         default margin ({@code --margin}), a quarter of the duration in whole seconds ({@code -D 10}: 2 s; under
+     *         4 s: none); else 0
+     */
+    public long marginNanos() {
+        if (iters > 0 || latency) {
+            return 0;
+        }
+        return durationNanos / 1_000_000_000L / 4 * 1_000_000_000L;
+    }
+
     /** @return completions are requested every this many work requests (never more than the TX depth) */
     public int cqModeration() {
         return Math.min(cqMod, txDepth);

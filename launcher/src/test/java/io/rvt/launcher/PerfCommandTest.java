@@ -117,6 +117,25 @@ class PerfCommandTest {
 
     @Test
     @Timeout(120)
+    void shouldMeasureATimedRowBetweenPerftestsMarginsAndCountWhatItDidNotMeasure() {
+        // -D 4: perftest's margin is 1 s at each end, so 2 s of the 4 are measured
+        assertThat(cli.run("perf", "--no-osgi", "--threading", "invoker", "--test", "write", "-s", "4096", "-D", "4"))
+                .isZero();
+        Matcher m = Pattern.compile("Not measured    : (\\d+) warm-up messages; (\\d+) in the margins \\(the first "
+                + "and last 1 s of each row, perftest's --margin\\)").matcher(cli.out());
+        assertThat(m.find()).as(cli.out()).isTrue();
+        long warmUp = Long.parseLong(m.group(1));
+        long margins = Long.parseLong(m.group(2));
+        long measured = iterations(rows().get(0));
+        assertThat(warmUp).isPositive();
+        assertThat(measured).isPositive();
+        // two of the four seconds in the margins: the margins hold about as many messages as the measured part
+        // (generous bounds: the JIT and a loaded machine change the pace within a run)
+        assertThat(margins).as(cli.out()).isBetween(measured / 4, measured * 4);
+    }
+
+    @Test
+    @Timeout(120)
     void shouldRunEachTestOfTheDefaultSweepWhenGivenNoOptions() throws IOException {
         Path json = dir.resolve("sweep.json");
         assertThat(cli.run("perf", "--no-osgi", "--json", json.toString())).isZero();
