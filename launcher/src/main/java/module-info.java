@@ -8,6 +8,7 @@ module io.rvt.launcher {
     requires io.rvt.cm;
     requires io.rvt.driver.jni;
     requires io.rvt.driver.sim;
+    requires java.management; // the JIT's compilation time: WarmUp.Settling
     requires org.apache.felix.framework;
     requires org.osgi.service.cm;
     requires info.picocli;

@@ -99,7 +99,7 @@ final class PingPongCommand {
                 throw new UsageException("option --transport: UD between two processes is not built yet (RC and UC "
                         + "are; rvt pingpong -c UD alone runs both ends here)");
             }
-            int warm = Math.min(WarmUp.iterations(size), WarmUp.COUNTED_MAX);
+            int warm = WarmUp.COUNTED_MAX; // the client ends it when warm (WarmUp.Settling)
             RemotePingPong remote = new RemotePingPong(out, new RemotePingPong.Params(transport, size, iters, warm),
                     link, cmPort);
             if (server) {

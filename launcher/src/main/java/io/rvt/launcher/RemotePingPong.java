@@ -104,14 +104,14 @@ final class RemotePingPong {
             long start = 0;
             int warm = params.warmUp();
             int total = warm + params.iters();
-            long warmEnd = System.nanoTime() + WarmUp.MAX_NANOS;
+            WarmUp.Settling settling = WarmUp.Settling.start();
             long timeouts = dev.portCounter(link.port(), PortCounter.RC_TIMEOUTS);
             for (int i = 0; i < total; i++) {
-                if (i < warm && System.nanoTime() - warmEnd >= 0
-                        && dev.portCounter(link.port(), PortCounter.RC_TIMEOUTS) > timeouts
+                if (i < warm && (settling.tick() || (i & 15) == 0 && settling.elapsedNanos() >= WarmUp.MAX_NANOS
+                        && dev.portCounter(link.port(), PortCounter.RC_TIMEOUTS) > timeouts)
                         && DataPattern.distinguishable(2L * i, 2L * warm, params.size())) {
-                    // Out of time on a lossy path (every lost packet costs an RC timeout): the next ping is the
-                    // first measured one, and its stamp tells the server so. Without loss the warm-up runs whole.
+                    // Warm (or out of time on a lossy path, where every lost packet costs an RC timeout): the next
+                    // ping is the first measured one, and its stamp tells the server so.
                     i = warm;
                 }
                 if (i == warm) {

@@ -1,5 +1,9 @@
 package io.rvt.launcher;
 
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
+import java.util.function.LongSupplier;
+
 /**
  * How much unmeasured traffic runs before a measurement. A JVM runs the post, transport and poll paths interpreted
  * until the JIT has seen them tens of thousands of times; measured cold, a 64 B SEND stream spent 10-50 µs per
@@ -9,12 +13,12 @@ final class WarmUp {
     /** The most warm-up iterations (small messages). */
     static final int MAX_ITERATIONS = 20_000;
     /**
-     * The most warm-up iterations when two processes agree on their number beforehand: 2,000, a few hundred ms over
-     * loopback UDP. The client of a two-process ping-pong ends it early, after {@link #MAX_NANOS} and once its QP has
-     * had an RC retry timeout, by sending the first measured message's stamp: under 5 % loss the full count took
-     * about 30 s of timeouts.
+     * The warm-up iterations two processes agree on beforehand, a bound: the client of a two-process ping-pong ends
+     * the warm-up by sending the first measured message's stamp once it is warm ({@link Settling}), or after
+     * {@link #MAX_NANOS} once its QP has had an RC retry timeout (under 5 % loss 2,000 round trips took about 30 s
+     * of timeouts).
      */
-    static final int COUNTED_MAX = 2_000;
+    static final int COUNTED_MAX = 1_000_000;
     /** Bytes of warm-up traffic at most (large messages). */
     private static final long MAX_BYTES = 64L << 20;
     /** The fewest warm-up iterations. */
@@ -31,11 +35,107 @@ final class WarmUp {
     /** Windows whose rates must agree. */
     private static final int STEADY_WINDOWS = 4;
     /** The shortest first warm-up: the JIT's second tier comes in later than the first has settled. */
-    private static final long STEADY_MIN_NANOS = 1_000_000_000L;
+    static final long STEADY_MIN_NANOS = 1_000_000_000L;
     /** How far the slowest of those windows may be below the fastest. */
     private static final double STEADY_SPREAD = 0.10;
 
+    /**
+     * The longest the warm-up of a two-process ping-pong lasts ({@link Settling}). There both cores poll, and the
+     * JIT's compiler threads get what the two pollers leave them: a 4 KiB RC round trip between two processes took
+     * 180-230 us over its first 5,000 iterations, 50-80 us up to 20,000 and settled at 13.7 us after 20,000-30,000
+     * (1.7-2.3 s); 2,000 warm-up round trips left most of a 20,000-iteration run to the JIT.
+     */
+    static final long SETTLE_MAX_NANOS = 5_000_000_000L;
+
     private WarmUp() {
+    }
+
+    /**
+     * A warm-up that one side of a two-process run ends by itself (the other follows the stamp of its next message):
+     * it is over once the last {@value #STEADY_WINDOWS} windows of 50 ms moved as many round trips within 10 % and
+     * this JVM's JIT finished no compilation during them, after at least 1 s; or after {@link #SETTLE_MAX_NANOS}. The
+     * rate alone is not enough: a ping-pong held a plateau of 50-59 us for 0.8 s before the last hot methods were
+     * compiled. Allocates nothing per iteration.
+     */
+    static final class Settling {
+        private final LongSupplier clock;
+        private final LongSupplier jitMillis;
+        private final long start;
+        private final long[] windows = new long[STEADY_WINDOWS];
+        private final boolean[] compiled = new boolean[STEADY_WINDOWS];
+        private int filled;
+        private long windowStart;
+        private long inWindow;
+        private long jitAtWindowStart;
+        private boolean settled;
+
+        /**
+         * @param clock the time, ns (System::nanoTime)
+         * @param jitMillis the JIT's total compilation time so far, ms ({@link #jitMillis()})
+         */
+        Settling(LongSupplier clock, LongSupplier jitMillis) {
+            this.clock = clock;
+            this.jitMillis = jitMillis;
+            start = clock.getAsLong();
+            windowStart = start;
+            jitAtWindowStart = jitMillis.getAsLong();
+        }
+
+        /** @return a warm-up starting now, watching this JVM's JIT */
+        static Settling start() {
+            return new Settling(System::nanoTime, jitMillis());
+        }
+
+        /**
+         * Counts one round trip of the warm-up.
+         *
+         * @return true once the warm-up may end
+         */
+        boolean tick() {
+            if (settled) {
+                return true;
+            }
+            if ((++inWindow & (STEP - 1)) != 0) {
+                return false;
+            }
+            long now = clock.getAsLong();
+            if (now - windowStart < WINDOW_NANOS) {
+                return false;
+            }
+            long jitNow = jitMillis.getAsLong();
+            int k = filled++ % STEADY_WINDOWS;
+            windows[k] = inWindow * WINDOW_NANOS / (now - windowStart);
+            compiled[k] = jitNow != jitAtWindowStart;
+            windowStart = now;
+            inWindow = 0;
+            jitAtWindowStart = jitNow;
+            settled = now - start >= SETTLE_MAX_NANOS || filled >= STEADY_WINDOWS && now - start >= STEADY_MIN_NANOS
+                    && steady(windows) && !any(compiled);
+            return settled;
+        }
+
+        /** @return how long the warm-up has run so far, ns */
+        long elapsedNanos() {
+            return clock.getAsLong() - start;
+        }
+
+        /**
+         * @return this JVM's total JIT compilation time in ms, or a constant 0 where the JVM does not report it
+         *         (then only the rate counts)
+         */
+        static LongSupplier jitMillis() {
+            CompilationMXBean c = ManagementFactory.getCompilationMXBean();
+            return c != null && c.isCompilationTimeMonitoringSupported() ? c::getTotalCompilationTime : () -> 0;
+        }
+
+        private static boolean any(boolean[] b) {
+            for (boolean x : b) {
+                if (x) {
+                    return true;
+                }
+            }
+            return false;
+        }
     }
 
     /**
