@@ -41,6 +41,11 @@ public final class Verbs implements AutoCloseable {
     private static final int QUEUE_DEPTH = 64;
     /** Scatter/gather entries per work request of every endpoint's QP. */
     private static final int MAX_SGE = 4;
+    /**
+     * The RC local ACK timeout code of connected QPs by default: 14, 4.096 us x 2^14, about 67 ms per try and 0.54 s
+     * for the 7 retries; robust against a busy machine in real time, free in virtual time.
+     */
+    public static final int DEFAULT_LOCAL_ACK_TIMEOUT = 14;
     /** The first CM port connected pairs listen on; each pair takes the next. */
     private static final int FIRST_CM_PORT = 20000;
 
@@ -49,6 +54,8 @@ public final class Verbs implements AutoCloseable {
     private final AtomicInteger ports = new AtomicInteger(FIRST_CM_PORT);
     /** Initial PSNs: random, from the fixture's seed so that a seeded run stays a function of its seed. */
     private final SplittableRandom psns;
+    /** The RC local ACK timeout code of the QPs connected from now on ({@link #localAckTimeout(int)}). */
+    private int localAckTimeout = DEFAULT_LOCAL_ACK_TIMEOUT;
 
     /**
      * @param fixture the driver's fixture
@@ -56,6 +63,23 @@ public final class Verbs implements AutoCloseable {
     public Verbs(DriverFixture fixture) {
         this.fixture = fixture;
         this.psns = new SplittableRandom(fixture.seed() ^ 0x5053_4E5F_5345_4544L);
+    }
+
+    /**
+     * Sets the RC local ACK timeout of the QPs this object connects from now on (IBTA's 5-bit code, 4.096 us x
+     * 2^code per try; 7 retries): for QPs between processes whose peer, a JVM starting on a loaded machine, can be
+     * silent for longer than {@link #DEFAULT_LOCAL_ACK_TIMEOUT}'s 0.54 s.
+     *
+     * @param code 1..31
+     * @return this
+     * @throws IllegalArgumentException if out of range
+     */
+    public Verbs localAckTimeout(int code) {
+        if (code < 1 || code > 31) {
+            throw new IllegalArgumentException("local ACK timeout code must be 1..31, got " + code);
+        }
+        localAckTimeout = code;
+        return this;
     }
 
     /**
@@ -180,12 +204,11 @@ public final class Verbs implements AutoCloseable {
         cms.clear();
     }
 
-    private static QpOptions qpOptions(Endpoint.Resources r, QpType type, int rnrRetry, int minRnrTimer) {
+    private QpOptions qpOptions(Endpoint.Resources r, QpType type, int rnrRetry, int minRnrTimer) {
         QpOptions o = new QpOptions().pd(r.pd).sendCq(r.sendCq).recvCq(r.recvCq).type(type)
                 .accessFlags(Endpoint.ALL_ACCESS).responderResources(4).initiatorDepth(4).retryCount(7)
                 .rnrRetryCount(rnrRetry).minRnrTimer(minRnrTimer)
-                // 14: about 69 ms per try, robust against a busy machine in real time; free in virtual time
-                .localAckTimeout(14);
+                .localAckTimeout(localAckTimeout);
         o.cap().maxSendWr(QUEUE_DEPTH).maxRecvWr(QUEUE_DEPTH).maxSendSge(MAX_SGE).maxRecvSge(MAX_SGE);
         return o;
     }

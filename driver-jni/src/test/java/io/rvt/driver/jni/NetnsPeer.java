@@ -70,7 +70,11 @@ public final class NetnsPeer {
     private static void run(boolean server, boolean intruder, Device dev, int count, String peerIp)
             throws Exception {
         // Only the waiting helpers are used: a fixture with no devices of its own serves them.
-        Verbs verbs = new Verbs(new JniFixture(0, "127.0.0.1"));
+        // ACK timeout 17: 0.54 s per try, 4.3 s for the 7 retries. With the default 14 (67 ms, 0.54 s in all) the client
+        // ended in RETRY_EXC_ERR on its third SEND at a load of 30-40: its peer, a JVM just started, had answered none
+        // of 16 resends for 2.2 s (9 timeouts; 21 packets sent, 5 received). Losses mid-stream are resent on a
+        // sequence NAK, so only a lost tail waits for the longer timer.
+        Verbs verbs = new Verbs(new JniFixture(0, "127.0.0.1")).localAckTimeout(17);
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         if (intruder) {
             // an attacker does not ask the CM: it builds its QP by hand from what it learnt of the server's
@@ -147,6 +151,7 @@ public final class NetnsPeer {
         } else {
             int posted = 0;
             int done = 0;
+            long lastDone = System.nanoTime();
             SendWorkRequest wr = new SendWorkRequest(1);
             while (done < count) {
                 while (posted < count && posted - done < WINDOW) {
@@ -159,8 +164,10 @@ public final class NetnsPeer {
                 }
                 if (self.sendCq.pollCq(wc)) {
                     if (wc.status() != WcStatus.SUCCESS || wc.wrId() != done) {
-                        throw new AssertionError("send " + done + ": " + wc);
+                        throw new AssertionError("send " + done + ": " + wc + ", " + (System.nanoTime() - lastDone)
+                                / 1_000_000 + " ms after the previous completion; " + counters(dev));
                     }
+                    lastDone = System.nanoTime();
                     done++;
                 } else {
                     Thread.onSpinWait();
@@ -171,6 +178,18 @@ public final class NetnsPeer {
         System.out.flush();
         // Wait for the parent's go-ahead so that the last ACKs are not lost with a vanishing peer.
         in.readLine();
+    }
+
+    /** @return the port's counters that are not 0, for a failure's message */
+    private static String counters(Device dev) {
+        StringBuilder sb = new StringBuilder("port counters:");
+        for (PortCounter c : PortCounter.values()) {
+            long v = dev.portCounter(1, c);
+            if (v != 0) {
+                sb.append(' ').append(c.name().toLowerCase(java.util.Locale.ROOT)).append('=').append(v);
+            }
+        }
+        return sb.toString();
     }
 
     static int length(int i) {
