@@ -22,35 +22,18 @@ import io.rvt.transport.header.Opcode;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** RC retry, RNR, NAK and resource rules: what the requester reports and what happens to both QPs. */
-class RcErrorTest {
+class RcErrorTest extends TwoNodeTest {
     static final int MTU = 256;
 
-    Fabric fabric;
-    Node a;
-    Node b;
     QueuePair qa;
     QueuePair qb;
-    MemoryRegion srcA;
-    MemoryRegion dstB;
 
-    @BeforeEach
-    void setUp() {
-        fabric = new Fabric();
-        a = fabric.node("a", 1, 4096);
-        b = fabric.node("b", 2, 4096);
-        srcA = a.reg(1 << 16);
-        dstB = b.reg(1 << 16);
-        RcOperationsTest.fill(srcA, 1);
-    }
-
-    @org.junit.jupiter.api.AfterEach
-    void noReferenceLeft() {
-        assertThat(Node.sgeRefs(srcA)).isZero();
-        assertThat(Node.sgeRefs(dstB)).isZero();
+    @Override
+    long pattern() {
+        return 1;
     }
 
     void connect() {

@@ -2,7 +2,6 @@ package io.rvt.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rvt.api.MemoryRegion;
 import io.rvt.api.PortCounter;
 import io.rvt.api.QpState;
 import io.rvt.api.QpType;
@@ -15,8 +14,6 @@ import io.rvt.api.WrOpcode;
 import io.rvt.transport.header.LrhDescriptor;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,30 +23,14 @@ import org.junit.jupiter.api.Test;
  * without a budget sends as rdmavt does.
  * Driven step by step on the in-test wire, so nothing here depends on timing.
  */
-class RcWindowTest {
+class RcWindowTest extends TwoNodeTest {
     static final int MSG = 4096; // 16 packets at the path MTU of 256
     static final int PACKETS_PER_MSG = MSG / RcOperationsTest.MTU;
 
-    Fabric fabric;
-    Node a;
-    Node b;
-    MemoryRegion srcA;
-    MemoryRegion dstB;
 
-    @BeforeEach
-    void setUp() {
-        fabric = new Fabric();
-        a = fabric.node("a", 1, 4096);
-        b = fabric.node("b", 2, 4096);
-        srcA = a.reg(1 << 16);
-        dstB = b.reg(1 << 16);
-        RcOperationsTest.fill(srcA, 3);
-    }
-
-    @AfterEach
-    void noReferenceLeft() {
-        assertThat(Node.sgeRefs(srcA)).isZero();
-        assertThat(Node.sgeRefs(dstB)).isZero();
+    @Override
+    long pattern() {
+        return 3;
     }
 
     private SendWorkRequest write(long id, int offset) {
