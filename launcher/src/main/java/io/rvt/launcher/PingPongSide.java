@@ -4,6 +4,7 @@ import io.rvt.api.AddressHandle;
 import io.rvt.api.QueuePair;
 import io.rvt.api.RecvWorkRequest;
 import io.rvt.api.SendWorkRequest;
+import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
 import java.util.Locale;
@@ -110,7 +111,11 @@ final class PingPongSide {
      * @throws DataCorruptionException if it differs from what was sent
      */
     boolean awaitReceive(long stamp, long other, long iteration, String leg) {
-        Completions.await(host, endpoint.recvCq, wc, recvWhat, hint);
+        Completions.take(host, endpoint.recvCq, wc, recvWhat, hint);
+        if (wc.status() == WcStatus.WR_FLUSH_ERR) {
+            flushed(iteration, leg);
+        }
+        Completions.check(wc, recvWhat);
         if (iteration == corruptIteration) {
             endpoint.buffer.put(dataOff + size / 2, (byte) ~endpoint.buffer.get(dataOff + size / 2));
         }
@@ -126,6 +131,21 @@ final class PingPongSide {
                     DataPattern.expected(stamp, bad) & 0xFF));
         }
         return false;
+    }
+
+    /**
+     * The receive was flushed: the QP went to ERR, and the error that sent it there is what the user needs to know.
+     * This side's send, if it failed (an RC send whose retries ran out: RETRY_EXC_ERR), is that error; a flush with
+     * no failed send here means the peer went away (its disconnect moved the QP to ERR).
+     */
+    private void flushed(long iteration, String leg) {
+        WorkCompletion s = new WorkCompletion(); // the run is over: allocating is fine
+        String why = endpoint.sendCq.pollCq(s) && s.status() != WcStatus.SUCCESS
+                && s.status() != WcStatus.WR_FLUSH_ERR
+                ? "; the QP went to ERR when this side's send failed: " + s.status() + " (wr_id " + s.wrId() + ")"
+                : "; no failed send of this side seen: the peer disconnected, or its QP went to ERR";
+        throw new IllegalStateException(recvWhat + " failed: " + wc.status() + " (wr_id " + wc.wrId() + ", " + leg
+                + " of iteration " + iteration + ")" + why);
     }
 
     /**

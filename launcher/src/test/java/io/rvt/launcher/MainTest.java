@@ -57,6 +57,26 @@ class MainTest {
         }
     }
 
+    /**
+     * Everything RC that sim1 sends is lost once the QPs are connected (a driver-sim drop rule): sim0's ping is never
+     * acknowledged and its pong never comes, so sim0's send ends in RETRY_EXC_ERR and its receive is flushed; the
+     * error names the send's failure, the cause, not only the flush.
+     */
+    @Test
+    @Timeout(60)
+    void shouldNameTheFailedSendWhenAReceiveIsFlushedByIt() {
+        try (PlainHost host = PlainHost.start(Options.parse().fabric())) {
+            io.rvt.driver.sim.fabric.FabricPort sim1 = host.fabric().ports().stream()
+                    .filter(p -> p.name().equals("sim1:1")).findFirst().orElseThrow();
+            // BTH opcodes below 0x20 are RC's; the CM's MADs (UD) still pass, so the QPs connect and disconnect
+            host.fabric().dropRule((from, to, frame) -> from == sim1 && (frame.get(48) & 0xFF) < 0x20);
+            PingPongCommand cmd = new PingPongCommand(cli.out, Transport.RC, 64, 10);
+            assertThatThrownBy(() -> cmd.run(host)).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("the receive on sim0 failed: WR_FLUSH_ERR")
+                    .hasMessageContaining("this side's send failed: RETRY_EXC_ERR");
+        }
+    }
+
     @Test
     void shouldFindTheOneFlippedByteWhenCheckingPattern() {
         java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(37);
