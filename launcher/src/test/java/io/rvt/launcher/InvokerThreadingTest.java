@@ -184,37 +184,38 @@ class InvokerThreadingTest {
                 .orElseThrow(() -> new AssertionError("no trace_hash in " + cli.out()));
     }
 
+    /**
+     * Runs {@code run} (whose last argument is the seed, 11) {@code times} times in this JVM, then once with seed 12:
+     * every run of seed 11 gives the first one's trace, seed 12 another.
+     */
+    private void assertReplays(int times, String... run) {
+        String first = traceHash(run);
+        for (int i = 2; i <= times; i++) {
+            assertThat(traceHash(run)).as("run %d of seed 11", i).isEqualTo(first);
+        }
+        String[] other = run.clone();
+        other[other.length - 1] = "12";
+        assertThat(traceHash(other)).as("seed 12").isNotEqualTo(first);
+    }
+
     @Test
     @Timeout(120)
     void shouldGiveTheSameTraceForTheSameSeedWhenTheCommandThreadDrivesVirtualTime() {
-        String[] run = {"stat", "--no-osgi", "--deterministic", "--threading", "invoker", "--loss", "0.05", "--dup",
-            "0.02", "--reorder", "0.02", "-n", "60", "--seed", "11"};
-        String first = traceHash(run);
-        String second = traceHash(run);
-        run[run.length - 1] = "12";
-        String other = traceHash(run);
-        assertThat(second).isEqualTo(first);
-        assertThat(other).isNotEqualTo(first);
+        assertReplays(2, "stat", "--no-osgi", "--deterministic", "--threading", "invoker", "--loss", "0.05", "--dup",
+                "0.02", "--reorder", "0.02", "-n", "60", "--seed", "11");
     }
 
     // --no-osgi's default (the progress hook): the command's polls drive virtual time, each at most 32 units of work
     // (Fabric.DETERMINISTIC_POLL_BUDGET); with the hook's 256 a poll ran virtual time past the CM's response timeout
     // before the command took its own request in, so that --no-osgi kept invoker as its deterministic default.
-    // Three times in one JVM: nothing of a run (its HCAs' JVM-wide GUIDs included) changes the next one's trace.
+    // Three times in one JVM: nothing of a run changes the next one's trace (the HCAs' GUIDs come from the fabric's
+    // seed and their names, not from a JVM-wide count).
     @Test
     @Timeout(120)
     void shouldGiveTheSameTraceForTheSameSeedInOneJvmWhenThePollsDriveVirtualTimeWithoutOsgi() {
-        String[] run = {"stat", "--no-osgi", "--deterministic", "--loss", "0.05", "--dup", "0.02", "--reorder",
-            "0.02", "-n", "60", "--seed", "11"};
-        String first = traceHash(run);
+        assertReplays(3, "stat", "--no-osgi", "--deterministic", "--loss", "0.05", "--dup", "0.02", "--reorder",
+                "0.02", "-n", "60", "--seed", "11");
         assertThat(cli.out()).contains("driver-sim on fabric").doesNotContain("--threading");
-        String second = traceHash(run);
-        String third = traceHash(run);
-        run[run.length - 1] = "12";
-        String other = traceHash(run);
-        assertThat(second).isEqualTo(first);
-        assertThat(third).isEqualTo(first);
-        assertThat(other).isNotEqualTo(first);
     }
 
     // Under Felix (the default host) the application's polls drive virtual time through the progress hook, and the
@@ -222,12 +223,6 @@ class InvokerThreadingTest {
     @Test
     @Timeout(180)
     void shouldGiveTheSameTraceForTheSameSeedUnderFelixWhenThePollsDriveVirtualTime() {
-        String[] run = {"stat", "--deterministic", "--loss", "0.05", "-n", "60", "--seed", "11"};
-        String first = traceHash(run);
-        String second = traceHash(run);
-        run[run.length - 1] = "12";
-        String other = traceHash(run);
-        assertThat(second).isEqualTo(first);
-        assertThat(other).isNotEqualTo(first);
+        assertReplays(2, "stat", "--deterministic", "--loss", "0.05", "-n", "60", "--seed", "11");
     }
 }
