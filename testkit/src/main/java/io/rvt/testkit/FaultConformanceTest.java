@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rvt.api.QpType;
 import io.rvt.api.RecvWorkRequest;
 import io.rvt.api.SendWorkRequest;
+import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
 import java.util.List;
@@ -26,6 +27,7 @@ public abstract class FaultConformanceTest extends ConformanceTest {
         int posted = 0;
         int completed = 0;
         int received = 0;
+        long lastCompletion = System.nanoTime();
         while (completed < MESSAGES) {
             while (posted < MESSAGES && posted - completed < 16) {
                 int len = 1 + (int) Math.floorMod(seed * 31 + posted * 977L, (long) SLOT - 1);
@@ -36,7 +38,15 @@ public abstract class FaultConformanceTest extends ConformanceTest {
                 posted++;
             }
             List<WorkCompletion> s = verbs.await(p[0].sendCq, 1);
+            if (s.get(0).status() != WcStatus.SUCCESS) {
+                // why the RC retries ran out: how long the QP went without a completion, and what both ports saw
+                throw new AssertionError("send " + completed + " of " + MESSAGES + ": " + s.get(0) + ", "
+                        + (System.nanoTime() - lastCompletion) / 1_000_000 + " ms after the previous completion; "
+                        + Verbs.nonZeroCounters(dev[0]) + "; " + Verbs.nonZeroCounters(dev[1]) + " (seed " + seed
+                        + ")");
+            }
             Verbs.assertSuccess(s.get(0), completed);
+            lastCompletion = System.nanoTime();
             completed++;
         }
         List<WorkCompletion> r = verbs.await(p[1].recvCq, MESSAGES);

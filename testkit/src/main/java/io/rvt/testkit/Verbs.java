@@ -299,6 +299,22 @@ public final class Verbs implements AutoCloseable {
     }
 
     /**
+     * @param dev a device
+     * @return its port 1's counters that are not 0, e.g. {@code rc_timeouts=9 rc_resends=16 tx_packets=21}, for a
+     *         failure's message (why RC retries ran out: timeouts, resends, NAKs, what went out and came in)
+     */
+    public static String nonZeroCounters(Device dev) {
+        StringBuilder sb = new StringBuilder(dev.name()).append(" port 1:");
+        for (io.rvt.api.PortCounter c : io.rvt.api.PortCounter.values()) {
+            long v = dev.portCounter(1, c);
+            if (v != 0) {
+                sb.append(' ').append(c.name().toLowerCase(java.util.Locale.ROOT)).append('=').append(v);
+            }
+        }
+        return sb.toString();
+    }
+
+    /**
      * Fills {@code len} bytes at {@code off} with a pattern derived from {@code seed}.
      *
      * @param buf the buffer

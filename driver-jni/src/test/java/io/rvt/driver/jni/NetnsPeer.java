@@ -165,7 +165,7 @@ public final class NetnsPeer {
                 if (self.sendCq.pollCq(wc)) {
                     if (wc.status() != WcStatus.SUCCESS || wc.wrId() != done) {
                         throw new AssertionError("send " + done + ": " + wc + ", " + (System.nanoTime() - lastDone)
-                                / 1_000_000 + " ms after the previous completion; " + counters(dev));
+                                / 1_000_000 + " ms after the previous completion; " + Verbs.nonZeroCounters(dev));
                     }
                     lastDone = System.nanoTime();
                     done++;
@@ -178,18 +178,6 @@ public final class NetnsPeer {
         System.out.flush();
         // Wait for the parent's go-ahead so that the last ACKs are not lost with a vanishing peer.
         in.readLine();
-    }
-
-    /** @return the port's counters that are not 0, for a failure's message */
-    private static String counters(Device dev) {
-        StringBuilder sb = new StringBuilder("port counters:");
-        for (PortCounter c : PortCounter.values()) {
-            long v = dev.portCounter(1, c);
-            if (v != 0) {
-                sb.append(' ').append(c.name().toLowerCase(java.util.Locale.ROOT)).append('=').append(v);
-            }
-        }
-        return sb.toString();
     }
 
     static int length(int i) {
