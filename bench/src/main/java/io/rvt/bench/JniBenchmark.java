@@ -209,6 +209,12 @@ public class JniBenchmark {
             System.out.printf("JniBenchmark cpu_ns_per_op=%.0f datagrams_per_op=%.2f ops=%d (process CPU time and datagrams "
                     + "sent / operations, measured iterations)%n", (double) measuredCpuNanos / measuredOps,
                     (double) measuredPackets / measuredOps, measuredOps);
+            // the whole trial's system calls (warm-up included), per operation
+            long ops = this.ops;
+            System.out.printf("JniBenchmark socket calls per op: j0 %s; j1 %s; j0 RC timeouts %d, resends %d, RNR NAKs"
+                    + " %d%n", perOp(j0.socketCalls(1), ops), perOp(j1.socketCalls(1), ops),
+                    d0.portCounter(1, PortCounter.RC_TIMEOUTS), d0.portCounter(1, PortCounter.RC_RESENDS),
+                    d0.portCounter(1, PortCounter.RNR_NAKS) + d1.portCounter(1, PortCounter.RNR_NAKS));
         }
         if (pair != null) {
             pair.close();
@@ -219,6 +225,12 @@ public class JniBenchmark {
         }
         d0.unregister();
         d1.unregister();
+    }
+
+    private static String perOp(io.rvt.driver.jni.SocketCalls c, long ops) {
+        return String.format(java.util.Locale.ROOT, "%.3f sendmmsg (%.2f datagrams each), %.3f recvmmsg (%.3f empty),"
+                + " %.3f ACKs", (double) c.sendCalls() / ops, c.datagramsPerSend(), (double) c.receiveCalls() / ops,
+                (double) c.emptyReceives() / ops, (double) c.acksSent() / ops);
     }
 
     /** Both CQs empty: with threading=invoker run both drivers' engines, else spin. */

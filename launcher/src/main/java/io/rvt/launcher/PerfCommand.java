@@ -214,7 +214,7 @@ final class PerfCommand {
         PerfTable table = new PerfTable(out, s.latency(), options.reportGbits);
         progress.printQuietly(() -> table.header(s, a, b, host, link));
         report.beginTest(info);
-        PortTraffic traffic = s.latency() ? null : new PortTraffic(a, b, link.port(), host.driver());
+        PortTraffic traffic = s.latency() ? null : new PortTraffic(a, b, link.port(), host);
         int largest = 0;
         for (int size : s.sizes()) {
             largest = Math.max(largest, size);

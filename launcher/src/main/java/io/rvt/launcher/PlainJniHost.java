@@ -72,7 +72,8 @@ final class PlainJniHost implements Host {
 
     /**
      * @return per HCA, the datagrams its port dropped (bad ICRC, malformed) and the kernel refused to send, the socket
-     *         buffers the kernel granted and the RC window (its size, the most in flight, the waits)
+     *         buffers the kernel granted, its system calls ({@code sendmmsg}, {@code recvmmsg}, the empty ones, the
+     *         datagrams they moved, the ACKs sent) and the RC window (its size, the most in flight, the waits)
      */
     @Override
     public Map<String, Long> fabricCounters() {
@@ -85,6 +86,14 @@ final class PlainJniHost implements Host {
             m.put(d.name() + ".rcvbuf_bytes", (long) d.receiveBufferBytes(1));
             m.put(d.name() + ".sndbuf_bytes", (long) d.sendBufferBytes(1));
             m.put(d.name() + ".rc_window_packets", (long) d.rcWindowPackets(1));
+            // the system-call economy of the port's sockets (rvt perf prints it under a bandwidth table)
+            io.rvt.driver.jni.SocketCalls c = d.socketCalls(1);
+            m.put(d.name() + ".sendmmsg_calls", c.sendCalls());
+            m.put(d.name() + ".datagrams_sent", c.datagramsSent());
+            m.put(d.name() + ".recvmmsg_calls", c.receiveCalls());
+            m.put(d.name() + ".recvmmsg_empty", c.emptyReceives());
+            m.put(d.name() + ".datagrams_received", c.datagramsReceived());
+            m.put(d.name() + ".acks_sent", c.acksSent());
             io.rvt.transport.RcInFlight w = d.rcInFlight(1);
             if (w != null) {
                 m.put(d.name() + ".rc_in_flight_peak", (long) w.peak());

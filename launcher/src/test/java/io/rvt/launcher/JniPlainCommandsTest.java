@@ -31,6 +31,22 @@ class JniPlainCommandsTest extends JniCommandsTest {
         assertThat(cli.counter("roce1.rc_window_packets")).isPositive()
                 .isLessThanOrEqualTo(cli.counter("roce1.rcvbuf_bytes") / 8448 / 2);
         assertThat(cli.counter("roce0.rc_in_flight_peak")).isLessThanOrEqualTo(cli.counter("roce0.rc_window_packets"));
+        // the system calls of each port's sockets: the traffic's datagrams went through them
+        assertThat(cli.counter("roce0.sendmmsg_calls")).isPositive()
+                .isLessThanOrEqualTo(cli.counter("roce0.datagrams_sent"));
+        assertThat(cli.counter("roce1.recvmmsg_calls")).isPositive()
+                .isGreaterThanOrEqualTo(cli.counter("roce1.recvmmsg_empty"));
+        assertThat(cli.counter("roce1.datagrams_received")).isPositive();
+        assertThat(cli.counter("roce1.acks_sent")).isPositive()
+                .isLessThanOrEqualTo(cli.counter("roce1.datagrams_sent"));
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldPrintEachPortsSocketCallsUnderABandwidthTable() {
+        assertThat(run("perf", "-s", "64", "-n", "2000")).isZero();
+        assertThat(cli.out()).containsPattern(" Socket calls    : roce0 [1-9][0-9]* sendmmsg \\([0-9.]+ datagrams each\\), "
+                + "[0-9]+ recvmmsg \\([0-9]+ empty, [0-9.]+ datagrams each\\), [0-9]+ ACKs sent; roce1 [1-9]");
     }
 
     @Test

@@ -109,6 +109,7 @@ final class JdkDatagrams implements Datagrams {
     @Override
     public int send(TxBatch batch) {
         int dropped = 0;
+        batch.sendCalls = batch.count; // one send per datagram
         for (int i = 0; i < batch.count; i++) {
             ByteBuffer v = batch.views[i];
             v.limit(batch.lengths[i]).position(0);

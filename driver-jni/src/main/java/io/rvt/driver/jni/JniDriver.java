@@ -25,6 +25,7 @@ import io.rvt.transport.Transport;
 import io.rvt.transport.TxInfo;
 import io.rvt.transport.header.Framing;
 import io.rvt.transport.header.Icrc;
+import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.PacketHeaders;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
@@ -276,6 +277,17 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
     }
 
     /**
+     * rvt extension: the port's system-call economy: {@code sendmmsg} and {@code recvmmsg} calls, the datagrams each
+     * moved, the empty receives, the RC ACKs sent.
+     *
+     * @param portNum a port, 1-based
+     * @return a snapshot, counted from the port's opening
+     */
+    public SocketCalls socketCalls(int portNum) {
+        return port(portNum).socketCalls();
+    }
+
+    /**
      * @param portNum a port, 1-based
      * @return datagrams dropped on it as malformed: truncated, unparsable, bad ICRC, unknown QP, wrong family
      */
@@ -454,9 +466,14 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         if (threading != ThreadingMode.PROGRESS) {
             return 0;
         }
-        int work = 0;
+        OwedSends owed = OwedSends.progressing();
+        // first what this thread posted, here or on other HCAs (an in-process ping-pong posts on one, polls the other)
+        int work = owed.isEmpty() ? 0 : owed.sendOwed(budget);
         for (PortEngine p : ports) {
             work += p.progress(budget);
+        }
+        if (!owed.isEmpty()) {
+            owed.prune();
         }
         return work;
     }
@@ -597,10 +614,21 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         return !closed;
     }
 
-    /** A post on a port's engine thread is drained later in that engine's cycle. */
+    /**
+     * A post on a port's engine thread is drained later in that engine's cycle. With {@link ThreadingMode#PROGRESS}
+     * so is a post of a polling thread: it owes the port a progress ({@link OwedSends}), which it pays at its next
+     * progress call on any driver-jni HCA, sending all it posted meanwhile in batches (one {@code sendmmsg} per post
+     * before); the backstop sends what a thread that never progresses again left. A thread that does not poll drains
+     * and sends on its own stack, unless another thread is in the port's engine (whose unsent batch it must not
+     * overtake).
+     */
     @Override
     protected boolean drainsHere(QpSendEngine s) {
-        return !portOf(s.qp).isEngineThread();
+        PortEngine p = portOf(s.qp);
+        if (p.isEngineThread()) {
+            return false;
+        }
+        return threading != ThreadingMode.PROGRESS || !OwedSends.leaveToProgress(p);
     }
 
     @Override
@@ -608,10 +636,17 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         return txScratch.get();
     }
 
-    /** Out before another thread may take the QP over: its later packets must not overtake these. */
+    /**
+     * Out before another thread may take the QP over: its later packets must not overtake these. With
+     * {@link ThreadingMode#PROGRESS} only a port engine's holder drains (posts are queued, {@link #drainsHere}), and
+     * it sends its batch at its cycle's end, before it lets go of the engine: the ACKs of a receive batch and the
+     * packets of every QP drained in the cycle leave together.
+     */
     @Override
     protected void packetsOut(QpSendEngine s, TxScratch sc) {
-        flush(sc);
+        if (threading != ThreadingMode.PROGRESS || sc.port == null || sc != sc.port.tx) {
+            flush(sc);
+        }
     }
 
     /** Drains a QP the port engine took from its queue, with the engine's scratch. */
@@ -644,9 +679,13 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         if (n <= 0) {
             return 0;
         }
+        boolean ack = (b.data.get(off) & 0xFF) == Opcode.RC_ACKNOWLEDGE; // BTH byte 0; framing may move the slot
         int copies = roce.frame(sc, p, off, n);
         for (int k = 0; k < copies; k++) {
             countSent(s, p.portNum, n + Icrc.LENGTH);
+        }
+        if (ack && copies > 0) {
+            p.acksSent.increment();
         }
         return 1;
     }

@@ -87,6 +87,7 @@ final class NativeDatagrams implements Datagrams {
 
     @Override
     public int send(TxBatch batch) {
+        batch.sendCalls = 0;
         if (!enter()) {
             int n = batch.count;
             batch.clear();
@@ -105,6 +106,7 @@ final class NativeDatagrams implements Datagrams {
         int n = batch.count;
         while (at < n) {
             int r = NativeUdp.sendBatch(fd, batch.descAddress, at, Math.min(n - at, NativeUdp.MAX_BATCH));
+            batch.sendCalls++;
             if (r < 0) {
                 // The datagram at 'at' was refused (e.g. EMSGSIZE, ENETUNREACH, EPERM from a firewall): drop it.
                 refused(-r, batch.peers[at]);

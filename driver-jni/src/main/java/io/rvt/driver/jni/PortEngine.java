@@ -83,6 +83,16 @@ final class PortEngine implements Agent {
     private volatile boolean sleeping;
     /** The empty cycles the port's thread spun before its last wait in {@code poll} that followed work. */
     private volatile int lastSpinRun = -1;
+    /** The longest a port engine run only by send-only cycles goes without a receive. */
+    private static final long RECEIVE_AT_LEAST_NANOS = 100_000L;
+    /** When the engine last received (System.nanoTime; the holder's). */
+    private long lastReceiveNanos = System.nanoTime();
+    /** The port's slot in {@link OwedSends}' table while it runs in PROGRESS mode, else -1. */
+    private volatile int owedSlot = -1;
+    /** True from a duty cycle's start until its batch is sent. */
+    private volatile boolean cycling;
+    /** The thread that asked for a cycle without its receive ({@link #sendScheduled}), or null. */
+    private volatile Thread sendOnly;
     /** INVOKER: the thread that {@link #adopt adopted} the engine; else null. */
     private volatile Thread thread;
     /** PROGRESS or DEDICATED: who is in the engine, and the port's thread (null before {@link #start}). */
@@ -110,6 +120,13 @@ final class PortEngine implements Agent {
     private boolean dropsUnread;
     /** Packets whose payload went from registered memory to the socket without a copy (any sending thread). */
     final LongAdder zeroCopyPackets = new LongAdder();
+    /** {@link SocketCalls}: the sends of any thread, the receives of the engine's holder (one at a time). */
+    private final LongAdder sendCalls = new LongAdder();
+    private final LongAdder datagramsSent = new LongAdder();
+    final LongAdder acksSent = new LongAdder();
+    private volatile long receiveCalls;
+    private volatile long emptyReceives;
+    private volatile long datagramsReceived;
 
     PortEngine(JniDriver driver, int portNum, Datagrams io, int sourcePorts, int maxQp, int batch, int slotSize,
             boolean busyPoll, Delivery delivery) {
@@ -142,6 +159,9 @@ final class PortEngine implements Agent {
     void start(String name, ThreadingMode mode, long quietNanos) {
         running = true;
         roleName = name;
+        if (mode == ThreadingMode.PROGRESS) {
+            owedSlot = OwedSends.register(this);
+        }
         engine = ProgressEngine.start(this, mode, new SocketWait(), quietNanos,
                 e -> System.getLogger(JniDriver.class.getName()).log(System.Logger.Level.WARNING,
                         "port " + portNum + " engine of " + driver.name() + " failed", e));
@@ -150,6 +170,8 @@ final class PortEngine implements Agent {
     /** Stops the engine's thread and waits for it (and for a poller still in the engine). */
     void stop() {
         running = false;
+        OwedSends.unregister(this, owedSlot);
+        owedSlot = -1;
         ProgressEngine e = engine;
         if (e != null) {
             io.wakeup();
@@ -166,6 +188,45 @@ final class PortEngine implements Agent {
     int progress(int budget) {
         ProgressEngine e = engine;
         return e != null && running ? e.progress(budget) : 0;
+    }
+
+    /**
+     * The send half of the duty cycle on the calling thread, if no other thread is in the engine: the QPs queued
+     * (a thread's posts, {@link OwedSends}) are drained and their packets sent in batches; nothing is received
+     * (the thread progresses its own HCA's ports next, and this port's receive comes at its next full cycle, or now if
+     * it has not received for a while).
+     *
+     * @param budget the work after which to stop
+     * @return the QPs drained
+     */
+    int sendScheduled(int budget) {
+        ProgressEngine e = engine;
+        if (e == null || !running) {
+            return 0;
+        }
+        Thread self = Thread.currentThread();
+        sendOnly = self;
+        try {
+            return e.progress(budget);
+        } finally {
+            sendOnly = null;
+        }
+    }
+
+    /** @return true while a thread runs a duty cycle (whose batch may hold packets not yet sent) */
+    boolean isCycling() {
+        return cycling;
+    }
+
+    /** @return the duty cycles the port's backstop thread ran that did work (PROGRESS), else 0 */
+    long backstopWork() {
+        ProgressEngine e = engine;
+        return e != null ? e.backstopWork() : 0;
+    }
+
+    /** @return the port's slot among the running PROGRESS ports ({@link OwedSends}), -1 if it has none */
+    int owedSlot() {
+        return owedSlot;
     }
 
     /** @return true if the calling thread is this port's engine (now: it holds it) */
@@ -258,31 +319,10 @@ final class PortEngine implements Agent {
      */
     int cycle() {
         int work = 0;
+        cycling = true;
         try {
-            int n = io.receive(rx);
-            for (int i = 0; i < n; i++) {
-                driver.onDatagram(this, i);
-            }
-            driver.batchEnded(this);
-            work += n;
-            // The kernel drops only while datagrams arrive: read its count when a burst ends, and now and then
-            // during a long one (a system call, so not every cycle).
-            // At most one reading a millisecond: a ping-pong ends a "burst" with every message, and the reading is
-            // a system call (getsockopt) per message; an idle cycle takes the reading a throttled burst end owes.
-            if (n > 0) {
-                if ((++busyCycles & 1023) == 0) {
-                    readKernelDrops();
-                }
-            } else if (busyCycles != 0 || dropsUnread) {
-                busyCycles = 0;
-                long now = System.nanoTime();
-                if (now - lastDropsRead >= DROPS_READ_INTERVAL_NANOS) {
-                    lastDropsRead = now;
-                    dropsUnread = false;
-                    readKernelDrops();
-                } else {
-                    dropsUnread = true;
-                }
+            if (sendOnly != Thread.currentThread() || receiveOverdue()) {
+                work += receive();
             }
             QpSendEngine q;
             while ((q = queue.poll()) != null) {
@@ -294,8 +334,71 @@ final class PortEngine implements Agent {
             // The receive path never throws for bad packets; anything else is a bug: report, keep serving.
             System.getLogger(JniDriver.class.getName()).log(System.Logger.Level.WARNING,
                     "port " + portNum + " engine of " + driver.name() + " failed", e);
+        } finally {
+            cycling = false;
         }
         return work;
+    }
+
+    /**
+     * A send-only cycle counts as the callers' progress for the backstop, which then does not receive: a thread that
+     * posts on this port without ever polling its CQs must still let it receive (its ACKs) now and then.
+     */
+    private boolean receiveOverdue() {
+        return System.nanoTime() - lastReceiveNanos > RECEIVE_AT_LEAST_NANOS;
+    }
+
+    /** The cycle's receive half: a batch, each datagram handed on, the sends it deferred; the kernel's drops. */
+    private int receive() {
+        lastReceiveNanos = System.nanoTime();
+        int n = io.receive(rx);
+        receiveCalls++;
+        if (n == 0) {
+            emptyReceives++;
+        } else {
+            datagramsReceived += n;
+        }
+        for (int i = 0; i < n; i++) {
+            driver.onDatagram(this, i);
+        }
+        driver.batchEnded(this);
+        // The kernel drops only while datagrams arrive: read its count when a burst ends, and now and then
+        // during a long one (a system call, so not every cycle).
+        // At most one reading a millisecond: a ping-pong ends a "burst" with every message, and the reading is
+        // a system call (getsockopt) per message; an idle cycle takes the reading a throttled burst end owes.
+        if (n > 0) {
+            if ((++busyCycles & 1023) == 0) {
+                readKernelDrops();
+            }
+        } else if (busyCycles != 0 || dropsUnread) {
+            busyCycles = 0;
+            long now = System.nanoTime();
+            if (now - lastDropsRead >= DROPS_READ_INTERVAL_NANOS) {
+                lastDropsRead = now;
+                dropsUnread = false;
+                readKernelDrops();
+            } else {
+                dropsUnread = true;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Counts a batch a thread sent through one of the port's sockets.
+     *
+     * @param calls the system calls it took
+     * @param datagrams the datagrams it held
+     */
+    void countSends(int calls, int datagrams) {
+        sendCalls.add(calls);
+        datagramsSent.add(datagrams);
+    }
+
+    /** @return the port's system calls and datagrams so far */
+    SocketCalls socketCalls() {
+        return new SocketCalls(sendCalls.sum(), datagramsSent.sum(), receiveCalls, emptyReceives, datagramsReceived,
+                acksSent.sum());
     }
 
     /** Adds what the kernel dropped for the port's socket since the last reading to {@code RX_KERNEL_DROPS}. */

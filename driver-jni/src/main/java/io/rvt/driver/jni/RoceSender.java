@@ -93,7 +93,9 @@ final class RoceSender {
         if (b.count == 0 || p == null) {
             return;
         }
+        int datagrams = b.count;
         int dropped = sc.sender.send(b);
+        p.countSends(b.sendCalls, datagrams);
         if (dropped > 0) {
             p.sendErrors += dropped;
             DriverDevice dev = driver.device();

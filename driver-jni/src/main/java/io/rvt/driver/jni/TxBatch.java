@@ -35,6 +35,8 @@ final class TxBatch extends Slots {
     private int trafficClass;
     private int hopLimit;
     private int flowLabel;
+    /** System calls the last {@link Datagrams#send} of this batch made (it sets them; {@link SocketCalls}). */
+    int sendCalls;
 
     /**
      * @param slots how many datagrams, at most {@link NativeUdp#MAX_BATCH}

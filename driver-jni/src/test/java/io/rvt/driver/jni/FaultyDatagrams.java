@@ -35,6 +35,7 @@ final class FaultyDatagrams implements Datagrams {
     @Override
     public synchronized int send(TxBatch batch) {
         Faults f = faults;
+        batch.sendCalls = 0;
         if (partitioned) {
             batch.clear();
             return 0;
@@ -77,6 +78,7 @@ final class FaultyDatagrams implements Datagrams {
         }
         if (out.count > 0) {
             dropped += real.send(out);
+            batch.sendCalls = out.sendCalls;
         }
         return dropped;
     }

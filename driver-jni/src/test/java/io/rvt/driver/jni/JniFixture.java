@@ -26,6 +26,7 @@ final class JniFixture implements DriverFixture {
     private final boolean shared;
     private int sourcePorts = JniDriverBuilder.DEFAULT_SOURCE_PORTS;
     private int socketBufferBytes = -1;
+    private long backstopQuietNanos = -1;
     private boolean callerRunsEngines;
     private volatile boolean running;
     private Thread engine;
@@ -66,6 +67,16 @@ final class JniFixture implements DriverFixture {
         return this;
     }
 
+    /**
+     * @param nanos how long no poller may have run a port's engine before its backstop does
+     *        ({@link JniDriverBuilder#backstopQuietNanos(long)})
+     * @return this
+     */
+    JniFixture backstopQuietNanos(long nanos) {
+        backstopQuietNanos = nanos;
+        return this;
+    }
+
     List<JniDriver> drivers() {
         return drivers;
     }
@@ -79,6 +90,9 @@ final class JniFixture implements DriverFixture {
             JniDriverBuilder builder = JniDriver.builder();
             if (socketBufferBytes >= 0) {
                 builder.socketBufferBytes(socketBufferBytes);
+            }
+            if (backstopQuietNanos > 0) {
+                builder.backstopQuietNanos(backstopQuietNanos);
             }
             JniDriver d = builder.name("roce" + drivers.size()).address(address).udpPort(0).wire(wire)
                     .ownThreads(!shared).sourcePorts(sourcePorts)

@@ -1,0 +1,50 @@
+package io.rvt.driver.jni;
+
+import java.util.Locale;
+
+/**
+ * rvt extension: the system-call economy of one port ({@link JniDriver#socketCalls(int)}), counted from the port's
+ * opening: how many batched send and receive calls its sockets made and how many datagrams each moved, how many
+ * receives found nothing, and how many of the datagrams sent were RC ACKs. On {@link Wire#NATIVE} a send call is one
+ * {@code sendmmsg} and a receive call one {@code recvmmsg}; {@link Wire#JDK} counts one send call per datagram (the
+ * JDK sends one at a time) and one receive call per batch. An immutable snapshot.
+ *
+ * @param sendCalls {@code sendmmsg} calls of the port's sockets (its own and its flows' source sockets)
+ * @param datagramsSent datagrams handed to those calls (also those the kernel refused)
+ * @param receiveCalls {@code recvmmsg} calls of the port's socket
+ * @param emptyReceives receive calls that returned no datagram
+ * @param datagramsReceived datagrams those calls returned
+ * @param acksSent RC ACKs among the datagrams sent ({@code ACKNOWLEDGE}, IBTA 9.7.5.1; one may acknowledge several
+ *        PSNs)
+ */
+public record SocketCalls(long sendCalls, long datagramsSent, long receiveCalls, long emptyReceives,
+        long datagramsReceived, long acksSent) {
+
+    /** @return datagrams per send call, 0 without calls */
+    public double datagramsPerSend() {
+        return sendCalls == 0 ? 0 : (double) datagramsSent / sendCalls;
+    }
+
+    /** @return datagrams per receive call (empty ones included), 0 without calls */
+    public double datagramsPerReceive() {
+        return receiveCalls == 0 ? 0 : (double) datagramsReceived / receiveCalls;
+    }
+
+    /**
+     * @param earlier a snapshot of the same port taken before this one
+     * @return what the port did between the two
+     */
+    public SocketCalls minus(SocketCalls earlier) {
+        return new SocketCalls(sendCalls - earlier.sendCalls, datagramsSent - earlier.datagramsSent,
+                receiveCalls - earlier.receiveCalls, emptyReceives - earlier.emptyReceives,
+                datagramsReceived - earlier.datagramsReceived, acksSent - earlier.acksSent);
+    }
+
+    /** @return e.g. {@code 120 sendmmsg (3.20 datagrams each), 400 recvmmsg (250 empty, 0.96 each), 30 ACKs sent} */
+    @Override
+    public String toString() {
+        return String.format(Locale.ROOT, "%d sendmmsg (%.2f datagrams each), %d recvmmsg (%d empty, %.2f each), %d"
+                + " ACKs sent", sendCalls, datagramsPerSend(), receiveCalls, emptyReceives, datagramsPerReceive(),
+                acksSent);
+    }
+}

@@ -1,0 +1,219 @@
+package io.rvt.driver.jni;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rvt.api.CompletionQueue;
+import io.rvt.api.Device;
+import io.rvt.api.PortCounter;
+import io.rvt.api.QpType;
+import io.rvt.api.RecvWorkRequest;
+import io.rvt.api.SendFlag;
+import io.rvt.api.SendWorkRequest;
+import io.rvt.api.WorkCompletion;
+import io.rvt.api.WrOpcode;
+import io.rvt.testkit.Endpoint;
+import io.rvt.testkit.Verbs;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The send path's system-call economy: {@link SocketCalls} counts every {@code sendmmsg}/{@code recvmmsg} and the
+ * datagrams they move; with the progress hook a polling thread's posts are sent in batches at its next progress of
+ * any HCA (the in-process ping-pong's pattern: post on one, poll the other), and what a thread that never polls again
+ * left is sent by the port's backstop. Not timed: counters say who sent what.
+ */
+@Timeout(120)
+class JniSendBatchingTest {
+    private static final long DEADLINE = Verbs.DEADLINE_NANOS;
+
+    @Test
+    void shouldCountEverySocketCallAndDatagramWhenTheCallerRunsTheEngines() throws Exception {
+        try (JniFixture f = new JniFixture(3, "127.0.0.1", true, Wire.NATIVE); Verbs verbs = new Verbs(f)) {
+            Device[] dev = f.openWithoutEngine(2); // this thread runs both engines (doWork)
+            JniDriver a = f.drivers().get(0);
+            JniDriver b = f.drivers().get(1);
+            Endpoint[] p = verbs.connected(dev[0], dev[1], QpType.RC, 4096, 7, 1);
+            int messages = 40; // one drain: batches of 32 datagrams
+            for (int i = 0; i <= messages; i++) {
+                p[1].qp.postRecv(new RecvWorkRequest(1).wrId(i).sge(p[1].mr, 0, 64));
+            }
+            // one message first: its ACK tells a's requester the responder's credits (the receives posted)
+            p[0].qp.postSend(new SendWorkRequest(1).wrId(99).opcode(WrOpcode.SEND).sendFlags(SendFlag.SIGNALED.bit())
+                    .sge(p[0].mr, 0, 64));
+            verbs.await(p[1].recvCq, 1);
+            verbs.await(p[0].sendCq, 1);
+            quiesce(a, b);
+            SocketCalls a0 = a.socketCalls(1);
+            SocketCalls b0 = b.socketCalls(1);
+            long aTx0 = dev[0].portCounter(1, PortCounter.TX_PACKETS);
+            long bTx0 = dev[1].portCounter(1, PortCounter.TX_PACKETS);
+            long bRx0 = dev[1].portCounter(1, PortCounter.RX_PACKETS);
+
+            SendWorkRequest list = null;
+            for (int i = messages - 1; i >= 0; i--) {
+                list = new SendWorkRequest(1).wrId(i).opcode(WrOpcode.SEND).sendFlags(SendFlag.SIGNALED.bit())
+                        .sge(p[0].mr, 0, 64).next(list);
+            }
+            p[0].qp.postSend(list); // queued: this thread is a's engine, which drains it in its next cycle
+            a.doWork();
+            SocketCalls sent = a.socketCalls(1).minus(a0);
+            long n = sent.datagramsSent(); // what the requester's windows let out (33 here: more than one batch)
+            assertThat(n).isEqualTo(dev[0].portCounter(1, PortCounter.TX_PACKETS) - aTx0).isBetween(2L, 40L);
+            assertThat(sent.sendCalls()).as("sendmmsg calls in batches of 32").isEqualTo((n + 31) / 32);
+            assertThat(sent.receiveCalls()).as("the cycle's one recvmmsg").isEqualTo(1);
+            assertThat(sent.emptyReceives()).isEqualTo(1);
+
+            verbs.await(p[1].recvCq, messages);
+            verbs.await(p[0].sendCq, messages);
+            quiesce(a, b);
+            SocketCalls ra = a.socketCalls(1).minus(a0);
+            SocketCalls rb = b.socketCalls(1).minus(b0);
+            assertThat(ra.datagramsSent()).isEqualTo(dev[0].portCounter(1, PortCounter.TX_PACKETS) - aTx0);
+            assertThat(rb.datagramsReceived()).isEqualTo(dev[1].portCounter(1, PortCounter.RX_PACKETS) - bRx0)
+                    .isEqualTo(messages);
+            // b sent nothing but ACKs, each one datagram a received
+            assertThat(rb.acksSent()).isPositive().isLessThanOrEqualTo(messages)
+                    .isEqualTo(rb.datagramsSent()).isEqualTo(dev[1].portCounter(1, PortCounter.TX_PACKETS) - bTx0)
+                    .isEqualTo(ra.datagramsReceived());
+            assertThat(ra.acksSent()).isZero();
+            assertThat(rb.sendCalls()).isPositive().isLessThanOrEqualTo(rb.datagramsSent());
+            assertThat(rb.receiveCalls() - rb.emptyReceives()).as("receives that returned datagrams").isPositive()
+                    .isLessThanOrEqualTo(rb.datagramsReceived());
+
+            SocketCalls idle = b.socketCalls(1);
+            for (int i = 0; i < 5; i++) {
+                b.doWork();
+            }
+            SocketCalls five = b.socketCalls(1).minus(idle);
+            assertThat(five.receiveCalls()).isEqualTo(5);
+            assertThat(five.emptyReceives()).isEqualTo(5);
+            assertThat(five.sendCalls()).isZero();
+
+            sendJunk(b, 3);
+            long deadline = System.nanoTime() + DEADLINE;
+            while (b.malformed(1) < 3 && System.nanoTime() - deadline < 0) {
+                b.doWork();
+            }
+            SocketCalls junk = b.socketCalls(1).minus(idle);
+            assertThat(junk.datagramsReceived()).isEqualTo(3);
+            assertThat(junk.receiveCalls() - junk.emptyReceives()).isBetween(1L, 3L);
+        }
+    }
+
+    @Test
+    void shouldSendAPollersPostAtItsPollOfTheOtherHcaWithoutTheBackstopWhenPingPongingInOneThread()
+            throws Exception {
+        // backstops that wait a minute: only this thread's polls can move the ping-pong along
+        try (JniFixture f = new JniFixture(4, "127.0.0.1").backstopQuietNanos(TimeUnit.SECONDS.toNanos(60));
+                Verbs verbs = new Verbs(f)) {
+            Device[] dev = f.open(2);
+            JniDriver a = f.drivers().get(0);
+            JniDriver b = f.drivers().get(1);
+            CompletableFuture<Endpoint[]> connect = CompletableFuture.supplyAsync(
+                    () -> verbs.connected(dev[0], dev[1], QpType.RC, 4096, 7, 1));
+            long deadline = System.nanoTime() + DEADLINE;
+            while (!connect.isDone() && System.nanoTime() - deadline < 0) {
+                a.progress(256); // the CM's messages need someone to run the engines
+                b.progress(256);
+            }
+            Endpoint[] p = connect.get(1, TimeUnit.SECONDS);
+            long backstops0 = a.port(1).backstopWork() + b.port(1).backstopWork();
+            SocketCalls a0 = a.socketCalls(1);
+            int iterations = 300;
+            WorkCompletion wc = new WorkCompletion();
+            deadline = System.nanoTime() + DEADLINE;
+            for (int i = 0; i < iterations; i++) {
+                p[1].qp.postRecv(new RecvWorkRequest(1).wrId(i).sge(p[1].mr, 0, 64));
+                p[0].qp.postRecv(new RecvWorkRequest(1).wrId(i).sge(p[0].mr, 0, 64));
+                p[0].qp.postSend(new SendWorkRequest(1).wrId(i).opcode(WrOpcode.SEND).sge(p[0].mr, 0, 8));
+                awaitOne(p[1].recvCq, wc, deadline); // polls only b: its progress sends a's post
+                p[1].qp.postSend(new SendWorkRequest(1).wrId(i).opcode(WrOpcode.SEND).sge(p[1].mr, 0, 8));
+                awaitOne(p[0].recvCq, wc, deadline); // polls only a: its progress sends b's post
+                drain(p[0].sendCq, wc);
+                drain(p[1].sendCq, wc);
+            }
+            assertThat(a.socketCalls(1).minus(a0).datagramsSent()).isGreaterThanOrEqualTo(iterations);
+            assertThat(a.port(1).backstopWork() + b.port(1).backstopWork() - backstops0)
+                    .as("duty cycles the backstops ran").isZero();
+        }
+    }
+
+    @Test
+    void shouldSendWhatAPollerLeftWhenItNeverPollsAgain() throws Exception {
+        try (JniFixture f = new JniFixture(5, "127.0.0.1"); Verbs verbs = new Verbs(f)) {
+            Device[] dev = f.open(2);
+            JniDriver a = f.drivers().get(0);
+            JniDriver b = f.drivers().get(1);
+            Endpoint[] p = verbs.connected(dev[0], dev[1], QpType.RC, 4096, 7, 1);
+            int tries = 50;
+            for (int i = 0; i < tries; i++) {
+                p[1].qp.postRecv(new RecvWorkRequest(1).wrId(i).sge(p[1].mr, 0, 64));
+            }
+            long backstop0 = a.port(1).backstopWork();
+            AtomicInteger posted = new AtomicInteger();
+            AtomicInteger left = new AtomicInteger();
+            // A poller of b posts on a and ends without progressing again: its post is left to its next progress
+            // (a's queue holds it) unless it was slower than a poller; it tries until one post was left.
+            Thread poller = new Thread(() -> {
+                for (int i = 0; i < tries && left.get() == 0; i++) {
+                    b.progress(1);
+                    p[0].qp.postSend(new SendWorkRequest(1).wrId(i).opcode(WrOpcode.SEND).sge(p[0].mr, 0, 8));
+                    posted.incrementAndGet();
+                    if (!a.port(1).queue.isEmpty()) {
+                        left.incrementAndGet();
+                    }
+                }
+            }, "poster-that-stops");
+            poller.start();
+            poller.join();
+            assertThat(left.get()).as("posts left to the poster's next progress").isEqualTo(1);
+            // this thread polls only b's CQ (b's engine): a's backstop must send what the poster left
+            verbs.await(p[1].recvCq, posted.get());
+            long deadline = System.nanoTime() + DEADLINE;
+            while (a.port(1).backstopWork() == backstop0 && System.nanoTime() - deadline < 0) {
+                Thread.onSpinWait();
+            }
+            assertThat(a.port(1).backstopWork()).as("cycles a's backstop ran").isGreaterThan(backstop0);
+        }
+    }
+
+    private static void awaitOne(CompletionQueue cq, WorkCompletion wc, long deadline) {
+        while (!cq.pollCq(wc)) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("no completion on " + cq + " within the deadline");
+            }
+        }
+        Verbs.assertSuccess(wc, wc.wrId());
+    }
+
+    private static void drain(CompletionQueue cq, WorkCompletion wc) {
+        while (cq.pollCq(wc)) {
+            Verbs.assertSuccess(wc, wc.wrId());
+        }
+    }
+
+    /** Runs both engines until a round of cycles finds nothing to do. */
+    private static void quiesce(JniDriver a, JniDriver b) {
+        int idle = 0;
+        long deadline = System.nanoTime() + DEADLINE;
+        while (idle < 3 && System.nanoTime() - deadline < 0) {
+            idle = a.doWork() + b.doWork() == 0 ? idle + 1 : 0;
+        }
+    }
+
+    private static void sendJunk(JniDriver d, int n) throws Exception {
+        InetAddress local = InetAddress.getByName("127.0.0.1");
+        try (DatagramSocket s = new DatagramSocket(0, local)) {
+            byte[] junk = new byte[100];
+            for (int i = 0; i < n; i++) {
+                s.send(new DatagramPacket(junk, junk.length, local, d.localPort(1)));
+            }
+        }
+    }
+}
