@@ -120,8 +120,9 @@ final class PerfControl implements AutoCloseable {
 
     /**
      * Sends a message the peer answers with {@code answer} and may then disconnect after: if the peer's
-     * acknowledgement was lost and its disconnect flushed the message here, its answer having arrived shows the
-     * message did (the answer is then the next {@link #poll()}); any other failure is one.
+     * acknowledgement was lost and its disconnect flushed the message here (or the retries ran out while the peer was
+     * already gone), its answer having arrived shows the message did (the answer is then the next {@link #poll()});
+     * any other failure is one.
      *
      * @param m the message
      * @param answer what the peer says once it has {@code m}
@@ -137,7 +138,9 @@ final class PerfControl implements AutoCloseable {
             return;
         }
         long wrId = wc.wrId();
-        if (status == WcStatus.WR_FLUSH_ERR) {
+        // flushed by the peer's disconnect, or its retries ran out because the peer had left before its disconnect
+        // came (a lost DREQ is resent after a second, the retries end after half of one)
+        if (status == WcStatus.WR_FLUSH_ERR || status == WcStatus.RETRY_EXC_ERR) {
             PerfWire.Control next = poll();
             if (next != null && next.step() == answer) {
                 answered = next;

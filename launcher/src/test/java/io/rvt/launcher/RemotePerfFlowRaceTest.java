@@ -39,6 +39,10 @@ class RemotePerfFlowRaceTest {
     private static final int RC_SEND_ONLY = 0x04;
     private static final int RC_ACKNOWLEDGE = 0x11;
     private static final int CONTROL_MAGIC = 0x72767443; // PerfWire's "rvtC"
+    /** A UD SEND_ONLY (the CM's MADs on the GSI QP); its MAD follows the BTH and the 8-byte DETH. */
+    private static final int UD_SEND_ONLY = 0x64;
+    private static final int MAD_ATTRIBUTE_ID = PAYLOAD + 8 + 16;
+    private static final int CM_DREQ = 0x0015;
 
     /** One side's host: one HCA of the shared fabric, whose polls run the fabric (the progress hook). */
     private record Side(Fabric fabric, Device device) implements Host {
@@ -77,13 +81,19 @@ class RemotePerfFlowRaceTest {
     private static final class LoseFlowAck implements io.rvt.driver.sim.fabric.DropRule {
         private final FabricPort server;
         private final FabricPort client;
+        private final int dreqsToLose;
         private volatile int serverControlQpn = -1;
         private volatile int flowPsn = -1;
         final AtomicInteger lost = new AtomicInteger();
+        final AtomicInteger lostDreqs = new AtomicInteger();
 
-        LoseFlowAck(FabricPort server, FabricPort client) {
+        /**
+         * @param dreqsToLose how many of the client's first DREQs to lose as well (each is resent after a second)
+         */
+        LoseFlowAck(FabricPort server, FabricPort client, int dreqsToLose) {
             this.server = server;
             this.client = client;
+            this.dreqsToLose = dreqsToLose;
         }
 
         @Override
@@ -92,6 +102,11 @@ class RemotePerfFlowRaceTest {
                 return false;
             }
             int opcode = frame.get(BTH) & 0xFF;
+            if (opcode == UD_SEND_ONLY && from == client && frame.limit() >= MAD_ATTRIBUTE_ID + 2
+                    && frame.getShort(MAD_ATTRIBUTE_ID) == CM_DREQ && lostDreqs.get() < dreqsToLose) {
+                lostDreqs.incrementAndGet();
+                return true;
+            }
             int destQp = frame.getInt(BTH + 4) & 0xFF_FFFF;
             int psn = frame.getInt(BTH + 8) & 0xFF_FFFF;
             if (opcode == RC_SEND_ONLY && frame.limit() >= PAYLOAD + 5 && frame.getInt(PAYLOAD) == CONTROL_MAGIC) {
@@ -111,13 +126,39 @@ class RemotePerfFlowRaceTest {
         }
     }
 
-    private static long guidOf(String ip) throws Exception {
+    private static long guidOf(String ip) throws java.net.UnknownHostException {
         return 0x0000_FFFF_0000_0000L | (ByteBuffer.wrap(InetAddress.getByName(ip).getAddress()).getInt() & 0xFFFF_FFFFL);
     }
 
     @Test
     @Timeout(120)
     void shouldEndTheServersRowWhenTheClientLeftWhileTheAckOfItsFlowWasLost() throws Exception {
+        LoseFlowAck rule = race(0);
+
+        assertThat(rule.lost.get()).as("ACKs of the server's FLOW lost").isPositive();
+    }
+
+    /**
+     * The client's DREQs are lost too (the first of each connection; they are resent after 1.07 s): the server's FLOW
+     * runs out of retries (8 tries of 67 ms) before the disconnect comes, RETRY_EXC_ERR instead of a flush; the
+     * client's DONE shows all the same that FLOW arrived.
+     */
+    @Test
+    @Timeout(120)
+    void shouldEndTheServersRowWhenItsFlowRanOutOfRetriesAfterTheClientLeft() throws Exception {
+        LoseFlowAck rule = race(2);
+
+        assertThat(rule.lostDreqs.get()).as("the client's DREQs lost").isEqualTo(2);
+    }
+
+    /**
+     * Runs a one-row {@code -b} SEND table between a server and a client on one fabric, every ACK of the server's
+     * FLOW lost, and asserts both printed their table.
+     *
+     * @param dreqsToLose how many of the client's first DREQs to lose too
+     * @return the rule, for its counts
+     */
+    private static LoseFlowAck race(int dreqsToLose) throws Exception {
         // GID prefix 0 and port 1's GUID (the node GUID + 1) the address: the GID is ::ffff:a.b.c.d
         try (Fabric fabric = Fabric.builder("flow-race-" + System.nanoTime()).gidPrefix(0).realTime()
                 .threading(ThreadingMode.PROGRESS).build(); DeviceRegistry registry = Rvt.create()) {
@@ -125,7 +166,7 @@ class RemotePerfFlowRaceTest {
             SimDriver clientHca = SimDriver.builder(fabric).name("client").nodeGuid(guidOf(CLIENT_IP) - 1).build();
             Side server = new Side(fabric, registry.register(serverHca));
             Side client = new Side(fabric, registry.register(clientHca));
-            LoseFlowAck rule = new LoseFlowAck(serverHca.fabricPort(1), clientHca.fabricPort(1));
+            LoseFlowAck rule = new LoseFlowAck(serverHca.fabricPort(1), clientHca.fabricPort(1), dreqsToLose);
             fabric.dropRule(rule);
             PerfSpec spec = new PerfSpec(PerfTest.SEND, Transport.RC, false, new int[] {64}, 1, 2000, 0, 128,
                     PerfSpec.CQ_MODERATION, 1, true);
@@ -151,10 +192,10 @@ class RemotePerfFlowRaceTest {
                 throw new AssertionError("the server failed: " + e.getCause() + "\n" + serverOut, e.getCause());
             }
 
-            assertThat(rule.lost.get()).as("ACKs of the server's FLOW lost").isPositive();
             String s = serverOut.toString(StandardCharsets.UTF_8);
             assertThat(s).contains("Send Bidirectional BW Test").contains("(server: the client's measurement");
             assertThat(clientOut.toString(StandardCharsets.UTF_8)).contains("Send Bidirectional BW Test");
+            return rule;
         }
     }
 }
