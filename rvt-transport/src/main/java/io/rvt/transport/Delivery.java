@@ -9,7 +9,9 @@ import io.rvt.api.spi.DriverPort;
  * processes a packet on this thread (it holds QP locks then), a QP that must send (an ACK, a response, a resumed
  * requester) is not handed to another thread but remembered here and drained by this thread at the end of the batch,
  * with no lock held. A QP is remembered once however many of its packets the batch held, so its ACKs coalesce into
- * one for its newest PSN (hfi1 defers ACKs to the end of a receive interrupt the same way).
+ * one for its newest PSN (hfi1 defers ACKs to the end of a receive interrupt the same way). The RC responder goes one
+ * step further and only owes the ACK while the batch runs ({@link RxInfo#deferAck}): the batch's end queues it, once
+ * per QP, before the deferred drains.
  *
  * <p>Touched only by its receiving thread, except {@link #isCurrent()}, which any thread may ask.
  */
@@ -20,6 +22,9 @@ public final class Delivery {
     final int portNum;
     private final QpSendEngine[] deferred = new QpSendEngine[CAPACITY];
     private int deferredCount;
+    /** QPs whose ACK the batch owes, queued at its end ({@link QpProtocolState#flushDeferredAck()}). */
+    private final QpProtocolState[] acks = new QpProtocolState[CAPACITY];
+    private int ackCount;
     /** The thread inside {@link Transport#receive} for this port, else null. */
     private volatile Thread receiving;
     private long rxPackets;
@@ -80,6 +85,31 @@ public final class Delivery {
         }
         deferred[deferredCount++] = e;
         return true;
+    }
+
+    boolean deferAck(QpProtocolState st) {
+        if (ackCount == CAPACITY) {
+            return false;
+        }
+        acks[ackCount++] = st;
+        return true;
+    }
+
+    /**
+     * Queues the ACKs the batch owes (the receiving thread, no QP lock held, inside {@link #enter()}), so that their
+     * QPs are deferred here for the drain that follows.
+     */
+    void flushAcks() {
+        for (int i = 0; i < ackCount; i++) {
+            QpProtocolState st = acks[i];
+            acks[i] = null;
+            st.flushDeferredAck();
+        }
+        ackCount = 0;
+    }
+
+    boolean hasAcks() {
+        return ackCount != 0;
     }
 
     /** @return the most recently deferred QP, taken off the list, or null */

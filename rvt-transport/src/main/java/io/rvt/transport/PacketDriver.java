@@ -187,8 +187,12 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
         try {
             while (true) {
                 int r = 0;
+                e.drainedHint = false;
                 while (!e.isStopped() && (r = sendPacket(e, scratch)) > 0) {
-                    // one packet per call
+                    if (e.takeDrainedHint()) {
+                        r = 0; // the engine said that was the last packet for now: no empty call to find out
+                        break;
+                    }
                 }
                 packetsOut(e, scratch);
                 flushTxCounters(e);
@@ -291,9 +295,11 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
         try {
             if (admits(qp, port)) {
                 d.enter();
+                rx.delivery = d;
                 try {
                     t.receive(qp, buf, h, rx);
                 } finally {
+                    rx.delivery = null;
                     d.leave();
                 }
             }
@@ -328,6 +334,14 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
      * @param scratch the receiving thread's send scratch
      */
     protected final void drainDeferred(Delivery d, S scratch) {
+        if (d.hasAcks()) {
+            d.enter(); // the QPs the ACKs schedule are deferred to d, drained below
+            try {
+                d.flushAcks();
+            } finally {
+                d.leave();
+            }
+        }
         QpSendEngine q = d.takeDeferred();
         if (q == null) {
             return;

@@ -61,6 +61,13 @@ public abstract class QpProtocolState {
     public abstract void reset();
 
     /**
+     * Queues the ACK the engine deferred to the end of a receive batch ({@link RxInfo#deferAck}), if it still owes
+     * it. Called by the receiving thread with no lock of the QP held. Nothing by default.
+     */
+    protected void flushDeferredAck() {
+    }
+
+    /**
      * Binds the state to its engine; a subclass calls it from its constructor, passing itself.
      *
      * @param engine the engine of this state's transport service

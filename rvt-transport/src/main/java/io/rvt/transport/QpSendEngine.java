@@ -19,6 +19,8 @@ public class QpSendEngine {
     int txPackets;
     long txBytes;
     int txPort = 1;
+    /** Set by {@link Transport#makePacket} when the packet it made was the QP's last for now (drainer). */
+    boolean drainedHint;
 
     /**
      * @param qp the QP
@@ -72,6 +74,15 @@ public class QpSendEngine {
             return -1;
         }
         return pending.get();
+    }
+
+    /** @return whether the last packet made left the QP nothing to send ({@link TxInfo#isDrained()}), clearing it */
+    final boolean takeDrainedHint() {
+        boolean h = drainedHint;
+        if (h) {
+            drainedHint = false;
+        }
+        return h;
     }
 
     /** Marks the end of a drain on this thread (also one that left requests pending, to be rescheduled). */

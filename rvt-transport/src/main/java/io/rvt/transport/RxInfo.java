@@ -20,9 +20,26 @@ public final class RxInfo {
     private int sl;
     private ByteBuffer grhBuffer;
     private int grhOffset;
+    /** The receive batch the packet is part of ({@link PacketDriver#receive}), else null. */
+    Delivery delivery;
 
     /** Creates an empty instance. */
     public RxInfo() {
+    }
+
+    /**
+     * Asks the driver to call {@code st}'s {@link QpProtocolState#flushDeferredAck()} at the end of the receive batch
+     * this packet belongs to, so that the ACKs a batch owes a QP are queued once, with one {@code sendLock}, rather
+     * than once per packet (hfi1's deferred ACKs, {@code rc_defered_ack}). The engine calls it once per batch and QP,
+     * with {@code recvLock} held.
+     *
+     * @param st the QP's state
+     * @return true if the driver will, false if the packet came outside a batch (or the batch has no room): queue
+     *         the ACK now
+     */
+    public boolean deferAck(QpProtocolState st) {
+        Delivery d = delivery;
+        return d != null && d.deferAck(st);
     }
 
     /**

@@ -188,7 +188,14 @@ public final class Transport {
     public int makePacket(DriverQp qp, ByteBuffer buf, int offset, TxInfo out) {
         QpProtocolState st = stateOf(qp);
         out.clearSegments(); // packets without payload leave it untouched
-        return st.makePacket(buf, offset, out);
+        int n = st.makePacket(buf, offset, out);
+        if (out.isDrained()) {
+            Object e = st.driverData();
+            if (e instanceof QpSendEngine) {
+                ((QpSendEngine) e).drainedHint = true; // its drain stops here (PacketDriver.drain)
+            }
+        }
+        return n;
     }
 
     /**

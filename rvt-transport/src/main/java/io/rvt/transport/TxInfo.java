@@ -50,6 +50,7 @@ public final class TxInfo {
     private int runLastOpcode;
     private int runLastPayloadLength;
     private boolean runLastSolicited;
+    private boolean drained;
 
     /** Creates an empty instance. */
     public TxInfo() {
@@ -299,6 +300,21 @@ public final class TxInfo {
         return slices.count() != 0;
     }
 
+    /**
+     * Marks the packet just written as the last one its QP has now (an engine that can tell cheaply, under the lock
+     * it already holds, sets it): the drain stops without asking for another packet, which would take the QP's
+     * {@code sendLock} only to find nothing. Anything that gives the QP more to send schedules it again, as it must
+     * anyway.
+     */
+    public void markDrained() {
+        drained = true;
+    }
+
+    /** @return true if the engine said the last packet left its QP nothing more to send ({@link #markDrained()}) */
+    public boolean isDrained() {
+        return drained;
+    }
+
     /** @return the transport headers' length (BTH and extension headers): where payload or pad starts */
     public int headerLength() {
         return length - payloadLength - Packets.padCount(payloadLength);
@@ -317,6 +333,7 @@ public final class TxInfo {
     /** Forgets the previous packet's slices (and their buffers, so that none is kept reachable). */
     void clearSegments() {
         slices.clear();
+        drained = false;
     }
 
     /**

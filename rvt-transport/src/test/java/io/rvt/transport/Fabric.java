@@ -25,6 +25,7 @@ final class Fabric {
     private boolean partitioned;
     private Predicate<byte[]> dropFilter = p -> false;
     private long delivered;
+    private boolean batches;
     private long dropped;
 
     private static final class Packet {
@@ -62,6 +63,9 @@ final class Fabric {
      */
     Node node(String name, int lid, int mtu) {
         WireDriver d = new WireDriver(name + "%d", lid, driverTimers, this, mtu);
+        if (batches) {
+            d.batch = new Delivery(1);
+        }
         nodes.add(d);
         return new Node(d, d.register(), this);
     }
@@ -73,6 +77,25 @@ final class Fabric {
         this.duplication = duplication;
         this.reordering = reordering;
         return this;
+    }
+
+    /**
+     * Delivers in receive batches: each pump step hands every packet on the wire to its node, then ends each node's
+     * batch (its owed ACKs queued then, as {@code PacketDriver.endBatch} does), before the send engines run.
+     */
+    Fabric batches() {
+        this.batches = true;
+        for (WireDriver d : nodes) {
+            d.batch = new Delivery(1);
+        }
+        return this;
+    }
+
+    /** Ends every node's receive batch (see {@link #batches()}). */
+    void endBatches() {
+        for (WireDriver d : nodes) {
+            d.endBatch();
+        }
     }
 
     /** While true, every packet is lost. */
@@ -144,7 +167,12 @@ final class Fabric {
                 }
             }
             if (!wire.isEmpty()) {
-                deliverOne();
+                if (batches) {
+                    deliverAll();
+                    endBatches();
+                } else {
+                    deliverOne();
+                }
                 progress = true;
             }
             if (!progress) {

@@ -39,23 +39,29 @@ class RcReliabilityTest {
         return sb.toString();
     }
 
-    @ParameterizedTest(name = "seed {0}, loss {1}, dup {2}, reorder {3}")
+    @ParameterizedTest(name = "seed {0}, loss {1}, dup {2}, reorder {3}, receive batches {4}")
     @CsvSource({
-        "1001, 0.01, 0.0, 0.0",
-        "1002, 0.10, 0.0, 0.0",
-        "1003, 0.0, 0.05, 0.0",
-        "1004, 0.0, 0.0, 0.10",
-        "1005, 0.01, 0.01, 0.01",
-        "1006, 0.10, 0.05, 0.10",
-        "1007, 0.10, 0.10, 0.20",
+        "1001, 0.01, 0.0, 0.0, false",
+        "1002, 0.10, 0.0, 0.0, false",
+        "1003, 0.0, 0.05, 0.0, false",
+        "1004, 0.0, 0.0, 0.10, false",
+        "1005, 0.01, 0.01, 0.01, false",
+        "1006, 0.10, 0.05, 0.10, false",
+        "1007, 0.10, 0.10, 0.20, false",
+        "1008, 0.01, 0.0, 0.0, true",
+        "1009, 0.10, 0.05, 0.10, true",
+        "1010, 0.10, 0.10, 0.20, true",
     })
     void shouldDeliverEveryMessageExactlyOnceInOrderWhenTheWireMisbehaves(long baseSeed, double loss, double dup,
-            double reorder) {
+            double reorder, boolean batches) {
         // -Drvt.test.seed=N explores other cases; the printed seed replays one.
         long seed = baseSeed + Long.getLong("rvt.test.seed", 0L);
         System.out.println("RcReliabilityTest seed=" + seed + " loss=" + loss + " dup=" + dup + " reorder=" + reorder);
         SplittableRandom r = new SplittableRandom(seed);
         Fabric fabric = new Fabric().faults(seed * 31, loss, dup, reorder);
+        if (batches) {
+            fabric.batches(); // ACKs owed to the end of each batch (RxInfo.deferAck)
+        }
         Node a = fabric.node("a", 1, 4096);
         Node b = fabric.node("b", 2, 4096);
         a.sqPsn = 0xFFFF00; // cross the 24-bit PSN wrap on the way

@@ -67,6 +67,10 @@ final class WireDriver extends TransportDriver {
     boolean deliverRuns;
     /** Runs of more than one packet the transport made. */
     int runsMade;
+    /** With receive batches ({@link Fabric#batches()}): ACKs owed are queued at {@link #endBatch()}, as PacketDriver does. */
+    Delivery batch;
+    /** {@link TxInfo#isDrained()} of each packet made, in order, while {@link #logSent}. */
+    final java.util.List<Boolean> drainedLog = new java.util.ArrayList<>();
 
     WireDriver(String name, int lid, TimerService timers, Fabric fabric, int mtu) {
         this.name = name;
@@ -125,6 +129,9 @@ final class WireDriver extends TransportDriver {
             int n;
             tx.runLimit(runs || deliverRuns ? PacketHeaders.MAX_RUN : 1);
             while ((n = transport().makePacket(qp, txBuf, BTH_OFFSET, tx)) > 0) {
+                if (logSent) {
+                    drainedLog.add(tx.isDrained());
+                }
                 if (tx.runPackets() > 1) {
                     runsMade++;
                     transmitRun();
@@ -251,10 +258,24 @@ final class WireDriver extends TransportDriver {
             port.addCounter(PortCounter.RX_MALFORMED, run.packets());
             return;
         }
+        rx.delivery = batch;
         try {
             transport().receive(qp, buf, hdr, rx);
         } finally {
+            rx.delivery = null;
             qp.release();
+        }
+    }
+
+    /** Ends a receive batch ({@link Fabric#batches()}): queues the ACKs it owes, as {@code PacketDriver.endBatch}. */
+    void endBatch() {
+        if (batch != null) {
+            batch.enter();
+            try {
+                batch.flushAcks();
+            } finally {
+                batch.leave();
+            }
         }
     }
 
@@ -294,9 +315,11 @@ final class WireDriver extends TransportDriver {
             port.addCounter(PortCounter.RX_MALFORMED, 1); // unknown QPN
             return;
         }
+        rx.delivery = batch;
         try {
             transport().receive(qp, buf, hdr, rx);
         } finally {
+            rx.delivery = null;
             qp.release();
         }
     }

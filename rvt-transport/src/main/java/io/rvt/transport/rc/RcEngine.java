@@ -84,10 +84,14 @@ public final class RcEngine implements ProtocolEngine<RcState> {
             if ((qp.requester().flags & (QpFlags.S_RESP_PENDING | QpFlags.S_ACK_PENDING)) != 0) {
                 n = RcResponseBuilder.makeResponse(qp, st, buf, off, tx);
                 if (n > 0) {
+                    markIfDrained(qp, tx);
                     return n;
                 }
             }
             n = RcRequester.makeRequest(qp, st, buf, off, tx, window(qp.portNum()));
+            if (n > 0) {
+                markIfDrained(qp, tx);
+            }
         } finally {
             sl.unlock();
         }
@@ -102,6 +106,19 @@ public final class RcEngine implements ProtocolEngine<RcState> {
             return 0;
         }
         return n;
+    }
+
+    /**
+     * Tells the drain that the packet just made was the QP's last for now ({@link TxInfo#markDrained()}), in the case
+     * that is cheap to recognise and the common one of a stream: no response owed, the requester between messages and
+     * every posted WQE started. {@code sendLock} held.
+     */
+    private static void markIfDrained(DriverQp qp, TxInfo tx) {
+        RequesterState rq = qp.requester();
+        if ((rq.flags & (QpFlags.S_RESP_PENDING | QpFlags.S_ACK_PENDING)) == 0 && RcRequester.betweenMessages(rq.state)
+                && rq.cur == qp.sendQueue().head() && qp.state().can(Ops.PROCESS_SEND_OK)) {
+            tx.markDrained();
+        }
     }
 
     /**
@@ -136,7 +153,7 @@ public final class RcEngine implements ProtocolEngine<RcState> {
                         sl.unlock();
                     }
                 } else {
-                    RcResponder.receiveRequest(qp, st, buf, hdr);
+                    RcResponder.receiveRequest(qp, st, buf, hdr, rx);
                 }
             } while (hdr.nextInRun());
         } finally {

@@ -260,6 +260,25 @@ final class RcRequester {
      * limit), until the limit, a LAST that carries an ImmDt or IETH, or a payload that cannot be referenced.
      * {@code sendLock} held.
      */
+    /**
+     * @param state {@code s_state}
+     * @return true if {@link #makeRequest} would start a new WQE in it (not inside a message, not resending one)
+     */
+    static boolean betweenMessages(int state) {
+        switch (state) {
+            case RESTART_SEND:
+            case RESTART_WRITE:
+            case RESTART_READ:
+            case Opcode.RC_SEND_FIRST:
+            case Opcode.RC_SEND_MIDDLE:
+            case Opcode.RC_RDMA_WRITE_FIRST:
+            case Opcode.RC_RDMA_WRITE_MIDDLE:
+                return false;
+            default:
+                return true;
+        }
+    }
+
     private static void extendRun(DriverQp qp, RcState st, SendWqe wqe, int pmtu, TxInfo tx, RcWindow window) {
         RequesterState rq = qp.requester();
         boolean windowed = window != null || st.cwnd != RcWindow.UNLIMITED;

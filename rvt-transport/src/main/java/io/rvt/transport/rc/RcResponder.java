@@ -16,6 +16,7 @@ import io.rvt.api.spi.RequesterState;
 import io.rvt.api.spi.ResponderState;
 import io.rvt.api.spi.Seq24;
 import io.rvt.transport.Packets;
+import io.rvt.transport.RxInfo;
 import io.rvt.transport.header.BthDescriptor;
 import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.PacketHeaders;
@@ -48,7 +49,7 @@ final class RcResponder {
     static final int ACK_COALESCE_LIMIT = 16;
 
     /** Processes a request packet, {@code recvLock} held. */
-    static void receiveRequest(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr) {
+    static void receiveRequest(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr, RxInfo rx) {
         ResponderState rs = qp.responder();
         int opcode = hdr.opcode();
         int psn = hdr.psn();
@@ -186,8 +187,28 @@ final class RcResponder {
         rs.ackPsn = psn;
         rs.nakState = 0;
         if (hdr.ackReq() || ++st.unackedPackets >= ACK_COALESCE_LIMIT) {
-            queueAck(qp, st);
+            deferAck(qp, st, rx);
         }
+    }
+
+    /**
+     * An ACK of {@code ackPsn} is due: owed to the end of the receive batch when the driver has one (the QP's ACK then
+     * goes out once per batch, for its newest PSN, as it did when each was queued, but with one {@code sendLock} per
+     * batch instead of one per packet), else queued now.
+     */
+    private static void deferAck(DriverQp qp, RcState st, RxInfo rx) {
+        if (!st.ackListed) {
+            if (rx == null || !rx.deferAck(st)) {
+                queueAck(qp, st);
+                return;
+            }
+            st.ackListed = true;
+        }
+        st.unackedPackets = 0;
+        if (st.ackDeferred) {
+            st.ackCoalesced++;
+        }
+        st.ackDeferred = true;
     }
 
     /** IBTA 9.7.5.1.2: MIDDLE/LAST only continue a message of their kind; a new message may not start inside one. */
@@ -554,6 +575,9 @@ final class RcResponder {
         ResponderState rs = qp.responder();
         AckQueue aq = qp.ackQueue();
         st.unackedPackets = 0;
+        st.ackDeferred = false; // this ACK (or NAK) is newer and covers the one owed
+        int coalesced = st.ackCoalesced;
+        st.ackCoalesced = 0;
         int nakState = rs.nakState;
         int msn = rs.msn;
         Lock sl = qp.sendLock();
@@ -561,7 +585,10 @@ final class RcResponder {
         try {
             int flags = qp.requester().flags;
             if ((flags & QpFlags.S_ACK_PENDING) != 0) {
-                Packets.count(qp, PortCounter.RC_QACKS);
+                coalesced++;
+            }
+            if (coalesced != 0) {
+                Packets.count(qp, PortCounter.RC_QACKS, coalesced);
             }
             aq.nakState = nakState;
             aq.nakMsn = msn;

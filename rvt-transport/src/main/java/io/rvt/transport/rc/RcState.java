@@ -4,7 +4,9 @@ import io.rvt.api.WorkCompletion;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.Sge;
 import io.rvt.transport.QpProtocolState;
+import io.rvt.transport.RxInfo;
 import io.rvt.transport.SendScheduler;
+import java.util.concurrent.locks.Lock;
 
 /**
  * What the RC engines keep per QP beyond the QP's own state: the highest PSN sent (for go-back-N), ACK coalescing,
@@ -33,6 +35,12 @@ public final class RcState extends QpProtocolState {
     // ------------------------------------------------------------ responder (recvLock)
     /** Request packets accepted since the last ACK was queued (ACK coalescing). */
     int unackedPackets;
+    /** An ACK of {@code responder().ackPsn} is owed, to be queued at the receive batch's end. */
+    boolean ackDeferred;
+    /** This state is on a receive batch's list of owed ACKs ({@link RxInfo#deferAck}), flushed or not. */
+    boolean ackListed;
+    /** ACK requests the owed ACK covers beyond the first (counted as {@code RC_QACKS} when it is queued). */
+    int ackCoalesced;
     /** The receive completion being built. */
     final WorkCompletion recvWc = new WorkCompletion();
     /** Target of an RDMA WRITE or atomic, validated by {@code rkeyOk}. */
@@ -56,7 +64,25 @@ public final class RcState extends QpProtocolState {
         cwnd = RcWindow.UNLIMITED;
         cwndAcked = 0;
         unackedPackets = 0;
+        ackDeferred = false; // ackListed stays: the batch's list still holds this state until its end
+        ackCoalesced = 0;
         target.clear();
+    }
+
+    /** Queues the ACK the last receive batch deferred ({@link RcResponder#deferAck}); takes the QP's locks. */
+    @Override
+    protected void flushDeferredAck() {
+        DriverQp qp = qp();
+        Lock rl = qp.recvLock();
+        rl.lock();
+        try {
+            ackListed = false;
+            if (ackDeferred) {
+                RcResponder.queueAck(qp, this);
+            }
+        } finally {
+            rl.unlock();
+        }
     }
 
     @Override
