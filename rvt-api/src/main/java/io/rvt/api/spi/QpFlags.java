@@ -2,9 +2,9 @@ package io.rvt.api.spi;
 
 /**
  * Bit masks of a QP's send flags ({@code s_flags}, under {@code sendLock}), receive flags ({@code r_flags}, under
- * {@code recvLock}), atomic receive flags ({@code r_aflags}) and rdmavt's internal send-WQE flags. The names are
- * rdmavt's without the {@code RVT_} prefix; drivers may allocate their own {@code s_flags} bits from bit 31 down to
- * bit 24 ({@link #S_MAX_BIT_MASK} is the highest bit rdmavt uses).
+ * {@code recvLock}), the receive flags rdmavt keeps atomic ({@code r_aflags}, here under {@code recvLock} too) and
+ * rdmavt's internal send-WQE flags. The names are rdmavt's without the {@code RVT_} prefix; drivers may allocate their
+ * own {@code s_flags} bits from bit 31 down to bit 24 ({@link #S_MAX_BIT_MASK} is the highest bit rdmavt uses).
  */
 public final class QpFlags {
     private QpFlags() {

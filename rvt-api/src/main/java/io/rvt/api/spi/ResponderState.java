@@ -1,6 +1,5 @@
 package io.rvt.api.spi;
 
-import java.util.concurrent.atomic.AtomicInteger;
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
@@ -12,8 +11,9 @@ import org.osgi.annotation.versioning.ProviderType;
  * <h2>Locking</h2>
  * Every field is read and written with the QP's {@link DriverQp#recvLock() recvLock} ({@code r_lock}) held, and so is
  * every method. rvt-core writes them too, with {@code sendLock} held as well: {@code modify_qp} (RQ_PSN, the
- * {@code COMM_EST} bit), the reset to RESET and the error paths. The one exception is {@link #aflags()}
- * ({@code r_aflags}), an atomic word that either side may test and clear without the lock.
+ * {@code COMM_EST} bit), the reset to RESET and the error paths. {@link #aflags()} ({@code r_aflags}) is written
+ * under {@code recvLock} too (rdmavt's are atomic bit operations because kernel paths touch them without
+ * {@code r_lock}; every path here holds it, so the test-and-clear of each message needs no atomic instruction).
  */
 @ProviderType
 public abstract class ResponderState {
@@ -37,7 +37,8 @@ public abstract class ResponderState {
     public int ackPsn;
     /** {@code r_sge}: the cursor over the receive WQE being filled. */
     public final SgeState sge = new SgeState();
-    private final AtomicInteger aflags = new AtomicInteger();
+    /** {@code r_aflags}: {@code recvLock}, as the other fields (a plain field: no fence per message). */
+    private int aflags;
 
     /** For rvt-core, which keeps the one implementation. */
     protected ResponderState() {
@@ -87,41 +88,37 @@ public abstract class ResponderState {
      */
     public abstract int computeAeth();
 
-    /** @return {@code r_aflags}: {@link QpFlags} {@code RA_*} bits (atomic, no lock needed) */
+    /** @return {@code r_aflags}: {@link QpFlags} {@code RA_*} bits (caller holds {@code recvLock}) */
     public final int aflags() {
-        return aflags.get();
+        return aflags;
     }
 
     /**
-     * Atomically sets {@code r_aflags} bits ({@code set_bit}).
+     * Sets {@code r_aflags} bits ({@code set_bit}); caller holds {@code recvLock}.
      *
      * @param bits {@link QpFlags} {@code RA_*} masks
      */
     public final void setAflags(int bits) {
-        while (true) {
-            int v = aflags.get();
-            if ((v & bits) == bits || aflags.compareAndSet(v, v | bits)) {
-                return;
-            }
+        int v = aflags;
+        if ((v & bits) != bits) {
+            aflags = v | bits;
         }
     }
 
     /**
-     * Atomically clears {@code r_aflags} bits, reporting whether any was set ({@code test_and_clear_bit}).
+     * Clears {@code r_aflags} bits, reporting whether any was set ({@code test_and_clear_bit}); caller holds
+     * {@code recvLock}.
      *
      * @param bits {@link QpFlags} {@code RA_*} masks
      * @return true if any of {@code bits} was set
      */
     public final boolean testAndClearAflags(int bits) {
-        while (true) {
-            int v = aflags.get();
-            if ((v & bits) == 0) {
-                return false;
-            }
-            if (aflags.compareAndSet(v, v & ~bits)) {
-                return true;
-            }
+        int v = aflags;
+        if ((v & bits) == 0) {
+            return false;
         }
+        aflags = v & ~bits;
+        return true;
     }
 
     /**
@@ -136,7 +133,7 @@ public abstract class ResponderState {
         state = initialState;
         nakState = 0;
         flags = 0;
-        aflags.set(0);
+        aflags = 0;
         rcvLen = 0;
         ackPsn = 0;
         sge.clear();
@@ -146,6 +143,6 @@ public abstract class ResponderState {
     public String toString() {
         return "ResponderState{psn=" + psn + ", msn=" + msn + ", state=0x" + Integer.toHexString(state)
                 + ", nakState=0x" + Integer.toHexString(nakState) + ", flags=0x" + Integer.toHexString(flags)
-                + ", aflags=0x" + Integer.toHexString(aflags.get()) + ", len=" + len + ", rcvLen=" + rcvLen + '}';
+                + ", aflags=0x" + Integer.toHexString(aflags) + ", len=" + len + ", rcvLen=" + rcvLen + '}';
     }
 }

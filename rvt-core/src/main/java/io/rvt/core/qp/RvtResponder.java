@@ -169,13 +169,17 @@ public final class RvtResponder extends ResponderState {
             if (!qp.state().can(Ops.PROCESS_RECV_OK)) {
                 return 0;
             }
-            if (!q.take(rwqeScratch)) {
+            RvtRwqe w = q.peek(); // read in its slot, consumed below
+            if (w == null) {
                 return 0;
             }
-            if (!wrIdOnly && !initSge(rwqeScratch)) {
+            boolean valid = wrIdOnly || initSge(w);
+            long id = w.wrId();
+            q.advance();
+            if (!valid) {
                 return -1;
             }
-            wrId = rwqeScratch.wrId();
+            wrId = id;
             setAflags(QpFlags.RA_WRID_VALID);
             if (srq != null) {
                 limitEvent = srq.checkLimitLocked();

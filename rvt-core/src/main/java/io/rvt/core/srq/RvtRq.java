@@ -244,6 +244,33 @@ public final class RvtRq {
     }
 
     /**
+     * As {@link #take}, but without the copy: returns the entry at {@code tail} in its slot, which the caller reads
+     * and then consumes with {@link #advance()} (the producer reuses the slot only after that release store). Caller
+     * holds {@link #consumerLock()} from here to {@code advance}.
+     *
+     * @return the entry, or null if the queue is empty
+     */
+    public RvtRwqe peek() {
+        assert consumer.lock.isHeldByCurrentThread() : "peek without consumerLock";
+        Consumer c = consumer;
+        int n = c.count;
+        if (n < COUNT_THRESHOLD) {
+            n = refreshCount();
+        }
+        return n == 0 ? null : wq[c.tail];
+    }
+
+    /** Consumes the entry {@link #peek()} returned, which the caller has finished reading ({@link #consumerLock()}). */
+    public void advance() {
+        assert consumer.lock.isHeldByCurrentThread() : "advance without consumerLock";
+        Consumer c = consumer;
+        int tail = c.tail;
+        // release: pairs with getAcquire in post()/isFull(): the slot may be overwritten only after we read it
+        Consumer.TAIL.setRelease(c, tail + 1 == size ? 0 : tail + 1);
+        Consumer.COUNT.setOpaque(c, c.count - 1);
+    }
+
+    /**
      * The receive-queue part of {@code rvt_error_qp} (semantics §7.7 step 9): hands the {@code wr_id} of every
      * entry from {@code tail} to {@code head}, in order, to {@code wrIds} (which inserts the {@code WR_FLUSH_ERR}
      * completions), then publishes {@code tail = head}. Caller holds {@link #consumerLock()} (nested inside the QP's
