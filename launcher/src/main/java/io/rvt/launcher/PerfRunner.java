@@ -60,6 +60,8 @@ final class PerfRunner implements AutoCloseable {
     private long warmUpMessages;
     /** Bandwidth: the messages completed in the margins of the rows so far ({@link PerfSpec#marginNanos()}). */
     private long unmeasuredMessages;
+    /** Bandwidth: the messages of the last row completed in its margins. */
+    private long lastRowUnmeasured;
     /** Bandwidth: the warm-up messages of the rows so far. */
     private long warmUpTotal;
     /** perftest's peak and average of each bandwidth row. */
@@ -504,7 +506,8 @@ final class PerfRunner implements AutoCloseable {
             }
         }
         if (report) {
-            unmeasuredMessages += meter.unmeasured(done);
+            lastRowUnmeasured = meter.unmeasured(done);
+            unmeasuredMessages += lastRowUnmeasured;
         }
         return new Window(meter.iterations(done), meter.elapsedNanos(last), meter.bestNanosPerMessage());
     }
@@ -826,6 +829,11 @@ final class PerfRunner implements AutoCloseable {
      */
     long unmeasuredMessages() {
         return unmeasuredMessages;
+    }
+
+    /** @return the messages of the last bandwidth row that completed in its margins, not measured */
+    long lastRowUnmeasured() {
+        return lastRowUnmeasured;
     }
 
     /** @return the warm-up messages of the bandwidth rows so far (none of them measured) */

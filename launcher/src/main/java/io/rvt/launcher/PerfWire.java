@@ -137,7 +137,8 @@ final class PerfWire {
      *
      * @param bandwidth the bandwidth row, or null
      * @param latency the latency row, or null
-     * @param warmUp unmeasured iterations before the row
+     * @param warmUp latency: unmeasured iterations before the row; bandwidth: the messages sent in the row's margins
+     *        ({@code -D}), not measured but received by the server
      */
     record Result(BandwidthResult bandwidth, LatencyResult latency, int warmUp) {
         byte[] encode() {

@@ -187,12 +187,17 @@ final class RemotePerf {
                 }
                 BandwidthResult row = r;
                 progress.printQuietly(() -> table.row(row));
-                result = new PerfWire.Result(r, null, 0);
+                // a bandwidth row's unmeasured messages are those of its margins: the server counts them too
+                result = new PerfWire.Result(r, null, (int) Math.min(Integer.MAX_VALUE, runner.lastRowUnmeasured()));
                 reports.write(spec, dev, mtu, r, null);
             }
             control.send(new PerfWire.Control(PerfWire.Step.DONE, size, 0, result));
         }
         progress.printQuietly(table::footer);
+        if (!spec.latency()) {
+            String line = runner.unmeasuredLine();
+            progress.printQuietly(() -> out.println(line));
+        }
     }
 
     /** A connection attempt whose REJ or failure becomes one line naming the server. */
@@ -476,7 +481,8 @@ final class RemotePerf {
                 BandwidthResult r = theirs.bandwidth();
                 if (spec.test().needsReceives() && flow == null) {
                     // the last receives may trail the DONE (another QP, another engine thread)
-                    awaitReceived(base + r.iterations(), "the client's messages");
+                    // the client's measured messages and those of its margins (-D), which it sent as well
+                    awaitReceived(base + r.iterations() + theirs.warmUp(), "the client's messages");
                     measuring = false;
                     r = BandwidthResult.of(size, received, lastReceive - start, best == Double.MAX_VALUE ? 0 : best);
                 }

@@ -45,7 +45,7 @@ class RemotePerfFlowRaceTest {
     private static final int CM_DREQ = 0x0015;
 
     /** One side's host: one HCA of the shared fabric, whose polls run the fabric (the progress hook). */
-    private record Side(Fabric fabric, Device device) implements Host {
+    record Side(Fabric fabric, Device device) implements Host {
         @Override
         public List<Device> devices() {
             return List.of(device);
@@ -126,7 +126,7 @@ class RemotePerfFlowRaceTest {
         }
     }
 
-    private static long guidOf(String ip) throws java.net.UnknownHostException {
+    static long guidOf(String ip) throws java.net.UnknownHostException {
         return 0x0000_FFFF_0000_0000L | (ByteBuffer.wrap(InetAddress.getByName(ip).getAddress()).getInt() & 0xFFFF_FFFFL);
     }
 
@@ -170,32 +170,41 @@ class RemotePerfFlowRaceTest {
             fabric.dropRule(rule);
             PerfSpec spec = new PerfSpec(PerfTest.SEND, Transport.RC, false, new int[] {64}, 1, 2000, 0, 128,
                     PerfSpec.CQ_MODERATION, 1, true);
-            ByteArrayOutputStream serverOut = new ByteArrayOutputStream();
-            ByteArrayOutputStream clientOut = new ByteArrayOutputStream();
-            PrintStream serverPrint = new PrintStream(serverOut, true, StandardCharsets.UTF_8);
-            PrintStream clientPrint = new PrintStream(clientOut, true, StandardCharsets.UTF_8);
-            RemotePerf.Reports none = (s, d, mtu, bw, lat) -> { };
-
-            CompletableFuture<Void> serverRun = CompletableFuture.runAsync(() -> new RemotePerf(serverPrint,
-                    serverPrint, LinkOptions.DEFAULT, CM_PORT, false, none).server(server, asked -> null));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!serverOut.toString(StandardCharsets.UTF_8).contains("waiting for a client")) {
-                assertThat(System.nanoTime()).as("the server listens").isLessThan(deadline);
-                assertThat(serverRun).as("the server: %s", serverOut).isNotDone();
-                Thread.onSpinWait();
-            }
-            new RemotePerf(clientPrint, clientPrint, LinkOptions.DEFAULT, CM_PORT, false, none).client(client,
-                    InetAddress.getByName(SERVER_IP), spec);
-            try {
-                serverRun.get(60, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw new AssertionError("the server failed: " + e.getCause() + "\n" + serverOut, e.getCause());
-            }
-
-            String s = serverOut.toString(StandardCharsets.UTF_8);
-            assertThat(s).contains("Send Bidirectional BW Test").contains("(server: the client's measurement");
-            assertThat(clientOut.toString(StandardCharsets.UTF_8)).contains("Send Bidirectional BW Test");
+            String[] out = serverAndClient(server, client, spec);
+            assertThat(out[0]).contains("Send Bidirectional BW Test").contains("(server: the client's measurement");
+            assertThat(out[1]).contains("Send Bidirectional BW Test");
             return rule;
         }
+    }
+
+    /**
+     * Runs {@code spec} between a {@link RemotePerf} server on {@code server} and a client on {@code client}, the
+     * server on a thread of its own, until both have ended.
+     *
+     * @return what the server and the client printed
+     */
+    static String[] serverAndClient(Side server, Side client, PerfSpec spec) throws Exception {
+        ByteArrayOutputStream serverOut = new ByteArrayOutputStream();
+        ByteArrayOutputStream clientOut = new ByteArrayOutputStream();
+        PrintStream serverPrint = new PrintStream(serverOut, true, StandardCharsets.UTF_8);
+        PrintStream clientPrint = new PrintStream(clientOut, true, StandardCharsets.UTF_8);
+        RemotePerf.Reports none = (s, d, mtu, bw, lat) -> { };
+
+        CompletableFuture<Void> serverRun = CompletableFuture.runAsync(() -> new RemotePerf(serverPrint,
+                serverPrint, LinkOptions.DEFAULT, CM_PORT, false, none).server(server, asked -> null));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!serverOut.toString(StandardCharsets.UTF_8).contains("waiting for a client")) {
+            assertThat(System.nanoTime()).as("the server listens").isLessThan(deadline);
+            assertThat(serverRun).as("the server: %s", serverOut).isNotDone();
+            Thread.onSpinWait();
+        }
+        new RemotePerf(clientPrint, clientPrint, LinkOptions.DEFAULT, CM_PORT, false, none).client(client,
+                InetAddress.getByName(SERVER_IP), spec);
+        try {
+            serverRun.get(60, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new AssertionError("the server failed: " + e.getCause() + "\n" + serverOut, e.getCause());
+        }
+        return new String[] {serverOut.toString(StandardCharsets.UTF_8), clientOut.toString(StandardCharsets.UTF_8)};
     }
 }
