@@ -2,6 +2,7 @@ package io.rvt.transport;
 
 import io.rvt.api.PortCounter;
 import io.rvt.api.spi.DriverPort;
+import io.rvt.api.spi.DriverQp;
 
 /**
  * One port's receive path as a {@link PacketDriver} runs it: the thread that hands received packets to the
@@ -25,8 +26,15 @@ public final class Delivery {
     /** QPs whose ACK the batch owes, queued at its end ({@link QpProtocolState#flushDeferredAck()}). */
     private final QpProtocolState[] acks = new QpProtocolState[CAPACITY];
     private int ackCount;
-    /** The thread inside {@link Transport#receive} for this port, else null. */
-    private volatile Thread receiving;
+    /**
+     * The thread inside {@link Transport#receive} for this port, else null. Plain, not volatile (two fences per
+     * packet): {@link #isCurrent()} only asks whether it is the caller, and a thread always sees its own last write,
+     * while another thread's value, stale or not, never equals the caller.
+     */
+    private Thread receiving;
+    /** The QP of the batch's last packet, retained until the batch ends or a packet for another QP comes. */
+    private DriverQp held;
+    private int heldQpn;
     private long rxPackets;
     private long rxBytes;
 
@@ -120,6 +128,34 @@ public final class Delivery {
         QpSendEngine e = deferred[--deferredCount];
         deferred[deferredCount] = null;
         return e;
+    }
+
+    /**
+     * @param qpn a packet's destination QP number
+     * @return the QP the batch holds a reference on if it has that number, else null
+     */
+    DriverQp held(int qpn) {
+        DriverQp qp = held;
+        return qp != null && heldQpn == qpn ? qp : null;
+    }
+
+    /** Keeps {@code qp}'s reference (taken by the caller) for the batch's next packets, dropping the one held. */
+    void hold(DriverQp qp, int qpn) {
+        DriverQp old = held;
+        held = qp;
+        heldQpn = qpn;
+        if (old != null) {
+            old.release();
+        }
+    }
+
+    /** Drops the reference the batch holds, at its end (a destroy waits for it). */
+    void releaseHeld() {
+        DriverQp qp = held;
+        if (qp != null) {
+            held = null;
+            qp.release();
+        }
     }
 
     boolean hasCounts() {

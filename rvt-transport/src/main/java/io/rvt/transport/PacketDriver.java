@@ -271,8 +271,10 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
 
     /**
      * Hands a parsed unicast packet to the transport: finds and retains its QP ({@code rvt_lookup_qpn}), asks
-     * {@link #admits}, runs {@link Transport#receive} with sends deferred to {@code d}, releases the QP. A packet for
-     * an unknown QP is dropped as malformed. Never throws for a bad packet.
+     * {@link #admits}, runs {@link Transport#receive} with sends deferred to {@code d}. The reference is kept for the
+     * batch's next packets to the same QP (one look-up and one reference count per run of them rather than per
+     * packet) and released at {@link #endBatch} or when a packet for another QP comes, so a QP's destroy waits at
+     * most for the batch's end. A packet for an unknown QP is dropped as malformed. Never throws for a bad packet.
      *
      * @param d the port's delivery (the calling thread is its receiving thread)
      * @param buf the buffer the packet was parsed from
@@ -285,26 +287,27 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
             return;
         }
         DriverPort port = t.device().port(d.portNum);
-        DriverQp qp = t.device().lookupQpnAndRetain(port, h.destQp());
+        int qpn = h.destQp();
+        DriverQp qp = d.held(qpn);
         if (qp == null) {
-            for (int i = h.runPackets(); i > 0; i--) {
-                dropMalformed(port); // each packet of a run
-            }
-            return;
-        }
-        try {
-            if (admits(qp, port)) {
-                d.enter();
-                rx.delivery = d;
-                try {
-                    t.receive(qp, buf, h, rx);
-                } finally {
-                    rx.delivery = null;
-                    d.leave();
+            qp = t.device().lookupQpnAndRetain(port, qpn);
+            if (qp == null) {
+                for (int i = h.runPackets(); i > 0; i--) {
+                    dropMalformed(port); // each packet of a run
                 }
+                return;
             }
-        } finally {
-            qp.release();
+            d.hold(qp, qpn); // one reference for the batch's packets to this QP in a row, released at its end
+        }
+        if (admits(qp, port)) {
+            d.enter();
+            rx.delivery = d;
+            try {
+                t.receive(qp, buf, h, rx);
+            } finally {
+                rx.delivery = null;
+                d.leave();
+            }
         }
     }
 
@@ -366,6 +369,7 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
      * @param scratch the receiving thread's send scratch
      */
     protected final void endBatch(Delivery d, S scratch) {
+        d.releaseHeld();
         if (d.hasCounts()) {
             Transport t = transport();
             d.flushCounters(t == null ? null : t.device().port(d.portNum));
