@@ -52,7 +52,7 @@ public final class CmConfig {
      * The configuration a device asks for, what {@link ConnectionManager#of(Device)} and rvt-cm's OSGi component use:
      * on a device whose clock replays ({@link Device#timerService()} with a
      * {@link TimerService#replaySeed() replay seed}: driver-sim's deterministic fabric), the CM runs on that clock and
-     * seeds its random numbers from the replay seed and the device's node GUID, so that an application's connections
+     * seeds its random numbers from the replay seed and the LID of the device's port 1, so that an application's connections
      * replay with the fabric; on real time, {@link #defaults()}.
      *
      * @param device the device
@@ -64,9 +64,12 @@ public final class CmConfig {
         if (replay.isEmpty()) {
             return DEFAULTS;
         }
-        // the node GUID, the CA's identity, keeps two CMs of one fabric apart (their PSNs and communication IDs
-        // differ) and is the same in every replay (driver-sim derives it from the fabric's seed and the HCA's name)
-        long seed = replay.getAsLong() * 0x9E37_79B9_7F4A_7C15L ^ device.queryDevice().nodeGuid();
+        // the LID of port 1, the device's place on its fabric, keeps two CMs of one fabric apart (their PSNs and
+        // communication IDs differ) and is the same in every replay; the node GUID would be too (driver-sim derives
+        // it from the fabric's seed and the HCA's name), but it would make the trace depend on the devices' names:
+        // RvtFelixIT replays one program with other device names and expects the same trace
+        int lid = device.queryPort(1, new io.rvt.api.PortAttr()).lid();
+        long seed = replay.getAsLong() * 0x9E37_79B9_7F4A_7C15L ^ lid;
         return builder().timerService(timers).seed(seed).build();
     }
 

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link CmConfig#of(Device)}: on a deterministic driver-sim fabric the CM's seed comes from the fabric's seed and the
- * device's node GUID, so two CMs of one fabric differ and a rerun in the same JVM replays.
+ * LID of the device's port 1, so two CMs of one fabric differ, a rerun in the same JVM replays, and so does one whose
+ * devices have other names (RvtFelixIT's replay).
  */
 class CmConfigOfTest {
     private static final AtomicInteger FABRICS = new AtomicInteger();
@@ -43,6 +44,7 @@ class CmConfigOfTest {
 
         assertThat(first[0]).isNotEqualTo(first[1]);
         assertThat(again).containsExactly(first);
+        assertThat(seeds(11, "other0", "other1")).as("other names").containsExactly(first);
         assertThat(seeds(12, "hca0")[0]).isNotEqualTo(first[0]);
     }
 
