@@ -72,7 +72,10 @@ final class OwedSends {
     static boolean leaveToProgress(PortEngine p) {
         OwedSends o = BY_THREAD.get();
         int slot = p.owedSlot();
-        if (slot < 0 || System.nanoTime() - o.lastProgress > POLLER_NANOS && !p.isCycling()) {
+        if (slot < 0) {
+            return p.isCycling(); // no slot to owe: queued only behind another thread's cycle, for it or the backstop
+        }
+        if (System.nanoTime() - o.lastProgress > POLLER_NANOS && !p.isCycling()) {
             return false;
         }
         for (int i = 0; i < o.count; i++) {
