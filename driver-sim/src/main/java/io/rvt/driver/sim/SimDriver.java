@@ -87,6 +87,12 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
     private final boolean ownThread;
     /** The send engine runs in the fabric's duty cycle ({@link ThreadingMode#PROGRESS}). */
     private final boolean joinsFabric;
+    /**
+     * Posts only ring the doorbell (queue the QP for its send engine), which the fabric's delivery agent runs just
+     * before it takes port 1's ingress ({@link FabricPort#sender}): a real-time fabric run by the pollers' progress
+     * hook or the caller ({@link ThreadingMode#PROGRESS}, {@link ThreadingMode#INVOKER}).
+     */
+    private final boolean doorbell;
     private volatile AgentRunner sendRunner;
     /** Parses frames that were not sealed (or when every ICRC is checked): checks the ICRC. */
     private final PacketParser parser = new PacketParser(true);
@@ -146,6 +152,7 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         }
         this.ownThread = threading == ThreadingMode.DEDICATED;
         this.joinsFabric = threading == ThreadingMode.PROGRESS && !deterministic;
+        this.doorbell = !deterministic && !ownThread && fabric.threading() != ThreadingMode.DEDICATED;
         this.sendAgent = deterministic ? null : new SimSendAgent(this, b.maxQp, "rvt-sim-" + name + "-send");
     }
 
@@ -281,6 +288,9 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         if (sendAgent != null && joinsFabric) {
             fabric.addEngine(sendAgent);
         }
+        if (doorbell) {
+            ports[0].sender(sendAgent);
+        }
         if (sendAgent != null && ownThread) {
             sendRunner = AgentRunner.start(sendAgent, idleStrategy, e -> System.getLogger(SimDriver.class.getName())
                     .log(System.Logger.Level.WARNING, "send engine of " + name + " failed", e));
@@ -302,6 +312,9 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
      * this; call it for a driver that was never registered (refused) or whose owner goes away. Idempotent.
      */
     public void close() {
+        if (doorbell) {
+            ports[0].sender(null);
+        }
         for (FabricPort p : ports) {
             p.close();
         }
@@ -430,6 +443,21 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         } else {
             sendAgent.put(s); // each QP is queued at most once, so the queue (one slot per QP) always has room
         }
+    }
+
+    /**
+     * With the doorbell (a real-time fabric run by progress or by the caller) a post queues its QP and the fabric's
+     * cycle drains it: nothing moves on such a fabric before the next cycle anyway, and the WRs posted in between
+     * leave in one drain (one pass of the send engine's per-drain work: its pending counter, the TX counters)
+     * instead of one drain each, as an HCA fetches the WQEs a doorbell announced in one go.
+     */
+    @Override
+    protected boolean drainsHere(SimQp s) {
+        if (!doorbell) {
+            return true;
+        }
+        int portNum = s.qp.portNum();
+        return !ports[(portNum >= 1 && portNum <= nports ? portNum : 1) - 1].hasWaitingFrames();
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.rvt.driver.sim.fabric;
 
 import io.rvt.api.Gid;
+import io.rvt.api.spi.agent.Agent;
 import java.nio.ByteBuffer;
 import java.util.BitSet;
 import java.util.Objects;
@@ -32,6 +33,8 @@ public final class FabricPort implements AutoCloseable {
     final BitSet groups = new BitSet();
     private volatile FrameHandler handler;
     private volatile LinkListener linkListener;
+    /** Runs in the delivery agent's cycle just before it takes this port's ingress; null for none. */
+    private volatile Agent sender;
     /** Set once by close (under the fabric's lock). */
     volatile boolean closed;
 
@@ -161,6 +164,32 @@ public final class FabricPort implements AutoCloseable {
     public void handler(FrameHandler handler) {
         this.handler = handler;
         fabric.burstRulesChanged();
+    }
+
+    /**
+     * Sets the sender's send engine that the fabric's delivery agent runs in each duty cycle (real time) just before
+     * it takes this port's ingress: the HCA's doorbell. A simulated HCA whose posts only queue their QPs for a drain
+     * (the post rings the doorbell; the engine fetches the work requests, as an HCA does over PCIe) has them made into
+     * frames and delivered in the same cycle, instead of the cycle after. The agent must be safe to run on the
+     * delivery thread, beside any thread that runs it too. No effect on a deterministic fabric.
+     *
+     * @param agent the send engine, or null for none
+     */
+    public void sender(Agent agent) {
+        this.sender = agent;
+    }
+
+    /**
+     * @return true if frames this port sent wait for the real-time delivery agent to take them (a hint: exact only
+     *         while no other thread sends or delivers); false on a deterministic fabric
+     */
+    public boolean hasWaitingFrames() {
+        return ingress != null && ingress.size() > 0;
+    }
+
+    /** @return the agent set by {@link #sender(Agent)}, or null */
+    public Agent sender() {
+        return sender;
     }
 
     /** @return the link listener, or null */

@@ -110,7 +110,10 @@ final class RealTimeEngine extends Engine {
         }
     }
 
-    /** One duty cycle: tasks, then every port's ingress, then every frame now due. */
+    /**
+     * One duty cycle: tasks, then every port's sender ({@link FabricPort#sender(Agent)}) and ingress, then every frame
+     * now due.
+     */
     int doWork() {
         int work = 0;
         Runnable task;
@@ -128,6 +131,14 @@ final class RealTimeEngine extends Engine {
             if (p.closed) {
                 work += drainClosed(p);
                 continue;
+            }
+            Agent sender = p.sender();
+            if (sender != null) {
+                try {
+                    work += sender.doWork(); // its frames go on this ingress now, delivered in this cycle
+                } catch (Throwable t) {
+                    errorHandler.accept(t);
+                }
             }
             MpmcRing<Frame> in = p.ingress;
             for (int i = 0; i < INGRESS_BATCH; i++) {
