@@ -41,7 +41,6 @@ import io.rvt.transport.header.Framing;
 import io.rvt.transport.header.GrhDescriptor;
 import io.rvt.transport.header.Icrc;
 import io.rvt.transport.header.LrhDescriptor;
-import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.PacketHeaders;
 import io.rvt.transport.header.PacketParser;
 import io.rvt.transport.header.RejectReason;
@@ -446,10 +445,8 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
     }
 
     /**
-     * With the doorbell (a real-time fabric run by progress or by the caller) a post queues its QP and the fabric's
-     * cycle drains it: nothing moves on such a fabric before the next cycle anyway, and the WRs posted in between
-     * leave in one drain (one pass of the send engine's per-drain work: its pending counter, the TX counters)
-     * instead of one drain each, as an HCA fetches the WQEs a doorbell announced in one go.
+     * With the {@link #doorbell}, a post to a port whose frames still wait queues its QP: the fabric's next cycle
+     * drains it, with every WR posted meanwhile, before it takes those frames (nothing moves sooner on such a fabric).
      */
     @Override
     protected boolean drainsHere(SimQp s) {
@@ -545,23 +542,44 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
             frame.burst(packets, wire, SimBursts.describe(tx));
         }
         if (tx.isPayloadByReference()) {
-            placePayload(frame, buf, tx);
+            SimFrames.placePayload(frame, buf, tx, HEADROOM);
         }
-        LrhDescriptor.write(buf, 0, 0, tx.sl(), LrhDescriptor.LNH_IBA_GLOBAL, dlid, total / 4, port.lid());
-        Gid dgid = ah.isGlobal() ? ah.dgid() : gidOf(dlid);
-        GrhDescriptor.write(buf, LrhDescriptor.LENGTH, ah.trafficClass(), ah.flowLabel(), n + Icrc.LENGTH,
-                ah.hopLimit() == 0 ? 64 : ah.hopLimit(), port.gid(), dgid);
+        SimFrames.writeHeaders(buf, tx, ah, dlid, total, port, ah.isGlobal() ? ah.dgid() : gidOf(dlid));
         // ICRC offload: written only if the fabric or a receiver needs the bytes (a receiving SimDriver does not)
         frame.length(total).dstLid(dlid).sealDeferred(icrcWriter);
-        DriverPort dp = device.port(portNum);
+        SimTrain train = sc.train;
+        if (!train.isEmpty() && !train.takes(s, port, dlid)) {
+            sendTrain(train);
+        }
+        if (s.burstLimit > 1 && dlid == s.burstDlid && port == s.burstPort) {
+            train.add(s, port, portNum, frame, packets, wire); // bursts allowed: so are trains (packetsOut sends it)
+            return 1;
+        }
         if (!port.send(frame)) {
             // The port's queue is full or the port closed: the packet is lost on the way (RC resends it).
             frame.release();
-            dp.addCounter(PortCounter.PKT_DROPS, packets);
+            device.port(portNum).addCounter(PortCounter.PKT_DROPS, packets);
             return 1;
         }
         countSent(s, portNum, packets, wire);
         return 1;
+    }
+
+    /** The drain's frames go to the fabric as one train ({@link SimTrain}) before another thread may drain the QP. */
+    @Override
+    protected void packetsOut(SimQp s, SimScratch sc) {
+        if (!sc.train.isEmpty()) {
+            sendTrain(sc.train);
+        }
+    }
+
+    private void sendTrain(SimTrain t) {
+        if (t.send()) {
+            countSent(t.qp(), t.portNum(), t.packets(), t.wire());
+        } else { // the port's queue is full or the port closed: lost on the way (RC resends them)
+            device.port(t.portNum()).addCounter(PortCounter.PKT_DROPS, t.packets());
+        }
+        t.clear();
     }
 
     /**
@@ -577,24 +595,6 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         sc.tx.payloadInto(null); // not into a frame: the last one may be on its way
         if (transport().makePacket(qp, sc.flushBuffer, HEADROOM, sc.tx) > 0) {
             device.port(portNum).addCounter(PortCounter.PKT_DROPS, 1); // not expected in ERR: lost, never sent
-        }
-    }
-
-    /**
-     * The transport left the payload in the sending region. An RC request's frame keeps pointing there: its work
-     * request completes only once the responder has acknowledged it, so the memory cannot change before delivery
-     * (a copy that arrives later is a duplicate, whose payload the responder ignores), and the receiving HCA copies
-     * the payload straight into its own region: one copy instead of two. Anything else (UC, whose message completes
-     * when its last packet leaves; READ responses) is copied into the frame now.
-     */
-    private static void placePayload(Frame frame, ByteBuffer buf, TxInfo tx) {
-        int at = HEADROOM + tx.headerLength();
-        int op = tx.opcode();
-        if (Opcode.transport(op) == Opcode.RC && (Opcode.isSend(op) || Opcode.isRdmaWrite(op))) {
-            frame.payloadAt(at); // the slices are already the frame's
-        } else {
-            tx.payload().copyTo(buf, at);
-            tx.payload().clear();
         }
     }
 

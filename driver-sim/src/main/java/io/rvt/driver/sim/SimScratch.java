@@ -13,6 +13,8 @@ final class SimScratch {
     // Payload by reference: an RC request's frame points into the sending region (see SimDriver.placePayload).
     final TxInfo tx = new TxInfo().payloadByReference(Frame.MAX_PAYLOAD_SLICES, MIN_REFERENCE_LENGTH);
     final Icrc icrc = new Icrc();
+    /** The frames of the drain on their way to the fabric as one train. */
+    final SimTrain train = new SimTrain();
     /** What a QP in ERR flushes into when no frame is free (SimDriver.flushWithoutFrame); made on first use. */
     ByteBuffer flushBuffer;
 }

@@ -38,6 +38,8 @@ class SimDoorbellTest {
     private Verbs verbs;
     private Endpoint[] pair;
     private long txBefore;
+    private long framesBefore;
+    private long trainsBefore;
     private long rxBefore;
 
     /** Runs the fabric's and both HCAs' agents on the test's thread, as {@code AgentInvoker} would. */
@@ -63,8 +65,12 @@ class SimDoorbellTest {
     }
 
     private void open(ThreadingMode hcaThreading) {
+        open(hcaThreading, true);
+    }
+
+    private void open(ThreadingMode hcaThreading, boolean bursts) {
         fabric = Fabric.builder("doorbell-" + FABRICS.incrementAndGet()).realTime().threading(ThreadingMode.INVOKER)
-                .build();
+                .bursts(bursts).build();
         SimDriver hcaA = SimDriver.builder(fabric).name("a").threading(hcaThreading).build();
         SimDriver hcaB = SimDriver.builder(fabric).name("b").threading(hcaThreading).build();
         List<Agent> agents = hcaThreading == ThreadingMode.INVOKER
@@ -78,6 +84,8 @@ class SimDoorbellTest {
             // the connection's last MADs and ACKs
         }
         credits();
+        framesBefore = fabric.counters().txFrames();
+        trainsBefore = fabric.counters().trains();
         txBefore = a.portCounter(1, PortCounter.TX_PACKETS);
         rxBefore = b.portCounter(1, PortCounter.RX_PACKETS);
     }
@@ -156,6 +164,20 @@ class SimDoorbellTest {
         assertThat(delivered()).as("packets delivered in that cycle").isEqualTo(4);
         assertThat(received()).isEqualTo(4);
         assertThat(verbs.await(pair[0].sendCq, 4)).hasSize(4);
+        // the three queued ones left as one train (Frame.then), each counted as a frame
+        assertThat(fabric.counters().trains() - trainsBefore).as("trains").isEqualTo(1);
+        assertThat(fabric.counters().txFrames() - framesBefore).as("frames: 4 requests, 1 ACK").isEqualTo(5);
+    }
+
+    @Test
+    void shouldSendEveryQueuedPostInAFrameOfItsOwnWhenBurstsAreOff() {
+        open(ThreadingMode.INVOKER, false);
+        post(1);
+        post(3);
+        cycle();
+        assertThat(delivered()).isEqualTo(4);
+        assertThat(fabric.counters().trains() - trainsBefore).as("trains").isZero();
+        assertThat(received()).isEqualTo(4);
     }
 
     @Test

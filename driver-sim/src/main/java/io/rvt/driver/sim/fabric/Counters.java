@@ -10,7 +10,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <p>On a port: {@code tx} counts frames the port sent that the fabric took in, {@code rx} frames handed to its
  * handler; drops as {@link DropCause} says; {@code duplicated}, {@code corrupted} and {@code reordered} count faults
  * applied on its link; {@code bursts} frames that carried several packets, each counted as
- * its packets everywhere else ({@link Frame#burst}); {@code backpressure} counts {@link FabricPort#acquire()} finding the pool empty and
+ * its packets everywhere else ({@link Frame#burst}); {@code trains} sends of several frames together
+ * ({@link Frame#then}); {@code backpressure} counts {@link FabricPort#acquire()} finding the pool empty and
  * {@link FabricPort#send(Frame)} finding the queue full. On the fabric: the sums over all ports.
  */
 public final class Counters {
@@ -24,7 +25,8 @@ public final class Counters {
     static final int BACKPRESSURE = 7;
     static final int HANDLER_ERRORS = 8;
     static final int BURSTS = 9;
-    private static final int DROPS = 10;
+    static final int TRAINS = 10;
+    private static final int DROPS = 11;
     private static final DropCause[] CAUSES = DropCause.values();
 
     private final AtomicLongArray values = new AtomicLongArray(DROPS + CAUSES.length);
@@ -130,6 +132,14 @@ public final class Counters {
         return values.get(BURSTS);
     }
 
+    /**
+     * @return trains sent: frames that carried further frames through the fabric with them ({@link Frame#then}); every
+     *         other counter counts each frame of a train (and each packet of a burst)
+     */
+    public long trains() {
+        return values.get(TRAINS);
+    }
+
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder("Counters{tx=").append(txFrames()).append('/').append(txBytes())
@@ -146,6 +156,7 @@ public final class Counters {
         append(sb, "backpressure", backpressure());
         append(sb, "handlerErrors", handlerErrors());
         append(sb, "bursts", bursts());
+        append(sb, "trains", trains());
         return sb.append('}').toString();
     }
 

@@ -109,7 +109,7 @@ public final class FabricPort implements AutoCloseable {
 
     /**
      * Sends a frame to {@link Frame#dstLid()}: on success the fabric owns it (it is delivered or dropped and counted,
-     * never returned to the caller). Never blocks.
+     * never returned to the caller). Never blocks. The first frame of a train ({@link Frame#then}) sends the train.
      *
      * @param frame an owned frame, with its bytes, length and destination set
      * @return true if the fabric took the frame; false if the port is closed or (real-time mode) its queue is full —
@@ -120,6 +120,9 @@ public final class FabricPort implements AutoCloseable {
         if (frame.state != Frame.OWNED) {
             throw new IllegalStateException("send: frame not owned by the caller: " + frame);
         }
+        if (frame.next != null) {
+            return sendTrain(frame);
+        }
         if (closed) {
             return false;
         }
@@ -127,6 +130,42 @@ public final class FabricPort implements AutoCloseable {
         frame.state = Frame.IN_FABRIC;
         if (!fabric.engine().submit(frame)) {
             frame.state = Frame.OWNED;
+            countBackpressure();
+            return false;
+        }
+        return true;
+    }
+
+    /** {@link #send(Frame)} of a train ({@link Frame#then}): all its frames or none. */
+    private boolean sendTrain(Frame first) {
+        int dlid = first.dstLid();
+        if (ingress == null) {
+            throw new IllegalStateException("send: a train of frames needs a real-time fabric; '" + fabric.name()
+                    + "' is deterministic");
+        }
+        if (dlid >= Fabric.MULTICAST_FIRST) {
+            throw new IllegalArgumentException("send: a train goes to one unicast LID, not 0x"
+                    + Integer.toHexString(dlid));
+        }
+        for (Frame f = first.next; f != null; f = f.next) {
+            if (f.state != Frame.OWNED || f.dstLid() != dlid) {
+                throw new IllegalArgumentException("send: every frame of a train must be owned and go to 0x"
+                        + Integer.toHexString(dlid) + ": " + f);
+            }
+        }
+        if (closed) {
+            return false;
+        }
+        long sent = fabric.engine().sendTime();
+        Forwarder forwarder = fabric.forwarder();
+        for (Frame f = first; f != null; f = f.next) {
+            f.stampSend(lid, sent, this, forwarder);
+            f.state = Frame.IN_FABRIC;
+        }
+        if (!fabric.engine().submit(first)) {
+            for (Frame f = first; f != null; f = f.next) {
+                f.state = Frame.OWNED;
+            }
             countBackpressure();
             return false;
         }

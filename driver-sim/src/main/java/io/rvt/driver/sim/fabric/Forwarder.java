@@ -80,20 +80,34 @@ final class Forwarder {
     /** Stage 1: the frame leaves its sender at {@code now}; serialised on the sender's link. */
     void onSend(Frame f, long now) {
         FabricPort src = f.source;
-        f.sequence(nextSequence++);
+        int len = 0;
+        int packets = 0; // a burst counts as its packets
+        int bursts = 0;
+        Frame x = f;
+        do { // a train's frames
+            x.sequence(nextSequence++);
+            len += x.wireLength();
+            packets += x.packets();
+            bursts += x.packets() > 1 ? 1 : 0;
+            x = x.next;
+        } while (x != null);
+        f.trainPackets = packets;
+        f.trainWire = len;
         if (fabric.isClosed() || src.closed) {
             drop(f, src, DropCause.CLOSED, now);
             return;
         }
-        int len = f.wireLength();
-        int packets = f.packets(); // a burst counts as its packets
         src.counters.add(Counters.TX_FRAMES, packets);
         src.counters.add(Counters.TX_BYTES, len);
         counters.add(Counters.TX_FRAMES, packets);
         counters.add(Counters.TX_BYTES, len);
-        if (packets > 1) {
-            src.counters.increment(Counters.BURSTS);
-            counters.increment(Counters.BURSTS);
+        if (bursts > 0) {
+            src.counters.add(Counters.BURSTS, bursts);
+            counters.add(Counters.BURSTS, bursts);
+        }
+        if (f.next != null) {
+            src.counters.increment(Counters.TRAINS);
+            counters.increment(Counters.TRAINS);
         }
         if (trace != null) {
             trace.record(now, TraceKind.SEND, f, 0);
@@ -170,13 +184,13 @@ final class Forwarder {
         }
         FaultConfig fc = link.faults();
         SplittableRandom rng = link.random;
-        if (f.packets() > 1) {
-            // A burst: built while neither link had faults (Fabric.burstLimit); faults configured since it left
-            // apply from the sender's next frame, as they would to a frame sent a moment before the change.
+        if (f.packets() > 1 || f.next != null) {
+            // A burst or a train: built while neither link had faults (Fabric.burstLimit); faults configured since it
+            // left apply from the sender's next frame, as they would to a frame sent a moment before the change.
             fc = FaultConfig.NONE;
         }
         DropRule rule = fabric.dropRule();
-        if (rule != null && f.packets() == 1 && ruleDrops(rule, f, dst)) {
+        if (rule != null && f.packets() == 1 && f.next == null && ruleDrops(rule, f, dst)) {
             drop(f, dst, DropCause.RULE, now);
             return;
         }
@@ -228,7 +242,8 @@ final class Forwarder {
             }
         }
         LinkModel m = link.model();
-        long end = Math.max(now, link.egressFreeAt) + m.serializationNanos(f.wireLength());
+        long end = Math.max(now, link.egressFreeAt) + m.serializationNanos(f.next != null ? f.trainWire
+                : f.wireLength());
         link.egressFreeAt = end;
         long at = end + m.latencyNanos();
         if (fc.reorder() > 0 && rng.nextDouble() < fc.reorder()) {
@@ -262,19 +277,57 @@ final class Forwarder {
             drop(f, dst, DropCause.NO_HANDLER, now);
             return;
         }
+        if (f.next != null) {
+            deliverTrain(f, dst, h, now);
+            return;
+        }
         int packets = f.packets();
         if (packets > 1 && !h.acceptsBursts()) {
             drop(f, dst, DropCause.NO_HANDLER, now); // replaced by one that takes single packets meanwhile
             return;
         }
         int wire = f.wireLength();
+        countDelivered(dst, packets, wire);
+        if (trace != null) {
+            trace.record(now, TraceKind.DELIVER, f, 0);
+        }
+        hand(f, dst, h);
+    }
+
+    /** A train's frames, one after another (a train is never traced: see {@link Frame#then}). */
+    private void deliverTrain(Frame f, FabricPort dst, FrameHandler h, long now) {
+        boolean bursts = h.acceptsBursts();
+        int packets = f.trainPackets;
+        int wire = f.trainWire;
+        for (Frame x = f; x != null; x = x.next) {
+            if (x.packets() > 1 && !bursts) {
+                packets -= x.packets(); // dropped below
+                wire -= x.wireLength();
+            }
+        }
+        countDelivered(dst, packets, wire); // before the handler sees them, as for a single frame
+        Frame x = f;
+        do {
+            Frame n = x.next;
+            x.next = null;
+            if (x.packets() > 1 && !bursts) {
+                drop(x, dst, DropCause.NO_HANDLER, now); // replaced by one that takes single packets meanwhile
+            } else {
+                hand(x, dst, h);
+            }
+            x = n;
+        } while (x != null);
+    }
+
+    private void countDelivered(FabricPort dst, int packets, int wire) {
         dst.counters.add(Counters.RX_FRAMES, packets);
         dst.counters.add(Counters.RX_BYTES, wire);
         counters.add(Counters.RX_FRAMES, packets);
         counters.add(Counters.RX_BYTES, wire);
-        if (trace != null) {
-            trace.record(now, TraceKind.DELIVER, f, 0);
-        }
+    }
+
+    /** Hands a delivered frame to {@code dst}'s handler, which owns it from here. */
+    private void hand(Frame f, FabricPort dst, FrameHandler h) {
         int len = f.length();
         if (f.hasDeferredBytes() && !h.acceptsDeferredBytes()) {
             f.completeBytes();
@@ -296,15 +349,21 @@ final class Forwarder {
 
     /** Drops a frame the fabric owns: counted on the fabric and on {@code charged}, traced, back to its pool. */
     void drop(Frame f, FabricPort charged, DropCause cause, long now) {
-        int packets = f.packets(); // each packet of a burst
-        counters.drop(cause, packets);
-        if (charged != null) {
-            charged.counters.drop(cause, packets);
-        }
-        if (trace != null) {
-            trace.record(now, TraceKind.DROP, f, cause.ordinal());
-        }
-        f.releaseFromFabric();
+        Frame x = f;
+        do { // each frame of a train
+            Frame n = x.next;
+            x.next = null;
+            int packets = x.packets(); // each packet of a burst
+            counters.drop(cause, packets);
+            if (charged != null) {
+                charged.counters.drop(cause, packets);
+            }
+            if (trace != null) {
+                trace.record(now, TraceKind.DROP, x, cause.ordinal());
+            }
+            x.releaseFromFabric();
+            x = n;
+        } while (x != null);
     }
 
     /** A fabric-owned copy of {@code f} for {@code dst}, or null (dropped and counted) if the copy pool is empty. */

@@ -56,6 +56,11 @@ public final class Frame {
     private int wireLength;
     /** What the sender says about a burst's packets after the first, for the receiver. */
     private long burstInfo;
+    /** The next frame of a train ({@link #then}), or null. */
+    Frame next;
+    /** A train's packets and bytes on the wire, all its frames together; set on its first frame when it is sent. */
+    int trainPackets;
+    int trainWire;
 
     // Fabric-private state; written by the owner (the sender up to send(), then the fabric's delivery thread).
     /** FREE, OWNED or IN_FABRIC. */
@@ -324,6 +329,35 @@ public final class Frame {
         return burstInfo;
     }
 
+    /**
+     * Makes {@code next} travel with this frame as the next one of a <em>train</em>: sent by one
+     * {@link FabricPort#send(Frame)} of the train's first frame, the frames of a train take one place in the port's
+     * queue and one pass through the switch and the receiver's link, and are delivered one after another in one
+     * delivery run (a real-time fabric's segmentation offload across frames, as GSO/GRO batch packets of one flow);
+     * each is still its own frame to the handler and in every counter. Only for one unicast destination, on a
+     * real-time fabric whose {@link Fabric#burstLimit} allows bursts (no trace, no faults): the fabric applies no
+     * fault to a train.
+     *
+     * @param next an owned frame with the same destination, in no train yet
+     * @return {@code next}, to chain the one after it
+     * @throws IllegalStateException if either frame is not owned, this one already has a next one, or {@code next}
+     *         is in a train
+     */
+    public Frame then(Frame next) {
+        checkOwned();
+        next.checkOwned();
+        if (this.next != null || next.next != null || next == this) {
+            throw new IllegalStateException("frame " + next + " cannot follow " + this + ": one of them is in a train");
+        }
+        this.next = next;
+        return next;
+    }
+
+    /** @return the next frame of this frame's train ({@link #then}), or null */
+    public Frame next() {
+        return next;
+    }
+
     /** @return true if the sender {@link #seal() sealed} the frame and nothing changed its bytes since */
     public boolean isSealed() {
         return sealed;
@@ -378,12 +412,14 @@ public final class Frame {
     }
 
     /**
-     * Returns the frame to its pool; the caller must not touch it afterwards.
+     * Returns the frame to its pool; the caller must not touch it afterwards. A frame of a train leaves it (its later
+     * frames stay the caller's: take {@link #next()} first).
      *
      * @throws IllegalStateException if the caller does not own it (released twice, or after sending)
      */
     public void release() {
         checkOwned();
+        next = null; // a train's later frames are released one by one (take next() first)
         payload.clear(); // keep no sender's memory reachable
         state = FREE;
         pool.recycle(this);
@@ -423,6 +459,7 @@ public final class Frame {
         packets = 1;
         wireLength = 0;
         burstInfo = 0;
+        next = null;
         source = null;
         target = null;
         forwarder = null;

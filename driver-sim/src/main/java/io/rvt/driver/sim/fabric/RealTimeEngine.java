@@ -149,7 +149,9 @@ final class RealTimeEngine extends Engine {
                 if (sent == Long.MIN_VALUE) {
                     sent = clock.nanoTime();
                 }
-                f.stampTime(sent);
+                for (Frame x = f; x != null; x = x.next) {
+                    x.stampTime(sent); // a train's frames
+                }
                 forwarder.onSend(f, sent);
                 work++;
             }
