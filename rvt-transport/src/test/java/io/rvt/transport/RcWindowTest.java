@@ -126,16 +126,24 @@ class RcWindowTest extends TwoNodeTest {
         assertThat(Node.poll(a.scq)).extracting(WorkCompletion::status).containsExactly(WcStatus.SUCCESS);
     }
 
-    @Test
-    void shouldResendAHalvedWindowRatherThanTheSendQueueAfterALoss() {
-        // A budget far above the send queue: the QP's own window is unlimited until its first loss.
+    /**
+     * @return a connected RC pair whose port has a budget far above the send queue (the QP's own window is unlimited
+     *         until its first loss), on a wire that loses the 5th request packet
+     */
+    private QueuePair[] pairLosingTheFifthRequest() {
         transportA().limitRcInFlight(1, 100_000);
         QueuePair[] p = Node.pair(QpType.RC, a, b, 64, 1);
         int[] requests = {0};
         fabric.dropIf(bytes -> {
             int op = bytes[LrhDescriptor.LENGTH] & 0xFF;
-            return op >= 0x06 && op <= 0x08 && ++requests[0] == 5; // lose the 5th request packet
+            return op >= 0x06 && op <= 0x08 && ++requests[0] == 5;
         });
+        return p;
+    }
+
+    @Test
+    void shouldResendAHalvedWindowRatherThanTheSendQueueAfterALoss() {
+        QueuePair[] p = pairLosingTheFifthRequest();
         int messages = 16;
         int total = messages * PACKETS_PER_MSG;
         for (int i = 0; i < messages; i++) {
@@ -159,6 +167,37 @@ class RcWindowTest extends TwoNodeTest {
                 .hasSize(messages);
         assertThat(RcOperationsTest.bytes(dstB, 0, messages * MSG))
                 .isEqualTo(RcOperationsTest.bytes(srcA, 0, messages * MSG));
+        assertThat(a.counter(PortCounter.RC_RESENDS)).as("one loss, one rewind").isEqualTo(rewound);
+    }
+
+    @Test
+    void shouldReopenAHalvedWindowByOnePacketForEveryWindowAcknowledged() {
+        QueuePair[] p = pairLosingTheFifthRequest();
+        int messages = 16;
+        for (int i = 0; i < messages; i++) {
+            p[0].postSend(write(i, i * MSG));
+        }
+        fabric.settle(); // the loss halves the window to 124 (248 rewound); the 248 then acknowledged open it to 125
+        int rewound = messages * PACKETS_PER_MSG - 4;
+        assertThat(Node.poll(a.scq)).hasSize(messages);
+
+        for (int i = 0; i < messages; i++) {
+            p[0].postSend(write(100 + i, i * MSG));
+        }
+        fabric.runEngines();
+        // 125, or 126 if the NAK's acknowledgement of the first 4 counted after the halving
+        assertThat(fabric.inFlight()).as("one more than half").isBetween(rewound / 2 + 1, rewound / 2 + 2);
+        fabric.settle(); // 256 more acknowledged, one packet per window: 128 from either
+        assertThat(Node.poll(a.scq)).hasSize(messages);
+
+        for (int i = 0; i < messages; i++) {
+            p[0].postSend(write(200 + i, i * MSG));
+        }
+        fabric.runEngines();
+        assertThat(fabric.inFlight()).as("one packet more per window acknowledged").isEqualTo(rewound / 2 + 4);
+        fabric.settle();
+        assertThat(Node.poll(a.scq)).extracting(WorkCompletion::status).containsOnly(WcStatus.SUCCESS)
+                .hasSize(messages);
         assertThat(a.counter(PortCounter.RC_RESENDS)).as("one loss, one rewind").isEqualTo(rewound);
     }
 
