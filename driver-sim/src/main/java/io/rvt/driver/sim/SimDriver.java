@@ -87,9 +87,10 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
     /** The send engine runs in the fabric's duty cycle ({@link ThreadingMode#PROGRESS}). */
     private final boolean joinsFabric;
     /**
-     * Posts only ring the doorbell (queue the QP for its send engine), which the fabric's delivery agent runs just
-     * before it takes port 1's ingress ({@link FabricPort#sender}): a real-time fabric run by the pollers' progress
-     * hook or the caller ({@link ThreadingMode#PROGRESS}, {@link ThreadingMode#INVOKER}).
+     * A QP's second and later posts between two cycles only ring the doorbell (queue the QP for its send engine),
+     * which the fabric's delivery agent runs just before it takes port 1's ingress ({@link FabricPort#sender}): a
+     * real-time fabric run by the pollers' progress hook or the caller ({@link ThreadingMode#PROGRESS},
+     * {@link ThreadingMode#INVOKER}).
      */
     private final boolean doorbell;
     private volatile AgentRunner sendRunner;
@@ -445,8 +446,9 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
     }
 
     /**
-     * With the {@link #doorbell}, a post to a port whose frames still wait queues its QP: the fabric's next cycle
-     * drains it, with every WR posted meanwhile, before it takes those frames (nothing moves sooner on such a fabric).
+     * With the {@link #doorbell}, the first post of a QP between two cycles of the fabric drains here, and the later
+     * ones queue the QP: the next cycle drains them all at once, just before it takes their port's frames (nothing
+     * moves sooner on such a fabric), where a ping-pong's one post per turn still leaves at once.
      */
     @Override
     protected boolean drainsHere(SimQp s) {
@@ -454,7 +456,12 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
             return true;
         }
         int portNum = s.qp.portNum();
-        return !ports[(portNum >= 1 && portNum <= nports ? portNum : 1) - 1].hasWaitingFrames();
+        int turn = ports[(portNum >= 1 && portNum <= nports ? portNum : 1) - 1].turns();
+        if (s.postTurn == turn) {
+            return false; // drained here once since the fabric last took the port's frames: join the next cycle
+        }
+        s.postTurn = turn; // a hint: two posting threads at once only make both drain here or both queue
+        return true;
     }
 
     @Override
@@ -551,8 +558,9 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         if (!train.isEmpty() && !train.takes(s, port, dlid)) {
             sendTrain(train);
         }
-        if (s.burstLimit > 1 && dlid == s.burstDlid && port == s.burstPort) {
-            train.add(s, port, portNum, frame, packets, wire); // bursts allowed: so are trains (packetsOut sends it)
+        if (s.burstLimit > 1 && dlid == s.burstDlid && port == s.burstPort && !(train.isEmpty() && tx.isDrained())) {
+            // bursts allowed: so are trains (packetsOut sends it); a drain's only frame goes straight to the port
+            train.add(s, port, portNum, frame, packets, wire);
             return 1;
         }
         if (!port.send(frame)) {

@@ -14,6 +14,8 @@ final class SimQp extends QpSendEngine {
      * when the engine stops ({@link SimDriver#qpPrivFree}).
      */
     Frame spare;
+    /** The port's {@code turns()} when a post last drained the QP on its own thread (the doorbell's hint). */
+    int postTurn = -1;
     /** The port whose pool the last drain found empty (1-based). */
     int waitPort = 1;
     /** The next engine waiting for a frame of the same port; under that port's wait list's monitor. */

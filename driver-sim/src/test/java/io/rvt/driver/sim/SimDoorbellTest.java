@@ -24,10 +24,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The doorbell on a real-time fabric run by its caller or by progress: a post while frames of its port still wait for
- * the delivery agent only queues the QP, and the fabric's next cycle drains it (all WRs posted meanwhile in one drain)
- * just before it takes that port's frames, so they are delivered in that same cycle; a post to a port with nothing
- * waiting is drained on the posting thread, as with a send thread of the HCA's own.
+ * The doorbell on a real-time fabric run by its caller or by progress: a QP's second and later posts between two
+ * cycles only queue the QP, and the fabric's next cycle drains it (all WRs posted meanwhile in one drain, one train)
+ * just before it takes that port's frames, so they are delivered in that same cycle; the first post of a turn is
+ * drained on the posting thread, as every post is with a send thread of the HCA's own.
  */
 class SimDoorbellTest {
     private static final AtomicInteger FABRICS = new AtomicInteger();
@@ -155,9 +155,9 @@ class SimDoorbellTest {
     @Test
     void shouldQueuePostsBehindWaitingFramesAndSendThemInTheFabricsNextCycle() {
         open(ThreadingMode.INVOKER);
-        post(1); // nothing waits on the port: drained here
+        post(1); // the QP's first post since the last cycle: drained here
         assertThat(sent()).isEqualTo(1);
-        post(3); // the first one's frame still waits: only queued
+        post(3); // no cycle since: only queued
         assertThat(sent()).as("packets sent before the cycle").isEqualTo(1);
         cycle(); // one cycle: the port's sender drains the three, then all four are delivered
         assertThat(sent()).isEqualTo(4);

@@ -35,6 +35,8 @@ public final class FabricPort implements AutoCloseable {
     private volatile LinkListener linkListener;
     /** Runs in the delivery agent's cycle just before it takes this port's ingress; null for none. */
     private volatile Agent sender;
+    /** Duty cycles that took the ingress ({@link #turns()}); written by the delivery agent only. */
+    int turns;
     /** Set once by close (under the fabric's lock). */
     volatile boolean closed;
 
@@ -219,11 +221,11 @@ public final class FabricPort implements AutoCloseable {
     }
 
     /**
-     * @return true if frames this port sent wait for the real-time delivery agent to take them (a hint: exact only
-     *         while no other thread sends or delivers); false on a deterministic fabric
+     * @return how many duty cycles of the real-time delivery agent have taken this port's ingress (a hint: written by
+     *         the agent without a fence, so another thread sees it change a little late); 0 on a deterministic fabric
      */
-    public boolean hasWaitingFrames() {
-        return ingress != null && ingress.size() > 0;
+    public int turns() {
+        return turns;
     }
 
     /** @return the agent set by {@link #sender(Agent)}, or null */

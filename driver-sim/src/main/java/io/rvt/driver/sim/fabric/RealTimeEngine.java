@@ -132,6 +132,7 @@ final class RealTimeEngine extends Engine {
                 work += drainClosed(p);
                 continue;
             }
+            p.turns++; // the senders' doorbell hint (FabricPort.turns)
             Agent sender = p.sender();
             if (sender != null) {
                 try {
