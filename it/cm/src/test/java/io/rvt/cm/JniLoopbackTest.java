@@ -146,6 +146,49 @@ class JniLoopbackTest {
         exercise(server, client, InetAddress.getByName("127.0.0.1"), InetAddress.getByName("127.0.0.2"));
     }
 
+    /**
+     * A CM closed right after its thread polled still puts its DREQ on the wire: driver-jni leaves a polling thread's
+     * posts to that thread's next progress, and a close that destroyed the GSI QP at once flushed the DREQ, so the
+     * server's side never ended (the docs example, CmExampleTest, timed out this way in 3 of 4 suite runs).
+     */
+    @Test
+    void shouldSendTheDreqWhenTheCmClosesRightAfterItsThreadPolled() throws Exception {
+        Hca server = new Hca(JniDriver.builder().name("cm-dreq-srv").address("127.0.0.1").build());
+        RvtDevice clientDevice = RvtDevice.register(JniDriver.builder().name("cm-dreq-cli").address("127.0.0.2")
+                .build());
+        devices.add(clientDevice);
+        ProtectionDomain pd = clientDevice.allocPd();
+        CompletionQueue cq = clientDevice.createCq(64, 0, null, null);
+        ByteBuffer buf = ByteBuffer.allocateDirect(4096);
+        MemoryRegion mr = pd.regMr(buf, AccessFlag.LOCAL_WRITE.bit());
+        List<Connection> accepted = java.util.Collections.synchronizedList(new ArrayList<>());
+        server.cm.listen(18516, req -> {
+            Connection s = req.acceptAsync(server.qp(), null);
+            s.qp().postRecv(new RecvWorkRequest(1).wrId(1).sge(server.mr, 0, 4096));
+            accepted.add(s);
+        });
+        for (int round = 0; round < 5; round++) {
+            try (ConnectionManager cm = ConnectionManager.of(clientDevice);
+                 Connection c = cm.connect(new ConnectOptions().destination(InetAddress.getByName("127.0.0.1"))
+                         .port(18516).qp(new QpOptions().pd(pd).cq(cq)), WAIT)) {
+                c.qp().postSend(new SendWorkRequest(1).wrId(2).opcode(WrOpcode.SEND).sge(mr, 0, 64));
+                WorkCompletion wc = new WorkCompletion();
+                long end = System.nanoTime() + WAIT.toNanos();
+                while (!cq.pollCq(wc)) { // this thread polls: its next posts (the DREQ) wait for its next progress
+                    assertThat(System.nanoTime()).as("the send's completion").isLessThan(end);
+                    Thread.onSpinWait();
+                }
+                assertThat(wc.status()).isEqualTo(WcStatus.SUCCESS);
+            } // the DREQ, then the CM's GSI QP destroyed
+            Connection s = accepted.get(round);
+            CmEvent ev = s.disconnected().orTimeout(10, TimeUnit.SECONDS).join();
+            assertThat(ev.type()).as("round %d: the server's side ended by the client's DREQ", round)
+                    .isEqualTo(CmEventType.DISCONNECTED);
+            assertThat(server.poll().status()).as("round %d: the message", round).isEqualTo(WcStatus.SUCCESS);
+            s.close();
+        }
+    }
+
     @Test
     void shouldConnectTwoHcasOnOneIpv4Address() throws Exception {
         Hca[] h = sameAddress(this, "127.0.0.1");

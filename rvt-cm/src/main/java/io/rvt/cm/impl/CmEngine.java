@@ -671,6 +671,9 @@ final class CmEngine {
         later(this::releaseResources);
     }
 
+    /** How long a close waits for the MADs it posted to leave (normally microseconds: one progress). */
+    private static final long CLOSE_SEND_NANOS = 1_000_000_000L;
+
     /** The last handle went: connections are ended (DREQ sent, best effort), their QPs and the GSI QPs destroyed. */
     void close() {
         synchronized (this) {
@@ -714,9 +717,25 @@ final class CmEngine {
                 removalCheck.cancel();
             }
         }
+        awaitMadSends();
         drain();
         // outside the monitor: destroying the CQ waits for a completion handler that may be waiting for it
         releaseResources();
+    }
+
+    /** The DREQs and REJs the close sent leave before their GSI QPs go (at most {@link #CLOSE_SEND_NANOS}). */
+    private void awaitMadSends() {
+        long deadline = System.nanoTime() + CLOSE_SEND_NANOS;
+        synchronized (this) {
+            try {
+                if (!gsi.awaitSends(deadline)) {
+                    LOG.log(System.Logger.Level.DEBUG, "rvt-cm: " + device.name()
+                            + " closed with MAD sends still outstanding after " + CLOSE_SEND_NANOS / 1_000_000 + " ms");
+                }
+            } catch (VerbsException e) {
+                // the device went away: nothing more leaves it
+            }
+        }
     }
 
     private void releaseResources() {

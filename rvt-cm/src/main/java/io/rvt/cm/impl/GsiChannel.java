@@ -154,6 +154,32 @@ final class GsiChannel {
         } while (cq.reqNotifyCq(CqNotify.NEXT_COMP.bit() | CqNotify.REPORT_MISSED_EVENTS.bit()) > 0);
     }
 
+    /**
+     * Takes completions until every MAD posted has completed or the deadline passes; receives taken meanwhile are
+     * dropped (the CM is closing). A DREQ posted just before the close must be on the wire before its GSI QP is
+     * destroyed, which flushes what is still queued: a driver may leave a post to the posting thread's next progress
+     * (driver-jni does), which this wait's empty polls are. The engine's monitor held.
+     *
+     * @param deadline {@link System#nanoTime()} after which the rest is given up
+     * @return true if no MAD send was outstanding at the end
+     * @throws VerbsException if the CQ fails (the device went away)
+     */
+    boolean awaitSends(long deadline) {
+        while (freeSend.size() < SEND_SLOTS) {
+            if (cq.pollCq(wc)) {
+                long id = wc.wrId();
+                if ((id & RECV_TAG) == 0) {
+                    freeSend.add((int) id);
+                }
+            } else if (System.nanoTime() - deadline > 0) {
+                return false;
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+        return true;
+    }
+
     private void onCompletion(WorkCompletion c) {
         long id = c.wrId();
         if ((id & RECV_TAG) == 0) {
