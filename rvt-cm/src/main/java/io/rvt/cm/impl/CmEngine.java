@@ -671,8 +671,11 @@ final class CmEngine {
         later(this::releaseResources);
     }
 
-    /** How long a close waits for the MADs it posted to leave (normally microseconds: one progress). */
-    private static final long CLOSE_SEND_NANOS = 1_000_000_000L;
+    /**
+     * The empty polls of the GSI CQ a close makes at most while the MADs it posted leave (normally one: the poll's
+     * progress sends them; 2^16 polls are tens of milliseconds on driver-jni, whose backstop sends within 10 ms).
+     */
+    private static final int CLOSE_SEND_POLLS = 1 << 16;
 
     /** The last handle went: connections are ended (DREQ sent, best effort), their QPs and the GSI QPs destroyed. */
     void close() {
@@ -723,14 +726,13 @@ final class CmEngine {
         releaseResources();
     }
 
-    /** The DREQs and REJs the close sent leave before their GSI QPs go (at most {@link #CLOSE_SEND_NANOS}). */
+    /** The DREQs and REJs the close sent leave before their GSI QPs go (at most {@link #CLOSE_SEND_POLLS} polls). */
     private void awaitMadSends() {
-        long deadline = System.nanoTime() + CLOSE_SEND_NANOS;
         synchronized (this) {
             try {
-                if (!gsi.awaitSends(deadline)) {
+                if (!gsi.awaitSends(CLOSE_SEND_POLLS)) {
                     LOG.log(System.Logger.Level.DEBUG, "rvt-cm: " + device.name()
-                            + " closed with MAD sends still outstanding after " + CLOSE_SEND_NANOS / 1_000_000 + " ms");
+                            + " closed with MAD sends still outstanding after " + CLOSE_SEND_POLLS + " empty polls");
                 }
             } catch (VerbsException e) {
                 // the device went away: nothing more leaves it

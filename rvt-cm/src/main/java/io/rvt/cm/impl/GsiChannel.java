@@ -158,20 +158,23 @@ final class GsiChannel {
      * Takes completions until every MAD posted has completed or the deadline passes; receives taken meanwhile are
      * dropped (the CM is closing). A DREQ posted just before the close must be on the wire before its GSI QP is
      * destroyed, which flushes what is still queued: a driver may leave a post to the posting thread's next progress
-     * (driver-jni does), which this wait's empty polls are. The engine's monitor held.
+     * (driver-jni does), which this wait's empty polls are. Bounded by a number of polls, not by a clock: on a
+     * deterministic fabric each empty poll runs the fabric, and a wait that ended by wall-clock time would make the
+     * replay depend on timing. The engine's monitor held.
      *
-     * @param deadline {@link System#nanoTime()} after which the rest is given up
+     * @param maxEmptyPolls the empty polls after which the rest is given up
      * @return true if no MAD send was outstanding at the end
      * @throws VerbsException if the CQ fails (the device went away)
      */
-    boolean awaitSends(long deadline) {
+    boolean awaitSends(int maxEmptyPolls) {
+        int empty = 0;
         while (freeSend.size() < SEND_SLOTS) {
             if (cq.pollCq(wc)) {
                 long id = wc.wrId();
                 if ((id & RECV_TAG) == 0) {
                     freeSend.add((int) id);
                 }
-            } else if (System.nanoTime() - deadline > 0) {
+            } else if (++empty >= maxEmptyPolls) {
                 return false;
             } else {
                 Thread.onSpinWait();
