@@ -67,6 +67,7 @@ class SimBurstTest {
         long txBefore = a.portCounter(1, PortCounter.TX_PACKETS);
         long rxBefore = b.portCounter(1, PortCounter.RX_PACKETS);
         long framesBefore = hcaA.fabricPort(1).counters().txFrames();
+        long resendsBefore = a.portCounter(1, PortCounter.RC_RESENDS);
         Verbs.fill(s.buffer, 0, 4 * WRITE, seed);
         r.qp.postRecv(new RecvWorkRequest(1).wrId(1).sge(r.mr, 0, SEND));
         r.qp.postRecv(new RecvWorkRequest(1).wrId(2).sge(r.mr, SEND, SEND));
@@ -86,10 +87,16 @@ class SimBurstTest {
             assertThat(wc.byteLen()).isEqualTo(SEND);
         });
         Verbs.assertPattern(r.buffer, 0, 2 * SEND, seed); // the SENDs carried the start of what the WRITEs wrote
-        // Only the requester sends requests and only the responder sends ACKs: each request packet once.
-        verbs.awaitTrue("every request packet counted", () -> a.portCounter(1, PortCounter.TX_PACKETS) - txBefore
-                == PACKETS && b.portCounter(1, PortCounter.RX_PACKETS) - rxBefore == PACKETS);
-        assertThat(hcaA.fabricPort(1).counters().txFrames() - framesBefore).isEqualTo(PACKETS);
+        // Only the requester sends requests and only the responder sends ACKs: each request packet once, plus the
+        // go-back-N resends a retry timeout made (a descheduled test thread lets the 67 ms timer fire; each is
+        // counted once on both sides as well)
+        verbs.awaitTrue("every request packet counted", () -> {
+            long resent = a.portCounter(1, PortCounter.RC_RESENDS) - resendsBefore;
+            return a.portCounter(1, PortCounter.TX_PACKETS) - txBefore == PACKETS + resent
+                    && b.portCounter(1, PortCounter.RX_PACKETS) - rxBefore == PACKETS + resent;
+        });
+        long resent = a.portCounter(1, PortCounter.RC_RESENDS) - resendsBefore;
+        assertThat(hcaA.fabricPort(1).counters().txFrames() - framesBefore).isEqualTo(PACKETS + resent);
     }
 
     private Counters senderCounters() {
