@@ -1,12 +1,9 @@
 package io.rvt.core.qp;
 
-import static io.rvt.api.Errno.EINVAL;
-
 import io.rvt.api.AhAttr;
 import io.rvt.api.AsyncEvent;
 import io.rvt.api.AsyncEventHandler;
 import io.rvt.api.AsyncEventType;
-import io.rvt.api.DeviceCounter;
 import io.rvt.api.Errno;
 import io.rvt.api.Gid;
 import io.rvt.api.MigState;
@@ -41,8 +38,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A queue pair ({@code struct rvt_qp}): its identity, locks, references, attributes, and rdmavt's QP verbs that
- * concern it whole: create, modify (IBTA table plus rdmavt's checks), query, destroy, post send (table-driven, with
- * reserved WQEs), the error and reset transitions and the completion helpers. Its state lives in four objects, along
+ * concern it whole: create and destroy (in {@code QpLifecycle}), modify (IBTA table plus rdmavt's checks), query,
+ * post send (table-driven, with reserved WQEs), the error and reset transitions and the completion helpers. Its state lives in four objects, along
  * rdmavt's own seams: the send ring and its index protocol ({@link RvtSendQueue}), the requester with its credits and
  * timers ({@link RvtRequester}), the responder with the receive queue ({@link RvtResponder}), and RC's ack queue.
  *
@@ -150,8 +147,8 @@ public final class RvtQp implements DriverQp {
     // ================================================================== create
 
     /**
-     * Mirrors {@code rvt_create_qp}: checks the request against the device limits, builds the send ring (with room
-     * for the driver's reserved operations), the receive queue, the driver's private state and a QP number. The QP
+     * Mirrors {@code rvt_create_qp}: checks the request against the device limits, builds the send ring, the receive
+     * queue, the driver's private state and a QP number; a failed create leaves every count as it was. The QP
      * starts in RESET, outside the QP table.
      *
      * @param dev the device
@@ -160,82 +157,7 @@ public final class RvtQp implements DriverQp {
      * @return the QP
      */
     public static RvtQp create(RvtDevice dev, RvtPd pd, QpInitAttr init) {
-        int recvMaxSge = QpCreateCheck.check(dev, init);
-
-        // Every use is taken before anything else and given back on any failure (a deallocated PD, a destroyed CQ
-        // or SRQ, a driver callback that fails or throws): a failed create leaves every count as it was.
-        pd.retainUse();
-        RvtQp qp = null;
-        boolean privAllocated = false;
-        int qpn = -1;
-        int taken = 0; // 1: the QPN, 2: + QPS_ALLOCATED, 3: + sendCq, 4: + recvCq, 5: + srq
-        try {
-            qp = new RvtQp(dev, pd, init, init.cap().maxSendSge(), recvMaxSge);
-            qp.priv = dev.driver().qpPrivAlloc(dev, qp);
-            privAllocated = true;
-            boolean aip = (init.createFlags() & QpInitAttr.CREATE_NETDEV_USE) != 0;
-            qpn = dev.driver().allocQpn(dev, init.qpType(), init.portNum());
-            if (qpn == RvtDriver.USE_CORE_QPN_ALLOCATOR) {
-                qpn = dev.qpnTable().alloc(init.qpType(), init.portNum(), aip);
-            }
-            if (qpn < 0) {
-                throw qpn == -EINVAL.value()
-                        ? Errors.inval("createQp: port " + init.portNum() + " already has its " + init.qpType()
-                                + " QP")
-                        : Errors.of(qpn, "createQp: no QP number available (alloc_qpn gave " + qpn + ")");
-            }
-            taken = 1;
-            qp.qpNum = aip ? (qpn | QpnTable.AIP_QP_BASE) : qpn;
-            qp.portNum = init.qpType() == QpType.SMI || init.qpType() == QpType.GSI ? init.portNum() : 0;
-            qp.initQp();
-            int r = dev.driver().qpPrivInit(dev, qp, init);
-            if (r != 0) {
-                // rdmavt leaks the QPN here ([quirk]); rvt frees it.
-                throw Errors.of(r < 0 ? r : -EINVAL.value(), "createQp: driver qp_priv_init failed with " + r);
-            }
-            if (!dev.tryCount(DeviceCounter.QPS_ALLOCATED, dev.props().maxQp())) {
-                throw Errors.nomem("createQp: the device's limit of " + dev.props().maxQp() + " QPs is reached");
-            }
-            taken = 2;
-            qp.sendCq.addUser();
-            taken = 3;
-            qp.recvCq.addUser();
-            taken = 4;
-            if (qp.srq != null) {
-                qp.srq.addUser();
-            }
-            taken = 5;
-        } catch (RuntimeException e) {
-            if (taken >= 4) {
-                qp.recvCq.removeUser();
-            }
-            if (taken >= 3) {
-                qp.sendCq.removeUser();
-            }
-            if (taken >= 2) {
-                dev.uncount(DeviceCounter.QPS_ALLOCATED);
-            }
-            if (taken >= 1 && qpn >= 0) {
-                dev.qpnTable().free(qpn, init.qpType(), init.portNum());
-            }
-            if (privAllocated) {
-                dev.driver().qpPrivFree(dev, qp);
-            }
-            if (qp != null) {
-                qp.req.closeTimers();
-                qp.rsp.freeRq();
-            }
-            pd.releaseUse();
-            throw e;
-        }
-        if (qp.type == QpType.RC) {
-            dev.countRcQp(1);
-        }
-        init.cap().maxInlineData(0);
-        if (qp.srq != null) {
-            init.cap().maxRecvWr(0);
-        }
-        return qp;
+        return QpLifecycle.create(dev, pd, init);
     }
 
     // ================================================================== init / reset / error
@@ -340,74 +262,15 @@ public final class RvtQp implements DriverQp {
         return rsp.error(err);
     }
 
-
-
-
     void event(AsyncEventType t) {
         dev.dispatch(AsyncEvent.ofQp(t, this), eventHandler);
     }
 
     // ================================================================== modify / query / destroy
 
-
-
-
-
-
     @Override
     public void destroyQp() {
-        checkNotDestroyed();
-        dev.checkVerb(io.rvt.api.spi.Verb.DESTROY_QP);
-        RvtIbport port = iport();
-        if (port != null && port.mcastTable().attachmentCount(this) > 0) {
-            throw Errors.busy("destroyQp: QP 0x" + Integer.toHexString(qpNum) + " is still attached to "
-                    + port.mcastTable().attachmentCount(this) + " multicast group(s)");
-        }
-        lockAll();
-        try {
-            if (destroyed) {
-                throw Errors.inval("destroyQp: QP 0x" + Integer.toHexString(qpNum) + " was already destroyed");
-            }
-            destroyed = true;
-            resetLocked();
-        } finally {
-            unlockAll();
-        }
-        awaitNoReferences();
-        dev.qpnTable().free(qpNum, type, portNum);
-        dev.uncount(DeviceCounter.QPS_ALLOCATED);
-        if (type == QpType.RC) {
-            dev.countRcQp(-1);
-        }
-        driver.qpPrivFree(dev, this);
-        req.closeTimers();
-        rsp.freeRq();
-        sendCq.removeUser();
-        recvCq.removeUser();
-        if (srq != null) {
-            srq.removeUser();
-        }
-        pd.releaseUse();
-    }
-
-    void awaitNoReferences() {
-        // rvt extension: an engine run by the application's threads drops its references when this one runs it
-        while (refs.get() > 0 && driver.progressWhileWaiting()) {
-            continue; // it did some: look again
-        }
-        boolean interrupted = false;
-        synchronized (refs) {
-            while (refs.get() > 0) {
-                try {
-                    refs.wait();
-                } catch (InterruptedException e) {
-                    interrupted = true; // destroy does not give up: keep the status for the caller
-                }
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        QpLifecycle.destroy(this);
     }
 
     void checkNotDestroyed() {
@@ -456,7 +319,6 @@ public final class RvtQp implements DriverQp {
 
     // ================================================================== post send
 
-
     /** A post to a destroyed QP: EINVAL saying so (its state reads RESET, which would mislead). */
     void checkPostable(String verb) {
         if (destroyed) {
@@ -464,9 +326,6 @@ public final class RvtQp implements DriverQp {
                     + Integer.toHexString(qpNum) + " was destroyed");
         }
     }
-
-
-
 
     @Override
     public boolean sendCq(WorkCompletion wc, boolean solicited) {
@@ -485,8 +344,6 @@ public final class RvtQp implements DriverQp {
         QpErrors.errorOnOverflow(this);
         return false;
     }
-
-
 
     // ================================================================== receive side
 
@@ -536,10 +393,6 @@ public final class RvtQp implements DriverQp {
     public void rucLoopback() {
         loopback.run();
     }
-
-
-
-
 
     // ================================================================== verbs kept in their own classes
 
