@@ -5,9 +5,7 @@ import io.rvt.api.Errno;
 import io.rvt.api.Gid;
 import io.rvt.api.PathMtu;
 import io.rvt.api.PortAttr;
-import io.rvt.api.PortCounter;
 import io.rvt.api.PortState;
-import io.rvt.api.QpState;
 import io.rvt.api.VerbsException;
 import io.rvt.api.spi.DriverAh;
 import io.rvt.api.spi.DriverDevice;
@@ -17,12 +15,10 @@ import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.OperationTable;
 import io.rvt.api.spi.TimerService;
 import io.rvt.api.spi.agent.Agent;
-import io.rvt.api.spi.agent.AgentRunner;
 import io.rvt.api.spi.agent.BackoffIdleStrategy;
 import io.rvt.api.spi.agent.BusySpinIdleStrategy;
 import io.rvt.api.spi.agent.IdleStrategy;
 import io.rvt.api.spi.agent.ThreadingMode;
-import io.rvt.driver.sim.fabric.ChecksumWriter;
 import io.rvt.driver.sim.fabric.Fabric;
 import io.rvt.driver.sim.fabric.FabricMode;
 import io.rvt.driver.sim.fabric.FabricPort;
@@ -36,10 +32,8 @@ import io.rvt.transport.QpSendEngine;
 import io.rvt.transport.RxInfo;
 import io.rvt.transport.ThreadScratch;
 import io.rvt.transport.Transport;
-import io.rvt.transport.TxInfo;
 import io.rvt.transport.header.Framing;
 import io.rvt.transport.header.GrhDescriptor;
-import io.rvt.transport.header.Icrc;
 import io.rvt.transport.header.LrhDescriptor;
 import io.rvt.transport.header.PacketHeaders;
 import io.rvt.transport.header.PacketParser;
@@ -81,25 +75,12 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
     /** Per port: the send engines that found its pool empty, woken when a frame comes back. */
     private final FrameWait[] frameWaits;
     private final boolean deterministic;
-    private final SimSendAgent sendAgent;
-    private final IdleStrategy idleStrategy;
-    private final boolean ownThread;
-    /** The send engine runs in the fabric's duty cycle ({@link ThreadingMode#PROGRESS}). */
-    private final boolean joinsFabric;
-    /**
-     * A QP's second and later posts between two cycles only ring the doorbell (queue the QP for its send engine),
-     * which the fabric's delivery agent runs just before it takes port 1's ingress ({@link FabricPort#sender}): a
-     * real-time fabric run by the pollers' progress hook or the caller ({@link ThreadingMode#PROGRESS},
-     * {@link ThreadingMode#INVOKER}).
-     */
-    private final boolean doorbell;
-    private volatile AgentRunner sendRunner;
+    /** Who runs the send engine; the doorbell. */
+    private final SimSendThreads sends;
     /** Parses frames that were not sealed (or when every ICRC is checked): checks the ICRC. */
     private final PacketParser parser = new PacketParser(true);
     /** Parses sealed frames: the ICRC their sender computed still holds, so it is not recomputed. */
     private final PacketParser sealedParser;
-    /** Writes the ICRC of a frame this HCA sent, when the fabric needs its bytes ({@link Frame#sealDeferred}). */
-    private final ChecksumWriter icrcWriter = f -> this.txScratch.get().icrc.writeIb(f.buffer(), 0, f.length());
     /** Receive-path scratch, touched only by the fabric's delivery thread. */
     private final PacketHeaders rxHeaders = new PacketHeaders();
     private final RxInfo rxInfo = new RxInfo();
@@ -109,6 +90,8 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
      */
     private final ThreadScratch<SimScratch> txScratch = new ThreadScratch<>(SimScratch::new);
     private volatile DriverDevice device;
+    /** Puts the transport's packets into frames and hands them to the ports. */
+    private final SimTransmitter transmitter;
 
     /** System property naming the fabric a {@link #SimDriver() ServiceLoader-made} HCA joins. */
     public static final String FABRIC_PROP_NAME = "rvt.sim.fabric";
@@ -142,18 +125,9 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
             this.params = packetHcaParams(nodeGuid, 0x51D, b.maxQp, nports);
             attachPorts(b);
         }
-        this.idleStrategy = b.idleStrategy;
         this.sealedParser = b.checkEveryIcrc ? parser : new PacketParser(false);
-        ThreadingMode threading = b.threading != null ? b.threading
-                : fabric.threading() == ThreadingMode.PROGRESS ? ThreadingMode.PROGRESS : ThreadingMode.DEDICATED;
-        if (threading == ThreadingMode.PROGRESS && fabric.threading() != ThreadingMode.PROGRESS) {
-            throw new IllegalArgumentException("HCA '" + b.name + "': ThreadingMode.PROGRESS runs the send engine in "
-                    + "the fabric's duty cycle, but fabric '" + fabric.name() + "' is " + fabric.threading());
-        }
-        this.ownThread = threading == ThreadingMode.DEDICATED;
-        this.joinsFabric = threading == ThreadingMode.PROGRESS && !deterministic;
-        this.doorbell = !deterministic && !ownThread && fabric.threading() != ThreadingMode.DEDICATED;
-        this.sendAgent = deterministic ? null : new SimSendAgent(this, b.maxQp, "rvt-sim-" + name + "-send");
+        this.sends = new SimSendThreads(this, b.threading, b.idleStrategy, b.maxQp, ports);
+        this.transmitter = new SimTransmitter(this, fabric, ports);
     }
 
     /** Attaches the ports to the fabric, port n with GUID {@link #nodeGuid} + n. */
@@ -205,7 +179,7 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
      * @return the agent, or null in a deterministic fabric (there the fabric's event loop runs the engine)
      */
     public Agent sendAgent() {
-        return sendAgent;
+        return sends.agent();
     }
 
     /** @return the device once registered, else null */
@@ -285,16 +259,7 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
     public void registered(DriverDevice dev) {
         attach(dev);
         this.device = dev;
-        if (sendAgent != null && joinsFabric) {
-            fabric.addEngine(sendAgent);
-        }
-        if (doorbell) {
-            ports[0].sender(sendAgent);
-        }
-        if (sendAgent != null && ownThread) {
-            sendRunner = AgentRunner.start(sendAgent, idleStrategy, e -> System.getLogger(SimDriver.class.getName())
-                    .log(System.Logger.Level.WARNING, "send engine of " + name + " failed", e));
-        }
+        sends.start();
         for (int i = 0; i < nports; i++) {
             DriverPort p = dev.port(i + 1);
             p.lid(ports[i].lid());
@@ -312,19 +277,11 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
      * this; call it for a driver that was never registered (refused) or whose owner goes away. Idempotent.
      */
     public void close() {
-        if (doorbell) {
-            ports[0].sender(null);
-        }
+        sends.unhookDoorbell();
         for (FabricPort p : ports) {
             p.close();
         }
-        AgentRunner r = sendRunner;
-        if (r != null) {
-            r.close();
-        }
-        if (sendAgent != null && joinsFabric) {
-            fabric.removeEngine(sendAgent);
-        }
+        sends.stop();
         txScratch.release(); // a later flush without a frame makes its scratch again
     }
 
@@ -438,30 +395,13 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
     /** QP locks may be held: the fabric's executor (deterministic) or the send agent (real time) drains the QP. */
     @Override
     protected void schedule(SimQp s) {
-        if (deterministic) {
-            fabric.executor().execute(s.drainTask);
-        } else {
-            sendAgent.put(s); // each QP is queued at most once, so the queue (one slot per QP) always has room
-        }
+        sends.schedule(s);
     }
 
-    /**
-     * With the {@link #doorbell}, the first post of a QP between two cycles of the fabric drains here, and the later
-     * ones queue the QP: the next cycle drains them all at once, just before it takes their port's frames (nothing
-     * moves sooner on such a fabric), where a ping-pong's one post per turn still leaves at once.
-     */
+    /** With the doorbell, a QP's first post between two cycles of the fabric drains here ({@link SimSendThreads}). */
     @Override
     protected boolean drainsHere(SimQp s) {
-        if (!doorbell) {
-            return true;
-        }
-        int portNum = s.qp.portNum();
-        int turn = ports[(portNum >= 1 && portNum <= nports ? portNum : 1) - 1].turns();
-        if (s.postTurn == turn) {
-            return false; // drained here once since the fabric last took the port's frames: join the next cycle
-        }
-        s.postTurn = turn; // a hint: two posting threads at once only make both drain here or both queue
-        return true;
+        return sends.drainsHere(s);
     }
 
     @Override
@@ -497,123 +437,23 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
     /** @return 1 if a packet was sent, 0 if there was nothing to send, -1 if no frame was free */
     @Override
     protected int sendPacket(SimQp s, SimScratch sc) {
-        DriverQp qp = s.qp;
-        int portNum = qp.portNum() != 0 ? qp.portNum() : 1;
-        FabricPort port = ports[portNum - 1];
-        Frame frame = s.spare;
-        if (frame != null) {
-            s.spare = null;
-            if (frame.pool() != port.pool()) { // the QP moved to another port
-                frame.release();
-                frame = null;
-            }
-        }
-        if (frame == null) {
-            frame = port.acquire();
-            if (frame == null) {
-                if (qp.state() == QpState.ERR) {
-                    flushWithoutFrame(qp, portNum, sc); // a QP in ERR sends nothing: its flush needs no frame
-                    return 0;
-                }
-                s.waitPort = portNum;
-                return -1;
-            }
-        }
-        TxInfo tx = sc.tx;
-        ByteBuffer buf = frame.buffer();
-        tx.payloadInto(frame.payload()); // a referenced payload is recorded in the frame itself
-        tx.runLimit(SimBursts.limit(fabric, s, qp, port));
-        int n = transport().makePacket(qp, buf, HEADROOM, tx);
-        if (n <= 0) {
-            s.spare = frame; // nothing to send: keep it for the next packet
-            return 0;
-        }
-        int packets = tx.runPackets();
-        AhAttr ah = tx.ah();
-        int dlid = ah.dlid();
-        if (dlid == 0 && ah.isGlobal()) {
-            dlid = lidOf(ah.dgid()); // a GID-only address (rvt-cm's first REQ): the fabric routes it as an SM would
-        }
-        int total = HEADROOM + n + Icrc.LENGTH;
-        int wire = total;
-        if (packets > 1) {
-            wire = tx.runLength() + packets * (HEADROOM + Icrc.LENGTH);
-            if (dlid != s.burstDlid && fabric.burstLimit(port, dlid) < packets) {
-                // The QP's path changed between the limit's look-up and the packet: this route takes no bursts.
-                // Lost on the way, as a full queue loses a frame (RC resends them one per frame, or burst again).
-                s.spare = frame;
-                frame.payload().clear();
-                device.port(portNum).addCounter(PortCounter.PKT_DROPS, packets);
-                return 1;
-            }
-            frame.burst(packets, wire, SimBursts.describe(tx));
-        }
-        if (tx.isPayloadByReference()) {
-            SimFrames.placePayload(frame, buf, tx, HEADROOM);
-        }
-        SimFrames.writeHeaders(buf, tx, ah, dlid, total, port, ah.isGlobal() ? ah.dgid() : gidOf(dlid));
-        // ICRC offload: written only if the fabric or a receiver needs the bytes (a receiving SimDriver does not)
-        frame.length(total).dstLid(dlid).sealDeferred(icrcWriter);
-        SimTrain train = sc.train;
-        if (!train.isEmpty() && !train.takes(s, port, dlid)) {
-            sendTrain(train);
-        }
-        if (s.burstLimit > 1 && dlid == s.burstDlid && port == s.burstPort && !(train.isEmpty() && tx.isDrained())) {
-            // bursts allowed: so are trains (packetsOut sends it); a drain's only frame goes straight to the port
-            train.add(s, port, portNum, frame, packets, wire);
-            return 1;
-        }
-        if (!port.send(frame)) {
-            // The port's queue is full or the port closed: the packet is lost on the way (RC resends it).
-            frame.release();
-            device.port(portNum).addCounter(PortCounter.PKT_DROPS, packets);
-            return 1;
-        }
-        countSent(s, portNum, packets, wire);
-        return 1;
+        return transmitter.sendPacket(s, sc);
     }
 
     /** The drain's frames go to the fabric as one train ({@link SimTrain}) before another thread may drain the QP. */
     @Override
     protected void packetsOut(SimQp s, SimScratch sc) {
-        if (!sc.train.isEmpty()) {
-            sendTrain(sc.train);
-        }
+        transmitter.packetsOut(sc);
     }
 
-    private void sendTrain(SimTrain t) {
-        if (t.send()) {
-            countSent(t.qp(), t.portNum(), t.packets(), t.wire());
-        } else { // the port's queue is full or the port closed: lost on the way (RC resends them)
-            device.port(t.portNum()).addCounter(PortCounter.PKT_DROPS, t.packets());
-        }
-        t.clear();
+    /** For {@link SimTransmitter}: the transport that makes the packets. */
+    Transport wireTransport() {
+        return transport();
     }
 
-    /**
-     * Runs the transport on a QP in ERR with a scratch buffer instead of a frame: it flushes the send queue (the
-     * WQEs complete with WR_FLUSH_ERR and let go of their regions) and builds no packet. Without this, a QP that went
-     * to ERR while its port's frames were all in flight would flush only once one came back, and {@code deregMr}
-     * would wait for the network.
-     */
-    private void flushWithoutFrame(DriverQp qp, int portNum, SimScratch sc) {
-        if (sc.flushBuffer == null) {
-            sc.flushBuffer = ByteBuffer.allocate(fabric.maxFrameSize()); // once per thread
-        }
-        sc.tx.payloadInto(null); // not into a frame: the last one may be on its way
-        if (transport().makePacket(qp, sc.flushBuffer, HEADROOM, sc.tx) > 0) {
-            device.port(portNum).addCounter(PortCounter.PKT_DROPS, 1); // not expected in ERR: lost, never sent
-        }
-    }
-
-    /** @return the LID of the port with {@code gid}, or 0 (dropped by the fabric) if no port has it */
-    private int lidOf(Gid gid) {
-        return fabric.port(gid).map(FabricPort::lid).orElse(0);
-    }
-
-    private Gid gidOf(int lid) {
-        FabricPort p = lid < Fabric.MULTICAST_FIRST ? fabric.port(lid) : null;
-        return p != null ? p.gid() : Gid.ZERO;
+    /** For {@link SimTransmitter}: counts packets a port took as the QP's sent ones. */
+    void countSentPackets(SimQp s, int portNum, int packets, int wire) {
+        countSent(s, portNum, packets, wire);
     }
 
     // ------------------------------------------------------------------ receive path

@@ -1,5 +1,8 @@
 package io.rvt.driver.sim.fabric;
 
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -164,5 +167,21 @@ public final class Counters {
         if (value != 0) {
             sb.append(", ").append(name).append('=').append(value);
         }
+    }
+
+    /** @return frames and bytes each way, drops by cause, duplicates, reorderings, corruptions: a new map by name */
+    Map<String, Long> toMap() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("tx_frames", txFrames());
+        m.put("tx_bytes", txBytes());
+        m.put("rx_frames", rxFrames());
+        m.put("rx_bytes", rxBytes());
+        for (DropCause cause : CAUSES) {
+            m.put("drop." + cause.name().toLowerCase(Locale.ROOT), drops(cause));
+        }
+        m.put("duplicated", duplicated());
+        m.put("reordered", reordered());
+        m.put("corrupted", corrupted());
+        return m;
     }
 }

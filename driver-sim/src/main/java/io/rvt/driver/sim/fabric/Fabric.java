@@ -3,24 +3,15 @@ package io.rvt.driver.sim.fabric;
 import io.rvt.api.Gid;
 import io.rvt.api.spi.TimerService;
 import io.rvt.api.spi.agent.Agent;
-import io.rvt.api.spi.agent.AgentRunner;
 import io.rvt.api.spi.agent.BackoffIdleStrategy;
-import io.rvt.api.spi.agent.DynamicCompositeAgent;
 import io.rvt.api.spi.agent.IdleStrategy;
 import io.rvt.api.spi.agent.ProgressEngine;
 import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.driver.sim.clock.EventLoop;
 import io.rvt.driver.sim.clock.NanoClock;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.BitSet;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -72,9 +63,6 @@ public final class Fabric implements AutoCloseable {
     /** High bits of the GUIDs the fabric assigns; the low 32 bits count ports. */
     public static final long GUID_BASE = 0x0052_5654_0000_0000L;
 
-    private static final VarHandle PORTS = MethodHandles.arrayElementVarHandle(FabricPort[].class);
-    private static final VarHandle GROUPS = MethodHandles.arrayElementVarHandle(FabricPort[][].class);
-    private static final FabricPort[] NO_PORTS = new FabricPort[0];
     private static final System.Logger LOG = System.getLogger(Fabric.class.getName());
     /** The registry; guarded by itself. */
     static final Map<String, Fabric> REGISTRY = new HashMap<>();
@@ -100,24 +88,12 @@ public final class Fabric implements AutoCloseable {
     private final EventLoop loop;
     /** Deterministic mode: the loop's timers with the fabric's seed as their replay seed; null in real time. */
     private final TimerService timers;
-    private final AgentRunner runner;
-    private final Agent agent;
-    /** {@link ThreadingMode#PROGRESS}: the fabric's agent and its HCAs' send engines, run by {@link #progress}. */
-    private final DynamicCompositeAgent members;
-    private final ProgressEngine progress;
+    private final DutyCycle cycle;
 
-    /** Guards attach/detach, the GID map, partitions' list and the generator. */
-    private final Object lock = new Object();
-    /** Port by unicast LID; written under {@link #lock} with release, read with acquire. */
-    private final FabricPort[] byLid = new FabricPort[UNICAST_LAST + 1];
-    /** Members by multicast LID - 0xC000; copy-on-write arrays, written under {@link #lock} with release. */
-    private final FabricPort[][] groups = new FabricPort[MULTICAST_LAST - MULTICAST_FIRST + 1][];
-    private final Map<Gid, FabricPort> byGid = new HashMap<>();
-    /** Active partitions; copy-on-write under {@link #lock}. */
-    private volatile Partition[] partitions = new Partition[0];
-    /** Splits a generator per link, in attach order; under {@link #lock}. */
+    /** The ports' tables; its lock guards attach/detach, joins, partitions, the generator and closing. */
+    private final Topology topology = new Topology(this);
+    /** Splits a generator per link, in attach order; under the topology's lock. */
     private final SplittableRandom random;
-    private int nextAutoLid = UNICAST_FIRST;
     private int portCount;
     private volatile boolean closed;
 
@@ -148,30 +124,10 @@ public final class Fabric implements AutoCloseable {
             this.engine = new RealTimeEngine(forwarder, b.clock, role, errors, b.taskCapacity);
         }
         forwarder.engine(engine);
-        Agent a = engine.agent();
-        this.agent = new Agent() {
-            @Override
-            public int doWork() throws Exception {
-                return a.doWork();
-            }
-
-            @Override
-            public String roleName() {
-                return role;
-            }
-        };
-        this.runner = threading == ThreadingMode.DEDICATED ? AgentRunner.start(agent, b.idleStrategy, errors) : null;
-        if (threading == ThreadingMode.PROGRESS) {
-            members = new DynamicCompositeAgent(role);
-            members.add(agent);
-            // Virtual time moves only when driven: the backstop steps in only after a long silence of the callers,
-            // so a program that keeps polling replays exactly.
-            long quiet = mode == FabricMode.DETERMINISTIC ? DETERMINISTIC_QUIET_NANOS : b.quietNanos;
-            progress = ProgressEngine.start(members, ThreadingMode.PROGRESS, b.idleStrategy, quiet, errors);
-        } else {
-            members = null;
-            progress = null;
-        }
+        // Virtual time moves only when driven: a deterministic fabric's backstop steps in only after a long silence
+        // of the callers, so a program that keeps polling replays exactly.
+        long quiet = mode == FabricMode.DETERMINISTIC ? DETERMINISTIC_QUIET_NANOS : b.quietNanos;
+        this.cycle = new DutyCycle(engine.agent(), role, threading, b.idleStrategy, quiet, errors);
     }
 
     /**
@@ -300,12 +256,12 @@ public final class Fabric implements AutoCloseable {
      * @return the agent
      */
     public Agent agent() {
-        return agent;
+        return cycle.agent();
     }
 
     /** @return the fabric's thread (the backstop with {@link ThreadingMode#PROGRESS}), or null with INVOKER */
     public Thread thread() {
-        return runner != null ? runner.thread() : progress != null ? progress.thread() : null;
+        return cycle.thread();
     }
 
     /**
@@ -321,16 +277,12 @@ public final class Fabric implements AutoCloseable {
      * @return the work done; 0 when idle, when another thread runs the fabric, or without PROGRESS
      */
     public int progress(int budget) {
-        if (progress == null) {
-            return 0;
-        }
-        int b = mode == FabricMode.DETERMINISTIC ? Math.min(budget, DETERMINISTIC_POLL_BUDGET) : budget;
-        return progress.progress(b);
+        return cycle.progress(mode == FabricMode.DETERMINISTIC ? Math.min(budget, DETERMINISTIC_POLL_BUDGET) : budget);
     }
 
     /** @return the engine that runs the fabric with {@link ThreadingMode#PROGRESS}, else null */
     public ProgressEngine progressEngine() {
-        return progress;
+        return cycle.progressEngine();
     }
 
     /**
@@ -340,9 +292,7 @@ public final class Fabric implements AutoCloseable {
      * @param engine the agent
      */
     public void addEngine(Agent engine) {
-        if (members != null) {
-            members.add(engine);
-        }
+        cycle.addEngine(engine);
     }
 
     /**
@@ -352,9 +302,7 @@ public final class Fabric implements AutoCloseable {
      * @param engine the agent
      */
     public void removeEngine(Agent engine) {
-        if (members != null) {
-            members.remove(engine);
-        }
+        cycle.removeEngine(engine);
     }
 
     /**
@@ -543,10 +491,7 @@ public final class Fabric implements AutoCloseable {
      * @return the port with unicast LID {@code lid}, or null
      */
     public FabricPort port(int lid) {
-        if (lid < UNICAST_FIRST || lid > UNICAST_LAST) {
-            return null;
-        }
-        return (FabricPort) PORTS.getAcquire(byLid, lid); // acquire: pairs with the release in attach()/detach()
+        return topology.port(lid);
     }
 
     /**
@@ -554,21 +499,12 @@ public final class Fabric implements AutoCloseable {
      * @return the port with that GID, if any (a path lookup, as a subnet manager answers it)
      */
     public Optional<FabricPort> port(Gid gid) {
-        synchronized (lock) {
-            return Optional.ofNullable(byGid.get(gid));
-        }
+        return Optional.ofNullable(topology.port(gid));
     }
 
     /** @return the attached ports, by LID */
     public List<FabricPort> ports() {
-        List<FabricPort> list = new ArrayList<>();
-        for (int lid = UNICAST_FIRST; lid <= UNICAST_LAST; lid++) {
-            FabricPort p = port(lid);
-            if (p != null) {
-                list.add(p);
-            }
-        }
-        return list;
+        return topology.ports();
     }
 
     /**
@@ -576,8 +512,8 @@ public final class Fabric implements AutoCloseable {
      * @return the ports that joined it, in join order
      */
     public List<FabricPort> multicastMembers(int mlid) {
-        checkMulticast(mlid);
-        return List.of(members(mlid));
+        Topology.checkMulticast(mlid);
+        return List.of(topology.members(mlid));
     }
 
     /**
@@ -588,7 +524,7 @@ public final class Fabric implements AutoCloseable {
      * @return the active partition
      */
     public Partition partition(Collection<FabricPort> side1, Collection<FabricPort> side2) {
-        return addPartition(side1, side2, true);
+        return topology.addPartition(side1, side2, true);
     }
 
     /**
@@ -599,17 +535,17 @@ public final class Fabric implements AutoCloseable {
      * @return the active partition
      */
     public Partition partitionOneWay(Collection<FabricPort> from, Collection<FabricPort> to) {
-        return addPartition(from, to, false);
+        return topology.addPartition(from, to, false);
     }
 
     /** @return the active partitions */
     public List<Partition> partitions() {
-        return List.of(partitions);
+        return List.of(topology.partitions());
     }
 
     /** Heals every active partition. */
     public void healAll() {
-        for (Partition p : partitions) {
+        for (Partition p : topology.partitions()) {
             p.heal();
         }
     }
@@ -643,18 +579,7 @@ public final class Fabric implements AutoCloseable {
      * @return a new map
      */
     public Map<String, Long> counterMap() {
-        Counters c = counters;
-        Map<String, Long> m = new LinkedHashMap<>();
-        m.put("tx_frames", c.txFrames());
-        m.put("tx_bytes", c.txBytes());
-        m.put("rx_frames", c.rxFrames());
-        m.put("rx_bytes", c.rxBytes());
-        for (DropCause cause : DropCause.values()) {
-            m.put("drop." + cause.name().toLowerCase(Locale.ROOT), c.drops(cause));
-        }
-        m.put("duplicated", c.duplicated());
-        m.put("reordered", c.reordered());
-        m.put("corrupted", c.corrupted());
+        Map<String, Long> m = counters.toMap();
         if (mode == FabricMode.DETERMINISTIC) {
             m.put("trace_hash", traceHash()); // the same for the same seed and the same calls
         }
@@ -678,18 +603,13 @@ public final class Fabric implements AutoCloseable {
                 REGISTRY.remove(name);
             }
         }
-        synchronized (lock) {
+        synchronized (topology.lock) {
             if (closed) {
                 return;
             }
             closed = true;
         }
-        if (runner != null) {
-            runner.close();
-        }
-        if (progress != null) {
-            progress.close();
-        }
+        cycle.close();
         for (FabricPort p : ports()) {
             detach(p);
         }
@@ -712,172 +632,38 @@ public final class Fabric implements AutoCloseable {
         return engine;
     }
 
+    Topology topology() {
+        return topology;
+    }
+
     FabricPort attach(FabricPort.Builder b, FramePool pool) {
         if (pool.frameCapacity() > maxFrameSize) {
             throw new IllegalArgumentException("port pool frames of " + pool.frameCapacity()
                     + " bytes exceed fabric '" + name + "' maxFrameSize=" + maxFrameSize);
         }
         FabricPort p;
-        synchronized (lock) {
+        synchronized (topology.lock) {
             if (closed) {
                 throw new IllegalStateException("fabric '" + name + "' is closed");
             }
-            int lid = b.lid != 0 ? b.lid : nextFreeLid();
-            if (byLid[lid] != null) {
-                throw new IllegalArgumentException("fabric '" + name + "': lid=0x" + Integer.toHexString(lid)
-                        + " is taken by " + byLid[lid].name());
-            }
+            int lid = topology.claimLid(b.lid);
             int index = portCount++;
             long guid = b.guidSet ? b.guid : GUID_BASE | (index + 1);
             Gid gid = b.gid != null ? b.gid : Gid.of(gidPrefix, guid);
-            if (byGid.containsKey(gid)) {
-                throw new IllegalArgumentException("fabric '" + name + "': gid " + gid + " is taken by "
-                        + byGid.get(gid).name());
-            }
+            topology.checkGidFree(gid);
             p = new FabricPort(this, b, lid, guid, gid, index, random.split(), pool,
                     mode == FabricMode.REAL_TIME);
-            byGid.put(gid, p);
             engine.portAttached(p);
-            PORTS.setRelease(byLid, lid, p); // release: pairs with the acquire in port(int)
+            topology.add(p);
         }
         burstRulesChanged();
         return p;
-    }
-
-    private int nextFreeLid() {
-        for (int i = 0; i < UNICAST_LAST; i++) {
-            int lid = nextAutoLid;
-            nextAutoLid = lid == UNICAST_LAST ? UNICAST_FIRST : lid + 1;
-            if (byLid[lid] == null) {
-                return lid;
-            }
-        }
-        throw new IllegalStateException("fabric '" + name + "' has no free unicast LID");
     }
 
     void detach(FabricPort p) {
-        synchronized (lock) {
-            if (p.closed) {
-                return;
-            }
-            for (int off = p.groups.nextSetBit(0); off >= 0; off = p.groups.nextSetBit(off + 1)) {
-                removeMember(p, off);
-            }
-            p.groups.clear();
-            byGid.remove(p.gid());
-            PORTS.setRelease(byLid, p.lid(), null);
-            p.closed = true;
+        if (topology.remove(p)) {
+            burstRulesChanged();
         }
-        burstRulesChanged();
-    }
-
-    void join(FabricPort p, int mlid) {
-        checkMulticast(mlid);
-        synchronized (lock) {
-            int off = mlid - MULTICAST_FIRST;
-            if (p.closed || p.groups.get(off)) {
-                return;
-            }
-            FabricPort[] old = groups[off] != null ? groups[off] : NO_PORTS;
-            FabricPort[] a = Arrays.copyOf(old, old.length + 1);
-            a[old.length] = p;
-            GROUPS.setRelease(groups, off, a); // release: pairs with the acquire in members()
-            p.groups.set(off);
-        }
-    }
-
-    void leave(FabricPort p, int mlid) {
-        checkMulticast(mlid);
-        synchronized (lock) {
-            int off = mlid - MULTICAST_FIRST;
-            if (p.groups.get(off)) {
-                removeMember(p, off);
-                p.groups.clear(off);
-            }
-        }
-    }
-
-    private void removeMember(FabricPort p, int off) {
-        FabricPort[] old = groups[off];
-        FabricPort[] a = new FabricPort[old.length - 1];
-        int n = 0;
-        for (FabricPort q : old) {
-            if (q != p) {
-                a[n++] = q;
-            }
-        }
-        GROUPS.setRelease(groups, off, a.length == 0 ? null : a);
-    }
-
-    FabricPort[] members(int mlid) {
-        FabricPort[] a = (FabricPort[]) GROUPS.getAcquire(groups, mlid - MULTICAST_FIRST);
-        return a != null ? a : NO_PORTS;
-    }
-
-    private static void checkMulticast(int mlid) {
-        if (mlid < MULTICAST_FIRST || mlid > MULTICAST_LAST) {
-            throw new IllegalArgumentException("mlid=0x" + Integer.toHexString(mlid)
-                    + " not a multicast LID in [0xc000, 0xfffe]");
-        }
-    }
-
-    private Partition addPartition(Collection<FabricPort> a, Collection<FabricPort> b, boolean both) {
-        BitSet from = indexes(a);
-        BitSet to = indexes(b);
-        String description = names(a) + (both ? " <-/-> " : " -/-> ") + names(b);
-        Partition p = new Partition(this, from, to, both, description);
-        synchronized (lock) {
-            Partition[] old = partitions;
-            Partition[] n = Arrays.copyOf(old, old.length + 1);
-            n[old.length] = p;
-            partitions = n;
-        }
-        return p;
-    }
-
-    private BitSet indexes(Collection<FabricPort> ports) {
-        BitSet bits = new BitSet();
-        for (FabricPort p : ports) {
-            if (p.fabric() != this) {
-                throw new IllegalArgumentException("port " + p.name() + " is not on fabric '" + name + "'");
-            }
-            bits.set(p.index());
-        }
-        return bits;
-    }
-
-    private static String names(Collection<FabricPort> ports) {
-        StringBuilder sb = new StringBuilder("[");
-        for (FabricPort p : ports) {
-            if (sb.length() > 1) {
-                sb.append(", ");
-            }
-            sb.append(p.name());
-        }
-        return sb.append(']').toString();
-    }
-
-    void heal(Partition p) {
-        synchronized (lock) {
-            Partition[] old = partitions;
-            List<Partition> n = new ArrayList<>(old.length);
-            for (Partition q : old) {
-                if (q != p) {
-                    n.add(q);
-                }
-            }
-            partitions = n.toArray(new Partition[0]);
-        }
-    }
-
-    boolean partitioned(FabricPort src, FabricPort dst) {
-        Partition[] ps = partitions;
-        for (Partition p : ps) {
-            if (p.blocks(src.index(), dst.index())) {
-                return true;
-            }
-        }
-        return false;
     }
 
     void onLinkChange(FabricPort port, boolean up) {

@@ -252,7 +252,7 @@ public final class FabricPort implements AutoCloseable {
      * @throws IllegalArgumentException if not a multicast LID
      */
     public void joinMulticast(int mlid) {
-        fabric.join(this, mlid);
+        fabric.topology().join(this, mlid);
     }
 
     /**
@@ -261,7 +261,7 @@ public final class FabricPort implements AutoCloseable {
      * @param mlid a multicast LID in [0xC000, 0xFFFE]
      */
     public void leaveMulticast(int mlid) {
-        fabric.leave(this, mlid);
+        fabric.topology().leave(this, mlid);
     }
 
     /** @return true once closed */

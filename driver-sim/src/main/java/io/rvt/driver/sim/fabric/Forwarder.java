@@ -138,7 +138,7 @@ final class Forwarder {
         }
         int dlid = f.dstLid();
         if (dlid >= Fabric.MULTICAST_FIRST && dlid <= Fabric.MULTICAST_LAST) {
-            FabricPort[] members = fabric.members(dlid);
+            FabricPort[] members = fabric.topology().members(dlid);
             int last = -1;
             for (int i = members.length - 1; i >= 0; i--) {
                 if (members[i] != src) {
@@ -172,7 +172,7 @@ final class Forwarder {
 
     /** The switch hands the frame to {@code dst}'s link: partition, link state, loss, duplication. */
     private void egress(Frame f, FabricPort dst, long now) {
-        if (fabric.partitioned(f.source, dst)) {
+        if (fabric.topology().partitioned(f.source, dst)) {
             drop(f, dst, DropCause.PARTITION, now);
             return;
         }

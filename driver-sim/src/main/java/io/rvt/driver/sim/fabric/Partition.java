@@ -8,7 +8,7 @@ import java.util.BitSet;
  * for an asymmetric partition. {@link #heal()} ends it. Thread-safe.
  */
 public final class Partition {
-    private final Fabric fabric;
+    private final Topology topology;
     private final BitSet from;
     private final BitSet to;
     private final boolean bidirectional;
@@ -16,8 +16,8 @@ public final class Partition {
     /** Cleared by {@link #heal()}. */
     private volatile boolean active = true;
 
-    Partition(Fabric fabric, BitSet from, BitSet to, boolean bidirectional, String description) {
-        this.fabric = fabric;
+    Partition(Topology topology, BitSet from, BitSet to, boolean bidirectional, String description) {
+        this.topology = topology;
         this.from = from;
         this.to = to;
         this.bidirectional = bidirectional;
@@ -52,7 +52,7 @@ public final class Partition {
     public void heal() {
         if (active) {
             active = false;
-            fabric.heal(this);
+            topology.heal(this);
         }
     }
 
