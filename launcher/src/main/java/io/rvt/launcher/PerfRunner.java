@@ -5,7 +5,6 @@ import io.rvt.api.CompletionQueue;
 import io.rvt.api.Device;
 import io.rvt.api.QueuePair;
 import io.rvt.api.RecvWorkRequest;
-import io.rvt.api.SendFlag;
 import io.rvt.api.SendWorkRequest;
 import io.rvt.api.SigType;
 import io.rvt.api.WorkCompletion;
@@ -23,8 +22,9 @@ import java.nio.ByteBuffer;
  * array. The measurement loops then only patch fields of the reused work requests, post and busy-poll: they
  * allocate nothing. Bandwidth keeps up to {@code txDepth} work requests in flight per QP, posts them
  * {@link PerfSpec#postList()} at a time as one chained list, and asks for a completion every
- * {@link PerfSpec#cqModeration()} of them; a bidirectional table ({@code -b}) runs a second such {@link Flow} from the
- * responder back to the requester at the same time, and its rows add both. Latency runs one operation at a time with busy polling (SEND: a
+ * {@link PerfSpec#cqModeration()} of them; a bidirectional table ({@code -b}) runs a second such
+ * {@link BandwidthFlow} from the responder back to the requester at the same time, and its rows add both. Latency
+ * runs one operation at a time with busy polling (SEND: a
  * ping-pong of messages; WRITE: a ping-pong of RDMA WRITEs, each side polling the last byte of its memory, as
  * perftest's write_lat; READ and atomics: one operation and its completion).
  *
@@ -32,8 +32,6 @@ import java.nio.ByteBuffer;
  * drives the requester's side only, over the QPs of its connections, against the server's memory region from its REP.
  */
 final class PerfRunner implements AutoCloseable {
-    /** Receives kept posted per responder QP in a SEND bandwidth test. */
-    private static final int RX_DEPTH = 512;
     /** The most latency samples one row keeps (a timed row stops when they are full). */
     private static final int MAX_SAMPLES = 1 << 20;
     /**
@@ -86,7 +84,7 @@ final class PerfRunner implements AutoCloseable {
     private final WorkCompletion[] wcs = new WorkCompletion[16];
     private final WorkCompletion wc = new WorkCompletion();
     /** The bandwidth flows: requester to responder, and back with {@code -b}. */
-    private final Flow[] flows;
+    private final BandwidthFlow[] flows;
     private final long[] samples;
     private final int dataOff;
     private final String hint;
@@ -135,9 +133,9 @@ final class PerfRunner implements AutoCloseable {
         this.receiveAtRequester = "a receive on " + a.name();
         int qps = spec.latency() ? 1 : spec.qps();
         dataOff = spec.transport() == Transport.UD ? Endpoint.GRH_BYTES : 0;
-        int depth = sendDepth(spec);
-        requester = new Endpoint(a, bufferBytes(spec, largest), cqDepth(spec), link);
-        responder = new Endpoint(b, bufferBytes(spec, largest), cqDepth(spec), link);
+        int depth = PerfSizing.sendDepth(spec);
+        requester = new Endpoint(a, PerfSizing.bufferBytes(spec, largest), PerfSizing.cqDepth(spec), link);
+        responder = new Endpoint(b, PerfSizing.bufferBytes(spec, largest), PerfSizing.cqDepth(spec), link);
         remoteAddr = responder.mr.addr();
         remoteRkey = responder.mr.rkey();
         SigType sig = spec.latency() ? SigType.SIGNAL_ALL_WR : SigType.SIGNAL_REQ_WR;
@@ -148,7 +146,7 @@ final class PerfRunner implements AutoCloseable {
         replies = new SendWorkRequest[qps];
         recvs = new RecvWorkRequest[qps];
         replyRecvs = new RecvWorkRequest[qps];
-        int recvDepth = recvDepth(spec);
+        int recvDepth = PerfSizing.recvDepth(spec);
         connector = new Connector(host);
         for (int q = 0; q < qps; q++) {
             QueuePair sq;
@@ -181,17 +179,18 @@ final class PerfRunner implements AutoCloseable {
         for (int i = 0; i < wcs.length; i++) {
             wcs[i] = new WorkCompletion();
         }
-        Flow forward = new Flow(requester, responder, sendQps, recvQps, wrs, recvs);
+        BandwidthFlow forward = new BandwidthFlow(spec, wcs, requester, responder, sendQps, recvQps, wrs, recvs);
         flows = spec.bidirectional() && !spec.latency()
-                ? new Flow[] {forward, new Flow(responder, requester, recvQps, sendQps, replies, replyRecvs)}
-                : new Flow[] {forward};
+                ? new BandwidthFlow[] {forward,
+                    new BandwidthFlow(spec, wcs, responder, requester, recvQps, sendQps, replies, replyRecvs)}
+                : new BandwidthFlow[] {forward};
         samples = spec.latency() ? new long[spec.iters() > 0 ? Math.max(spec.iters(), WarmUp.MAX_ITERATIONS) : MAX_SAMPLES]
                 : null;
         meter = new BandwidthMeter(spec.txDepth() * qps * flows.length + 1);
         if (spec.test().needsReceives()) {
             // posted once; every receive completion is reposted, so each row starts with the queues full
             for (int q = 0; q < qps; q++) {
-                for (int r = 0; r < (spec.latency() ? 1 : RX_DEPTH); r++) {
+                for (int r = 0; r < PerfSizing.rxDepth(spec); r++) {
                     recvQps[q].postRecv(recvs[q]);
                     if (flows.length == 2) {
                         sendQps[q].postRecv(replyRecvs[q]);
@@ -211,7 +210,7 @@ final class PerfRunner implements AutoCloseable {
      * {@code requester} and {@code connector} from here on and closes them.
      *
      * @param host this process's host
-     * @param requester this side's endpoint ({@link #bufferBytes}, {@link #cqDepth})
+     * @param requester this side's endpoint ({@link PerfSizing#bufferBytes}, {@link PerfSizing#cqDepth})
      * @param connector the connector that made the QPs' connections
      * @param qps the QPs to the peer, one per QP of the table
      * @param peers UD: the address handle of each QP's peer; else null
@@ -257,7 +256,7 @@ final class PerfRunner implements AutoCloseable {
         for (int i = 0; i < wcs.length; i++) {
             wcs[i] = new WorkCompletion();
         }
-        flows = new Flow[] {new Flow(requester, null, sendQps, recvQps, wrs, recvs)};
+        flows = new BandwidthFlow[] {new BandwidthFlow(spec, wcs, requester, null, sendQps, recvQps, wrs, recvs)};
         meter = new BandwidthMeter(spec.txDepth() * n + 1);
         samples = spec.latency()
                 ? new long[spec.iters() > 0 ? Math.max(spec.iters(), WarmUp.MAX_ITERATIONS) : MAX_SAMPLES] : null;
@@ -287,55 +286,9 @@ final class PerfRunner implements AutoCloseable {
         int n = requester.recvCq.pollCq(wcs, wcs.length);
         for (int i = 0; i < n; i++) {
             Completions.check(wcs[i], receiveAtRequester);
-            sendQps[indexOf(senderQpns, wcs[i].qpNum())].postRecv(localRecv);
+            sendQps[BandwidthFlow.indexOf(senderQpns, wcs[i].qpNum())].postRecv(localRecv);
         }
         return n;
-    }
-
-    /**
-     * @param spec a table
-     * @param largest the largest size of its rows
-     * @return bytes of each side's buffer: write latency keeps the source in the first half and receives the peer's
-     *         write in the second
-     */
-    static int bufferBytes(PerfSpec spec, int largest) {
-        int dataOff = spec.transport() == Transport.UD ? Endpoint.GRH_BYTES : 0;
-        int bytes = spec.latency() && spec.test() == PerfTest.WRITE ? 2 * largest : dataOff + largest;
-        return Math.max(bytes, PerfTest.ATOMIC_SIZE);
-    }
-
-    /**
-     * @param spec a table
-     * @return send queue entries per QP: latency runs one operation at a time, but ACKs may trail the replies, so
-     *         the queue has room
-     */
-    static int sendDepth(PerfSpec spec) {
-        return spec.latency() ? 64 : spec.txDepth();
-    }
-
-    /**
-     * @param spec a table
-     * @return receive queue entries per QP
-     */
-    static int recvDepth(PerfSpec spec) {
-        return spec.test().needsReceives() ? (spec.latency() ? 4 : RX_DEPTH) : 1;
-    }
-
-    /**
-     * @param spec a table
-     * @return entries of each completion queue of a side
-     */
-    static int cqDepth(PerfSpec spec) {
-        int qps = spec.latency() ? 1 : spec.qps();
-        return qps * Math.max(sendDepth(spec), RX_DEPTH) + 16;
-    }
-
-    /**
-     * @param spec a table
-     * @return receives kept posted per receiving QP in it (perftest's {@code RX_depth}; SEND tests only post any)
-     */
-    static int rxDepth(PerfSpec spec) {
-        return spec.latency() ? 1 : RX_DEPTH;
     }
 
     /** @return the head of {@link PerfSpec#postList()} chained requests (one for latency) */
@@ -428,7 +381,7 @@ final class PerfRunner implements AutoCloseable {
     private Window windowed(int itersPerQp, long durationNanos, boolean report) {
         long target = itersPerQp > 0 ? itersPerQp : Long.MAX_VALUE;
         boolean receives = spec.test().needsReceives();
-        for (Flow f : flows) {
+        for (BandwidthFlow f : flows) {
             f.reset();
         }
         long start = System.nanoTime();
@@ -448,7 +401,7 @@ final class PerfRunner implements AutoCloseable {
                     posting = false;
                 } else {
                     long before = posted;
-                    for (Flow f : flows) {
+                    for (BandwidthFlow f : flows) {
                         posted += f.post(target);
                     }
                     if (posted > before) {
@@ -458,7 +411,7 @@ final class PerfRunner implements AutoCloseable {
                 room = false;
             }
             long before = done;
-            for (Flow f : flows) {
+            for (BandwidthFlow f : flows) {
                 done += f.pollSends();
             }
             if (done > before) {
@@ -488,7 +441,7 @@ final class PerfRunner implements AutoCloseable {
                 }
             }
             if (receives) {
-                for (Flow f : flows) {
+                for (BandwidthFlow f : flows) {
                     f.repostReceives();
                 }
                 repostLocal();
@@ -499,7 +452,7 @@ final class PerfRunner implements AutoCloseable {
         }
         if (receives) {
             // the last receive completions may trail the last send completion: repost them for the next row
-            for (Flow f : flows) {
+            for (BandwidthFlow f : flows) {
                 while (f.repostReceives() > 0) {
                     host.progress();
                 }
@@ -513,178 +466,12 @@ final class PerfRunner implements AutoCloseable {
     }
 
     private boolean finished(boolean posting, long target) {
-        for (Flow f : flows) {
+        for (BandwidthFlow f : flows) {
             if (!f.finished(posting, target)) {
                 return false;
             }
         }
         return true;
-    }
-
-    private static int indexOf(int[] qpns, int qpn) {
-        for (int i = 0; i < qpns.length; i++) {
-            if (qpns[i] == qpn) {
-                return i;
-            }
-        }
-        throw new IllegalStateException("completion for unknown QP 0x" + Integer.toHexString(qpn));
-    }
-
-    /**
-     * One direction of a bandwidth table: the senders' QPs on one endpoint post their lists of work requests to the
-     * QPs of the other, which repost their receives (SEND). Its counters are per sending QP, in work requests.
-     */
-    private final class Flow {
-        private final Endpoint from;
-        private final Endpoint to;
-        private final QueuePair[] senders;
-        private final QueuePair[] receivers;
-        private final int[] senderQpns;
-        private final int[] receiverQpns;
-        /** Per sending QP, its post list as an array (the chain's links, in order). */
-        private final SendWorkRequest[][] lists;
-        private final RecvWorkRequest[] receives;
-        private final long[] posted;
-        private final long[] completed;
-        private final long[] lastSignaled;
-        private final String atSender;
-        private final String atReceiver;
-
-        Flow(Endpoint from, Endpoint to, QueuePair[] senders, QueuePair[] receivers, SendWorkRequest[] heads,
-                RecvWorkRequest[] receives) {
-            this.from = from;
-            this.to = to;
-            this.senders = senders;
-            this.receivers = receivers;
-            this.receives = receives;
-            int qps = senders.length;
-            senderQpns = new int[qps];
-            receiverQpns = new int[qps];
-            lists = new SendWorkRequest[qps][];
-            for (int q = 0; q < qps; q++) {
-                senderQpns[q] = senders[q].qpNum();
-                receiverQpns[q] = receivers[q] == null ? -1 : receivers[q].qpNum();
-                int n = 0;
-                for (SendWorkRequest wr = heads[q]; wr != null; wr = wr.next()) {
-                    n++;
-                }
-                lists[q] = new SendWorkRequest[n];
-                SendWorkRequest wr = heads[q];
-                for (int i = 0; i < n; i++, wr = wr.next()) {
-                    lists[q][i] = wr;
-                }
-            }
-            posted = new long[qps];
-            completed = new long[qps];
-            lastSignaled = new long[qps];
-            atSender = "a work request on " + from.device.name();
-            atReceiver = to == null ? "" : "a receive on " + to.device.name();
-        }
-
-        void reset() {
-            for (int q = 0; q < senders.length; q++) {
-                posted[q] = 0;
-                completed[q] = 0;
-                lastSignaled[q] = 0;
-            }
-        }
-
-        /**
-         * Posts lists while the window has room for a whole one (the last list of a row may be shorter).
-         *
-         * @return the work requests posted
-         */
-        long post(long target) {
-            long before = total();
-            int cqMod = spec.cqModeration();
-            int depth = spec.txDepth();
-            for (int q = 0; q < senders.length; q++) {
-                SendWorkRequest[] list = lists[q];
-                while (posted[q] < target) {
-                    int k = (int) Math.min(list.length, target - posted[q]);
-                    if (posted[q] + k - completed[q] > depth) {
-                        break;
-                    }
-                    for (int i = 0; i < k; i++) {
-                        long n = posted[q] + 1 + i;
-                        boolean signal = n % cqMod == 0 || n == target;
-                        list[i].wrId(n).sendFlags(signal ? SendFlag.SIGNALED.bit() : 0);
-                        if (signal) {
-                            lastSignaled[q] = n;
-                        }
-                    }
-                    if (k < list.length) {
-                        list[k - 1].next(null); // a shorter last list: cut the chain for this post only
-                    }
-                    try {
-                        senders[q].postSend(list[0]);
-                    } finally {
-                        if (k < list.length) {
-                            list[k - 1].next(list[k]);
-                        }
-                    }
-                    posted[q] += k;
-                }
-            }
-            return total() - before;
-        }
-
-        private long total() {
-            long n = 0;
-            for (long p : posted) {
-                n += p;
-            }
-            return n;
-        }
-
-        /** @return the work requests that the polled completions account for */
-        long pollSends() {
-            int n = from.sendCq.pollCq(wcs, wcs.length);
-            long done = 0;
-            for (int i = 0; i < n; i++) {
-                Completions.check(wcs[i], atSender);
-                int q = indexOf(senderQpns, wcs[i].qpNum());
-                done += wcs[i].wrId() - completed[q];
-                completed[q] = wcs[i].wrId();
-            }
-            return done;
-        }
-
-        /**
-         * Polls the receive completions a batch at a time until the CQ is empty and posts each receive again, as the
-         * receiver would in a process of its own: with the progress hook one empty poll of the send CQ may land the
-         * whole window, and reposting one batch per loop let the receive queue run dry (RNR NAKs, each a wait of the
-         * RNR timer and a go-back-N resend).
-         *
-         * @return how many receive completions were polled and their receives posted again
-         */
-        int repostReceives() {
-            if (to == null) {
-                return 0; // the receiver is another process, which reposts its own
-            }
-            int total = 0;
-            int n;
-            do {
-                n = to.recvCq.pollCq(wcs, wcs.length);
-                for (int i = 0; i < n; i++) {
-                    Completions.check(wcs[i], atReceiver);
-                    int q = indexOf(receiverQpns, wcs[i].qpNum());
-                    receivers[q].postRecv(receives[q]);
-                }
-                total += n;
-            } while (n == wcs.length);
-            return total;
-        }
-
-        boolean finished(boolean posting, long target) {
-            for (int q = 0; q < completed.length; q++) {
-                long goal = posting ? target : lastSignaled[q];
-                if (completed[q] < goal) {
-                    return false;
-                }
-            }
-            return true;
-        }
     }
 
     /**

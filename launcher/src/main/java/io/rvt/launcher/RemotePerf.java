@@ -106,7 +106,7 @@ final class RemotePerf {
         String serverName = server.getHostAddress();
         boolean ud = spec.transport() == Transport.UD;
         int n = spec.qps();
-        Endpoint e = new Endpoint(dev, PerfRunner.bufferBytes(spec, largest(spec)), PerfRunner.cqDepth(spec), link);
+        Endpoint e = new Endpoint(dev, PerfSizing.bufferBytes(spec, largest(spec)), PerfSizing.cqDepth(spec), link);
         Connector connector = new Connector(host);
         PerfControl control = new PerfControl(host, dev, link);
         PerfRunner runner;
@@ -117,7 +117,7 @@ final class RemotePerf {
                 if (ud) {
                     // served before the REQ goes out: the server resolves them as soon as it has accepted
                     for (int q = 0; q < n; q++) {
-                        qps[q] = e.createUdQp(PerfRunner.sendDepth(spec), PerfRunner.recvDepth(spec), sigType(spec));
+                        qps[q] = e.createUdQp(PerfSizing.sendDepth(spec), PerfSizing.recvDepth(spec), sigType(spec));
                         postReceives(qps[q], e, spec);
                         connector.serveDatagram(dev, datagramPort(q), qps[q]);
                     }
@@ -213,7 +213,7 @@ final class RemotePerf {
     private static void postReceives(QueuePair qp, Endpoint e, PerfSpec spec) {
         if (spec.bidirectional() && spec.test().needsReceives() && !spec.latency()) {
             RecvWorkRequest recv = new RecvWorkRequest(1).sge(e.mr, 0, grh(spec) + largest(spec));
-            for (int i = 0; i < PerfRunner.rxDepth(spec); i++) {
+            for (int i = 0; i < PerfSizing.rxDepth(spec); i++) {
                 qp.postRecv(recv);
             }
         }
@@ -246,14 +246,14 @@ final class RemotePerf {
             PerfSpec spec = asked.spec();
             boolean ud = spec.transport() == Transport.UD;
             int n = spec.qps();
-            try (Endpoint e = new Endpoint(dev, PerfRunner.bufferBytes(spec, largest(spec)), PerfRunner.cqDepth(spec),
+            try (Endpoint e = new Endpoint(dev, PerfSizing.bufferBytes(spec, largest(spec)), PerfSizing.cqDepth(spec),
                     link); PerfControl control = new PerfControl(host, dev, link)) {
                 RecvWorkRequest recv = new RecvWorkRequest(1).sge(e.mr, 0, grh(spec) + largest(spec));
-                int receives = spec.test().needsReceives() ? PerfRunner.rxDepth(spec) : 0;
+                int receives = spec.test().needsReceives() ? PerfSizing.rxDepth(spec) : 0;
                 QueuePair[] qps = new QueuePair[n];
                 if (ud) {
                     for (int q = 0; q < n; q++) {
-                        qps[q] = e.createUdQp(PerfRunner.sendDepth(spec), PerfRunner.recvDepth(spec), sigType(spec));
+                        qps[q] = e.createUdQp(PerfSizing.sendDepth(spec), PerfSizing.recvDepth(spec), sigType(spec));
                         for (int i = 0; i < receives; i++) {
                             qps[q].postRecv(recv);
                         }
@@ -645,7 +645,7 @@ final class RemotePerf {
     }
 
     private static QpOptions qpOptions(Endpoint e, PerfSpec spec) {
-        return e.qpOptions(spec.transport().qpType(), PerfRunner.sendDepth(spec), PerfRunner.recvDepth(spec),
+        return e.qpOptions(spec.transport().qpType(), PerfSizing.sendDepth(spec), PerfSizing.recvDepth(spec),
                 sigType(spec));
     }
 
