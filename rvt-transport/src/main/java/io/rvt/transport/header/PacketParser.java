@@ -93,13 +93,17 @@ public final class PacketParser {
             return RejectReason.TRUNCATED;
         }
         out.lrhOffset = lrh;
-        out.vl = LrhDescriptor.vl(buf, lrh);
-        out.sl = LrhDescriptor.sl(buf, lrh);
-        out.lnh = LrhDescriptor.lnh(buf, lrh);
-        out.dlid = LrhDescriptor.dlid(buf, lrh);
-        out.packetLengthWords = LrhDescriptor.packetLength(buf, lrh);
-        out.slid = LrhDescriptor.slid(buf, lrh);
-        if (LrhDescriptor.linkVersion(buf, lrh) != LrhDescriptor.LINK_VERSION) {
+        // One 8-byte read for the whole LRH (the fields as LrhDescriptor's getters read them one by one).
+        long w = Bytes.i64(buf, lrh);
+        int vlLver = (int) (w >>> 56) & 0xFF;
+        int slLnh = (int) (w >>> 48) & 0xFF;
+        out.vl = vlLver >>> 4;
+        out.sl = slLnh >>> 4;
+        out.lnh = slLnh & 0x03;
+        out.dlid = (int) (w >>> 32) & 0xFFFF;
+        out.packetLengthWords = (int) (w >>> 16) & LrhDescriptor.MAX_PKT_LEN;
+        out.slid = (int) w & 0xFFFF;
+        if ((vlLver & 0x0F) != LrhDescriptor.LINK_VERSION) {
             return RejectReason.BAD_LRH;
         }
         if (out.lnh != LrhDescriptor.LNH_IBA_LOCAL && out.lnh != LrhDescriptor.LNH_IBA_GLOBAL) {
@@ -116,16 +120,19 @@ public final class PacketParser {
             return RejectReason.TRUNCATED;
         }
         out.grhOffset = grh;
-        out.trafficClass = GrhDescriptor.trafficClass(buf, grh);
-        out.flowLabel = GrhDescriptor.flowLabel(buf, grh);
-        out.grhPayloadLength = GrhDescriptor.payloadLength(buf, grh);
-        out.nextHeader = GrhDescriptor.nextHeader(buf, grh);
-        out.hopLimit = GrhDescriptor.hopLimit(buf, grh);
+        // Two 4-byte reads for the fields before the GIDs (as GrhDescriptor's getters read them).
+        int w0 = Bytes.i32(buf, grh + GrhDescriptor.VERSION_CLASS_FLOW_OFFSET);
+        int w1 = Bytes.i32(buf, grh + GrhDescriptor.PAY_LEN_OFFSET);
+        out.trafficClass = (w0 >>> 20) & 0xFF;
+        out.flowLabel = w0 & GrhDescriptor.FLOW_LABEL_MASK;
+        out.grhPayloadLength = w1 >>> 16;
+        out.nextHeader = (w1 >>> 8) & 0xFF;
+        out.hopLimit = w1 & 0xFF;
         out.sgidSubnetPrefix = GrhDescriptor.sgidSubnetPrefix(buf, grh);
         out.sgidInterfaceId = GrhDescriptor.sgidInterfaceId(buf, grh);
         out.dgidSubnetPrefix = GrhDescriptor.dgidSubnetPrefix(buf, grh);
         out.dgidInterfaceId = GrhDescriptor.dgidInterfaceId(buf, grh);
-        if (GrhDescriptor.ipVersion(buf, grh) != GrhDescriptor.IP_VERSION) {
+        if (w0 >>> 28 != GrhDescriptor.IP_VERSION) {
             return RejectReason.BAD_GRH_VERSION;
         }
         if (out.nextHeader != GrhDescriptor.NEXT_HEADER_IBA) {
@@ -142,18 +149,24 @@ public final class PacketParser {
             return RejectReason.TRUNCATED;
         }
         out.bthOffset = bth;
-        int opcode = BthDescriptor.opcode(buf, bth);
+        // Three 4-byte reads for the whole BTH (the fields as BthDescriptor's getters read them byte by byte): this
+        // runs for every packet received, and each ByteBuffer access pays its own bounds and byte-order checks.
+        int w0 = Bytes.i32(buf, bth + BthDescriptor.OPCODE_OFFSET);
+        int w1 = Bytes.i32(buf, bth + BthDescriptor.RESV8A_OFFSET);
+        int w2 = Bytes.i32(buf, bth + BthDescriptor.ACK_REQ_OFFSET);
+        int opcode = w0 >>> 24;
+        int flags = (w0 >>> 16) & 0xFF;
         out.opcode = opcode;
-        out.solicitedEvent = BthDescriptor.solicitedEvent(buf, bth);
-        out.migReq = BthDescriptor.migReq(buf, bth);
-        out.padCount = BthDescriptor.padCount(buf, bth);
-        out.transportVersion = BthDescriptor.transportVersion(buf, bth);
-        out.pkey = BthDescriptor.pkey(buf, bth);
-        out.fecn = BthDescriptor.fecn(buf, bth);
-        out.becn = BthDescriptor.becn(buf, bth);
-        out.destQp = BthDescriptor.destQp(buf, bth);
-        out.ackReq = BthDescriptor.ackReq(buf, bth);
-        out.psn = BthDescriptor.psn(buf, bth);
+        out.solicitedEvent = (flags & 0x80) != 0;
+        out.migReq = (flags & 0x40) != 0;
+        out.padCount = (flags & 0x30) >>> 4;
+        out.transportVersion = flags & 0x0F;
+        out.pkey = w0 & 0xFFFF;
+        out.fecn = w1 < 0;
+        out.becn = (w1 & 0x4000_0000) != 0;
+        out.destQp = w1 & BthDescriptor.MASK_24;
+        out.ackReq = w2 < 0;
+        out.psn = w2 & BthDescriptor.MASK_24;
         if (out.transportVersion != BthDescriptor.TRANSPORT_VERSION) {
             return RejectReason.BAD_TVER;
         }

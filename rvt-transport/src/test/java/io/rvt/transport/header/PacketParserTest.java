@@ -111,6 +111,63 @@ class PacketParserTest {
     }
 
     @Test
+    void shouldReadEveryHeaderFieldAsTheDescriptorsDoWhenItsBitsAreRandom() {
+        SplittableRandom rnd = new SplittableRandom(16);
+        int send = Opcode.RC_SEND_ONLY;
+        int length = PacketBuilder.ibLength(send, true, 8);
+        for (int round = 0; round < 2000; round++) {
+            ByteBuffer buf = ib(true, send, 8);
+            if (round % 2 == 1) {
+                ByteBuffer direct = ByteBuffer.allocateDirect(buf.capacity()).put(buf.rewind());
+                buf = direct.order(java.nio.ByteOrder.LITTLE_ENDIAN); // the parser ignores the buffer's order
+            }
+            // every bit the word reads take apart, except those that decide validity (LVer, LNH, PktLen, IPVer,
+            // PayLen, NxtHdr, TVer, OpCode, PadCnt)
+            buf.put(0, (byte) ((rnd.nextInt(16) << 4) | LrhDescriptor.linkVersion(buf, 0)));
+            buf.put(1, (byte) ((rnd.nextInt(16) << 4) | (rnd.nextInt(4) << 2) | LrhDescriptor.lnh(buf, 0)));
+            LrhDescriptor.dlid(buf, 0, rnd.nextInt(0x10000));
+            buf.put(4, (byte) ((rnd.nextInt(32) << 3) | (buf.get(4) & 0x07)));
+            LrhDescriptor.slid(buf, 0, rnd.nextInt(0x10000));
+            GrhDescriptor.trafficClass(buf, 8, rnd.nextInt(256));
+            GrhDescriptor.flowLabel(buf, 8, rnd.nextInt(1 << 20));
+            GrhDescriptor.hopLimit(buf, 8, rnd.nextInt(256));
+            int bth = 48;
+            BthDescriptor.solicitedEvent(buf, bth, rnd.nextBoolean());
+            BthDescriptor.migReq(buf, bth, rnd.nextBoolean());
+            BthDescriptor.pkey(buf, bth, rnd.nextInt(0x10000));
+            buf.put(bth + 4, (byte) rnd.nextInt(256)); // FECN, BECN, resv6
+            BthDescriptor.destQp(buf, bth, rnd.nextInt(1 << 24));
+            buf.put(bth + 8, (byte) rnd.nextInt(256)); // AckReq, resv7
+            BthDescriptor.psn(buf, bth, rnd.nextInt(1 << 24));
+            PacketParser noIcrc = new PacketParser(false);
+            String what = "round " + round;
+            assertThat(noIcrc.parse(buf, 0, length, Framing.IB_LRH, headers)).as(what).isEqualTo(RejectReason.OK);
+            assertThat(headers.vl()).as(what).isEqualTo(LrhDescriptor.vl(buf, 0));
+            assertThat(headers.sl()).as(what).isEqualTo(LrhDescriptor.sl(buf, 0));
+            assertThat(headers.lnh()).as(what).isEqualTo(LrhDescriptor.lnh(buf, 0));
+            assertThat(headers.dlid()).as(what).isEqualTo(LrhDescriptor.dlid(buf, 0));
+            assertThat(headers.packetLengthWords()).as(what).isEqualTo(LrhDescriptor.packetLength(buf, 0));
+            assertThat(headers.slid()).as(what).isEqualTo(LrhDescriptor.slid(buf, 0));
+            assertThat(headers.trafficClass()).as(what).isEqualTo(GrhDescriptor.trafficClass(buf, 8));
+            assertThat(headers.flowLabel()).as(what).isEqualTo(GrhDescriptor.flowLabel(buf, 8));
+            assertThat(headers.grhPayloadLength()).as(what).isEqualTo(GrhDescriptor.payloadLength(buf, 8));
+            assertThat(headers.nextHeader()).as(what).isEqualTo(GrhDescriptor.nextHeader(buf, 8));
+            assertThat(headers.hopLimit()).as(what).isEqualTo(GrhDescriptor.hopLimit(buf, 8));
+            assertThat(headers.opcode()).as(what).isEqualTo(BthDescriptor.opcode(buf, bth));
+            assertThat(headers.solicitedEvent()).as(what).isEqualTo(BthDescriptor.solicitedEvent(buf, bth));
+            assertThat(headers.migReq()).as(what).isEqualTo(BthDescriptor.migReq(buf, bth));
+            assertThat(headers.padCount()).as(what).isEqualTo(BthDescriptor.padCount(buf, bth));
+            assertThat(headers.transportVersion()).as(what).isEqualTo(BthDescriptor.transportVersion(buf, bth));
+            assertThat(headers.pkey()).as(what).isEqualTo(BthDescriptor.pkey(buf, bth));
+            assertThat(headers.fecn()).as(what).isEqualTo(BthDescriptor.fecn(buf, bth));
+            assertThat(headers.becn()).as(what).isEqualTo(BthDescriptor.becn(buf, bth));
+            assertThat(headers.destQp()).as(what).isEqualTo(BthDescriptor.destQp(buf, bth));
+            assertThat(headers.ackReq()).as(what).isEqualTo(BthDescriptor.ackReq(buf, bth));
+            assertThat(headers.psn()).as(what).isEqualTo(BthDescriptor.psn(buf, bth));
+        }
+    }
+
+    @Test
     void shouldRejectAsTruncatedWhenRangeOrHeadersDoNotFit() {
         ByteBuffer buf = roce(Opcode.RC_SEND_ONLY, 8);
         int length = PacketBuilder.roceLength(Opcode.RC_SEND_ONLY, 8);
