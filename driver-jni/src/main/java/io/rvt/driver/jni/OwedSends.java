@@ -5,12 +5,12 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The ports to which a thread owes a progress ({@link io.rvt.api.spi.agent.ThreadingMode#PROGRESS}): a polling
- * thread's post does not drain its QP on the posting thread (one {@code sendmmsg} per post) but queues it on its
- * port's engine, and the thread sends it, with whatever else it posted meanwhile, at its next progress call on ANY
- * driver-jni HCA of the JVM ({@link JniDriver#progress(int)}: an empty poll of any CQ, any wait of a verb). So a
- * thread that posts on one HCA and then polls another's CQ (an in-process ping-pong) still puts its post on the wire
- * at once, and a thread that posts a window of messages before it polls sends them in batches. The port's backstop
- * thread sends what a thread that never progresses again left (after its quiet period).
+ * thread's first post to a port after its last progress call drains and sends at once, on the posting thread (a
+ * ping-pong's post, a lone post before a destroy); its later posts to that port before it progresses again do not
+ * (one {@code sendmmsg} per post) but queue their QPs on the port's engine, and the thread sends them together at its
+ * next progress call on ANY driver-jni HCA of the JVM ({@link JniDriver#progress(int)}: an empty poll of any CQ, any
+ * wait of a verb), so a thread that posts a window of messages before it polls sends them in batches. The port's
+ * backstop thread sends what a thread that never progresses again left (after its quiet period).
  *
  * <p>Kept per thread by a {@link ThreadScratch} (the thread's own map holds only JDK objects), and naming ports by
  * their slot in a table of running ports rather than holding them, so that neither a thread nor this class keeps a
@@ -31,6 +31,9 @@ final class OwedSends {
 
     private final int[] slots = new int[MAX_PORTS];
     private int count;
+    /** The ports this thread posted to at once since its last progress call (their next posts are queued). */
+    private final int[] sentAtOnce = new int[MAX_PORTS];
+    private int sentAtOnceCount;
     /** When this thread last ran a driver-jni progress hook (System.nanoTime). */
     private long lastProgress = System.nanoTime() - 2 * POLLER_NANOS;
 
@@ -61,10 +64,12 @@ final class OwedSends {
     }
 
     /**
-     * Whether a post of the calling thread on {@code p} is left to its next progress: when the thread is a poller
-     * (it progressed within {@value #POLLER_NANOS} ns), and when another thread is in {@code p}'s engine now (its
-     * cycle may hold this QP's packets unsent: a drain here must not overtake them). If so, records that the thread
-     * owes {@code p} a progress; the caller queues the QP on the port.
+     * Whether a post of the calling thread on {@code p} is left to its next progress: when another thread is in
+     * {@code p}'s engine now (its cycle may hold this QP's packets unsent: a drain here must not overtake them), and
+     * when the thread is a poller (it progressed within {@value #POLLER_NANOS} ns) that already posted to {@code p}
+     * since that progress (its first post went out at once: a ping-pong's post waits for nothing, a stream's later
+     * posts leave together). If so, records that the thread owes {@code p} a progress; the caller queues the QP on
+     * the port.
      *
      * @param p the QP's port
      * @return true to queue the QP, false to drain it on this thread and send at once
@@ -75,13 +80,17 @@ final class OwedSends {
         if (slot < 0) {
             return p.isCycling(); // no slot to owe: queued only behind another thread's cycle, for it or the backstop
         }
-        if (System.nanoTime() - o.lastProgress > POLLER_NANOS && !p.isCycling()) {
+        boolean cycling = p.isCycling();
+        if (!cycling && System.nanoTime() - o.lastProgress > POLLER_NANOS) {
             return false;
         }
         for (int i = 0; i < o.count; i++) {
             if (o.slots[i] == slot) {
                 return true;
             }
+        }
+        if (!cycling && o.firstPostSinceProgress(slot)) {
+            return false;
         }
         if (o.count == MAX_PORTS) {
             PortEngine oldest = RUNNING.get(o.slots[0]);
@@ -98,7 +107,25 @@ final class OwedSends {
     static OwedSends progressing() {
         OwedSends o = BY_THREAD.get();
         o.lastProgress = System.nanoTime();
+        o.sentAtOnceCount = 0; // a new stretch: the next post to each port goes out at once again
         return o;
+    }
+
+    /**
+     * @param slot a port's slot
+     * @return true, once per port between two progress calls of this thread (then recorded): its first post there
+     */
+    private boolean firstPostSinceProgress(int slot) {
+        for (int i = 0; i < sentAtOnceCount; i++) {
+            if (sentAtOnce[i] == slot) {
+                return false;
+            }
+        }
+        if (sentAtOnceCount == MAX_PORTS) {
+            return false; // posting to many ports at once: queue the rest
+        }
+        sentAtOnce[sentAtOnceCount++] = slot;
+        return true;
     }
 
     /**

@@ -110,19 +110,13 @@ class JniSendBatchingTest {
     void shouldSendAPollersPostAtItsPollOfTheOtherHcaWithoutTheBackstopWhenPingPongingInOneThread()
             throws Exception {
         // backstops that wait a minute: only this thread's polls can move the ping-pong along
-        try (JniFixture f = new JniFixture(4, "127.0.0.1").backstopQuietNanos(TimeUnit.SECONDS.toNanos(60));
+        try (JniFixture f = withQuietBackstops(4);
                 Verbs verbs = new Verbs(f)) {
             Device[] dev = f.open(2);
             JniDriver a = f.drivers().get(0);
             JniDriver b = f.drivers().get(1);
-            CompletableFuture<Endpoint[]> connect = CompletableFuture.supplyAsync(
-                    () -> verbs.connected(dev[0], dev[1], QpType.RC, 4096, 7, 1));
-            long deadline = System.nanoTime() + DEADLINE;
-            while (!connect.isDone() && System.nanoTime() - deadline < 0) {
-                a.progress(256); // the CM's messages need someone to run the engines
-                b.progress(256);
-            }
-            Endpoint[] p = connect.get(1, TimeUnit.SECONDS);
+            Endpoint[] p = connectWhileProgressing(verbs, dev, a, b);
+            long deadline;
             long backstops0 = a.port(1).backstopWork() + b.port(1).backstopWork();
             SocketCalls a0 = a.socketCalls(1);
             int iterations = 300;
@@ -145,26 +139,104 @@ class JniSendBatchingTest {
     }
 
     @Test
+    void shouldSendAPollersFirstPostAtOnceAndItsNextAtItsNextProgress() throws Exception {
+        // backstops that wait a minute: only this thread runs the engines
+        try (JniFixture f = withQuietBackstops(6);
+                Verbs verbs = new Verbs(f)) {
+            Device[] dev = f.open(2);
+            JniDriver a = f.drivers().get(0);
+            JniDriver b = f.drivers().get(1);
+            Endpoint[] p = connectWhileProgressing(verbs, dev, a, b);
+            int rounds = 15;
+            for (int i = 0; i <= 3 * rounds; i++) {
+                p[1].qp.postRecv(new RecvWorkRequest(1).wrId(i).sge(p[1].mr, 0, 64));
+            }
+            // one message first: its ACK tells a's requester the responder's credits (the receives posted)
+            p[0].qp.postSend(new SendWorkRequest(1).wrId(0).opcode(WrOpcode.SEND).sendFlags(SendFlag.SIGNALED.bit())
+                    .sge(p[0].mr, 0, 8));
+            verbs.await(p[1].recvCq, 1);
+            verbs.await(p[0].sendCq, 1);
+            // A poller's first post goes out at once, always; its next two wait for its next progress unless the
+            // first took longer than a poller's interval (a cold JIT): try until they waited.
+            boolean left = false;
+            for (int round = 0; round < rounds && !left; round++) {
+                b.progress(1); // this thread is a poller
+                SocketCalls a0 = a.socketCalls(1);
+                p[0].qp.postSend(new SendWorkRequest(1).wrId(1).opcode(WrOpcode.SEND).sge(p[0].mr, 0, 8));
+                assertThat(a.socketCalls(1).minus(a0).datagramsSent()).as("the first post after a progress, at once")
+                        .isEqualTo(1);
+                assertThat(a.port(1).queue.isEmpty()).isTrue();
+                p[0].qp.postSend(new SendWorkRequest(1).wrId(2).opcode(WrOpcode.SEND).sge(p[0].mr, 0, 8));
+                p[0].qp.postSend(new SendWorkRequest(1).wrId(3).opcode(WrOpcode.SEND).sge(p[0].mr, 0, 8));
+                if (!a.port(1).queue.isEmpty()) {
+                    left = true;
+                    assertThat(a.socketCalls(1).minus(a0).datagramsSent()).as("the next two, left to the next "
+                            + "progress").isEqualTo(1);
+                    b.progress(1); // pays what this thread owes a: the two leave in one sendmmsg
+                    SocketCalls sent = a.socketCalls(1).minus(a0);
+                    assertThat(sent.datagramsSent()).isEqualTo(3);
+                    assertThat(sent.sendCalls()).isEqualTo(2);
+                }
+                WorkCompletion wc = new WorkCompletion();
+                long deadline = System.nanoTime() + DEADLINE;
+                for (int got = 0; got < 3; ) {
+                    if (p[1].recvCq.pollCq(wc)) { // b's empty polls run b's engine (and pay what this thread owes)
+                        Verbs.assertSuccess(wc, wc.wrId());
+                        got++;
+                    } else {
+                        a.progress(256); // a's engine too, for the ACKs that return its credits
+                        assertThat(System.nanoTime() - deadline).as("the round's receives in time").isNegative();
+                    }
+                }
+            }
+            assertThat(left).as("posts left to the next progress").isTrue();
+        }
+    }
+
+    @Test
+    void shouldSendAPollersUdPostWhenItsQpIsDestroyedRightAfter() throws Exception {
+        // backstops that wait a minute: a post left to this thread's next progress would be flushed by the destroy
+        try (JniFixture f = withQuietBackstops(7);
+                Verbs verbs = new Verbs(f)) {
+            Device[] dev = f.open(2);
+            JniDriver b = f.drivers().get(1);
+            Endpoint sender = verbs.endpoint(dev[0], QpType.UD, 4096);
+            Endpoint receiver = verbs.endpoint(dev[1], QpType.UD, 4096);
+            int qkey = 0x11111111;
+            verbs.activateUd(sender, qkey);
+            verbs.activateUd(receiver, qkey);
+            receiver.qp.postRecv(new RecvWorkRequest(1).wrId(5).sge(receiver.mr, 0, 4096));
+            b.progress(1); // this thread is a poller
+            sender.qp.postSend(new SendWorkRequest(1).wrId(5).opcode(WrOpcode.SEND).sge(sender.mr, 0, 100)
+                    .ah(Verbs.ah(sender, receiver)).remoteQpn(receiver.qp.qpNum()).remoteQkey(qkey));
+            sender.qp.destroyQp();
+            Verbs.assertSuccess(verbs.await(receiver.recvCq, 1).get(0), 5);
+        }
+    }
+
+    @Test
     void shouldSendWhatAPollerLeftWhenItNeverPollsAgain() throws Exception {
         try (JniFixture f = new JniFixture(5, "127.0.0.1"); Verbs verbs = new Verbs(f)) {
             Device[] dev = f.open(2);
             JniDriver a = f.drivers().get(0);
             JniDriver b = f.drivers().get(1);
             Endpoint[] p = verbs.connected(dev[0], dev[1], QpType.RC, 4096, 7, 1);
-            int tries = 50;
-            for (int i = 0; i < tries; i++) {
+            int tries = 30;
+            for (int i = 0; i < 2 * tries; i++) {
                 p[1].qp.postRecv(new RecvWorkRequest(1).wrId(i).sge(p[1].mr, 0, 64));
             }
             long backstop0 = a.port(1).backstopWork();
             AtomicInteger posted = new AtomicInteger();
             AtomicInteger left = new AtomicInteger();
-            // A poller of b posts on a and ends without progressing again: its post is left to its next progress
-            // (a's queue holds it) unless it was slower than a poller; it tries until one post was left.
+            // A poller of b posts twice on a and ends without progressing again: its first post goes out at once, the
+            // second is left to its next progress (a's queue holds it) unless it was slower than a poller; it tries
+            // until one post was left.
             Thread poller = new Thread(() -> {
                 for (int i = 0; i < tries && left.get() == 0; i++) {
                     b.progress(1);
                     p[0].qp.postSend(new SendWorkRequest(1).wrId(i).opcode(WrOpcode.SEND).sge(p[0].mr, 0, 8));
-                    posted.incrementAndGet();
+                    p[0].qp.postSend(new SendWorkRequest(1).wrId(i).opcode(WrOpcode.SEND).sge(p[0].mr, 0, 8));
+                    posted.addAndGet(2);
                     if (!a.port(1).queue.isEmpty()) {
                         left.incrementAndGet();
                     }
@@ -181,6 +253,24 @@ class JniSendBatchingTest {
             }
             assertThat(a.port(1).backstopWork()).as("cycles a's backstop ran").isGreaterThan(backstop0);
         }
+    }
+
+    /** Two loopback HCAs whose backstops wait a minute: only the test's thread moves anything along. */
+    private static JniFixture withQuietBackstops(int seed) {
+        return new JniFixture(seed, "127.0.0.1").backstopQuietNanos(TimeUnit.SECONDS.toNanos(60));
+    }
+
+    /** An RC pair connected by rvt-cm while this thread runs both engines (the backstops may wait a minute). */
+    private static Endpoint[] connectWhileProgressing(Verbs verbs, Device[] dev, JniDriver a, JniDriver b)
+            throws Exception {
+        CompletableFuture<Endpoint[]> connect = CompletableFuture.supplyAsync(
+                () -> verbs.connected(dev[0], dev[1], QpType.RC, 4096, 7, 1));
+        long deadline = System.nanoTime() + DEADLINE;
+        while (!connect.isDone() && System.nanoTime() - deadline < 0) {
+            a.progress(256); // the CM's messages need someone to run the engines
+            b.progress(256);
+        }
+        return connect.get(1, TimeUnit.SECONDS);
     }
 
     private static void awaitOne(CompletionQueue cq, WorkCompletion wc, long deadline) {
