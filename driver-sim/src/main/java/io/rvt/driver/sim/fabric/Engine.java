@@ -7,12 +7,23 @@ import java.util.concurrent.Executor;
 /** When the {@link Forwarder}'s stages run: the mode-specific half of a fabric. */
 abstract class Engine {
     final Forwarder forwarder;
+    /**
+     * The thread running the engine's duty cycle now, or null (set by the real-time engine around each cycle). Read
+     * without synchronisation: a thread finds its own reference here only while it runs the cycle, as only it writes
+     * that reference and it clears it before it leaves.
+     */
+    Thread cycleThread;
 
     Engine(Forwarder forwarder) {
         this.forwarder = forwarder;
     }
 
     abstract NanoClock clock();
+
+    /** @return true if the calling thread runs the engine's duty cycle now */
+    final boolean inCycle() {
+        return cycleThread == Thread.currentThread();
+    }
 
     /**
      * @return the send time to stamp on a frame a sender hands over now; any thread. The real-time engine returns 0

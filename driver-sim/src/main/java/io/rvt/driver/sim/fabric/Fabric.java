@@ -653,6 +653,9 @@ public final class Fabric implements AutoCloseable {
             topology.checkGidFree(gid);
             p = new FabricPort(this, b, lid, guid, gid, index, random.split(), pool,
                     mode == FabricMode.REAL_TIME);
+            if (b.pool == null && mode == FabricMode.REAL_TIME) {
+                pool.cacheFor(engine); // the port's own pool: the cycle may keep frames for itself
+            }
             engine.portAttached(p);
             topology.add(p);
         }

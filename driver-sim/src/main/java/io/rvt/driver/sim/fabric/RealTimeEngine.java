@@ -115,6 +115,16 @@ final class RealTimeEngine extends Engine {
      * now due.
      */
     int doWork() {
+        Thread outer = cycleThread; // a cycle run from inside one (a handler's wait) leaves it as it found it
+        cycleThread = Thread.currentThread();
+        try {
+            return cycle();
+        } finally {
+            cycleThread = outer;
+        }
+    }
+
+    private int cycle() {
         int work = 0;
         Runnable task;
         while (work < TASK_BATCH && (task = tasks.poll()) != null) {
@@ -159,6 +169,7 @@ final class RealTimeEngine extends Engine {
         }
         long now = sent; // the frames just taken in are due at their send time at the earliest
         for (FabricPort p : ps) {
+            p.pool().endCycle(); // frames this cycle kept go back to the ring if a sender waits for one
             FrameHeap heap = p.inFlight;
             if (heap.isEmpty()) {
                 continue;
