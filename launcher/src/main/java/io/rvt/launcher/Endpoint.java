@@ -48,12 +48,6 @@ final class Endpoint implements AutoCloseable {
     static final int QKEY = 0x11111111;
     /** Bytes a UD receive buffer needs before the payload: the GRH area. */
     static final int GRH_BYTES = 40;
-    /**
-     * RC local ACK timeout code: 4.096 µs × 2^14 ≈ 67 ms per try, 7 retries: a 2-core machine busy with other work can
-     * starve the network thread for tens of milliseconds, which a shorter timeout turns into spurious
-     * retransmissions (and, eight in a row, into a failed QP).
-     */
-    private static final int RC_TIMEOUT = 14;
     /** RDMA READs and atomics in flight per QP (the simulated HCA's limit). */
     static final int RD_ATOMIC = 16;
     private static final SecureRandom PSN_RANDOM = new SecureRandom();
@@ -138,7 +132,7 @@ final class Endpoint implements AutoCloseable {
 
     /**
      * How rvt-cm builds an RC or UC QP on this endpoint's CQs: every access right, 16 RDMA READs and atomics each
-     * way, a 67 ms ACK timeout ({@link #RC_TIMEOUT}), retries and RNR retries 7, the path MTU of {@link LinkOptions}.
+     * way, the ACK timeout of {@link LinkOptions} ({@code -u}, 67 ms unless given), retries and RNR retries 7, its path MTU.
      *
      * @param type RC or UC
      * @param sendDepth send queue entries
@@ -149,7 +143,7 @@ final class Endpoint implements AutoCloseable {
     QpOptions qpOptions(QpType type, int sendDepth, int recvDepth, SigType sigType) {
         QpOptions o = new QpOptions().pd(pd).sendCq(sendCq).recvCq(recvCq).type(type).sigType(sigType)
                 .accessFlags(ALL_ACCESS).responderResources(RD_ATOMIC).initiatorDepth(RD_ATOMIC)
-                .localAckTimeout(RC_TIMEOUT).retryCount(7).rnrRetryCount(7);
+                .localAckTimeout(link.qpTimeout()).retryCount(7).rnrRetryCount(7);
         o.cap().maxSendWr(sendDepth).maxRecvWr(recvDepth).maxSendSge(1).maxRecvSge(1);
         if (link.mtu() > 0) {
             o.pathMtu(PathMtu.ofBytes(link.mtu()));

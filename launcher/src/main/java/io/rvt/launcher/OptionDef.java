@@ -45,6 +45,8 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--ib-port", "-i", "PORT", CONNECT + " devices", "the device's port (1; devices: list only it)"),
             opt("--mtu", "-m", "BYTES", CONNECT, "path MTU: 256, 512, 1024, 2048 or 4096 (the port's active MTU)"),
             opt("--gid-index", "-x", "INDEX", CONNECT, "address the peer with a GRH from this GID index"),
+            opt("--qp-timeout", "-u", "N", CONNECT, "RC local ACK timeout: 4.096 us x 2^N per try, 0 to 31 (14, 67 ms; "
+                    + "two processes: the client's)"),
             opt("--server", null, null, CONNECT, "wait for a client (rvt ... HOST) to connect; jni, one HCA, UDP 4791"),
             opt("--port", "-p", "PORT", CONNECT, "the CM port to listen on or connect to (18515)"),
             opt("--report_gbits", null, null, "perf", "bandwidth in Gb/sec (10^9 bits) instead of MiB/sec"),

@@ -114,6 +114,8 @@ public final class Options {
     int mtu;
     /** {@code -x}, {@code --gid-index}; -1 unless given (LIDs on InfiniBand, GID 0 on RoCE). */
     int gidIndex = -1;
+    /** {@code -u}, {@code --qp-timeout}: the RC local ACK timeout code. */
+    int qpTimeout = LinkOptions.DEFAULT_QP_TIMEOUT;
     /** {@code -p}, {@code --port}: the CM port. */
     int cmPort = DEFAULT_CM_PORT;
     /** {@code --server}: wait for a client process. */
@@ -198,6 +200,8 @@ public final class Options {
             case "--mtu" -> mtu = mtu(name, v);
             case "--gid-index" -> gidIndex = inRange(name, v, 0, 255, "a GID index");
             case "--port" -> cmPort = inRange(name, v, 1, 65535, "a port (1 to 65535)");
+            case "--qp-timeout" -> qpTimeout = inRange(name, v, 0, LinkOptions.MAX_QP_TIMEOUT, "an ACK timeout code "
+                    + "(0 to " + LinkOptions.MAX_QP_TIMEOUT + ": 4.096 us x 2^N per try)");
             case "--server" -> server = true;
             default -> throw new IllegalStateException("option table and parser disagree on " + name);
         }
@@ -229,6 +233,10 @@ public final class Options {
                         ? " applies to the simulated fabric, not to --driver jni (real UDP sockets)"
                         : " applies to --driver jni"));
             }
+        }
+        if (given.contains("--qp-timeout") && given.contains("--transport") && transport != Transport.RC) {
+            throw new UsageException("option --qp-timeout: " + transport + " has no ACKs to time out (the RC local ACK "
+                    + "timeout; -c RC)");
         }
         checkThreading();
         checkProcesses();
@@ -315,9 +323,9 @@ public final class Options {
                 : JniSetup.of(addresses, udpPort, sourcePorts)).threading(threading);
     }
 
-    /** @return the port, path MTU and GID index of {@code -i}, {@code -m}, {@code -x} */
+    /** @return the port, path MTU, GID index and ACK timeout of {@code -i}, {@code -m}, {@code -x}, {@code -u} */
     LinkOptions link() {
-        return new LinkOptions(ibPort, mtu, gidIndex);
+        return new LinkOptions(ibPort, mtu, gidIndex, qpTimeout);
     }
 
     /** @return the fabric options */
@@ -424,11 +432,12 @@ public final class Options {
                 "",
                 "pingpong:  -c|--connection|--transport RC|UC|UD  -s|--size BYTES (4096)  -n|--iters N (1000)",
                 "           -d|--ib-dev DEV  -i|--ib-port PORT  -m|--mtu BYTES  -x|--gid-index N  -p|--port PORT",
+                "           -u|--qp-timeout N (RC ACK timeout 4.096 us x 2^N, 14)",
                 "           --server | HOST (two processes, --driver jni: one listens, the other connects to HOST)",
                 "perf:      perftest's flags: --test send|write|read|atomic (or ib_write_bw, send_lat, ...)",
                 "           --bw (default) | --lat  -s BYTES | -a  -n N | -D SECONDS  -q|--qp N  -c RC|UC|UD",
                 "           -t|--tx-depth N (128)  -Q|--cq-mod N (100)  -l|--post_list N  -b|--bidirectional",
-                "           -d DEV  -i PORT  -m BYTES  -x N  -p PORT  --report_gbits  -F  -R",
+                "           -d DEV  -i PORT  -m BYTES  -x N  -u N  -p PORT  --report_gbits  -F  -R",
                 "           --out_json [--out_json_file=FILE] (perftest's report)  --json FILE (every table)",
                 "           -a --plot FILE.svg|FILE.png (the sweep drawn against the size)",
                 "           (rvt perf --help, rvt pingpong --help: each option)",

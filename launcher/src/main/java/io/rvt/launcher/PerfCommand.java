@@ -138,8 +138,12 @@ final class PerfCommand {
             }
         });
         if (o.server) {
-            remote.server(host, asked -> {
-                String c = conflict(asked, own);
+            remote.server(host, req -> {
+                PerfSpec asked = req.spec();
+                String c = LinkOptions.timeoutConflict(req.qpTimeout(), link, o.has("--qp-timeout"));
+                if (c == null) {
+                    c = conflict(asked, own);
+                }
                 if (c == null) {
                     try {
                         check(asked, dev, link.pathMtu(dev).bytes());

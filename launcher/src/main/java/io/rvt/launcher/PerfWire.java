@@ -32,22 +32,33 @@ final class PerfWire {
     }
 
     /**
-     * The client's table and its buffer: 47 bytes, within the REQ's 56 after rdma_cm's IP header. A sweep
-     * ({@code -a}) is its largest size and a flag: its rows are every power of two from 2 bytes up to it.
+     * The client's table, its buffer and its ACK timeout: 46 bytes, within the REQ's 56 after rdma_cm's IP header. A
+     * sweep ({@code -a}) is its largest size and a flag: its rows are every power of two from 2 bytes up to it.
      *
      * @param spec the table (one size, or {@code -a}'s powers of two)
      * @param addr the client's memory region's address (the server's target in write latency)
      * @param rkey its rkey
+     * @param qpTimeout the client's {@code -u} (which the REQ's local ACK timeout gives both sides' QPs), so that a
+     *        server started with another can say so
      */
-    record Request(PerfSpec spec, long addr, int rkey) {
+    record Request(PerfSpec spec, long addr, int rkey, int qpTimeout) {
+        /**
+         * @param spec the table
+         * @param addr the client's memory region's address
+         * @param rkey its rkey
+         */
+        Request(PerfSpec spec, long addr, int rkey) {
+            this(spec, addr, rkey, LinkOptions.DEFAULT_QP_TIMEOUT);
+        }
+
         byte[] encode() {
             PerfSpec s = spec;
-            return ByteBuffer.allocate(47).putInt(REQUEST_MAGIC).put((byte) s.test().ordinal())
+            return ByteBuffer.allocate(46).putInt(REQUEST_MAGIC).put((byte) s.test().ordinal())
                     .put((byte) s.transport().ordinal()).put((byte) (s.latency() ? 1 : 0))
                     .put((byte) (s.bidirectional() ? 1 : 0)).putInt(s.sizes()[s.sizes().length - 1]).putInt(s.iters())
                     .putLong(s.durationNanos()).putShort((short) s.txDepth()).putShort((short) s.cqMod())
                     .putShort((short) s.postList()).putShort((short) s.qps()).putLong(addr).putInt(rkey)
-                    .put((byte) (s.sizes().length > 1 ? SWEEP : 0)).array();
+                    .put((byte) (s.sizes().length > 1 ? SWEEP : 0)).put((byte) qpTimeout).array();
         }
 
         /**
@@ -78,13 +89,14 @@ final class PerfWire {
                 long addr = buf.getLong();
                 int rkey = buf.getInt();
                 boolean sweep = (buf.get() & SWEEP) != 0;
-                if (size <= 0 || txDepth <= 0 || cqMod <= 0 || postList <= 0 || qps <= 0 || iters < 0
+                int qpTimeout = buf.get();
+                if (qpTimeout < 0 || qpTimeout > LinkOptions.MAX_QP_TIMEOUT || size <= 0 || txDepth <= 0 || cqMod <= 0 || postList <= 0 || qps <= 0 || iters < 0
                         || duration < 0 || iters == 0 && duration == 0) {
                     return null;
                 }
                 return new Request(new PerfSpec(PerfTest.values()[test], Transport.values()[transport], latency,
                         sweep ? sweep(size) : new int[] {size}, qps, iters, duration, txDepth, cqMod, postList,
-                        bidirectional), addr, rkey);
+                        bidirectional), addr, rkey, qpTimeout);
             } catch (BufferUnderflowException e) {
                 return null;
             }

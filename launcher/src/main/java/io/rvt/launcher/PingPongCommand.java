@@ -100,8 +100,8 @@ final class PingPongCommand {
                         + "are; rvt pingpong -c UD alone runs both ends here)");
             }
             int warm = WarmUp.COUNTED_MAX; // the client ends it when warm (WarmUp.Settling)
-            RemotePingPong remote = new RemotePingPong(out, new RemotePingPong.Params(transport, size, iters, warm),
-                    link, cmPort);
+            RemotePingPong remote = new RemotePingPong(out, new RemotePingPong.Params(transport, size, iters, warm,
+                    link.qpTimeout()), link, cmPort);
             if (server) {
                 remote.server(host, given);
             } else {

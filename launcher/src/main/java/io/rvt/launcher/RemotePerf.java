@@ -112,7 +112,7 @@ final class RemotePerf {
         PerfRunner runner;
         try (Progress progress = new Progress(err, err == System.err && System.console() != null)) {
             try {
-                byte[] table = new PerfWire.Request(spec, e.mr.addr(), e.mr.rkey()).encode();
+                byte[] table = new PerfWire.Request(spec, e.mr.addr(), e.mr.rkey(), link.qpTimeout()).encode();
                 QueuePair[] qps = new QueuePair[n];
                 if (ud) {
                     // served before the REQ goes out: the server resolves them as soon as it has accepted
@@ -229,9 +229,10 @@ final class RemotePerf {
      * Listens, takes one client, serves every row of its table and prints them.
      *
      * @param host this process's host (one HCA)
-     * @param conflicts why this side refuses a client's table, or null when it agrees with its command line
+     * @param conflicts why this side refuses a client's request (its table, its ACK timeout), or null when it agrees
+     *        with its command line
      */
-    void server(Host host, java.util.function.Function<PerfSpec, String> conflicts) {
+    void server(Host host, java.util.function.Function<PerfWire.Request, String> conflicts) {
         Device dev = Main.requireDevices(host, 1, "perf").get(0);
         link.check(dev);
         try (Connector connector = new Connector(host)) {
@@ -239,7 +240,7 @@ final class RemotePerf {
             out.printf("rvt perf: waiting for a client on %s port %d%n", dev.name(), cmPort);
             ConnectRequest req = connector.request(l, RemotePingPong.SERVER_PATIENCE);
             PerfWire.Request asked = PerfWire.Request.decode(req.privateData());
-            String conflict = asked == null ? "the request is not an rvt perf client's" : conflicts.apply(asked.spec());
+            String conflict = asked == null ? "the request is not an rvt perf client's" : conflicts.apply(asked);
             if (conflict != null) {
                 refuse(req, conflict);
             }

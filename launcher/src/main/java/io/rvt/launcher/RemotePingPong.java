@@ -41,31 +41,38 @@ final class RemotePingPong {
 
     /**
      * What a client asks its server to run, as the REQ's private data: {@code "rvtP"}, then the transport's ordinal,
-     * the message size, the measured iterations and the warm-up iterations (big-endian).
+     * the message size, the measured iterations and the warm-up iterations (big-endian), and the client's ACK timeout
+     * code ({@code -u}: the REQ's local ACK timeout gives it to both QPs; a server started with another refuses).
      *
      * @param transport RC or UC
      * @param size bytes per message
      * @param iters measured round trips
      * @param warmUp unmeasured round trips before them
+     * @param qpTimeout the client's local ACK timeout code
      */
-    record Params(Transport transport, int size, int iters, int warmUp) {
+    record Params(Transport transport, int size, int iters, int warmUp, int qpTimeout) {
         private static final int MAGIC = 0x72767450; // "rvtP"
 
+        Params(Transport transport, int size, int iters, int warmUp) {
+            this(transport, size, iters, warmUp, LinkOptions.DEFAULT_QP_TIMEOUT);
+        }
+
         byte[] encode() {
-            return ByteBuffer.allocate(17).putInt(MAGIC).put((byte) transport.ordinal()).putInt(size).putInt(iters)
-                    .putInt(warmUp).array();
+            return ByteBuffer.allocate(18).putInt(MAGIC).put((byte) transport.ordinal()).putInt(size).putInt(iters)
+                    .putInt(warmUp).put((byte) qpTimeout).array();
         }
 
         static Params decode(byte[] b) {
             ByteBuffer buf = ByteBuffer.wrap(b);
-            if (b.length < 17 || buf.getInt() != MAGIC) {
+            if (b.length < 18 || buf.getInt() != MAGIC) {
                 return null;
             }
             int t = buf.get();
             if (t < 0 || t >= Transport.values().length) {
                 return null;
             }
-            return new Params(Transport.values()[t], buf.getInt(), buf.getInt(), buf.getInt());
+            Params p = new Params(Transport.values()[t], buf.getInt(), buf.getInt(), buf.getInt(), buf.get());
+            return p.qpTimeout < 0 || p.qpTimeout > LinkOptions.MAX_QP_TIMEOUT ? null : p;
         }
     }
 
@@ -187,6 +194,10 @@ final class RemotePingPong {
 
     /** @return why the server refuses the client's request, or null if it agrees with this side's options */
     private String conflict(Params asked, Set<String> given) {
+        String timeout = LinkOptions.timeoutConflict(asked.qpTimeout(), link, given.contains("--qp-timeout"));
+        if (timeout != null) {
+            return timeout;
+        }
         if (given.contains("--transport") && asked.transport() != params.transport()) {
             return "the client asks for " + asked.transport() + ", the server was started with -c "
                     + params.transport();

@@ -148,6 +148,24 @@ class TwoProcessIT {
         }
     }
 
+    /** The client's {@code -u} is both QPs' (its REQ carries it): a server started with another refuses it. */
+    @Test
+    void shouldRefuseAPingPongClientWhoseAckTimeoutContradictsTheServers() throws Exception {
+        List<String> s = List.of("--driver", "jni", "--no-osgi", "--address", NET + "21", "pingpong", "--server", "-p",
+                "18708", "-u", "12");
+        List<String> c = List.of("--driver", "jni", "--no-osgi", "--address", NET + "22", "pingpong", NET + "21",
+                "-p", "18708", "-u", "9", "-n", "10");
+        try (RvtProcess srv = RvtProcess.start("server", null, s.toArray(String[]::new))) {
+            srv.awaitLine("waiting for a client");
+            try (RvtProcess cli = RvtProcess.start("client", null, c.toArray(String[]::new))) {
+                assertThat(cli.exitCode()).as(cli.stderr()).isEqualTo(1);
+                assertThat(cli.stderr()).contains("the server at " + NET + "21 port 18708 refused: the client asks "
+                        + "for -u 9, the server was started with -u 12");
+                assertThat(srv.exitCode()).as(srv.stderr()).isEqualTo(2);
+            }
+        }
+    }
+
     /**
      * Runs {@code rvt perf --server} and {@code rvt perf SERVER} with the same test options and checks that both
      * print the table and its row.
