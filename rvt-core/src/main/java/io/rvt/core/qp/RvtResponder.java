@@ -27,7 +27,8 @@ import io.rvt.core.srq.RvtSrq;
  * (completing the WQE in progress and flushing the own queue).
  *
  * <p>The receive queue has its own two locks ({@code RvtRq}'s producer and consumer locks, rdmavt's
- * {@code r_rq.kwq->p_lock} and {@code c_lock}); the responder takes the consumer lock inside {@code recvLock}.
+ * {@code r_rq.kwq->p_lock} and {@code c_lock}); the responder takes the consumer lock inside {@code recvLock}. The
+ * consumer lock of the QP's own queue is {@code recvLock} itself (a re-entry, no atomic); an SRQ's is its own.
  */
 public final class RvtResponder extends ResponderState {
     private final RvtQp qp;
@@ -66,7 +67,7 @@ public final class RvtResponder extends ResponderState {
         sgeScratch = new ScatterGatherEntry();
         postRecvWc = new WorkCompletion();
         if (srq == null) {
-            rq = new RvtRq(maxRecvWr + 1, maxSge);
+            rq = new RvtRq(maxRecvWr + 1, maxSge, qp.recvLock()); // consumed under recvLock only
         }
         wc = new WorkCompletion();
     }

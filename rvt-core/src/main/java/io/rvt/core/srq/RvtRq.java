@@ -25,7 +25,8 @@ import java.util.function.LongConsumer;
  * object, padded, so that posting and consuming do not share a cache line (the kernel puts them on separate cache
  * lines).</li>
  * <li>{@link #resize(int)} (SRQ only) needs <b>both</b> locks, taken in the order producer, then consumer. No other
- * path takes both, and none takes them in the other order.</li>
+ * path takes both, and none takes them in the other order. A QP's own queue uses the QP's {@code recvLock} as its
+ * consumer lock ({@link #RvtRq(int, int, SpinningLock)}), held before the producer lock.</li>
  * </ul>
  *
  * <h2>Consumer call sequence ({@code rvt_get_rwqe}, semantics §5.3)</h2>
@@ -58,7 +59,9 @@ public final class RvtRq {
 
     private final int maxSge;
     private final Producer producer = new Producer();
-    private final Consumer consumer = new Consumer();
+    private final Consumer consumer;
+    /** The consumer lock is the QP's {@code recvLock}, which ranks above {@code p_lock} (see {@link #free}). */
+    private final boolean outerConsumerLock;
     /** {@code kwq->curr_wq}: the slots; replaced only by {@link #resize} with both locks held. */
     private RvtRwqe[] wq;
     /** {@code rq->size}: slots in {@link #wq}; written only by {@link #resize} with both locks held. */
@@ -71,6 +74,23 @@ public final class RvtRq {
      * @param maxSge scatter entries per slot, at least 0
      */
     public RvtRq(int size, int maxSge) {
+        this(size, maxSge, null);
+    }
+
+    /**
+     * A QP's own receive queue, whose consumer lock is the QP's {@code recvLock} ({@code r_lock}): every consumer of
+     * a QP's own queue ({@code rvt_get_rwqe}, the error flush) already holds it, so the consumer's lock is a re-entry
+     * of a lock held rather than a second atomic per received message. rdmavt takes {@code kwq->c_lock} inside
+     * {@code r_lock} anyway ([deviation]: the same exclusion for one CAS less; an SRQ, consumed under several QPs'
+     * {@code r_lock}s, keeps a lock of its own). With such a lock the queue's order is {@code recvLock → p_lock}.
+     *
+     * @param size slots, {@code max_wr + 1}; at least 1
+     * @param maxSge scatter entries per slot, at least 0
+     * @param consumerLock the lock every consumer holds (the QP's {@code recvLock}), or null for one of its own
+     */
+    public RvtRq(int size, int maxSge, SpinningLock consumerLock) {
+        this.outerConsumerLock = consumerLock != null;
+        this.consumer = new Consumer(consumerLock != null ? consumerLock : new SpinningLock());
         if (size < 1) {
             throw new IllegalArgumentException("receive queue size must be at least 1, got " + size);
         }
@@ -350,6 +370,9 @@ public final class RvtRq {
      * create-failure paths and at destroy; takes both locks.
      */
     public void free() {
+        if (outerConsumerLock) {
+            consumer.lock.lock(); // the QP's recvLock: taken before p_lock, as the QP's error flush does
+        }
         producer.lock.lock();
         consumer.lock.lock();
         try {
@@ -361,6 +384,9 @@ public final class RvtRq {
         } finally {
             consumer.lock.unlock();
             producer.lock.unlock();
+            if (outerConsumerLock) {
+                consumer.lock.unlock();
+            }
         }
     }
 
@@ -412,11 +438,15 @@ public final class RvtRq {
             }
         }
 
-        final SpinningLock lock = new SpinningLock();
+        final SpinningLock lock;
         /** {@code kwq->tail}: oldest posted slot; written only under {@link #lock}, published with setRelease. */
         int tail;
         /** {@code kwq->count}: approximate entries; written only under {@link #lock} (opaque, read racily). */
         int count;
         long p11, p12, p13, p14, p15, p16, p17, p18;
+
+        Consumer(SpinningLock lock) {
+            this.lock = lock;
+        }
     }
 }
