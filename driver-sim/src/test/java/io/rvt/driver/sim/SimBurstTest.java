@@ -64,6 +64,12 @@ class SimBurstTest {
     private void round(long seed) {
         Endpoint s = pair[0];
         Endpoint r = pair[1];
+        // Everything a sends goes to b (two ports, no faults), but a drain adds its TX count when it ends and a delivery
+        // batch its RX count when it ends: the snapshot below could otherwise fall between the two for a packet still
+        // on its way, e.g. the connection's RTU, whose arrival establishes the pair before b's batch ends (once seen
+        // as rx=77 against tx=76 with no resend).
+        verbs.awaitTrue("every packet a sent counted as received by b", () -> a.portCounter(1,
+                PortCounter.TX_PACKETS) == b.portCounter(1, PortCounter.RX_PACKETS));
         long txBefore = a.portCounter(1, PortCounter.TX_PACKETS);
         long rxBefore = b.portCounter(1, PortCounter.RX_PACKETS);
         long framesBefore = hcaA.fabricPort(1).counters().txFrames();
