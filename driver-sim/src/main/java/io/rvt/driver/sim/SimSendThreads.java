@@ -23,13 +23,13 @@ final class SimSendThreads {
     private final SimSendAgent agent;
     private final IdleStrategy idleStrategy;
     private final boolean ownThread;
-    /** The send engine runs in the fabric's duty cycle ({@link ThreadingMode#PROGRESS}). */
-    private final boolean joinsFabric;
     /**
      * A QP's second and later posts between two cycles only ring the doorbell (queue the QP for its send engine),
      * which the fabric's delivery agent runs just before it takes port 1's ingress ({@link FabricPort#sender}): a
      * real-time fabric run by the pollers' progress hook or the caller ({@link ThreadingMode#PROGRESS},
-     * {@link ThreadingMode#INVOKER}).
+     * {@link ThreadingMode#INVOKER}). With PROGRESS that is how the fabric's duty cycle runs the send engine: once per
+     * cycle, before it takes port 1's frames (as a member of the cycle's agents as well, it ran a second time, after
+     * the deliveries, to find its queue empty, or to queue frames the next cycle takes, as the doorbell does).
      */
     private final boolean doorbell;
     private volatile AgentRunner runner;
@@ -55,7 +55,6 @@ final class SimSendThreads {
                     + "the fabric's duty cycle, but fabric '" + fabric.name() + "' is " + fabric.threading());
         }
         this.ownThread = threading == ThreadingMode.DEDICATED;
-        this.joinsFabric = threading == ThreadingMode.PROGRESS && !deterministic;
         this.doorbell = !deterministic && !ownThread && fabric.threading() != ThreadingMode.DEDICATED;
         this.agent = deterministic ? null : new SimSendAgent(driver, maxQp, "rvt-sim-" + name + "-send");
     }
@@ -65,11 +64,8 @@ final class SimSendThreads {
         return agent;
     }
 
-    /** The HCA was registered: the send engine joins the fabric's cycle, its doorbell or a thread of its own. */
+    /** The HCA was registered: the send engine joins the doorbell of the fabric's cycle, or a thread of its own. */
     void start() {
-        if (agent != null && joinsFabric) {
-            fabric.addEngine(agent);
-        }
         if (doorbell) {
             ports[0].sender(agent);
         }
@@ -86,14 +82,11 @@ final class SimSendThreads {
         }
     }
 
-    /** After the ports closed: stops the send thread, or takes the engine out of the fabric's cycle. */
+    /** After the ports closed: stops the send thread, if any. */
     void stop() {
         AgentRunner r = runner;
         if (r != null) {
             r.close();
-        }
-        if (agent != null && joinsFabric) {
-            fabric.removeEngine(agent);
         }
     }
 
