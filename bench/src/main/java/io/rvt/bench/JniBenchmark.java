@@ -33,6 +33,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.runner.IterationType;
 
@@ -67,6 +68,17 @@ public class JniBenchmark {
      */
     @Param({"progress", "network", "invoker", "shared"})
     public String threading;
+
+    /**
+     * Receives {@link #sendRate} and {@link #sendRateList} keep posted on B beyond each window's own: by default one
+     * window's worth, as perftest's {@code ib_send_bw} keeps its receive queue ({@code rx_depth}) filled ahead of the
+     * sends, so the responder's RC credits (AETH) never run out. With 0 each window's receives are posted just before
+     * its sends, after the last window used up every receive: the requester then knows of no credit, sends the
+     * window's first SEND alone and the rest as the ACKs return credits in the AETH's coarse steps (five
+     * {@code sendmmsg} and five ACKs per window of 64 where the C loop, which has no credits, makes two of each).
+     */
+    @Param({"64"})
+    public int receivesAhead;
 
     /** Bytes of the RDMA WRITE. */
     @Param({"65536"})
@@ -110,9 +122,13 @@ public class JniBenchmark {
     private static final com.sun.management.OperatingSystemMXBean OS =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
-    /** Two HCAs, a connected RC pair, regions and reusable work requests. */
+    /**
+     * Two HCAs, a connected RC pair, regions and reusable work requests.
+     *
+     * @param params the benchmark being set up (the SEND rates post {@link #receivesAhead} receives ahead)
+     */
     @Setup(Level.Trial)
-    public void setUp() {
+    public void setUp(BenchmarkParams params) {
         Wire w = Wire.valueOf(wire);
         boolean shared = "shared".equals(threading);
         invoker = "invoker".equals(threading);
@@ -161,6 +177,11 @@ public class JniBenchmark {
         write = new SendWorkRequest(1).opcode(WrOpcode.RDMA_WRITE).sge(ma, 0, size).remoteAddr(mb.addr())
                 .rkey(mb.rkey());
         recvB = new RecvWorkRequest(1).sge(mb, 0, 64);
+        if (params.getBenchmark().contains(".sendRate")) {
+            for (int i = 0; i < receivesAhead; i++) {
+                b.postRecv(recvB);
+            }
+        }
     }
 
     private static QpOptions qpOptions(ProtectionDomain pd, CompletionQueue cq) {
@@ -273,7 +294,8 @@ public class JniBenchmark {
     }
 
     /**
-     * A window of 64-byte SENDs: time per message (the message rate is its inverse).
+     * A window of 64-byte SENDs: time per message (the message rate is its inverse). B's receive queue holds
+     * {@link #receivesAhead} more receives than the window's.
      *
      * @return a wr id
      */
