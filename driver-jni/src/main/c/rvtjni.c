@@ -7,8 +7,8 @@
  *   tx (128 bytes): u16 port (host order), u8 family (4 or 6), u8 nseg (segments used), u32 scope_id (IPv6
  *                   link-local destinations: the interface), u8 ip[16] (IPv4 in the first 4 bytes), u32 flow_label
  *                   (IPv6, 20 bits; 0: the kernel's), u8 tclass (IPv4 TOS / IPv6 traffic class), u8 hop_limit
- *                   (IPv4 TTL / IPv6 hop limit; 0: the socket's default), u16 pad, then RVT_TX_SEGS segments of
- *                   {u64 addr, u64 len} the datagram is gathered from
+ *                   (IPv4 TTL / IPv6 hop limit; 0: the socket's, RVT_SOCKET_HOP_LIMIT), u16 pad, then
+ *                   RVT_TX_SEGS segments of {u64 addr, u64 len} the datagram is gathered from
  *   rx (32 bytes):  u32 len, u32 flags (1: truncated, 2: the IP fields below are the received header's),
  *                   u16 port (host order), u8 family, u8 tclass, u8 ip[16], u32 flow_label (20 bits) | hop_limit << 24
  */
@@ -81,6 +81,12 @@ _Static_assert(offsetof(struct rvt_rx_desc, ipinfo) == 28, "rx descriptor layout
 #endif
 #define RVT_FLOWLABEL_MASK 0x000FFFFFu
 
+/*
+ * The TTL / hop limit every socket is opened with (the Linux default, and rdma_cm's on RoCEv2): a datagram whose hop
+ * limit is this one (or 0) needs no control message, which costs the kernel a few percent of a small datagram's send.
+ */
+#define RVT_SOCKET_HOP_LIMIT 64
+
 /* Room for the control messages of one datagram: two ints sent; tclass, hop limit and flow info received. */
 #define RVT_CMSG_SPACE (CMSG_SPACE(sizeof(int)) * 3 + CMSG_SPACE(sizeof(uint32_t)))
 
@@ -124,7 +130,8 @@ static void put_be64(uint8_t *out, jlong v)
 /*
  * Opens a non-blocking UDP socket bound to the address (IPv4: v4 as a big-endian int; IPv6: hi/lo 64-bit halves)
  * and port (0: ephemeral). IPv4 sockets get IP_MTU_DISCOVER = IP_PMTUDISC_DO: DF set, so the kernel writes IP ID 0
- * for unconnected sockets, which the RoCEv2 ICRC covers. IPv6 sockets are IPV6_V6ONLY.
+ * for unconnected sockets, which the RoCEv2 ICRC covers. IPv6 sockets are IPV6_V6ONLY. Every socket's TTL / unicast
+ * hop limit is RVT_SOCKET_HOP_LIMIT, so datagrams with that hop limit go without a control message.
  */
 static jint JNICALL rvt_open(JNIEnv *env, jclass cls, jboolean ipv6, jint v4, jlong hi, jlong lo, jint scope_id,
                              jint port, jint buf_bytes, jboolean reuse_port)
@@ -158,6 +165,10 @@ static jint JNICALL rvt_open(JNIEnv *env, jclass cls, jboolean ipv6, jint v4, jl
         if (r == 0) {
             r = setsockopt(fd, IPPROTO_IPV6, IPV6_FLOWINFO_SEND, &one, sizeof one);
         }
+        if (r == 0) {
+            int hops = RVT_SOCKET_HOP_LIMIT;
+            r = setsockopt(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &hops, sizeof hops);
+        }
     } else {
         int pmtu = IP_PMTUDISC_DO;
         r = setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof pmtu);
@@ -166,6 +177,10 @@ static jint JNICALL rvt_open(JNIEnv *env, jclass cls, jboolean ipv6, jint v4, jl
         }
         if (r == 0) {
             r = setsockopt(fd, IPPROTO_IP, IP_RECVTTL, &one, sizeof one);
+        }
+        if (r == 0) {
+            int ttl = RVT_SOCKET_HOP_LIMIT;
+            r = setsockopt(fd, IPPROTO_IP, IP_TTL, &ttl, sizeof ttl);
         }
     }
     if (r == 0 && reuse_port) {
@@ -288,11 +303,15 @@ static socklen_t to_sockaddr(const struct rvt_tx_desc *d, struct sockaddr_storag
     return sizeof *a;
 }
 
-/* The TOS/traffic class and TTL/hop limit of one datagram as control messages; returns their length (0: none). */
+/*
+ * The TOS/traffic class and TTL/hop limit of one datagram as control messages, each only where it differs from the
+ * socket's own (TOS 0, RVT_SOCKET_HOP_LIMIT); returns their length (0: none).
+ */
 static size_t ip_cmsgs(const struct rvt_tx_desc *d, uint8_t *buf)
 {
-    if (d->tclass == 0 && d->hop_limit == 0) {
-        return 0; /* the kernel's defaults: TOS 0, the default TTL / hop limit */
+    int hop = d->hop_limit == RVT_SOCKET_HOP_LIMIT ? 0 : d->hop_limit;
+    if (d->tclass == 0 && hop == 0) {
+        return 0; /* the socket's: TOS 0, its TTL / hop limit */
     }
     struct msghdr m;
     memset(&m, 0, sizeof m);
@@ -301,7 +320,7 @@ static size_t ip_cmsgs(const struct rvt_tx_desc *d, uint8_t *buf)
     struct cmsghdr *c = CMSG_FIRSTHDR(&m);
     size_t len = 0;
     int v6 = d->family == 6;
-    int values[2] = {d->tclass, d->hop_limit};
+    int values[2] = {d->tclass, hop};
     int types[2] = {v6 ? IPV6_TCLASS : IP_TOS, v6 ? IPV6_HOPLIMIT : IP_TTL};
     for (int i = 0; i < 2; i++) {
         if (i == 1 && values[i] == 0) {
