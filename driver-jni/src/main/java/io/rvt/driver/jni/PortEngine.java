@@ -87,6 +87,12 @@ final class PortEngine implements Agent {
     private static final long RECEIVE_AT_LEAST_NANOS = 100_000L;
     /** When the engine last received (System.nanoTime; the holder's). */
     private long lastReceiveNanos = System.nanoTime();
+    /**
+     * The last receive returned datagrams but fewer than a batch, so it emptied the socket: the cycle that follows at
+     * once (the progress loop runs another cycle after every one that did work) does not ask the socket again, which
+     * then almost always answered nothing (two of a ping-pong's five {@code recvmmsg} per side). The holder's.
+     */
+    private boolean socketEmptied;
     /** The port's slot in {@link OwedSends}' table while it runs in PROGRESS mode, else -1. */
     private volatile int owedSlot = -1;
     /** True from a duty cycle's start until its batch is sent. */
@@ -321,7 +327,9 @@ final class PortEngine implements Agent {
         int work = 0;
         cycling = true;
         try {
-            if (sendOnly != Thread.currentThread() || receiveOverdue()) {
+            boolean emptied = socketEmptied;
+            socketEmptied = false;
+            if (sendOnly == Thread.currentThread() ? receiveOverdue() : !emptied) {
                 work += receive();
             }
             QpSendEngine q;
@@ -357,6 +365,7 @@ final class PortEngine implements Agent {
             emptyReceives++;
         } else {
             datagramsReceived += n;
+            socketEmptied = n < rx.slots;
         }
         for (int i = 0; i < n; i++) {
             driver.onDatagram(this, i);

@@ -194,6 +194,29 @@ class JniSendBatchingTest {
     }
 
     @Test
+    void shouldAskTheSocketOnceWhenAProgressReceivesLessThanABatch() throws Exception {
+        try (JniFixture f = withQuietBackstops(8)) {
+            f.open(2);
+            JniDriver b = f.drivers().get(1);
+            for (int round = 0; round < 3; round++) {
+                SocketCalls b0 = b.socketCalls(1);
+                long malformed0 = b.malformed(1);
+                sendJunk(b, 3); // on loopback in the socket's queue when the send returns
+                b.progress(256);
+                SocketCalls r = b.socketCalls(1).minus(b0);
+                assertThat(r.datagramsReceived()).isEqualTo(3);
+                assertThat(b.malformed(1) - malformed0).isEqualTo(3);
+                // the cycle that did work is followed by one more (the progress loop), which does not ask the socket
+                // again: it had just been emptied
+                assertThat(r.receiveCalls()).as("recvmmsg calls").isEqualTo(1);
+                assertThat(r.emptyReceives()).isZero();
+                b.progress(256); // a new progress call asks again
+                assertThat(b.socketCalls(1).minus(b0).emptyReceives()).isEqualTo(1);
+            }
+        }
+    }
+
+    @Test
     void shouldSendAPollersUdPostWhenItsQpIsDestroyedRightAfter() throws Exception {
         // backstops that wait a minute: a post left to this thread's next progress would be flushed by the destroy
         try (JniFixture f = withQuietBackstops(7);
