@@ -55,6 +55,19 @@ public abstract class ResponderState {
     public abstract int getRwqe(boolean wrIdOnly);
 
     /**
+     * As {@link #getRwqe getRwqe(false)} for a message that ends in the packet being processed (an ONLY opcode): the
+     * SGEs may be validated without taking region references, the {@link #sge} state then {@link SgeState#borrow
+     * borrowed}. The caller holds {@code recvLock} until the state is used up or put, or {@link SgeState#pin pins} it
+     * before releasing the lock. By default, and for a QP on an SRQ (whose PD need not be the QP's), references are
+     * taken. An rvt extension.
+     *
+     * @return as {@link #getRwqe}
+     */
+    public int getRwqeForOnePacket() {
+        return getRwqe(false);
+    }
+
+    /**
      * The receive WQE for a datagram (UD, GSI, SMI): the one the last datagram left because it was too large for it
      * ({@code RVT_R_REUSE_SGE}, cleared here), else the next one ({@link #getRwqe getRwqe(false)}). The UD receive
      * paths (rdmavt's drivers' {@code ud_rcv}, hfi1's {@code ud_loopback}) each do this test before

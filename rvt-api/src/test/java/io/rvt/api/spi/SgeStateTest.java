@@ -174,6 +174,31 @@ class SgeStateTest {
     // ------------------------------------------------------------------ init, updateSge, skipSge
 
     @Test
+    void shouldReleaseNothingWhenBorrowedAndRetainWhatIsLeftWhenPinned() {
+        Layout l = Layout.of(10, 4, 5, 6);
+        SgeState ss = l.state();
+        ss.borrow();
+        assertThat(ss.isBorrowed()).isTrue();
+        ss.copyIn(ByteBuffer.allocate(16), 0, 4, true, false); // uses up the first entry
+        assertThat(l.mrs[0].releases).as("a borrowed entry holds no reference to drop").isZero();
+        ss.pin(); // the second (current) and third entries take theirs
+        assertThat(ss.isBorrowed()).isFalse();
+        assertThat(new int[] {l.mrs[0].retains, l.mrs[1].retains, l.mrs[2].retains}).containsExactly(0, 1, 1);
+        ss.pin(); // no second reference
+        assertThat(l.mrs[1].retains).isEqualTo(1);
+        ss.putSs();
+        assertThat(new int[] {l.mrs[0].releases, l.mrs[1].releases, l.mrs[2].releases}).containsExactly(0, 1, 1);
+
+        Layout other = Layout.of(20, 3, 3);
+        SgeState put = other.state();
+        put.borrow();
+        put.putSs();
+        assertThat(other.releases()).as("putting a borrowed state drops nothing").isZero();
+        put.init(l.list, 0, 1, 4);
+        assertThat(put.isBorrowed()).as("init starts a referenced state").isFalse();
+    }
+
+    @Test
     void shouldCopyFirstEntryWhenInitialised() {
         Layout l = Layout.of(10, 4, 5, 6);
         SgeState ss = new SgeState();

@@ -233,15 +233,43 @@ public final class RvtLkeyTable {
             }
             // Overrun: not merged; the check below rejects it.
         }
+        return check(pd, isge, key, addr, len, acc, true);
+    }
+
+    /**
+     * {@link #lkeyOk} for an entry that holds no region reference ({@link io.rvt.api.spi.SgeState#borrow}): the
+     * caller holds the receiving QP's {@code recvLock}, the region is in that QP's PD, and the entry is used up or
+     * pinned before the lock is released, so a {@code deregMr} of the region waits for it in
+     * {@code rvt_qp_mr_clean} as it would for a reference. No merge with a previous entry.
+     *
+     * @param pd the QP's PD
+     * @param isge filled on success (no reference is taken)
+     * @param sge the entry to check
+     * @param acc required {@link io.rvt.api.AccessFlag} bits
+     * @return 1, or {@code -EINVAL} as {@link #lkeyOk}
+     */
+    public int lkeyOkUnreferenced(RvtPd pd, Sge isge, ScatterGatherEntry sge, int acc) {
+        int key = sge.lkey();
+        if (key == 0) {
+            return -EINVAL.value();
+        }
+        return check(pd, isge, key, sge.addr(), sge.length(), acc, false);
+    }
+
+    private int check(RvtPd pd, Sge isge, int key, long addr, int len, int acc, boolean reference) {
         RvtMr mr = table.get(key >>> shift);
         if (mr == null) {
             return -EINVAL.value();
         }
-        mr.retain();
+        if (reference) {
+            mr.retain(); // before the checks: a region unpublished after them keeps this reference's wait
+        }
         int span = mr.spanFrom(addr, len);
         if (!mr.isPublished() || mr.isLkeyInvalid() || mr.lkey() != key || mr.rvtPd() != pd || span < 0
                 || (mr.access() & acc) != acc) {
-            mr.release();
+            if (reference) {
+                mr.release();
+            }
             return -EINVAL.value();
         }
         isge.set(mr, addr, span, len);

@@ -15,6 +15,8 @@ import io.rvt.api.spi.QpFlags;
 import io.rvt.api.spi.ResponderState;
 import io.rvt.api.spi.Seq24;
 import io.rvt.api.spi.Sge;
+import io.rvt.api.spi.SgeState;
+import io.rvt.core.mr.RvtLkeyTable;
 import io.rvt.core.mr.RvtPd;
 import io.rvt.core.srq.RvtRq;
 import io.rvt.core.srq.RvtRwqe;
@@ -163,6 +165,20 @@ public final class RvtResponder extends ResponderState {
 
     @Override
     public int getRwqe(boolean wrIdOnly) {
+        return takeRwqe(wrIdOnly, false);
+    }
+
+    /**
+     * The SGEs of a QP's own queue are validated without region references ({@link SgeState#borrow}): the caller
+     * holds {@code recvLock} until they are used up or pinned, and a {@code deregMr} of their region (same PD as the
+     * QP) waits for that lock in {@code rvt_qp_mr_clean}. With an SRQ, whose PD may differ, references are taken.
+     */
+    @Override
+    public int getRwqeForOnePacket() {
+        return takeRwqe(false, srq == null);
+    }
+
+    private int takeRwqe(boolean wrIdOnly, boolean borrow) {
         RvtRq q = srq != null ? srq.rq() : rq;
         boolean limitEvent = false;
         q.consumerLock().lock();
@@ -174,7 +190,7 @@ public final class RvtResponder extends ResponderState {
             if (w == null) {
                 return 0;
             }
-            boolean valid = wrIdOnly || initSge(w);
+            boolean valid = wrIdOnly || initSge(w, borrow);
             long id = w.wrId();
             q.advance();
             if (!valid) {
@@ -194,8 +210,11 @@ public final class RvtResponder extends ResponderState {
         return 1;
     }
 
-    /** Mirrors {@code init_sge}: validates the RWQE's SGEs into {@link #sge}; on failure completes it. */
-    private boolean initSge(RvtRwqe wqe) {
+    /**
+     * Mirrors {@code init_sge}: validates the RWQE's SGEs into {@link #sge} (with region references unless
+     * {@code borrow}); on failure completes it.
+     */
+    private boolean initSge(RvtRwqe wqe, boolean borrow) {
         RvtPd recvPd = srq != null ? srq.pd() : qp.pd();
         int j = 0;
         int total = 0;
@@ -204,9 +223,11 @@ public final class RvtResponder extends ResponderState {
                 continue;
             }
             sgeScratch.set(wqe.addr(i), wqe.length(i), wqe.lkey(i));
-            if (qp.device().lkeyTable().lkeyOk(recvPd, sgList[j], null, sgeScratch,
-                    AccessFlag.LOCAL_WRITE.bit()) < 0) {
-                for (int k = 0; k < j; k++) {
+            RvtLkeyTable keys = qp.device().lkeyTable();
+            int ok = borrow ? keys.lkeyOkUnreferenced(recvPd, sgList[j], sgeScratch, AccessFlag.LOCAL_WRITE.bit())
+                    : keys.lkeyOk(recvPd, sgList[j], null, sgeScratch, AccessFlag.LOCAL_WRITE.bit());
+            if (ok < 0) {
+                for (int k = 0; k < j && !borrow; k++) {
                     sgList[k].release();
                 }
                 sge.clear();
@@ -219,6 +240,9 @@ public final class RvtResponder extends ResponderState {
         }
         len = total;
         sge.init(sgList, 0, j, total);
+        if (borrow) {
+            sge.borrow();
+        }
         return true;
     }
 

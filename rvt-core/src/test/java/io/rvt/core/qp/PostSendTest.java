@@ -313,13 +313,7 @@ class PostSendTest {
         a.postSend(new SendWorkRequest(1).opcode(WrOpcode.SEND).wrId(1).sge(mr, 0, 8)
                 .next(new SendWorkRequest(1).opcode(WrOpcode.SEND).wrId(2))); // scheduled, not run
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread dereg = new Thread(() -> {
-            try {
-                mr.deregMr();
-            } catch (Throwable e) {
-                failure.set(e);
-            }
-        }, "dereg");
+        Thread dereg = QpEnv.deregThread(mr, failure);
 
         dereg.start();
         TestUtil.await(() -> !dereg.isAlive()

@@ -185,6 +185,17 @@ final class QpEnv {
         return (RvtMr) pd.regMr(ByteBuffer.allocate(size), access);
     }
 
+    /** @return a thread (not started) that deregisters {@code mr}, leaving what it throws in {@code failure} */
+    static Thread deregThread(RvtMr mr, java.util.concurrent.atomic.AtomicReference<Throwable> failure) {
+        return new Thread(() -> {
+            try {
+                mr.deregMr();
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        }, "dereg");
+    }
+
     /** @return every completion now in {@code cq}, in order (copies) */
     static List<WorkCompletion> poll(RvtCq cq) {
         List<WorkCompletion> out = new ArrayList<>();

@@ -157,6 +157,9 @@ public final class RcEngine implements ProtocolEngine<RcState> {
                 }
             } while (hdr.nextInRun());
         } finally {
+            // An ONLY packet's receive WQE is taken without region references (getRwqeForOnePacket) and used up
+            // under this lock; should any path leave it live, it takes them now, before the lock goes.
+            qp.responder().sge.pin();
             rl.unlock();
         }
     }

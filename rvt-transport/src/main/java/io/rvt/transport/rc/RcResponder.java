@@ -87,7 +87,7 @@ final class RcResponder {
             case Opcode.RC_SEND_ONLY:
             case Opcode.RC_SEND_ONLY_WITH_IMMEDIATE:
             case Opcode.RC_SEND_ONLY_WITH_INVALIDATE:
-                if (!takeRwqe(qp, st, false)) {
+                if (!takeRwqeForOnePacket(qp, st)) {
                     return;
                 }
                 rs.rcvLen = 0;
@@ -230,7 +230,18 @@ final class RcResponder {
 
     /** Consumes a receive WQE; on failure queues the RNR NAK or the remote operational error NAK. */
     private static boolean takeRwqe(DriverQp qp, RcState st, boolean wrIdOnly) {
-        int r = qp.responder().getRwqe(wrIdOnly);
+        return tookRwqe(qp, st, qp.responder().getRwqe(wrIdOnly));
+    }
+
+    /**
+     * {@link #takeRwqe} for a SEND that ends in this packet: its SGEs hold no region references while this
+     * {@code recvLock} hold places the data and completes it ({@code ResponderState.getRwqeForOnePacket}).
+     */
+    private static boolean takeRwqeForOnePacket(DriverQp qp, RcState st) {
+        return tookRwqe(qp, st, qp.responder().getRwqeForOnePacket());
+    }
+
+    private static boolean tookRwqe(DriverQp qp, RcState st, int r) {
         if (r > 0) {
             return true;
         }
