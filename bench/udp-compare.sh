@@ -6,7 +6,8 @@
 #              (JniBenchmark's window), each receive batch acknowledged by a datagram as an RC responder coalesces ACKs
 #   c-stream   bench/target/udploop -s 64: a sending and a receiving thread, unpaced (what iperf3 measures)
 #   jmh-<t>    JniBenchmark.sendRate (wire=NATIVE) with threading=<t> for each of $THREADINGS (default: progress,
-#              driver-jni's default, and network, its port threads only)
+#              driver-jni's default, and network, its port threads only); a window of 64, a window of receives
+#              posted ahead (receivesAhead, as perftest's rx_depth: the RC credits do not run out)
 #   perf       ./rvt --driver jni perf -s 64 -D <secs> (Felix, the default the users run) and, with PERF_NO_OSGI=1,
 #              ./rvt --driver jni --no-osgi perf too
 #   iperf3     iperf3 -u -l 64 -b 0 on 127.0.0.1, if installed (apt-get install iperf3; not needed otherwise)
