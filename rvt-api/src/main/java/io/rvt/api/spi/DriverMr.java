@@ -29,6 +29,18 @@ public interface DriverMr extends MemoryRegion {
     void release();
 
     /**
+     * Drops {@code n} references at once (the SGEs of several completed WQEs in one region): as {@code n} calls of
+     * {@link #release()}, which is what this default does; rvt-core's regions do it with one atomic operation.
+     *
+     * @param n references, at least 1
+     */
+    default void release(int n) {
+        for (int i = 0; i < n; i++) {
+            release();
+        }
+    }
+
+    /**
      * Atomically adds {@code add} to the 8 bytes at virtual address {@code vaddr} (native byte order).
      *
      * @param vaddr an 8-byte aligned virtual address inside the region

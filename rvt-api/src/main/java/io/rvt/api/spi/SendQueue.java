@@ -120,4 +120,16 @@ public interface SendQueue {
 
     /** Decrements {@code local_ops_pending} after the engine executed a deferred LOCAL_INV. */
     void localOpDone();
+    /**
+     * Starts a run of completions ({@code sendLock} held) whose WQEs' region references are dropped together, one
+     * atomic operation per region, by {@link #endCompletions()} under the same hold: an ACK that retires many WQEs of
+     * one buffer. Call {@code endCompletions} in a {@code finally}: until then the references are still counted. An
+     * rvt extension (rdmavt puts each SGE's); nothing by default.
+     */
+    default void beginCompletions() {
+    }
+
+    /** Ends a run begun by {@link #beginCompletions()}, dropping the references it deferred ({@code sendLock} held). */
+    default void endCompletions() {
+    }
 }

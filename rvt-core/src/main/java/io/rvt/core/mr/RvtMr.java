@@ -457,7 +457,12 @@ public final class RvtMr implements DriverMr {
 
     @Override
     public void release() {
-        if (refcount.decrementAndGet() == 0) {
+        release(1);
+    }
+
+    @Override
+    public void release(int n) {
+        if (refcount.addAndGet(-n) == 0) {
             refLock.lock();
             try {
                 refsGone.signalAll();

@@ -74,6 +74,9 @@ public final class RvtSendQueue implements SendQueue {
     private final AtomicInteger localOpsPending = new AtomicInteger();
     /** s_draining: SQD waits for the WQEs started before it; written with recvLock and sendLock. */
     boolean draining;
+    /** References of completed WQEs dropped together at the end of a run of completions (sendLock); allocated with
+     *  the ring (an idle QP in RESET completes nothing). */
+    private DeferredReleases deferred;
     /** Completion scratch for completeSwqe (sendLock); allocated with the ring. */
     private WorkCompletion wc;
 
@@ -98,6 +101,7 @@ public final class RvtSendQueue implements SendQueue {
             r[i] = new RvtSwqe(maxSge);
         }
         wc = new WorkCompletion();
+        deferred = new DeferredReleases();
         ring = r;
     }
 
@@ -363,9 +367,27 @@ public final class RvtSendQueue implements SendQueue {
     }
 
     @Override
+    public void beginCompletions() {
+        if (deferred != null) {
+            deferred.begin();
+        }
+    }
+
+    @Override
+    public void endCompletions() {
+        if (deferred != null) {
+            deferred.end();
+        }
+    }
+
+    @Override
     public void putSwqe(SendWqe w) {
         RvtSwqe wqe = (RvtSwqe) w;
-        wqe.putMrs();
+        if (deferred != null && deferred.active()) {
+            wqe.putMrs(deferred);
+        } else {
+            wqe.putMrs();
+        }
         wqe.numSge = 0;
         if (qp.type().isUdLike()) {
             wqe.clearAh();

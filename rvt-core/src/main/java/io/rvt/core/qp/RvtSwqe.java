@@ -250,6 +250,15 @@ public final class RvtSwqe implements SendWqe {
         }
     }
 
+    /** {@link #putMrs} with the references handed to {@code later}, which drops them at the end of its run. */
+    void putMrs(DeferredReleases later) {
+        for (int i = 0; i < numSge; i++) {
+            Sge s = sgList[i];
+            later.add(s.mr());
+            s.clear();
+        }
+    }
+
     @Override
     public String toString() {
         return "RvtSwqe{wrId=" + wrId + ", opcode=" + opcode + ", psn=" + psn + ", lpsn=" + lpsn + ", ssn=" + ssn

@@ -103,6 +103,34 @@ class SeeAlsoHelpersTest {
     }
 
     @Test
+    void putSwqeShouldDropARunsReferencesOncePerRegionInARowAndAllAtTheRunsEnd() {
+        RvtQp qp = rcUp();
+        RvtMr a = env.reg(64);
+        RvtMr b = env.reg(64);
+        int base = a.refCount();
+        qp.postSend(new SendWorkRequest(1).opcode(WrOpcode.SEND).sge(a, 0, 8));
+        qp.postSend(new SendWorkRequest(1).opcode(WrOpcode.SEND).sge(a, 8, 8));
+        qp.postSend(new SendWorkRequest(1).opcode(WrOpcode.SEND).sge(b, 0, 8));
+        RvtSendQueue sq = qp.sendQueue();
+        int first = sq.last();
+        underSendLock(qp, () -> {
+            sq.beginCompletions();
+            try {
+                sq.putSwqe(sq.swqe(first));
+                sq.putSwqe(sq.swqe(sq.swqeIncr(first)));
+                assertThat(a.refCount()).as("deferred to the run's end").isEqualTo(base + 2);
+                sq.putSwqe(sq.swqe(sq.swqeIncr(sq.swqeIncr(first))));
+                assertThat(a.refCount()).as("dropped at once when the region changes").isEqualTo(base);
+                assertThat(b.refCount()).isEqualTo(base + 1);
+            } finally {
+                sq.endCompletions();
+            }
+        });
+        assertThat(b.refCount()).isEqualTo(base);
+        assertThat(sq.swqe(first).sge(0).mr()).isNull();
+    }
+
+    @Test
     void divRoundUpMtuAndDivMtuShouldDivideByThePathMtu() {
         RvtQp qp = rcUp(); // path MTU 1024
         assertThat(qp.pmtu()).isEqualTo(1024);

@@ -172,9 +172,18 @@ final class RcAckProcessor {
      * @return true if the packet is an ACK that the caller may process further (READ response data)
      */
     static boolean doRcAck(DriverQp qp, RcState st, int aeth, int psn, int opcode, long val) {
+        SendQueue sq = qp.sendQueue();
+        sq.beginCompletions(); // one release per region for the WQEs this ACK retires
+        try {
+            return doRcAck(qp, st, sq, aeth, psn, opcode, val);
+        } finally {
+            sq.endCompletions();
+        }
+    }
+
+    private static boolean doRcAck(DriverQp qp, RcState st, SendQueue sq, int aeth, int psn, int opcode, long val) {
         RequesterState rq = qp.requester();
         ResponderState rs = qp.responder();
-        SendQueue sq = qp.sendQueue();
         int syndrome = Aeth.syndromeClass(aeth);
         // A NAK acknowledges everything before its PSN; the NAK'd PSN itself is not done.
         int ackPsn = syndrome != Aeth.SYNDROME_ACK ? psn - 1 : psn;
