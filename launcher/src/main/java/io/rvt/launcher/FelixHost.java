@@ -1,8 +1,6 @@
 package io.rvt.launcher;
 
-import io.rvt.api.CompletionQueue;
 import io.rvt.api.Device;
-import io.rvt.api.WorkCompletion;
 import io.rvt.api.spi.TimerService;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -64,9 +62,8 @@ public final class FelixHost implements Host {
     private final Framework framework;
     private final ServiceTracker<Device, Device> devices;
     private final List<Device> deviceList;
-    /** Never has entries: polling it runs the progress hook ({@link #progress()}); null in the shell. */
-    private final CompletionQueue progressCq;
-    private final WorkCompletion progressWc = new WorkCompletion();
+    /** Never have entries: polling them runs the progress hooks ({@link #progress()}); null in the shell. */
+    private final ProgressPolls progressPolls;
     /** Device services as they arrive, by device name (sorted); guarded by itself. */
     private final Map<String, Device> arrived = new TreeMap<>();
 
@@ -110,7 +107,8 @@ public final class FelixHost implements Host {
             configure(ctx, shell);
             this.devices = tracker;
             this.deviceList = awaitDevices(hcas.properties(!shell).size());
-            this.progressCq = shell ? null : deviceList.get(0).createCq(1, 0, null, null);
+            // driver-jni: every HCA's port engines; driver-sim: the first HCA's hook runs the whole fabric
+            this.progressPolls = shell ? null : new ProgressPolls(deviceList, hcas.driver() == DriverKind.JNI);
         } catch (Exception | Error e) {
             if (tracker != null) {
                 tracker.close();
@@ -202,15 +200,13 @@ public final class FelixHost implements Host {
     }
 
     /**
-     * An empty poll runs the driver's progress hook: a wait that polls no CQ of its own (a connection's) polls this
-     * one, so the command's thread drives the network there too (a deterministic fabric's virtual time included).
+     * An empty poll runs the driver's progress hook: a wait that polls no CQ of its own (a connection's) polls these,
+     * so the command's thread drives the network there too (a deterministic fabric's virtual time included), and,
+     * with driver-jni, the engine of every HCA, also the one whose CQs nobody polls ({@link ProgressPolls}).
      */
     @Override
     public void progress() {
-        CompletionQueue cq = progressCq;
-        if (cq == null || !cq.pollCq(progressWc)) {
-            Thread.onSpinWait();
-        }
+        ProgressPolls.progress(progressPolls);
     }
 
     /** The counters of the simulated fabric, from driver-sim's fabric service (its trace_hash when deterministic). */

@@ -4,6 +4,7 @@ import io.rvt.api.Device;
 import io.rvt.api.DeviceRegistry;
 import io.rvt.api.Rvt;
 import io.rvt.driver.jni.JniDriver;
+import io.rvt.driver.jni.JniDriverBuilder;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,25 +13,31 @@ import java.util.Map;
 /**
  * {@code --driver jni --no-osgi}: two RoCEv2 HCAs (one in a {@code --server} or client process) ({@link JniDriver}s built from a {@link JniSetup}) registered in a
  * plain-Java device registry ({@link Rvt#create()}), talking over real UDP sockets. The command's threads post and
- * poll; by default their empty polls run the port engines (driver-jni's progress hook) and each port's thread is the
- * backstop, as under OSGi; with {@code --threading network} only the ports' threads run them (they spin briefly,
- * then wait in {@code poll}).
+ * poll; by default their empty polls run the port engines (driver-jni's progress hook), {@link #progress()} those
+ * of both HCAs ({@link ProgressPolls}), and each port's thread is the backstop, as under OSGi; with
+ * {@code --threading network} only the ports' threads run them (they spin briefly, then wait in {@code poll}).
  */
 final class PlainJniHost implements Host {
     private final JniSetup setup;
     private final List<JniDriver> drivers = new ArrayList<>();
     private final DeviceRegistry registry = Rvt.create();
     private final List<Device> devices = new ArrayList<>();
+    /** With {@link Threading#PROGRESS} and two HCAs: the empty CQs whose polls run both HCAs' engines; else null. */
+    private final ProgressPolls progressPolls;
 
-    private PlainJniHost(JniSetup setup) {
+    private PlainJniHost(JniSetup setup, long backstopQuietNanos) {
         this.setup = setup;
         try {
             for (int i = 0; i < setup.count(); i++) {
-                drivers.add(setup.builder(i).build());
+                JniDriverBuilder b = setup.builder(i);
+                drivers.add((backstopQuietNanos > 0 ? b.backstopQuietNanos(backstopQuietNanos) : b).build());
             }
             for (JniDriver d : drivers) {
                 devices.add(registry.register(d));
             }
+            // one HCA (a --server or client process): its own polls run it, as before
+            progressPolls = setup.threading() == Threading.PROGRESS && devices.size() > 1
+                    ? new ProgressPolls(devices, true) : null;
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -46,7 +53,29 @@ final class PlainJniHost implements Host {
      * @throws io.rvt.driver.jni.UdpException if a socket cannot be bound (the message names the address and errno)
      */
     static PlainJniHost start(JniSetup setup) {
-        return new PlainJniHost(setup);
+        return new PlainJniHost(setup, 0);
+    }
+
+    /**
+     * For tests: {@link #start(JniSetup)} with the ports' backstop threads taking over only after no poller has run
+     * their engines for {@code backstopQuietNanos} (driver-jni's default is 1 ms).
+     *
+     * @param setup their addresses, ports and MTU
+     * @param backstopQuietNanos the backstops' quiet period
+     * @return the running host
+     */
+    static PlainJniHost start(JniSetup setup, long backstopQuietNanos) {
+        return new PlainJniHost(setup, backstopQuietNanos);
+    }
+
+    /**
+     * With {@link Threading#PROGRESS} and two HCAs: runs both HCAs' port engines on the calling thread (an empty poll
+     * of a CQ on each), so that a command waiting for a completion on one HCA also moves the other, whose CQs it may
+     * never poll (the target of an RDMA WRITE stream); then spins.
+     */
+    @Override
+    public void progress() {
+        ProgressPolls.progress(progressPolls);
     }
 
     @Override
