@@ -51,6 +51,17 @@ public interface DriverFixture extends AutoCloseable {
     }
 
     /**
+     * What the fault injection did so far, for a failure message: e.g. per socket the datagrams sent, lost,
+     * corrupted, held back and duplicated, so that a retry count run out tells faults that fell on one message from
+     * a peer that stopped answering.
+     *
+     * @return a description, empty if the fixture counts nothing (driver-sim replays a seed exactly instead)
+     */
+    default String faultsInjected() {
+        return "";
+    }
+
+    /**
      * @return a hash of everything that crossed the network so far (only if {@link Feature#DETERMINISTIC}): equal
      *         for two runs of one program with one seed
      */

@@ -2,6 +2,7 @@ package io.rvt.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rvt.api.QpAttr;
 import io.rvt.api.QpType;
 import io.rvt.api.RecvWorkRequest;
 import io.rvt.api.SendWorkRequest;
@@ -28,6 +29,7 @@ public abstract class FaultConformanceTest extends ConformanceTest {
         int completed = 0;
         int received = 0;
         long lastCompletion = System.nanoTime();
+        String injectedBefore = fixture.faultsInjected();
         while (completed < MESSAGES) {
             while (posted < MESSAGES && posted - completed < 16) {
                 int len = 1 + (int) Math.floorMod(seed * 31 + posted * 977L, (long) SLOT - 1);
@@ -39,14 +41,18 @@ public abstract class FaultConformanceTest extends ConformanceTest {
             }
             List<WorkCompletion> s = verbs.await(p[0].sendCq, 1);
             if (s.get(0).status() != WcStatus.SUCCESS) {
-                // why the RC retries ran out: how long the QP went without a completion, and what both ports saw
+                // why the RC retries ran out: how long the QP went without a completion, what both ports saw, where
+                // the requester and the responder stood, and the faults injected before and since that completion
                 throw new AssertionError("send " + completed + " of " + MESSAGES + ": " + s.get(0) + ", "
                         + (System.nanoTime() - lastCompletion) / 1_000_000 + " ms after the previous completion; "
-                        + Verbs.nonZeroCounters(dev[0]) + "; " + Verbs.nonZeroCounters(dev[1]) + " (seed " + seed
-                        + ")");
+                        + Verbs.nonZeroCounters(dev[0]) + "; " + Verbs.nonZeroCounters(dev[1]) + "; requester sq_psn "
+                        + p[0].qp.queryQp(new QpAttr()).sqPsn() + ", responder rq_psn "
+                        + p[1].qp.queryQp(new QpAttr()).rqPsn() + faults("at the previous completion", injectedBefore)
+                        + faults("now", fixture.faultsInjected()) + " (seed " + seed + ")");
             }
             Verbs.assertSuccess(s.get(0), completed);
             lastCompletion = System.nanoTime();
+            injectedBefore = fixture.faultsInjected();
             completed++;
         }
         List<WorkCompletion> r = verbs.await(p[1].recvCq, MESSAGES);
@@ -60,6 +66,10 @@ public abstract class FaultConformanceTest extends ConformanceTest {
         }
         verbs.assertQuiet(p[1].recvCq, 20);
         fixture.faults(Faults.NONE);
+    }
+
+    private static String faults(String when, String injected) {
+        return injected.isEmpty() ? "" : "; faults injected " + when + ": " + injected;
     }
 
     /**

@@ -87,6 +87,7 @@ final class JniFixture implements DriverFixture {
         int first = drivers.size();
         for (int i = 0; i < count; i++) {
             long s = seed + drivers.size();
+            String name = "roce" + drivers.size();
             JniDriverBuilder builder = JniDriver.builder();
             if (socketBufferBytes >= 0) {
                 builder.socketBufferBytes(socketBufferBytes);
@@ -94,13 +95,12 @@ final class JniFixture implements DriverFixture {
             if (backstopQuietNanos > 0) {
                 builder.backstopQuietNanos(backstopQuietNanos);
             }
-            JniDriver d = builder.name("roce" + drivers.size()).address(address).udpPort(0).wire(wire)
+            JniDriver d = builder.name(name).address(address).udpPort(0).wire(wire)
                     .ownThreads(!shared).sourcePorts(sourcePorts)
                     .decorate(io -> {
-                        FaultyDatagrams f = new FaultyDatagrams(io, s, 4096 + 128);
+                        FaultyDatagrams f = new FaultyDatagrams(name, io, s, 4096 + 128, sockets);
                         f.faults(faults);
                         f.partition(partitioned);
-                        sockets.add(f);
                         return f;
                     }).build();
             drivers.add(d);
@@ -178,6 +178,17 @@ final class JniFixture implements DriverFixture {
         for (FaultyDatagrams s : sockets) {
             s.faults(f);
         }
+    }
+
+    /** Each socket's fault counts ({@link FaultyDatagrams#counts()}), named by its device. */
+    @Override
+    public String faultsInjected() {
+        StringBuilder sb = new StringBuilder();
+        for (FaultyDatagrams s : sockets) {
+            sb.append(sb.length() == 0 ? "" : "; ").append(s.owner).append(" socket ").append(s.localPort())
+                    .append(": ").append(s.counts());
+        }
+        return sb.toString();
     }
 
     @Override
