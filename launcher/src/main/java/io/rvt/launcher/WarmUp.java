@@ -26,7 +26,22 @@ final class WarmUp {
     /** The longest a warm-up lasts: under injected faults every lost packet costs an RC timeout. */
     static final long MAX_NANOS = 300_000_000L;
     /** Iterations per step; each step ends with its traffic complete, so a warm-up can stop after any of them. */
-    private static final int STEP = 16;
+    static final int STEP = 16;
+
+    /**
+     * Iterations per step of {@link #untilSteady}: enough to fill a bandwidth row's send window many times over, so
+     * that the warm-up streams as the measured row does (steps of {@value #STEP}, each drained before the next, ran
+     * another loop than the row's: the JIT compiled that one, and the row's 400 ms ran at 54-71 % of the same row
+     * run for 5 s).
+     */
+    static final int STREAM_STEP = 1024;
+
+    /**
+     * A step of {@link #untilSteady} that took less than this doubles the next (up to {@value #STREAM_STEP}), one
+     * that took more than four times this halves it (down to {@value #STEP}): under injected loss a message can take
+     * an RC timeout, and the warm-up's bound is only checked between steps.
+     */
+    private static final long STREAM_STEP_NANOS = 5_000_000L;
 
     /** The longest the first warm-up of a command lasts ({@link #untilSteady}). */
     static final long STEADY_MAX_NANOS = 2_000_000_000L;
@@ -61,6 +76,7 @@ final class WarmUp {
         private final LongSupplier clock;
         private final LongSupplier jitMillis;
         private final long start;
+        private final long maxNanos;
         private final long[] windows = new long[STEADY_WINDOWS];
         private final boolean[] compiled = new boolean[STEADY_WINDOWS];
         private int filled;
@@ -74,8 +90,18 @@ final class WarmUp {
          * @param jitMillis the JIT's total compilation time so far, ms ({@link #jitMillis()})
          */
         Settling(LongSupplier clock, LongSupplier jitMillis) {
+            this(clock, jitMillis, SETTLE_MAX_NANOS);
+        }
+
+        /**
+         * @param clock the time, ns (System::nanoTime)
+         * @param jitMillis the JIT's total compilation time so far, ms ({@link #jitMillis()})
+         * @param maxNanos how long the warm-up lasts at most, ns
+         */
+        Settling(LongSupplier clock, LongSupplier jitMillis, long maxNanos) {
             this.clock = clock;
             this.jitMillis = jitMillis;
+            this.maxNanos = maxNanos;
             start = clock.getAsLong();
             windowStart = start;
             jitAtWindowStart = jitMillis.getAsLong();
@@ -92,11 +118,23 @@ final class WarmUp {
          * @return true once the warm-up may end
          */
         boolean tick() {
+            return tick(1);
+        }
+
+        /**
+         * Counts {@code n} iterations of the warm-up.
+         *
+         * @param n iterations done since the last call
+         * @return true once the warm-up may end
+         */
+        boolean tick(int n) {
             if (settled) {
                 return true;
             }
-            if ((++inWindow & (STEP - 1)) != 0) {
-                return false;
+            long before = inWindow;
+            inWindow += n;
+            if ((inWindow & -STEP) == (before & -STEP)) {
+                return false; // the clock is read once per STEP iterations
             }
             long now = clock.getAsLong();
             if (now - windowStart < WINDOW_NANOS) {
@@ -109,7 +147,7 @@ final class WarmUp {
             windowStart = now;
             inWindow = 0;
             jitAtWindowStart = jitNow;
-            settled = now - start >= SETTLE_MAX_NANOS || filled >= STEADY_WINDOWS && now - start >= STEADY_MIN_NANOS
+            settled = now - start >= maxNanos || filled >= STEADY_WINDOWS && now - start >= STEADY_MIN_NANOS
                     && steady(windows) && !any(compiled);
             return settled;
         }
@@ -140,8 +178,10 @@ final class WarmUp {
 
     /**
      * The first warm-up of a command: runs steps of {@value #STEP} iterations until the JIT has settled, i.e. the
-     * last {@value #STEADY_WINDOWS} windows of 50 ms each moved as many messages within 10 % (after at least 1 s and
-     * the {@link #run} warm-up), or {@link #STEADY_MAX_NANOS} passed. A fixed count is not enough on a small
+     * last {@value #STEADY_WINDOWS} windows of 50 ms each moved as many messages within 10 % and the JIT finished no
+     * compilation during them ({@link Settling}, after at least 1 s and the {@link #run} warm-up), or
+     * {@link #STEADY_MAX_NANOS} passed. The rate alone ended it on a plateau before the last hot methods were compiled
+     * (the sweep's 64 B row at 59-74 % of the same row run for 5 s). A fixed count is not enough on a small
      * machine: the compiler threads share the cores with the polling thread, and a 400 ms row measured the JIT (the
      * sweep's 64 B SEND row at a quarter of the same row run for 5 s). Later rows reuse the compiled code and keep
      * the shorter {@link #run}.
@@ -150,28 +190,22 @@ final class WarmUp {
      * @param step runs the given number of iterations to completion
      */
     static void untilSteady(int size, java.util.function.IntConsumer step) {
-        long start = System.nanoTime();
-        long end = start + STEADY_MAX_NANOS;
+        Settling settling = new Settling(System::nanoTime, Settling.jitMillis(), STEADY_MAX_NANOS);
         int minimum = iterations(size);
-        long[] windows = new long[STEADY_WINDOWS];
-        int filled = 0;
         long done = 0;
-        long windowStart = start;
-        long inWindow = 0;
-        while (System.nanoTime() - end < 0) {
-            step.accept(STEP);
-            done += STEP;
-            inWindow += STEP;
-            long now = System.nanoTime();
-            if (now - windowStart >= WINDOW_NANOS) {
-                // messages per ns of this window, scaled to a window's length, kept in a ring of the last few
-                windows[filled++ % STEADY_WINDOWS] = inWindow * WINDOW_NANOS / (now - windowStart);
-                windowStart = now;
-                inWindow = 0;
-                if (filled >= STEADY_WINDOWS && done >= minimum && now - start >= STEADY_MIN_NANOS
-                        && steady(windows)) {
-                    return;
-                }
+        int n = STEP;
+        while (true) {
+            long before = System.nanoTime();
+            step.accept(n);
+            done += n;
+            if (settling.tick(n) && (done >= minimum || settling.elapsedNanos() >= STEADY_MAX_NANOS)) {
+                return;
+            }
+            long took = System.nanoTime() - before;
+            if (took < STREAM_STEP_NANOS && n < STREAM_STEP) {
+                n *= 2;
+            } else if (took > 4 * STREAM_STEP_NANOS && n > STEP) {
+                n /= 2;
             }
         }
     }
