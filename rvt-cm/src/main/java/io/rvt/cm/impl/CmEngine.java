@@ -639,6 +639,17 @@ final class CmEngine {
 
     // ------------------------------------------------------------------ shutdown
 
+    /** Ends the engine if its device was removed and the engine has not noticed yet ({@link CmRegistry}'s sweep). */
+    void endIfDeviceGone() {
+        synchronized (this) {
+            if (device.isAlive()) {
+                return;
+            }
+            deviceGone();
+        }
+        drain();
+    }
+
     /** The device went away: every ID and listener ends with ENODEV, and the engine closes. */
     void deviceGone() {
         if (!open) {
