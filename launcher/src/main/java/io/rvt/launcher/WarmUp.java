@@ -31,8 +31,8 @@ final class WarmUp {
     /**
      * Iterations per step of {@link #untilSteady}: enough to fill a bandwidth row's send window many times over, so
      * that the warm-up streams as the measured row does (steps of {@value #STEP}, each drained before the next, ran
-     * another loop than the row's: the JIT compiled that one, and the row's 400 ms ran at 54-71 % of the same row
-     * run for 5 s).
+     * another loop than the row's: the JIT compiled that one, and the sweep's 64 B SEND row ran at 54-74 % of the
+     * same row run for 5 s; streaming, 99-103 %).
      */
     static final int STREAM_STEP = 1024;
 
@@ -66,11 +66,12 @@ final class WarmUp {
     }
 
     /**
-     * A warm-up that one side of a two-process run ends by itself (the other follows the stamp of its next message):
-     * it is over once the last {@value #STEADY_WINDOWS} windows of 50 ms moved as many round trips within 10 % and
-     * this JVM's JIT finished no compilation during them, after at least 1 s; or after {@link #SETTLE_MAX_NANOS}. The
-     * rate alone is not enough: a ping-pong held a plateau of 50-59 us for 0.8 s before the last hot methods were
-     * compiled. Allocates nothing per iteration.
+     * A warm-up that ends by itself (one side of a two-process run, whose peer follows the stamp of its next message,
+     * and a command's first bandwidth row, {@link #untilSteady}): it is over once the last {@value #STEADY_WINDOWS}
+     * windows of 50 ms moved as many iterations within 10 % and this JVM's JIT finished no compilation during them,
+     * after at least 1 s; or after its longest ({@link #SETTLE_MAX_NANOS} for two processes). The rate alone is not
+     * enough: a ping-pong held a plateau of 50-59 us for 0.8 s before the last hot methods were compiled. Allocates
+     * nothing per iteration.
      */
     static final class Settling {
         private final LongSupplier clock;
@@ -177,14 +178,13 @@ final class WarmUp {
     }
 
     /**
-     * The first warm-up of a command: runs steps of {@value #STEP} iterations until the JIT has settled, i.e. the
-     * last {@value #STEADY_WINDOWS} windows of 50 ms each moved as many messages within 10 % and the JIT finished no
-     * compilation during them ({@link Settling}, after at least 1 s and the {@link #run} warm-up), or
-     * {@link #STEADY_MAX_NANOS} passed. The rate alone ended it on a plateau before the last hot methods were compiled
-     * (the sweep's 64 B row at 59-74 % of the same row run for 5 s). A fixed count is not enough on a small
-     * machine: the compiler threads share the cores with the polling thread, and a 400 ms row measured the JIT (the
-     * sweep's 64 B SEND row at a quarter of the same row run for 5 s). Later rows reuse the compiled code and keep
-     * the shorter {@link #run}.
+     * The first warm-up of a command: runs steps until the JIT has settled by {@link Settling}'s rule (the last
+     * {@value #STEADY_WINDOWS} windows of 50 ms each moved as many messages within 10 % and the JIT finished no
+     * compilation during them, after at least 1 s and the {@link #run} warm-up's count), or {@link #STEADY_MAX_NANOS}
+     * passed. A step starts at {@value #STEP} iterations and doubles up to {@value #STREAM_STEP} while steps are quick,
+     * so that the warm-up streams as the measured row does ({@link #STREAM_STEP}). A fixed count is not enough on a
+     * small machine: the compiler threads share the cores with the polling thread, and a 400 ms row measured the JIT.
+     * Later rows reuse the compiled code and keep the shorter {@link #run}.
      *
      * @param size bytes per message
      * @param step runs the given number of iterations to completion
