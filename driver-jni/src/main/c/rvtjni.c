@@ -26,7 +26,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define RVT_ABI_VERSION 5
+#define RVT_ABI_VERSION 6
 #define RVT_MAX_BATCH 64
 /* Segments per datagram: transport headers, up to four payload slices of registered memory, pad and ICRC. */
 #define RVT_TX_SEGS 6
@@ -131,7 +131,8 @@ static void put_be64(uint8_t *out, jlong v)
  * Opens a non-blocking UDP socket bound to the address (IPv4: v4 as a big-endian int; IPv6: hi/lo 64-bit halves)
  * and port (0: ephemeral). IPv4 sockets get IP_MTU_DISCOVER = IP_PMTUDISC_DO: DF set, so the kernel writes IP ID 0
  * for unconnected sockets, which the RoCEv2 ICRC covers. IPv6 sockets are IPV6_V6ONLY. Every socket's TTL / unicast
- * hop limit is RVT_SOCKET_HOP_LIMIT, so datagrams with that hop limit go without a control message.
+ * hop limit is RVT_SOCKET_HOP_LIMIT, so datagrams with that hop limit go without a control message. The received IP
+ * header's fields are not asked for (rvt_recv_ipinfo turns them on).
  */
 static jint JNICALL rvt_open(JNIEnv *env, jclass cls, jboolean ipv6, jint v4, jlong hi, jlong lo, jint scope_id,
                              jint port, jint buf_bytes, jboolean reuse_port)
@@ -148,20 +149,8 @@ static jint JNICALL rvt_open(JNIEnv *env, jclass cls, jboolean ipv6, jint v4, jl
     int one = 1;
     int r = 0;
     if (ipv6) {
-        /*
-         * The GRH's fields as the received IP header has them (traffic class, hop limit, flow label), and the flow
-         * label of each datagram sent taken from its destination's sin6_flowinfo.
-         */
+        /* The flow label of each datagram sent taken from its destination's sin6_flowinfo. */
         r = setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
-        if (r == 0) {
-            r = setsockopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &one, sizeof one);
-        }
-        if (r == 0) {
-            r = setsockopt(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, &one, sizeof one);
-        }
-        if (r == 0) {
-            r = setsockopt(fd, IPPROTO_IPV6, IPV6_FLOWINFO, &one, sizeof one);
-        }
         if (r == 0) {
             r = setsockopt(fd, IPPROTO_IPV6, IPV6_FLOWINFO_SEND, &one, sizeof one);
         }
@@ -172,12 +161,6 @@ static jint JNICALL rvt_open(JNIEnv *env, jclass cls, jboolean ipv6, jint v4, jl
     } else {
         int pmtu = IP_PMTUDISC_DO;
         r = setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof pmtu);
-        if (r == 0) {
-            r = setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof one);
-        }
-        if (r == 0) {
-            r = setsockopt(fd, IPPROTO_IP, IP_RECVTTL, &one, sizeof one);
-        }
         if (r == 0) {
             int ttl = RVT_SOCKET_HOP_LIMIT;
             r = setsockopt(fd, IPPROTO_IP, IP_TTL, &ttl, sizeof ttl);
@@ -225,6 +208,37 @@ static jint JNICALL rvt_open(JNIEnv *env, jclass cls, jboolean ipv6, jint v4, jl
         return -e;
     }
     return fd;
+}
+
+/*
+ * Asks the kernel for (on != 0) or stops asking for the received IP header's TOS/traffic class, TTL/hop limit and
+ * (IPv6) flow label as control messages on every receive: IP_RECVTOS and IP_RECVTTL, or IPV6_RECVTCLASS,
+ * IPV6_RECVHOPLIMIT and IPV6_FLOWINFO. The kernel reads these flags when a datagram is received, not when it is
+ * queued, so the change applies to every datagram received after it. Writing the control messages cost the kernel
+ * 60-110 ns of a 64 B RC SEND's receive, about a quarter of recvmmsg (put_cmsg and its user-copy checks; perf,
+ * 2026-12-01). Returns 0 or -errno.
+ */
+static jint JNICALL rvt_recv_ipinfo(JNIEnv *env, jclass cls, jint fd, jboolean ipv6, jboolean on)
+{
+    (void) env;
+    (void) cls;
+    int v = on ? 1 : 0;
+    int r;
+    if (ipv6) {
+        r = setsockopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &v, sizeof v);
+        if (r == 0) {
+            r = setsockopt(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, &v, sizeof v);
+        }
+        if (r == 0) {
+            r = setsockopt(fd, IPPROTO_IPV6, IPV6_FLOWINFO, &v, sizeof v);
+        }
+    } else {
+        r = setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &v, sizeof v);
+        if (r == 0) {
+            r = setsockopt(fd, IPPROTO_IP, IP_RECVTTL, &v, sizeof v);
+        }
+    }
+    return r == 0 ? 0 : -errno;
 }
 
 static jint JNICALL rvt_local_port(JNIEnv *env, jclass cls, jint fd)
@@ -528,6 +542,7 @@ static const JNINativeMethod METHODS[] = {
     {"bufferBytes", "(IZ)I", (void *) rvt_buffer_bytes},
     {"sendBatch", "(IJII)I", (void *) rvt_send_batch},
     {"recvBatch", "(IJJII)I", (void *) rvt_recv_batch},
+    {"recvIpInfo", "(IZZ)I", (void *) rvt_recv_ipinfo},
     {"eventfd", "()I", (void *) rvt_eventfd},
     {"signal", "(I)I", (void *) rvt_signal},
     {"await", "(III)I", (void *) rvt_await},

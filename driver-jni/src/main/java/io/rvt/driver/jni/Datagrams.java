@@ -63,6 +63,21 @@ interface Datagrams extends AutoCloseable {
         return -1;
     }
 
+    /**
+     * Whether each receive reports the IP header's traffic class, hop limit and flow label ({@link RxBatch#hasIpInfo});
+     * a socket opens without them, which spares the kernel writing control messages on every receive. Applies to the
+     * datagrams received after the call. A layer that cannot report them ignores it.
+     *
+     * @param on true to have them reported
+     */
+    default void receiveIpInfo(boolean on) {
+    }
+
+    /** @return whether receives report the IP header's fields ({@link #receiveIpInfo}); false if this layer cannot */
+    default boolean receivesIpInfo() {
+        return false;
+    }
+
     /** @return the errno of the last failed system call, 0 if none failed */
     int lastErrno();
 

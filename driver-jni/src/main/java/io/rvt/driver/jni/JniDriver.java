@@ -7,6 +7,7 @@ import io.rvt.api.PathMtu;
 import io.rvt.api.PortAttr;
 import io.rvt.api.PortCounter;
 import io.rvt.api.PortState;
+import io.rvt.api.QpType;
 import io.rvt.api.VerbsException;
 import io.rvt.api.spi.DriverAh;
 import io.rvt.api.spi.DriverDevice;
@@ -84,6 +85,10 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
     private final int sourcePorts;
     private volatile DriverDevice device;
     private volatile boolean closed;
+    /** Guards {@link #udQps}. */
+    private final Object udQpLock = new Object();
+    /** The HCA's UD QPs (created, not yet destroyed): see {@link #qpPrivAlloc}. */
+    private int udQps;
 
     JniDriver(JniDriverBuilder b) {
         if (b.wire == Wire.NATIVE) {
@@ -538,6 +543,54 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
     @Override
     protected PathMtu portMtu() {
         return mtu;
+    }
+
+    /**
+     * Mirrors {@code qp_priv_alloc}, and counts the HCA's UD QPs: while it has one, its ports' sockets report the
+     * received IP header's traffic class, hop limit and flow label, which a UD receive's GRH carries
+     * ({@link Datagrams#receiveIpInfo}); with none (RC, UC and the GSI's MADs, which use only the GRH's GIDs) the
+     * kernel is spared writing them on every receive.
+     */
+    @Override
+    public Object qpPrivAlloc(DriverDevice rdi, DriverQp qp) {
+        boolean ud = qp.type() == QpType.UD;
+        if (ud) {
+            countUdQp(1);
+        }
+        try {
+            return super.qpPrivAlloc(rdi, qp);
+        } catch (RuntimeException e) {
+            if (ud) {
+                countUdQp(-1);
+            }
+            throw e;
+        }
+    }
+
+    /** Mirrors {@code qp_priv_free}; a UD QP's end may stop the sockets reporting the IP header ({@link #qpPrivAlloc}). */
+    @Override
+    public void qpPrivFree(DriverDevice rdi, DriverQp qp) {
+        super.qpPrivFree(rdi, qp);
+        if (qp.type() == QpType.UD) {
+            countUdQp(-1);
+        }
+    }
+
+    private void countUdQp(int delta) {
+        synchronized (udQpLock) {
+            int next = Math.max(0, udQps + delta);
+            if ((udQps == 0) != (next == 0)) {
+                for (PortEngine p : ports) {
+                    p.io.receiveIpInfo(next > 0);
+                }
+            }
+            udQps = next;
+        }
+    }
+
+    /** @return whether port {@code portNum}'s socket reports the received IP header's fields (tests) */
+    boolean receivesIpInfo(int portNum) {
+        return port(portNum).io.receivesIpInfo();
     }
 
     @Override

@@ -18,6 +18,7 @@ final class NativeDatagrams implements Datagrams {
     private volatile boolean closed;
     private final AtomicInteger users = new AtomicInteger();
     private volatile int lastErrno;
+    private volatile boolean receivesIpInfo;
 
     NativeDatagrams(InetAddress address, int port, int bufferBytes) {
         this(address, port, bufferBytes, false);
@@ -171,6 +172,27 @@ final class NativeDatagrams implements Datagrams {
                 exit();
             }
         }
+    }
+
+    @Override
+    public void receiveIpInfo(boolean on) {
+        if (enter()) {
+            try {
+                int r = NativeUdp.recvIpInfo(fd, address instanceof Inet6Address, on);
+                if (r < 0) {
+                    throw new UdpException("setsockopt IP_RECVTOS/IP_RECVTTL (or the IPv6 ones) on",
+                            Peer.format(address, port), -r);
+                }
+                receivesIpInfo = on;
+            } finally {
+                exit();
+            }
+        }
+    }
+
+    @Override
+    public boolean receivesIpInfo() {
+        return receivesIpInfo;
     }
 
     @Override

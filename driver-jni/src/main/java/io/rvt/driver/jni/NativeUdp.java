@@ -23,7 +23,7 @@ import java.nio.file.StandardCopyOption;
  */
 final class NativeUdp {
     /** The ABI version this class expects ({@code RVT_ABI_VERSION}). */
-    static final int ABI_VERSION = 5;
+    static final int ABI_VERSION = 6;
     /** Size of a send descriptor ({@code struct rvt_tx_desc}). */
     static final int TX_DESC_SIZE = 128;
     /** Segments one datagram is gathered from at most ({@code RVT_TX_SEGS}). */
@@ -226,6 +226,18 @@ final class NativeUdp {
      * @return how many datagrams arrived (0 if none waited), or -errno
      */
     static native int recvBatch(int fd, long desc, long data, int slotSize, int count);
+
+    /**
+     * Asks for, or stops asking for, the received IP header's TOS / traffic class, TTL / hop limit and IPv6 flow label
+     * as control messages ({@code IP_RECVTOS}, {@code IP_RECVTTL}; {@code IPV6_RECVTCLASS}, {@code IPV6_RECVHOPLIMIT},
+     * {@code IPV6_FLOWINFO}); a socket opens without them.
+     *
+     * @param fd the socket
+     * @param ipv6 whether it is an IPv6 socket
+     * @param on true to ask for them
+     * @return 0 or -errno
+     */
+    static native int recvIpInfo(int fd, boolean ipv6, boolean on);
 
     /** @return a non-blocking eventfd, or -errno */
     static native int eventfd();

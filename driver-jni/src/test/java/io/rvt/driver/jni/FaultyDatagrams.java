@@ -229,6 +229,16 @@ final class FaultyDatagrams implements Datagrams {
     }
 
     @Override
+    public void receiveIpInfo(boolean on) {
+        real.receiveIpInfo(on);
+    }
+
+    @Override
+    public boolean receivesIpInfo() {
+        return real.receivesIpInfo();
+    }
+
+    @Override
     public int lastErrno() {
         return real.lastErrno();
     }

@@ -20,6 +20,7 @@ import io.rvt.testkit.Verbs;
 import io.rvt.transport.header.GrhDescriptor;
 import io.rvt.transport.header.Icrc;
 import java.net.InetAddress;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -67,6 +68,30 @@ class JniGrhMappingTest {
     }
 
     /**
+     * The kernel writes the received IP header's fields as control messages only while the HCA has a UD QP, whose
+     * receives' GRH carries them: not for RC (nor the GSI's MADs), on again for a second UD QP after the first's end.
+     */
+    @Test
+    void shouldAskForTheIpHeaderOnlyWhileAUdQpExists() {
+        try (JniFixture fixture = new JniFixture(9, "127.0.0.1")) {
+            Verbs verbs = new Verbs(fixture);
+            Device dev = fixture.open(1)[0];
+            JniDriver d = fixture.drivers().get(0);
+            verbs.endpoint(dev, QpType.RC, 4096);
+            assertThat(d.receivesIpInfo(1)).as("an RC QP only").isFalse();
+            Endpoint ud = verbs.endpoint(dev, QpType.UD, 4096);
+            assertThat(d.receivesIpInfo(1)).as("a UD QP").isTrue();
+            Endpoint ud2 = verbs.endpoint(dev, QpType.UD, 4096);
+            ud.qp.destroyQp();
+            assertThat(d.receivesIpInfo(1)).as("one UD QP left").isTrue();
+            ud2.qp.destroyQp();
+            assertThat(d.receivesIpInfo(1)).as("no UD QP left").isFalse();
+            verbs.endpoint(dev, QpType.UD, 4096);
+            assertThat(d.receivesIpInfo(1)).as("a UD QP again").isTrue();
+        }
+    }
+
+    /**
      * An RC QP's primary path: its packets arrive at a plain native socket (playing the peer) with the path's traffic
      * class, hop limit and flow label in the IP header as that socket's kernel received it, and an ICRC computed over
      * the real addresses and ports.
@@ -80,6 +105,7 @@ class JniGrhMappingTest {
             Verbs verbs = new Verbs(fixture);
             Device dev = fixture.open(1)[0];
             JniDriver d = fixture.drivers().get(0);
+            peer.receiveIpInfo(true);
             d.addPeer(d.gid(1), peer.localPort());
             Endpoint rc = verbs.endpoint(dev, QpType.RC, 4096);
             // by hand, not through rvt-cm: the peer is a plain UDP socket with no CM behind it
