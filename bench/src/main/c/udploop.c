@@ -5,7 +5,7 @@
  * By default a thread each; with -1 one thread does both in turn, as driver-jni's progress hook has the polling
  * thread do (on loopback the kernel delivers inside sendmmsg, so nothing then crosses cores).
  *
- *   udploop [-1] [-s bytes] [-b batch] [-t seconds] [-w window] [-a] [-B socket-buffer-bytes] [-q]
+ *   udploop [-1] [-s bytes] [-b batch] [-t seconds] [-w window] [-a] [-n] [-c] [-B socket-buffer-bytes] [-q]
  *
  *   -1  one thread sends a batch, then receives what is waiting (default: a sending and a receiving thread)
  *
@@ -16,10 +16,13 @@
  *       reads the receiver's count from memory; with -a it learns it from acknowledgements on the wire.
  *   -a  RC-shaped: the receiver answers each recvmmsg batch with one 8-byte datagram carrying its running count
  *       (as an RC responder coalesces ACKs), which the sender reads with recvmmsg; needs -w
+ *   -n  the receiver asks each datagram's source address (msg_name), as driver-jni must (its RC address check)
+ *   -c  the receiver asks each datagram's TOS and TTL as control messages (IP_RECVTOS, IP_RECVTTL), as driver-jni
+ *       does while its HCA has a UD QP (on every receive before 2026-12-01)
  *   -B  SO_RCVBUF/SO_SNDBUF (the FORCE variants first, as driver-jni does; default 4 MiB, driver-jni's default)
  *   -q  one line only: the machine-readable result
  *
- * Result line: "udploop threads=2 size=64 batch=32 window=0 acks=0 secs=5.00 sent=N received=N lost=N rate=X
+ * Result line: "udploop threads=2 size=64 batch=32 window=0 acks=0 names=0 cmsgs=0 secs=5.00 sent=N received=N lost=N rate=X
  * cpu_ns_per_msg=Y": rate the received datagrams per second, Y the process's CPU time (user + system, every thread)
  * per received datagram, which a machine shared with other work inflates far less than the rate. Exit status 0, or 2 for bad arguments, 1 for a failing system call.
  */
@@ -48,9 +51,11 @@ struct config {
     int buf;
     int quiet;
     int one_thread;
+    int names;
+    int cmsgs;
 };
 
-static struct config cfg = {64, 32, 5.0, 0, 0, 4 << 20, 0, 0};
+static struct config cfg = {64, 32, 5.0, 0, 0, 4 << 20, 0, 0, 0, 0};
 static int data_fd;   /* the receiver's socket: datagrams arrive here */
 static int ack_fd;    /* the sender's socket: datagrams leave from here, acknowledgements arrive here */
 static struct sockaddr_in data_addr;
@@ -149,6 +154,8 @@ struct rx {
     int64_t count;
     struct iovec ack_iov;
     struct msghdr ack;
+    struct sockaddr_in from[MAX_BATCH];
+    uint8_t control[MAX_BATCH][64] __attribute__((aligned(8)));
 };
 
 static uint8_t payload[MAX_BATCH][MAX_SIZE];
@@ -224,6 +231,14 @@ static int rx_step(struct rx *x)
         x->iov[i].iov_len = sizeof slots[i];
         x->m[i].msg_hdr.msg_iov = &x->iov[i];
         x->m[i].msg_hdr.msg_iovlen = 1;
+        if (cfg.names) {
+            x->m[i].msg_hdr.msg_name = &x->from[i];
+            x->m[i].msg_hdr.msg_namelen = sizeof x->from[i];
+        }
+        if (cfg.cmsgs) {
+            x->m[i].msg_hdr.msg_control = x->control[i];
+            x->m[i].msg_hdr.msg_controllen = sizeof x->control[i];
+        }
     }
     int r = recvmmsg(data_fd, x->m, (unsigned) cfg.batch, MSG_DONTWAIT, NULL);
     if (r > 0) {
@@ -282,7 +297,7 @@ static void *both(void *arg)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: udploop [-1] [-s bytes] [-b batch 1..%d] [-t seconds] [-w window] [-a] [-B bytes] [-q]\n",
+    fprintf(stderr, "usage: udploop [-1] [-s bytes] [-b batch 1..%d] [-t seconds] [-w window] [-a] [-n] [-c] [-B bytes] [-q]\n",
             MAX_BATCH);
     exit(2);
 }
@@ -290,7 +305,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
     int c;
-    while ((c = getopt(argc, argv, "s:b:t:w:aB:q1")) != -1) {
+    while ((c = getopt(argc, argv, "s:b:t:w:anB:cq1")) != -1) {
         char *end = NULL;
         switch (c) {
         case 's': cfg.size = (int) strtol(optarg, &end, 10); break;
@@ -298,6 +313,8 @@ int main(int argc, char **argv)
         case 't': cfg.secs = strtod(optarg, &end); break;
         case 'w': cfg.window = strtol(optarg, &end, 10); break;
         case 'a': cfg.acks = 1; break;
+        case 'n': cfg.names = 1; break;
+        case 'c': cfg.cmsgs = 1; break;
         case 'B': cfg.buf = (int) strtol(optarg, &end, 10); break;
         case 'q': cfg.quiet = 1; break;
         case '1': cfg.one_thread = 1; break;
@@ -315,6 +332,13 @@ int main(int argc, char **argv)
         usage();
     }
     data_fd = open_socket(&data_addr);
+    if (cfg.cmsgs) {
+        int one = 1;
+        if (setsockopt(data_fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof one) != 0
+            || setsockopt(data_fd, IPPROTO_IP, IP_RECVTTL, &one, sizeof one) != 0) {
+            die("setsockopt IP_RECVTOS/IP_RECVTTL");
+        }
+    }
     ack_fd = open_socket(&ack_addr);
     int rcvbuf = 0;
     socklen_t len = sizeof rcvbuf;
@@ -356,9 +380,9 @@ int main(int argc, char **argv)
                atomic_load(&stalls));
     }
     double cpu_ns = nr > 0 ? (c1 - c0) * 1e9 / (double) nr : 0;
-    printf("udploop threads=%d size=%d batch=%d window=%ld acks=%d secs=%.2f sent=%ld received=%ld lost=%ld "
-           "rate=%.0f cpu_ns_per_msg=%.0f\n", cfg.one_thread ? 1 : 2, cfg.size, cfg.batch, cfg.window, cfg.acks,
-           secs, ns, nr, ns > nr ? ns - nr : 0, rate, cpu_ns);
+    printf("udploop threads=%d size=%d batch=%d window=%ld acks=%d names=%d cmsgs=%d secs=%.2f sent=%ld received=%ld "
+           "lost=%ld rate=%.0f cpu_ns_per_msg=%.0f\n", cfg.one_thread ? 1 : 2, cfg.size, cfg.batch, cfg.window,
+           cfg.acks, cfg.names, cfg.cmsgs, secs, ns, nr, ns > nr ? ns - nr : 0, rate, cpu_ns);
     close(data_fd);
     close(ack_fd);
     return 0;
