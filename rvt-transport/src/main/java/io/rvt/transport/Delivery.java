@@ -35,6 +35,8 @@ public final class Delivery {
     /** The QP of the batch's last packet, retained until the batch ends or a packet for another QP comes. */
     private DriverQp held;
     private int heldQpn;
+    /** The batch's thread holds {@link #held}'s {@code recvLock} ({@link PacketDriver#holdsRecvLockOverRuns()}). */
+    private boolean heldLocked;
     private long rxPackets;
     private long rxBytes;
 
@@ -141,19 +143,29 @@ public final class Delivery {
 
     /** Keeps {@code qp}'s reference (taken by the caller) for the batch's next packets, dropping the one held. */
     void hold(DriverQp qp, int qpn) {
-        DriverQp old = held;
+        releaseHeld();
         held = qp;
         heldQpn = qpn;
-        if (old != null) {
-            old.release();
-        }
     }
 
-    /** Drops the reference the batch holds, at its end (a destroy waits for it). */
+    /** Takes the held QP's {@code recvLock} for the rest of its run ({@link PacketDriver#holdsRecvLockOverRuns()}). */
+    void lockHeld() {
+        held.recvLock().lock();
+        heldLocked = true;
+    }
+
+    /**
+     * Drops the reference the batch holds, and the held QP's {@code recvLock} if it holds that: at the batch's end (a
+     * destroy waits for it), when a packet for another QP comes, before the deferred drains.
+     */
     void releaseHeld() {
         DriverQp qp = held;
         if (qp != null) {
             held = null;
+            if (heldLocked) {
+                heldLocked = false;
+                qp.recvLock().unlock();
+            }
             qp.release();
         }
     }

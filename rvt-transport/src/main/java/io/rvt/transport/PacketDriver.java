@@ -2,6 +2,7 @@ package io.rvt.transport;
 
 import io.rvt.api.Gid;
 import io.rvt.api.PortCounter;
+import io.rvt.api.QpType;
 import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.transport.header.PacketHeaders;
@@ -119,6 +120,23 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
      * @return true to schedule deferred drains instead of running them
      */
     protected boolean schedulesDeferred() {
+        return false;
+    }
+
+    /**
+     * rvt extension: whether {@link #receive} keeps an RC QP's {@code recvLock} from the first packet of a run of the
+     * batch's packets to that QP until the run ends (a packet for another QP, {@link #drainDeferred},
+     * {@link #receiveMulticast} or {@link #endBatch}), so that the run's packets take it once (one atomic) instead of
+     * once each; the transport's own lock of it is then a re-entry. Each packet is still processed as if it came
+     * alone (state checked, receive WQE pinned before its processing ends). A driver may say true only if, between two
+     * packets of one batch, its receiving thread neither blocks nor waits for another thread nor takes any other lock
+     * than the QP's own (it parses, counts, releases frames): a thread that wants the QP's {@code recvLock} meanwhile
+     * ({@code modify_qp}, {@code destroy_qp}, {@code deregMr}'s {@code rvt_qp_mr_clean}, a timer) then waits at most
+     * for the run's end, as it would for one packet. False by default.
+     *
+     * @return true to keep an RC QP's {@code recvLock} over a run of its packets
+     */
+    protected boolean holdsRecvLockOverRuns() {
         return false;
     }
 
@@ -290,6 +308,7 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
         int qpn = h.destQp();
         DriverQp qp = d.held(qpn);
         if (qp == null) {
+            d.releaseHeld(); // the previous run's QP (and its recvLock) before this one's
             qp = t.device().lookupQpnAndRetain(port, qpn);
             if (qp == null) {
                 for (int i = h.runPackets(); i > 0; i--) {
@@ -298,6 +317,9 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
                 return;
             }
             d.hold(qp, qpn); // one reference for the batch's packets to this QP in a row, released at its end
+            if (qp.type() == QpType.RC && holdsRecvLockOverRuns()) {
+                d.lockHeld(); // and one recvLock (holdsRecvLockOverRuns)
+            }
         }
         if (admits(qp, port)) {
             d.enter();
@@ -324,6 +346,7 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
      */
     protected final void receiveMulticast(Delivery d, Gid mgid, int mlid, ByteBuffer buf, PacketHeaders h,
             RxInfo rx) {
+        d.releaseHeld(); // UD QPs' recvLocks are taken with no RC QP's held
         Transport t = transport();
         if (t != null) {
             t.receiveMulticast(t.device().port(d.portNum), mgid, mlid, buf, h, rx);
@@ -337,6 +360,7 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
      * @param scratch the receiving thread's send scratch
      */
     protected final void drainDeferred(Delivery d, S scratch) {
+        d.releaseHeld(); // mid-batch (the delivery is full): no QP lock while the drains run
         if (d.hasAcks()) {
             d.enter(); // the QPs the ACKs schedule are deferred to d, drained below
             try {

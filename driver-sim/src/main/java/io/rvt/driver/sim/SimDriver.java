@@ -414,6 +414,17 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         return txScratch.threads();
     }
 
+    /**
+     * On a real-time fabric a run of a delivery batch's packets to one RC QP takes its {@code recvLock} once: between
+     * two packets of a batch the delivery thread only parses, counts and returns frames to their pool (whose refill
+     * notice schedules waiting QPs, an order that {@code notifyErrorQp} already takes under QP locks), and a batch is
+     * at most what came due in one duty cycle. A deterministic fabric delivers each frame as a batch of its own.
+     */
+    @Override
+    protected boolean holdsRecvLockOverRuns() {
+        return !deterministic;
+    }
+
     /** A drain deferred by the delivery thread: queued in deterministic mode, to keep the event loop's order. */
     @Override
     protected boolean schedulesDeferred() {

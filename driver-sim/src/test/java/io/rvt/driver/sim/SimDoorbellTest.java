@@ -2,21 +2,17 @@ package io.rvt.driver.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rvt.api.Device;
 import io.rvt.api.PortCounter;
 import io.rvt.api.QpType;
 import io.rvt.api.RecvWorkRequest;
 import io.rvt.api.SendWorkRequest;
-import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
 import io.rvt.api.spi.agent.Agent;
 import io.rvt.api.spi.agent.CompositeAgent;
 import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.core.RvtDevice;
 import io.rvt.driver.sim.fabric.Fabric;
-import io.rvt.testkit.DriverFixture;
 import io.rvt.testkit.Endpoint;
-import io.rvt.testkit.Feature;
 import io.rvt.testkit.Verbs;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -42,28 +38,6 @@ class SimDoorbellTest {
     private long trainsBefore;
     private long rxBefore;
 
-    /** Runs the fabric's and both HCAs' agents on the test's thread, as {@code AgentInvoker} would. */
-    private final class Invoked implements DriverFixture {
-        @Override
-        public Device[] open(int count) {
-            throw new UnsupportedOperationException("devices come from the test");
-        }
-
-        @Override
-        public boolean progress() {
-            return cycle() > 0;
-        }
-
-        @Override
-        public boolean supports(Feature feature) {
-            return false;
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
     private void open(ThreadingMode hcaThreading) {
         open(hcaThreading, true);
     }
@@ -78,7 +52,7 @@ class SimDoorbellTest {
         network = new CompositeAgent("doorbell-net", agents);
         a = RvtDevice.register(hcaA);
         b = RvtDevice.register(hcaB);
-        verbs = new Verbs(new Invoked());
+        verbs = new Verbs(new InvokedFixture(this::cycle));
         pair = verbs.connected(a, b, QpType.RC, 4096, 7, 1);
         while (cycle() > 0) {
             // the connection's last MADs and ACKs
@@ -143,13 +117,7 @@ class SimDoorbellTest {
     }
 
     private int received() {
-        WorkCompletion wc = new WorkCompletion();
-        int n = 0;
-        while (pair[1].recvCq.pollCq(wc)) {
-            Verbs.assertSuccess(wc, wc.wrId());
-            n++;
-        }
-        return n;
+        return InvokedFixture.pollSuccesses(pair[1].recvCq);
     }
 
     @Test
