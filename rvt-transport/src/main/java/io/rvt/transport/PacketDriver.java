@@ -123,6 +123,25 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
         return false;
     }
 
+    /** The most packets a drain makes in one hold of the QP's {@code sendLock} ({@link #holdsSendLockOverDrains()}). */
+    static final int SEND_LOCK_PACKETS = 32;
+
+    /**
+     * rvt extension: whether a drain takes the QP's {@code sendLock} once for up to {@value #SEND_LOCK_PACKETS} of its
+     * packets instead of once per packet (the transport's lock in {@code makePacket} is then a re-entry): one atomic
+     * per train of packets. A driver may say true only if its {@link #sendPacket}, around the transport's
+     * {@code makePacket}, neither blocks nor waits for another thread nor takes a lock that a holder of a QP lock
+     * might wait for (it fills and queues frames). Where the transport must take {@code recvLock} from the send path
+     * (an RC WQE of an operation it does not know fails the QP) it lets go of the drain's hold first
+     * ({@link QpSendEngine#letGoOfSendLock(DriverQp)}), as {@code recvLock} ranks above {@code sendLock}; the drain
+     * takes it again for its next packet. False by default.
+     *
+     * @return true to hold {@code sendLock} over a drain's packets
+     */
+    protected boolean holdsSendLockOverDrains() {
+        return false;
+    }
+
     /**
      * rvt extension: whether {@link #receive} keeps an RC QP's {@code recvLock} from the first packet of a run of the
      * batch's packets to that QP until the run ends (a packet for another QP, {@link #drainDeferred},
@@ -202,15 +221,30 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
      */
     protected final void drain(E e, S scratch) {
         int seen = e.begin();
+        boolean hold = holdsSendLockOverDrains();
         try {
             while (true) {
                 int r = 0;
                 e.drainedHint = false;
-                while (!e.isStopped() && (r = sendPacket(e, scratch)) > 0) {
-                    if (e.takeDrainedHint()) {
-                        r = 0; // the engine said that was the last packet for now: no empty call to find out
-                        break;
+                try {
+                    for (int held = 0; !e.isStopped(); held++) {
+                        if (hold && !e.holdsSendLock) {
+                            e.holdSendLock(); // the transport's lock of it per packet is then a re-entry
+                            held = 0;
+                        }
+                        if ((r = sendPacket(e, scratch)) <= 0) {
+                            break;
+                        }
+                        if (e.takeDrainedHint()) {
+                            r = 0; // the engine said that was the last packet for now: no empty call to find out
+                            break;
+                        }
+                        if (held == SEND_LOCK_PACKETS - 1) {
+                            e.letGoOfSendLock(); // others (an ACK's receive, a timer) get it between
+                        }
                     }
+                } finally {
+                    e.letGoOfSendLock();
                 }
                 packetsOut(e, scratch);
                 flushTxCounters(e);

@@ -21,6 +21,8 @@ public class QpSendEngine {
     int txPort = 1;
     /** Set by {@link Transport#makePacket} when the packet it made was the QP's last for now (drainer). */
     boolean drainedHint;
+    /** The drainer holds the QP's {@code sendLock} over its packets ({@link PacketDriver#holdsSendLockOverDrains()}). */
+    boolean holdsSendLock;
 
     /**
      * @param qp the QP
@@ -86,6 +88,34 @@ public class QpSendEngine {
     }
 
     /** Marks the end of a drain on this thread (also one that left requests pending, to be rescheduled). */
+    /** Takes the QP's {@code sendLock} for the drain's next packets; the drainer only. */
+    final void holdSendLock() {
+        qp.sendLock().lock();
+        holdsSendLock = true;
+    }
+
+    /** Lets go of the drain's hold of {@code sendLock}, if it has one; the drainer only. */
+    final void letGoOfSendLock() {
+        if (holdsSendLock) {
+            holdsSendLock = false;
+            qp.sendLock().unlock();
+        }
+    }
+
+    /**
+     * If the calling thread drains {@code qp} and holds its {@code sendLock} over the drain's packets
+     * ({@link PacketDriver#holdsSendLockOverDrains()}), lets go of that hold (the drain takes it again for its next
+     * packet): for the transport, which must hold no {@code sendLock} when it takes {@code recvLock}. Otherwise nothing.
+     *
+     * @param qp a QP whose {@code sendLock} the caller no longer holds itself
+     */
+    public static void letGoOfSendLock(DriverQp qp) {
+        QpSendEngine e = of(qp);
+        if (e != null && e.holdsSendLock && e.drainer == Thread.currentThread()) {
+            e.letGoOfSendLock();
+        }
+    }
+
     public final void end() {
         drainer = null;
     }

@@ -425,6 +425,16 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         return !deterministic;
     }
 
+    /**
+     * On a real-time fabric a drain holds its QP's {@code sendLock} over its packets: {@link SimTransmitter} fills
+     * frames, queues them on a lock-free ring and returns refused ones to their pool, and waits for a frame only after
+     * the drain has let go ({@link #waitForWire}). A deterministic fabric keeps one hold per packet.
+     */
+    @Override
+    protected boolean holdsSendLockOverDrains() {
+        return !deterministic;
+    }
+
     /** A drain deferred by the delivery thread: queued in deterministic mode, to keep the event loop's order. */
     @Override
     protected boolean schedulesDeferred() {

@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * On a real-time fabric a delivery batch's run of packets to one RC QP takes the QP's {@code recvLock} once
- * ({@code PacketDriver.holdsRecvLockOverRuns}): the hold ends with the run, and a thread that wants the locks
+ * ({@code PacketDriver.holdsRecvLockOverRuns}) and a drain its QP's {@code sendLock} once per train of packets
+ * ({@code holdsSendLockOverDrains}): the holds end with the run and the drain, and a thread that wants the locks
  * meanwhile gets them once the fabric's cycle is over.
  */
 class SimQpLockHoldTest {
@@ -43,16 +44,23 @@ class SimQpLockHoldTest {
     private RvtQp sender;
     private RvtQp receiver;
 
-    /** What the delivery thread holds when each frame reaches b's HCA and when its batch has ended. */
+    /**
+     * What the delivery thread holds when each frame reaches b's HCA and when its batch has ended; and what the thread
+     * that asks whether b takes bursts holds: the sender's drain asks it ({@code Fabric.burstLimit}) in its first
+     * {@code sendPacket} after a handler changed, before the transport makes the packet.
+     */
     private static final class Watch implements FrameHandler {
         private final FrameHandler hca;
         private final RvtQp qp;
+        private final RvtQp sender;
         final List<Boolean> heldBeforeFrame = new ArrayList<>();
         final List<Boolean> heldAfterBatch = new ArrayList<>();
+        final List<Boolean> senderHeldAtBurstQuestion = new ArrayList<>();
 
-        Watch(FrameHandler hca, RvtQp qp) {
+        Watch(FrameHandler hca, RvtQp qp, RvtQp sender) {
             this.hca = hca;
             this.qp = qp;
+            this.sender = sender;
         }
 
         @Override
@@ -68,6 +76,7 @@ class SimQpLockHoldTest {
 
         @Override
         public boolean acceptsBursts() {
+            senderHeldAtBurstQuestion.add(sender.sendLock().isHeldByCurrentThread()); // then a train's delivery asks
             return hca.acceptsBursts();
         }
 
@@ -135,10 +144,10 @@ class SimQpLockHoldTest {
     }
 
     @Test
-    void shouldHoldTheReceivingQpsRecvLockFromARunsFirstPacketToItsBatchsEnd() {
+    void shouldHoldTheReceivingQpsRecvLockFromARunsFirstPacketToItsBatchsEndAndTheSendersSendLockOverItsDrain() {
         open();
         FabricPort port = hcaB.fabricPort(1);
-        Watch watch = new Watch(port.handler(), receiver);
+        Watch watch = new Watch(port.handler(), receiver, sender);
         port.handler(watch);
         post(1); // drained on this thread: one frame
         post(4); // queued: the cycle's drain sends them as a train behind it, all delivered in that cycle
@@ -146,6 +155,8 @@ class SimQpLockHoldTest {
         assertThat(watch.heldBeforeFrame).as("recvLock held by the delivery thread as each request arrives")
                 .containsExactly(false, true, true, true, true);
         assertThat(watch.heldAfterBatch).as("and once the batch ended").containsExactly(false);
+        assertThat(watch.senderHeldAtBurstQuestion).as("the sender's sendLock held by its drain around sendPacket")
+                .first().isEqualTo(true);
         assertThat(receiver.recvLock().isLocked()).isFalse();
         assertThat(received()).isEqualTo(5);
         assertThat(verbs.await(pair[0].sendCq, 5)).hasSize(5);
@@ -157,7 +168,7 @@ class SimQpLockHoldTest {
         open();
         int total = 0;
         for (int round = 0; round < 20; round++) {
-            post(40); // the first drained here, the other 39 in the cycle, delivered as one batch
+            post(40); // the first drained here, the other 39 in the cycle: two holds of sendLock (SEND_LOCK_PACKETS)
             while (cycle() > 0) {
                 // requests, ACKs
             }

@@ -9,6 +9,7 @@ import io.rvt.api.spi.RequesterState;
 import io.rvt.api.spi.Seq24;
 import io.rvt.transport.Packets;
 import io.rvt.transport.ProtocolEngine;
+import io.rvt.transport.QpSendEngine;
 import io.rvt.transport.RxInfo;
 import io.rvt.transport.TxInfo;
 import io.rvt.transport.header.Opcode;
@@ -96,6 +97,7 @@ public final class RcEngine implements ProtocolEngine<RcState> {
             sl.unlock();
         }
         if (n == RcRequester.FATAL) {
+            QpSendEngine.letGoOfSendLock(qp); // a drain's hold of it (PacketDriver.holdsSendLockOverDrains) goes first
             Lock rl = qp.recvLock();
             rl.lock();
             try {
