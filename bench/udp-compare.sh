@@ -11,6 +11,8 @@
 #   perf       ./rvt --driver jni perf -s 64 -D <secs> (Felix, the default the users run) and, with PERF_NO_OSGI=1,
 #              ./rvt --driver jni --no-osgi perf too
 #   iperf3     iperf3 -u -l 64 -b 0 on 127.0.0.1, if installed (apt-get install iperf3; not needed otherwise)
+# (udploop also runs over IPv6, ::1, with -6, and with UDP GSO on the send side, -g, and UDP GRO on the receive side,
+# -G: see its header and docs/benchmarks.md "UDP GSO on IPv6"; not rows of this script)
 # and prints each row's messages per second over the rounds (median, min-max) and its ratio to c-rc per round, and
 # for udploop and JMH the process CPU time per message (every thread's; a machine shared with other work inflates it
 # far less than the rate) and its ratio to c-rc's.

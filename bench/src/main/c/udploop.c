@@ -5,9 +5,16 @@
  * By default a thread each; with -1 one thread does both in turn, as driver-jni's progress hook has the polling
  * thread do (on loopback the kernel delivers inside sendmmsg, so nothing then crosses cores).
  *
- *   udploop [-1] [-s bytes] [-b batch] [-t seconds] [-w window] [-a] [-n] [-c] [-B socket-buffer-bytes] [-q]
+ *   udploop [-1] [-6] [-g] [-G] [-s bytes] [-b batch] [-t seconds] [-w window] [-a] [-n] [-c] [-B socket-buffer-bytes] [-q]
  *
  *   -1  one thread sends a batch, then receives what is waiting (default: a sending and a receiving thread)
+ *   -6  IPv6: the sockets are bound to ::1 (default: IPv4, 127.0.0.1)
+ *   -g  UDP GSO: the sender hands each batch to the kernel as ONE sendmsg whose payload is the batch's datagrams back
+ *       to back, with a UDP_SEGMENT control message of the datagram size: the kernel builds one large datagram and
+ *       cuts it into the batch's datagrams at the receiver (loopback) or the device, each with its own UDP/IP header
+ *   -G  UDP GRO: the receiver sets the UDP_GRO socket option, so a GSO datagram stays whole up to recvmmsg, which
+ *       returns the coalesced payload with a UDP_GRO control message giving the segment size (counted as
+ *       ceil(length / segment size) datagrams; with -a acknowledged by that count)
  *
  *   -s  UDP payload per datagram (default 64; driver-jni's 64 B RC SEND is 80: BTH 12 + 64 + ICRC 4)
  *   -b  datagrams per sendmmsg and per recvmmsg (default 32, driver-jni's default batch; at most 64)
@@ -17,18 +24,20 @@
  *   -a  RC-shaped: the receiver answers each recvmmsg batch with one 8-byte datagram carrying its running count
  *       (as an RC responder coalesces ACKs), which the sender reads with recvmmsg; needs -w
  *   -n  the receiver asks each datagram's source address (msg_name), as driver-jni must (its RC address check)
- *   -c  the receiver asks each datagram's TOS and TTL as control messages (IP_RECVTOS, IP_RECVTTL), as driver-jni
- *       does while its HCA has a UD QP (on every receive before 2026-12-01)
+ *   -c  the receiver asks each datagram's TOS and TTL as control messages (IP_RECVTOS, IP_RECVTTL; with -6
+ *       IPV6_RECVTCLASS, IPV6_RECVHOPLIMIT), as driver-jni does while its HCA has a UD QP (on every receive before
+ *       2026-12-01)
  *   -B  SO_RCVBUF/SO_SNDBUF (the FORCE variants first, as driver-jni does; default 4 MiB, driver-jni's default)
  *   -q  one line only: the machine-readable result
  *
- * Result line: "udploop threads=2 size=64 batch=32 window=0 acks=0 names=0 cmsgs=0 secs=5.00 sent=N received=N lost=N rate=X
+ * Result line: "udploop threads=2 size=64 batch=32 window=0 acks=0 names=0 cmsgs=0 family=4 gso=0 gro=0 secs=5.00 sent=N received=N lost=N rate=X
  * cpu_ns_per_msg=Y": rate the received datagrams per second, Y the process's CPU time (user + system, every thread)
  * per received datagram, which a machine shared with other work inflates far less than the rate. Exit status 0, or 2 for bad arguments, 1 for a failing system call.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -41,6 +50,16 @@
 
 #define MAX_BATCH 64
 #define MAX_SIZE 9000
+/* A receive slot: with -G one GSO datagram, up to the largest UDP payload. */
+#define SLOT_SIZE 65536
+
+/* From linux/udp.h, which older glibc's netinet/udp.h lacks. */
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
 
 struct config {
     int size;
@@ -53,13 +72,17 @@ struct config {
     int one_thread;
     int names;
     int cmsgs;
+    int ipv6;
+    int gso;
+    int gro;
 };
 
-static struct config cfg = {64, 32, 5.0, 0, 0, 4 << 20, 0, 0, 0, 0};
+static struct config cfg = {64, 32, 5.0, 0, 0, 4 << 20, 0, 0, 0, 0, 0, 0, 0};
 static int data_fd;   /* the receiver's socket: datagrams arrive here */
 static int ack_fd;    /* the sender's socket: datagrams leave from here, acknowledgements arrive here */
-static struct sockaddr_in data_addr;
-static struct sockaddr_in ack_addr;
+static struct sockaddr_storage data_addr;
+static struct sockaddr_storage ack_addr;
+static socklen_t addr_len; /* of either address: sockaddr_in or sockaddr_in6 */
 static atomic_int stop;
 static atomic_long sent;
 static atomic_long received;
@@ -83,9 +106,9 @@ static double now(void)
     return clock_s(CLOCK_MONOTONIC);
 }
 
-static int open_socket(struct sockaddr_in *bound)
+static int open_socket(struct sockaddr_storage *bound)
 {
-    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int fd = socket(cfg.ipv6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         die("socket");
     }
@@ -96,10 +119,19 @@ static int open_socket(struct sockaddr_in *bound)
         (void) setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &cfg.buf, sizeof cfg.buf);
     }
     memset(bound, 0, sizeof *bound);
-    bound->sin_family = AF_INET;
-    bound->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (bind(fd, (struct sockaddr *) bound, sizeof *bound) != 0) {
-        die("bind 127.0.0.1:0");
+    if (cfg.ipv6) {
+        struct sockaddr_in6 *a = (struct sockaddr_in6 *) bound;
+        a->sin6_family = AF_INET6;
+        a->sin6_addr = in6addr_loopback;
+        addr_len = sizeof *a;
+    } else {
+        struct sockaddr_in *a = (struct sockaddr_in *) bound;
+        a->sin_family = AF_INET;
+        a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        addr_len = sizeof *a;
+    }
+    if (bind(fd, (struct sockaddr *) bound, addr_len) != 0) {
+        die(cfg.ipv6 ? "bind [::1]:0" : "bind 127.0.0.1:0");
     }
     socklen_t len = sizeof *bound;
     if (getsockname(fd, (struct sockaddr *) bound, &len) != 0) {
@@ -141,6 +173,8 @@ static long read_acks(long acked)
 struct tx {
     struct mmsghdr m[MAX_BATCH];
     struct iovec iov[MAX_BATCH];
+    struct msghdr gso;  /* -g: the batch as one message, its iov the first n of iov */
+    uint8_t gso_control[CMSG_SPACE(sizeof(uint16_t))] __attribute__((aligned(8)));
     long out;
     long acked;
     double waiting_since;
@@ -154,12 +188,12 @@ struct rx {
     int64_t count;
     struct iovec ack_iov;
     struct msghdr ack;
-    struct sockaddr_in from[MAX_BATCH];
+    struct sockaddr_storage from[MAX_BATCH];
     uint8_t control[MAX_BATCH][64] __attribute__((aligned(8)));
 };
 
 static uint8_t payload[MAX_BATCH][MAX_SIZE];
-static uint8_t slots[MAX_BATCH][MAX_SIZE];
+static uint8_t slots[MAX_BATCH][SLOT_SIZE];
 
 static void tx_init(struct tx *t)
 {
@@ -168,10 +202,21 @@ static void tx_init(struct tx *t)
         t->iov[i].iov_base = payload[i];
         t->iov[i].iov_len = (size_t) cfg.size;
         t->m[i].msg_hdr.msg_name = &data_addr;
-        t->m[i].msg_hdr.msg_namelen = sizeof data_addr;
+        t->m[i].msg_hdr.msg_namelen = addr_len;
         t->m[i].msg_hdr.msg_iov = &t->iov[i];
         t->m[i].msg_hdr.msg_iovlen = 1;
     }
+    t->gso.msg_name = &data_addr;
+    t->gso.msg_namelen = addr_len;
+    t->gso.msg_iov = t->iov;
+    t->gso.msg_control = t->gso_control;
+    t->gso.msg_controllen = sizeof t->gso_control;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&t->gso);
+    c->cmsg_level = SOL_UDP;
+    c->cmsg_type = UDP_SEGMENT;
+    c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+    uint16_t segment = (uint16_t) cfg.size;
+    memcpy(CMSG_DATA(c), &segment, sizeof segment);
 }
 
 static void rx_init(struct rx *r)
@@ -180,7 +225,7 @@ static void rx_init(struct rx *r)
     r->ack_iov.iov_base = &r->count;
     r->ack_iov.iov_len = sizeof r->count;
     r->ack.msg_name = &ack_addr;
-    r->ack.msg_namelen = sizeof ack_addr;
+    r->ack.msg_namelen = addr_len;
     r->ack.msg_iov = &r->ack_iov;
     r->ack.msg_iovlen = 1;
 }
@@ -210,19 +255,42 @@ static int tx_step(struct tx *t)
         }
         t->waiting_since = 0;
     }
-    int r = sendmmsg(ack_fd, t->m, (unsigned) n, 0);
+    int r;
+    if (cfg.gso && n > 1) {
+        /* one message of n datagrams: all sent or none */
+        t->gso.msg_iovlen = (size_t) n;
+        r = sendmsg(ack_fd, &t->gso, 0) > 0 ? n : -1;
+    } else {
+        r = sendmmsg(ack_fd, t->m, (unsigned) n, 0);
+    }
     if (r > 0) {
         t->out += r;
         atomic_store_explicit(&sent, t->out, memory_order_relaxed);
         return r;
     }
     if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ENOBUFS) {
-        die("sendmmsg");
+        die(cfg.gso ? "sendmsg UDP_SEGMENT" : "sendmmsg");
     }
     return 0;
 }
 
 /* Receives one batch (what is waiting, up to the batch size) and acknowledges it with -a; returns its size. */
+/* -G: the datagrams r received messages carry, each split by its UDP_GRO segment size (none: one datagram). */
+static int gro_datagrams(struct mmsghdr *m, int r)
+{
+    int n = 0;
+    for (int i = 0; i < r; i++) {
+        int segment = 0;
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&m[i].msg_hdr); c != NULL; c = CMSG_NXTHDR(&m[i].msg_hdr, c)) {
+            if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+                memcpy(&segment, CMSG_DATA(c), sizeof segment);
+            }
+        }
+        n += segment > 0 ? (int) ((m[i].msg_len + (unsigned) segment - 1) / (unsigned) segment) : 1;
+    }
+    return n;
+}
+
 static int rx_step(struct rx *x)
 {
     memset(x->m, 0, sizeof x->m[0] * (size_t) cfg.batch);
@@ -235,14 +303,15 @@ static int rx_step(struct rx *x)
             x->m[i].msg_hdr.msg_name = &x->from[i];
             x->m[i].msg_hdr.msg_namelen = sizeof x->from[i];
         }
-        if (cfg.cmsgs) {
+        if (cfg.cmsgs || cfg.gro) {
             x->m[i].msg_hdr.msg_control = x->control[i];
             x->m[i].msg_hdr.msg_controllen = sizeof x->control[i];
         }
     }
     int r = recvmmsg(data_fd, x->m, (unsigned) cfg.batch, MSG_DONTWAIT, NULL);
     if (r > 0) {
-        x->got += r;
+        int datagrams = cfg.gro ? gro_datagrams(x->m, r) : r;
+        x->got += datagrams;
         atomic_store_explicit(&received, x->got, memory_order_release);
         if (cfg.acks) {
             x->count = x->got;
@@ -297,7 +366,7 @@ static void *both(void *arg)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: udploop [-1] [-s bytes] [-b batch 1..%d] [-t seconds] [-w window] [-a] [-n] [-c] [-B bytes] [-q]\n",
+    fprintf(stderr, "usage: udploop [-1] [-6] [-g] [-G] [-s bytes] [-b batch 1..%d] [-t seconds] [-w window] [-a] [-n] [-c] [-B bytes] [-q]\n",
             MAX_BATCH);
     exit(2);
 }
@@ -305,7 +374,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
     int c;
-    while ((c = getopt(argc, argv, "s:b:t:w:anB:cq1")) != -1) {
+    while ((c = getopt(argc, argv, "s:b:t:w:anB:cq16gG")) != -1) {
         char *end = NULL;
         switch (c) {
         case 's': cfg.size = (int) strtol(optarg, &end, 10); break;
@@ -318,6 +387,9 @@ int main(int argc, char **argv)
         case 'B': cfg.buf = (int) strtol(optarg, &end, 10); break;
         case 'q': cfg.quiet = 1; break;
         case '1': cfg.one_thread = 1; break;
+        case '6': cfg.ipv6 = 1; break;
+        case 'g': cfg.gso = 1; break;
+        case 'G': cfg.gro = 1; break;
         default: usage();
         }
         if (end != NULL && (*end != '\0' || end == optarg)) {
@@ -331,13 +403,25 @@ int main(int argc, char **argv)
                 MAX_BATCH);
         usage();
     }
+    if (cfg.gso && cfg.size * cfg.batch > 65000) {
+        fprintf(stderr, "udploop: -g needs -s times -b at most 65000 (one UDP datagram), got %d\n",
+                cfg.size * cfg.batch);
+        usage();
+    }
     data_fd = open_socket(&data_addr);
-    if (cfg.cmsgs) {
-        int one = 1;
-        if (setsockopt(data_fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof one) != 0
-            || setsockopt(data_fd, IPPROTO_IP, IP_RECVTTL, &one, sizeof one) != 0) {
-            die("setsockopt IP_RECVTOS/IP_RECVTTL");
-        }
+    int one = 1;
+    if (cfg.cmsgs && !cfg.ipv6
+        && (setsockopt(data_fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof one) != 0
+            || setsockopt(data_fd, IPPROTO_IP, IP_RECVTTL, &one, sizeof one) != 0)) {
+        die("setsockopt IP_RECVTOS/IP_RECVTTL");
+    }
+    if (cfg.cmsgs && cfg.ipv6
+        && (setsockopt(data_fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &one, sizeof one) != 0
+            || setsockopt(data_fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, &one, sizeof one) != 0)) {
+        die("setsockopt IPV6_RECVTCLASS/IPV6_RECVHOPLIMIT");
+    }
+    if (cfg.gro && setsockopt(data_fd, SOL_UDP, UDP_GRO, &one, sizeof one) != 0) {
+        die("setsockopt UDP_GRO");
     }
     ack_fd = open_socket(&ack_addr);
     int rcvbuf = 0;
@@ -372,17 +456,18 @@ int main(int argc, char **argv)
     long nr = r1 - r0;
     double rate = (double) nr / secs;
     if (!cfg.quiet) {
-        printf("udploop: %d B datagrams over 127.0.0.1, %s, sendmmsg/recvmmsg batches of %d, %s, SO_RCVBUF %d B\n",
-               cfg.size, cfg.one_thread ? "one thread" : "a thread each", cfg.batch,
+        printf("udploop: %d B datagrams over %s, %s, %s/recvmmsg%s batches of %d, %s, SO_RCVBUF %d B\n",
+               cfg.size, cfg.ipv6 ? "::1" : "127.0.0.1", cfg.gso ? "sendmsg UDP_SEGMENT" : "sendmmsg",
+               cfg.gro ? " UDP_GRO" : "", cfg.one_thread ? "one thread" : "a thread each", cfg.batch,
                cfg.window == 0 ? "unpaced" : cfg.acks ? "window on acknowledgements" : "window in memory", rcvbuf);
         printf("udploop: %.3f M datagrams/s received (sender %.3f M/s, %.1f %% not received, %ld window stalls)\n",
                rate / 1e6, (double) ns / secs / 1e6, ns > 0 ? 100.0 * (double) (ns - nr) / (double) ns : 0.0,
                atomic_load(&stalls));
     }
     double cpu_ns = nr > 0 ? (c1 - c0) * 1e9 / (double) nr : 0;
-    printf("udploop threads=%d size=%d batch=%d window=%ld acks=%d names=%d cmsgs=%d secs=%.2f sent=%ld received=%ld "
-           "lost=%ld rate=%.0f cpu_ns_per_msg=%.0f\n", cfg.one_thread ? 1 : 2, cfg.size, cfg.batch, cfg.window,
-           cfg.acks, cfg.names, cfg.cmsgs, secs, ns, nr, ns > nr ? ns - nr : 0, rate, cpu_ns);
+    printf("udploop threads=%d size=%d batch=%d window=%ld acks=%d names=%d cmsgs=%d family=%d gso=%d gro=%d secs=%.2f sent=%ld "
+           "received=%ld lost=%ld rate=%.0f cpu_ns_per_msg=%.0f\n", cfg.one_thread ? 1 : 2, cfg.size, cfg.batch,
+           cfg.window, cfg.acks, cfg.names, cfg.cmsgs, cfg.ipv6 ? 6 : 4, cfg.gso, cfg.gro, secs, ns, nr, ns > nr ? ns - nr : 0, rate, cpu_ns);
     close(data_fd);
     close(ack_fd);
     return 0;
