@@ -166,17 +166,22 @@ final class FaultyDatagrams implements Datagrams {
 
     /** @return true if a datagram of the group is held back */
     private boolean groupHolds() {
-        for (FaultyDatagrams s : group) {
-            if (s.heldCount != 0) {
+        for (int i = 0, n = group.size(); i < n; i++) { // indexed: no iterator per call (JniAllocationTest)
+            if (group.get(i).heldCount != 0) {
                 return true;
             }
         }
         return false;
     }
 
+    /**
+     * Releases the group's overdue datagrams; at every receive, so it allocates nothing: a for-each made a
+     * CopyOnWriteArrayList iterator per call, which C2 did not always scalar-replace (JniAllocationTest counted
+     * ~48 B per round, 240 KB over its 5,000, in about one run of three at load).
+     */
     private void releaseGroupOverdue() {
-        for (FaultyDatagrams s : group) {
-            s.releaseOverdue();
+        for (int i = 0, n = group.size(); i < n; i++) {
+            group.get(i).releaseOverdue();
         }
     }
 
