@@ -43,7 +43,10 @@ public enum AsyncEventType {
     CLIENT_REREGISTER(17),
     /** A GID table entry changed. */
     GID_CHANGE(18),
-    /** rvt: the device was removed because its driver went away; every QP was moved to the error state. */
+    /**
+     * rvt: the device is being removed (its driver went away, or it was removed from its registry); every QP was
+     * moved to the error state, after the device's {@link DeviceClient clients} were told.
+     */
     DEVICE_REMOVAL(0x100);
 
     private final int value;

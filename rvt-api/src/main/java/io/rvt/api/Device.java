@@ -128,6 +128,21 @@ public interface Device {
     boolean isAlive();
 
     /**
+     * Registers a client to be told when this device is removed ({@code ib_register_client}, for one device; the
+     * kernel's call registers a client with every device and calls its {@code add} for each). The client's
+     * {@link DeviceClient#remove} runs once, synchronously, when the device is removed, before its QPs are moved to
+     * the error state and before the {@link AsyncEventType#DEVICE_REMOVAL} event (the order is in
+     * {@link DeviceClient}'s Javadoc). A client may be registered more than once; each registration is called once.
+     *
+     * @param client the client
+     * @return its registration; close it to deregister ({@code ib_unregister_client})
+     * @throws VerbsException ENODEV, naming the device, if the device is removed or its removal has begun (a client
+     *         registered then would never be called: the caller learns the device is gone instead); EINVAL if
+     *         {@code client} is null
+     */
+    DeviceClient.Registration registerClient(DeviceClient client);
+
+    /**
      * The clock and timers this device runs on, an rvt extension (ibverbs has no such call): the driver's own
      * ({@link io.rvt.api.spi.RvtDriver#timerService()}; driver-sim's deterministic fabric gives its virtual time,
      * whose {@link io.rvt.api.spi.TimerService#replaySeed()} is the fabric's seed), else rvt-core's real-time one

@@ -34,8 +34,9 @@ public interface DeviceRegistry extends AutoCloseable {
     Device register(RvtDriver driver);
 
     /**
-     * Removes a device: its QPs move to the error state, posted work is flushed with {@code WR_FLUSH_ERR}, the
-     * application's event handler sees {@link AsyncEventType#DEVICE_REMOVAL}, and the driver is told to stop. Mirrors
+     * Removes a device: its clients ({@link Device#registerClient}) are told, newest first, then its QPs move to the
+     * error state, posted work is flushed with {@code WR_FLUSH_ERR}, the application's event handler sees
+     * {@link AsyncEventType#DEVICE_REMOVAL}, and the driver is told to stop; all before this returns. Mirrors
      * {@code rvt_unregister_device}.
      *
      * @param device a device of this registry

@@ -39,7 +39,8 @@ import org.osgi.annotation.versioning.ProviderType;
  *
  * <p>One CM per device: {@link #of(Device)} returns a handle on the device's CM, creating it for the first user;
  * each handle is closed once, and the CM itself (its GSI QPs and every connection) goes when the last handle is
- * closed or the device goes away. Under OSGi, rvt-cm's component registers a {@code ConnectionManager} service for
+ * closed or the device goes away (the CM is the device's {@link io.rvt.api.DeviceClient}: a removal ends it, every
+ * connection with {@link CmEventType#DEVICE_REMOVAL}, before the device's QPs are flushed). Under OSGi, rvt-cm's component registers a {@code ConnectionManager} service for
  * every {@code io.rvt.api.Device} service, with the device's {@code name} as property {@code device.name}.
  *
  * <p>Blocking methods ({@link #connect}, {@link Listener#accept(Duration)}, {@link ConnectRequest#accept},

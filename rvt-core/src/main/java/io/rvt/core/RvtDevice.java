@@ -77,6 +77,7 @@ public final class RvtDevice implements DriverDevice {
     private volatile int busyTicks;
     private volatile AsyncEventHandler eventHandler;
     private volatile boolean alive = true;
+    private final DeviceClients clients = new DeviceClients(this);
 
     private RvtDevice(RvtDriver driver, String name, DriverParams params, OperationTable ops,
             Set<Callback> provided) {
@@ -157,12 +158,15 @@ public final class RvtDevice implements DriverDevice {
     }
 
     /**
-     * Removes the device (rdmavt: {@code rvt_unregister_device}): every QP moves to ERR (its posted work flushes
-     * through the driver), applications get {@link AsyncEventType#DEVICE_REMOVAL}, the driver is told to stop, and
-     * every later verb fails with {@code ENODEV}. Idempotent.
+     * Removes the device (rdmavt: {@code rvt_unregister_device}, which calls {@code ib_unregister_device} first): the
+     * device's {@link io.rvt.api.DeviceClient clients} are told, newest first, while the device still works
+     * ({@code disable_device}'s clients' {@code remove}); then every QP moves to ERR (its posted work flushes through
+     * the driver), applications get {@link AsyncEventType#DEVICE_REMOVAL}, the driver is told to stop, and every
+     * later verb fails with {@code ENODEV}. Idempotent: a second call returns at once, even while the first still
+     * runs.
      */
     public void unregister() {
-        if (!alive) {
+        if (!alive || !clients.removeAll()) {
             return;
         }
         List<RvtQp> qps = new ArrayList<>();
@@ -484,6 +488,21 @@ public final class RvtDevice implements DriverDevice {
     @Override
     public boolean isAlive() {
         return alive;
+    }
+
+    @Override
+    public io.rvt.api.DeviceClient.Registration registerClient(io.rvt.api.DeviceClient client) {
+        return clients.register(client);
+    }
+
+    /** @return how many of this device's clients threw from their {@code remove} (each logged; the removal went on) */
+    public long clientFailures() {
+        return clients.failures();
+    }
+
+    /** @return the clients registered on this device and not yet called or deregistered */
+    public int clientCount() {
+        return clients.size();
     }
 
     // ------------------------------------------------------------------ DriverDevice

@@ -16,9 +16,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * On real time the CM notices by itself that its device is being unregistered: an idle established connection (no
- * send, poll or timer of its own to come) ends with DEVICE_REMOVAL and the CM lets the device go, although the
- * application holds its handle (the device's event handler is the application's, not the CM's).
+ * On real time the CM learns by itself that its device is being unregistered (it is the device's client, called
+ * before the QPs are flushed): an idle established connection (no send, poll or timer of its own to come) ends with
+ * DEVICE_REMOVAL and the CM lets the device go, although the application holds its handle and its own event handler
+ * (the device's one, the application's) takes its time.
  */
 class CmDeviceRemovalTest {
     private static final AtomicInteger FABRICS = new AtomicInteger();
@@ -35,8 +36,8 @@ class CmDeviceRemovalTest {
             Connection onB = pair.passive();
             assertThat(onB.state()).isEqualTo(CmState.ESTABLISHED);
             // an application whose device handler takes its time: rvt-core calls it after flushing the QPs and
-            // before it marks the device dead, so the CM's GSI CQ handler sees its flushed receives on a device that
-            // still answers (the CM used to learn of the removal only from a verb failing with ENODEV afterwards)
+            // before it marks the device dead; the CM, a client of the device, has ended before either (it once
+            // learned of the removal from its flushed GSI receives and a timer, and before that from a verb failing)
             b.setAsyncEventHandler(e -> {
                 if (e.type() == io.rvt.api.AsyncEventType.DEVICE_REMOVAL) {
                     java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(300));

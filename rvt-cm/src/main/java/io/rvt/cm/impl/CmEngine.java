@@ -4,12 +4,12 @@ import io.rvt.api.AsyncEvent;
 import io.rvt.api.AsyncEventType;
 import io.rvt.api.Device;
 import io.rvt.api.DeviceAttributes;
+import io.rvt.api.DeviceClient;
 import io.rvt.api.Errno;
 import io.rvt.api.Gid;
 import io.rvt.api.QpType;
 import io.rvt.api.QueuePair;
 import io.rvt.api.VerbsException;
-import io.rvt.api.spi.RvtTimer;
 import io.rvt.api.spi.TimerService;
 import io.rvt.cm.CmConfig;
 import io.rvt.cm.CmEvent;
@@ -49,14 +49,6 @@ final class CmEngine {
 
     /** The fewest nanoseconds an ID stays in timewait. */
     static final long MIN_TIMEWAIT_NANOS = 1_000_000L;
-    /**
-     * How often the CM looks again whether its device is dead after its GSI QP's receives came back flushed (rvt-core
-     * flushes the QPs of a device it unregisters, then calls the application's handler, then marks it dead).
-     */
-    static final long REMOVAL_CHECK_NANOS = 1_000_000L;
-    /** How many times: after 10 s of a flushed GSI QP on a live device the CM stops looking (and logs it). */
-    static final int REMOVAL_CHECKS = 10_000;
-
     final Device device;
     private final CmConfig config;
     final TimerService timers;
@@ -84,10 +76,13 @@ final class CmEngine {
     private volatile boolean open = true;
     private int nextLocalId;
     private long nextTid;
-    /** Looks whether the device died, once the GSI QP's receives came back flushed; made at start. */
-    private RvtTimer removalCheck;
-    /** Looks left; under this monitor. */
-    private int removalChecks = REMOVAL_CHECKS;
+    /** Set once a flushed GSI QP on a live device was logged; under this monitor. */
+    private boolean flushLogged;
+    /**
+     * The engine as its device's client ({@code cm_remove_one}): a removal ends the engine before it returns, on any
+     * clock. Made at start; closed when the engine ends.
+     */
+    private volatile DeviceClient.Registration removalClient;
 
     private CmEngine(Device device, CmConfig config) {
         this.device = device;
@@ -111,6 +106,7 @@ final class CmEngine {
         try {
             e.start();
         } catch (RuntimeException ex) {
+            e.deregisterClient();
             e.releaseResources();
             throw ex;
         }
@@ -118,7 +114,14 @@ final class CmEngine {
     }
 
     private void start() {
-        removalCheck = timers.newTimer("rvt-cm " + device.name() + " removal", this::checkRemoval);
+        try {
+            removalClient = device.registerClient(d -> removeOne());
+        } catch (VerbsException e) {
+            if (e.errno() != Errno.ENODEV) {
+                throw e;
+            }
+            throw new CmException(Errno.ENODEV, "device " + device.name() + " is gone", null, 0, 0, null, null, 0);
+        }
         gsi.allocate(this::onCompletions, this::onAsyncEvent);
         synchronized (this) {
             gsi.openPorts(this::onAsyncEvent);
@@ -145,8 +148,8 @@ final class CmEngine {
     }
 
     /**
-     * Drops a handle's reference; {@link CmRegistry}'s lock held. Not under this engine's monitor: an engine that
-     * finds its device gone takes the registry's lock inside its monitor, so the reverse order would deadlock.
+     * Drops a handle's reference; {@link CmRegistry}'s lock held. Not under this engine's monitor: the two locks are
+     * never nested (an engine that ends tells the registry after it leaves its monitor).
      *
      * @return true if that was the last reference
      */
@@ -193,34 +196,18 @@ final class CmEngine {
     }
 
     /**
-     * The GSI QP is in ERR: the device is being unregistered (rvt-core flushes its QPs first). The device's event
-     * handler is the application's, so the CM finds out here: at once if the device is already dead, else on a
-     * short timer (the application's handler runs before rvt-core marks the device dead). Under this monitor.
+     * The GSI QP is in ERR. No removal in progress: a removal ends the engine, its device's client, before rvt-core
+     * moves the device's QPs to ERR ({@link #removeOne}). A device found dead ends the engine all the same; on a live
+     * one (the GSI CQ overflowed) the CM keeps its connections and logs it once. Under this monitor.
      */
     private void flushedGsi() {
         if (!device.isAlive()) {
             deviceGone();
-        } else if (!removalCheck.isPending() && removalChecks > 0) {
-            removalCheck.arm(REMOVAL_CHECK_NANOS);
+        } else if (!flushLogged) {
+            flushLogged = true;
+            LOG.log(System.Logger.Level.WARNING, "rvt-cm: the GSI QP of " + device.name()
+                    + " is in error on a live device; the CM keeps its connections");
         }
-    }
-
-    /** The removal check's timer fired: the CM's timer thread, or the fabric's in virtual time. */
-    private void checkRemoval() {
-        synchronized (this) {
-            if (!open) {
-                return;
-            }
-            if (!device.isAlive()) {
-                deviceGone();
-            } else if (--removalChecks > 0) {
-                removalCheck.arm(REMOVAL_CHECK_NANOS);
-            } else {
-                LOG.log(System.Logger.Level.WARNING, "rvt-cm: the GSI QP of " + device.name()
-                        + " is in error on a live device; the CM keeps its connections");
-            }
-        }
-        drain();
     }
 
     private void onAsyncEvent(AsyncEvent ev) {
@@ -639,14 +626,18 @@ final class CmEngine {
 
     // ------------------------------------------------------------------ shutdown
 
-    /** Ends the engine if its device was removed and the engine has not noticed yet ({@link CmRegistry}'s sweep). */
-    void endIfDeviceGone() {
+    /**
+     * The device is being removed (the engine's {@link DeviceClient#remove}, as ib_cm's {@code cm_remove_one}): on the
+     * removing thread, before rvt-core moves the device's QPs to ERR. The engine ends as on any removal it notices
+     * ({@link #deviceGone}) and is gone from {@link CmRegistry} when this returns, whatever clock the CM runs on: a
+     * deterministic fabric that never runs again after the unregister no longer keeps the engine, its device, driver
+     * and fabric for the JVM's life.
+     */
+    private void removeOne() {
         synchronized (this) {
-            if (device.isAlive()) {
-                return;
-            }
             deviceGone();
         }
+        CmRegistry.remove(this); // after the monitor: the registry's lock is never taken inside an engine's
         drain();
     }
 
@@ -676,10 +667,18 @@ final class CmEngine {
         }
         listeners.closeAll();
         open = false;
-        removalCheck.cancel();
-        CmRegistry.remove(this);
-        // outside the monitor: destroying the CQ waits for a completion handler that may be waiting for it
+        deregisterClient();
+        // outside the monitor, as the registry's lock is never taken inside an engine's (an acquire holds it while
+        // it opens an engine); destroying the CQ waits for a completion handler that may be waiting for it
+        later(() -> CmRegistry.remove(this));
         later(this::releaseResources);
+    }
+
+    private void deregisterClient() {
+        DeviceClient.Registration r = removalClient;
+        if (r != null) {
+            r.close();
+        }
     }
 
     /**
@@ -727,9 +726,7 @@ final class CmEngine {
             }
             listeners.closeAll();
             open = false;
-            if (removalCheck != null) {
-                removalCheck.cancel();
-            }
+            deregisterClient();
         }
         awaitMadSends();
         drain();

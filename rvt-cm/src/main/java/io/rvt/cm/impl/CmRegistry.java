@@ -5,9 +5,7 @@ import io.rvt.api.Errno;
 import io.rvt.cm.CmConfig;
 import io.rvt.cm.CmException;
 import io.rvt.cm.ConnectionManager;
-import java.util.ArrayList;
 import java.util.IdentityHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -31,7 +29,6 @@ public final class CmRegistry {
             throw new CmException(Errno.EINVAL, "ConnectionManager.of needs a device and a configuration, got "
                     + device + " and " + config, null, 0, 0, null, null, 0);
         }
-        sweepRemovedDevices();
         synchronized (ENGINES) {
             if (!device.isAlive()) {
                 throw new CmException(Errno.ENODEV, "device " + device.name() + " is gone", null, 0, 0, null, null,
@@ -40,6 +37,11 @@ public final class CmRegistry {
             CmEngine e = ENGINES.get(device);
             if (e == null) {
                 e = CmEngine.open(device, config);
+                if (!e.isOpen()) {
+                    // the device's removal began while the engine opened: its client call ended the engine
+                    throw new CmException(Errno.ENODEV, "device " + device.name() + " is gone", null, 0, 0, null,
+                            null, 0);
+                }
                 ENGINES.put(device, e);
             } else if (!e.config().equals(config)) {
                 throw new CmException(Errno.EBUSY, "device " + device.name() + " already has a connection manager "
@@ -47,27 +49,6 @@ public final class CmRegistry {
             }
             e.retain();
             return new CmHandle(e);
-        }
-    }
-
-    /**
-     * Ends the engines of devices that were removed while their CM's removal check waits on a clock that no longer
-     * runs (a deterministic fabric's virtual time, the fabric closed after the unregister): without this, every such
-     * engine, its device, driver and fabric stayed reachable from here for the JVM's life (the conformance suites
-     * retained ~5 MB per test). Outside the registry's lock: an engine ends under its own monitor and then takes
-     * the registry's.
-     */
-    private static void sweepRemovedDevices() {
-        List<CmEngine> gone = new ArrayList<>();
-        synchronized (ENGINES) {
-            for (CmEngine e : ENGINES.values()) {
-                if (!e.device().isAlive()) {
-                    gone.add(e);
-                }
-            }
-        }
-        for (CmEngine e : gone) {
-            e.endIfDeviceGone();
         }
     }
 

@@ -108,6 +108,21 @@ class DriverTrackerTest {
     }
 
     @Test
+    void shouldTellTheDevicesClientsWhileItsServiceIsStillRegisteredWhenTheDriverGoes() {
+        when(context.registerService(eq(Device.class), device.capture(), any())).thenReturn(deviceRegistration);
+        TestDriver d = driver();
+        tracker.addDriver(d, Map.of());
+        Device dev = device.getValue();
+        List<String> order = new ArrayList<>();
+        dev.registerClient(x -> order.add("client told, device alive " + x.isAlive()));
+        org.mockito.Mockito.doAnswer(inv -> order.add("service withdrawn")).when(deviceRegistration).unregister();
+
+        tracker.removeDriver(d);
+
+        assertThat(order).containsExactly("client told, device alive true", "service withdrawn");
+    }
+
+    @Test
     void shouldRefuseADriverThatBreaksTheSpiWithoutADevice() {
         TestDriver broken = driver().without(Callback.QP_PRIV_FREE);
         tracker.addDriver(broken, Map.of("service.id", 42L));
