@@ -10,8 +10,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
- * Base of every conformance test: opens a fresh fixture with two devices per test, closes it afterwards, and prints
- * the fixture's seed when a test fails. Set {@code -Drvt.test.seed=N} to replay a seed, {@code random} to explore.
+ * Base of every conformance test: opens a fresh fixture with two devices per test, closes its {@link Verbs} and the
+ * fixture afterwards, and prints the fixture's seed when a test fails. Set {@code -Drvt.test.seed=N} to replay a
+ * seed, {@code random} to explore.
  */
 public abstract class ConformanceTest {
     /** The fixture of the running test. */
@@ -62,11 +63,21 @@ public abstract class ConformanceTest {
         dev = fixture.open(2);
     }
 
-    /** Closes the fixture. */
+    /**
+     * Closes the connection managers {@link #verbs} opened, then the fixture: each CM closes with its last handle
+     * (its connections' QPs and its GSI QPs destroyed, a DREQ sent for each established connection without waiting
+     * for the reply), so no CM outlives its test waiting for its device's removal.
+     */
     @AfterEach
     void closeFixture() {
-        if (fixture != null) {
-            fixture.close();
+        try {
+            if (verbs != null) {
+                verbs.close();
+            }
+        } finally {
+            if (fixture != null) {
+                fixture.close();
+            }
         }
     }
 
