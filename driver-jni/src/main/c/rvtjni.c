@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,7 +27,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define RVT_ABI_VERSION 6
+#define RVT_ABI_VERSION 7
 #define RVT_MAX_BATCH 64
 /* Segments per datagram: transport headers, up to four payload slices of registered memory, pad and ICRC. */
 #define RVT_TX_SEGS 6
@@ -80,6 +81,19 @@ _Static_assert(offsetof(struct rvt_rx_desc, ipinfo) == 28, "rx descriptor layout
 #define IPV6_FLOWINFO_SEND 33
 #endif
 #define RVT_FLOWLABEL_MASK 0x000FFFFFu
+/* From linux/udp.h (Linux 4.18), which older glibc's netinet/udp.h lacks. */
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+
+/* rvt_send_batch's flags: consecutive IPv6 datagrams of one destination and size may go as one UDP GSO message. */
+#define RVT_SEND_GSO 1
+/* Its result: descriptors sent in bits 0-7, of which sent as GSO segments in bits 8-15; GSO refused in bit 16. */
+#define RVT_SENT_GSO_SHIFT 8
+#define RVT_SENT_GSO_REFUSED (1 << 16)
+/* The most segments one GSO message carries (the kernel's UDP_MAX_SEGMENTS is 64 before Linux 6.9) and bytes. */
+#define RVT_GSO_MAX_SEGS 64
+#define RVT_GSO_MAX_BYTES 65000
 
 /*
  * The TTL / hop limit every socket is opened with (the Linux default, and rdma_cm's on RoCEv2): a datagram whose hop
@@ -87,8 +101,11 @@ _Static_assert(offsetof(struct rvt_rx_desc, ipinfo) == 28, "rx descriptor layout
  */
 #define RVT_SOCKET_HOP_LIMIT 64
 
-/* Room for the control messages of one datagram: two ints sent; tclass, hop limit and flow info received. */
-#define RVT_CMSG_SPACE (CMSG_SPACE(sizeof(int)) * 3 + CMSG_SPACE(sizeof(uint32_t)))
+/*
+ * Room for the control messages of one datagram: two ints and a UDP_SEGMENT u16 sent; tclass, hop limit and flow info
+ * received.
+ */
+#define RVT_CMSG_SPACE (CMSG_SPACE(sizeof(int)) * 3 + CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(uint16_t)))
 
 static jint JNICALL rvt_abi_version(JNIEnv *env, jclass cls)
 {
@@ -351,12 +368,101 @@ static size_t ip_cmsgs(const struct rvt_tx_desc *d, uint8_t *buf)
     return len;
 }
 
+/* The bytes of one descriptor's datagram. */
+static size_t datagram_len(const struct rvt_tx_desc *d)
+{
+    int n = d->nseg < 1 || d->nseg > RVT_TX_SEGS ? 1 : d->nseg;
+    size_t len = 0;
+    for (int k = 0; k < n; k++) {
+        len += (size_t) d->seg[k].len;
+    }
+    return len;
+}
+
+/* Whether b goes where a goes with a's IP header fields: the same socket address, traffic class and hop limit. */
+static int same_flow(const struct rvt_tx_desc *a, const struct rvt_tx_desc *b)
+{
+    return a->family == b->family && a->port == b->port && a->scope_id == b->scope_id
+           && ((a->flow_label ^ b->flow_label) & RVT_FLOWLABEL_MASK) == 0 && a->tclass == b->tclass
+           && a->hop_limit == b->hop_limit && memcmp(a->ip, b->ip, sizeof a->ip) == 0;
+}
+
+/*
+ * How many descriptors from d on (at most left) one UDP GSO message carries: IPv6 datagrams to one destination with
+ * the same header fields, each exactly as long as the first except the last, which may be shorter (the kernel cuts
+ * the message into segments of the first's length). 1: send d alone.
+ */
+static int gso_run(const struct rvt_tx_desc *d, int left, size_t *segment)
+{
+    if (d->family != 6) {
+        return 1; /* IPv4: the kernel numbers the segments' IP IDs, which the ICRC covers */
+    }
+    size_t size = datagram_len(d);
+    size_t total = size;
+    int n = 1;
+    while (n < left && n < RVT_GSO_MAX_SEGS && same_flow(d, &d[n])) {
+        size_t len = datagram_len(&d[n]);
+        if (len > size || len == 0 || total + len > RVT_GSO_MAX_BYTES) {
+            break;
+        }
+        total += len;
+        n++;
+        if (len < size) {
+            break; /* only the last segment may be shorter */
+        }
+    }
+    *segment = size;
+    return n;
+}
+
+/* Gathers descriptor d's segments into iov; returns how many iovecs it used. */
+static int gather(const struct rvt_tx_desc *d, struct iovec *iov)
+{
+    int n = d->nseg;
+    if (n < 1 || n > RVT_TX_SEGS) {
+        n = 1;
+    }
+    for (int k = 0; k < n; k++) {
+        iov[k].iov_base = (void *) (uintptr_t) d->seg[k].addr;
+        iov[k].iov_len = (size_t) d->seg[k].len;
+    }
+    return n;
+}
+
+/* Appends a UDP_SEGMENT control message of the segment size after the len bytes at buf; returns the new length. */
+static size_t gso_cmsg(uint8_t *buf, size_t len, size_t segment)
+{
+    struct cmsghdr *c = (struct cmsghdr *) (buf + len);
+    c->cmsg_level = SOL_UDP;
+    c->cmsg_type = UDP_SEGMENT;
+    c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+    uint16_t v = (uint16_t) segment;
+    memcpy(CMSG_DATA(c), &v, sizeof v);
+    return len + CMSG_SPACE(sizeof(uint16_t));
+}
+
+/* One sendmmsg of count messages, again if a signal interrupted it; returns how many left or -errno. */
+static int send_messages(int fd, struct mmsghdr *msgs, int count)
+{
+    int r;
+    do {
+        r = sendmmsg(fd, msgs, (unsigned) count, 0);
+    } while (r < 0 && errno == EINTR);
+    return r < 0 ? -errno : r;
+}
+
 /*
  * Sends descriptors [first, first + count) of the array at desc with sendmmsg, each datagram gathered from its
- * segments (1 to RVT_TX_SEGS; a count out of range sends the first segment only). Returns how many were sent from first on (the kernel stops at the first one
- * that fails; the caller drops it and calls again for the rest), or -errno if it was the very first.
+ * segments (1 to RVT_TX_SEGS; a count out of range sends the first segment only). With RVT_SEND_GSO in flags a run
+ * of IPv6 datagrams gso_run groups goes as one message with a UDP_SEGMENT control message (UDP GSO): the kernel
+ * builds each datagram's UDP/IP header, and on loopback or a device that segments in hardware passes the run
+ * through its stack once. Returns how many descriptors were sent from first on (the kernel stops at the first
+ * message that fails; the caller drops that descriptor and calls again for the rest), of which how many as GSO
+ * segments (RVT_SENT_GSO_SHIFT), or -errno if the very first failed. A first GSO message the kernel refuses (EIO:
+ * no checksum offload on the route's device; EINVAL, EOPNOTSUPP, ENOPROTOOPT) is sent again without GSO, and the
+ * result says so (RVT_SENT_GSO_REFUSED) so that the caller stops asking.
  */
-static jint JNICALL rvt_send_batch(JNIEnv *env, jclass cls, jint fd, jlong desc, jint first, jint count)
+static jint JNICALL rvt_send_batch(JNIEnv *env, jclass cls, jint fd, jlong desc, jint first, jint count, jint flags)
 {
     (void) env;
     (void) cls;
@@ -368,32 +474,55 @@ static jint JNICALL rvt_send_batch(JNIEnv *env, jclass cls, jint fd, jlong desc,
     }
     struct rvt_tx_desc *d = (struct rvt_tx_desc *) (uintptr_t) desc + first;
     struct mmsghdr msgs[RVT_MAX_BATCH];
-    struct iovec iov[RVT_MAX_BATCH][RVT_TX_SEGS];
+    struct iovec iov[RVT_MAX_BATCH * RVT_TX_SEGS];
     struct sockaddr_storage addrs[RVT_MAX_BATCH];
     uint8_t control[RVT_MAX_BATCH][RVT_CMSG_SPACE] __attribute__((aligned(8)));
-    for (int i = 0; i < count; i++) {
-        int n = d[i].nseg;
-        if (n < 1 || n > RVT_TX_SEGS) {
-            n = 1;
+    uint8_t carried[RVT_MAX_BATCH]; /* descriptors per message */
+    int gso = (flags & RVT_SEND_GSO) != 0;
+    int refused = 0;
+    for (;;) {
+        int nmsg = 0;
+        int niov = 0;
+        for (int i = 0; i < count; nmsg++) {
+            size_t segment = 0;
+            int run = gso ? gso_run(&d[i], count - i, &segment) : 1;
+            struct msghdr *h = &msgs[nmsg].msg_hdr;
+            memset(&msgs[nmsg], 0, sizeof msgs[nmsg]);
+            h->msg_name = &addrs[nmsg];
+            h->msg_namelen = to_sockaddr(&d[i], &addrs[nmsg]);
+            h->msg_iov = &iov[niov];
+            for (int k = 0; k < run; k++) {
+                int used = gather(&d[i + k], &iov[niov]);
+                niov += used;
+                h->msg_iovlen += (size_t) used;
+            }
+            size_t clen = ip_cmsgs(&d[i], control[nmsg]);
+            if (run > 1) {
+                clen = gso_cmsg(control[nmsg], clen, segment);
+            }
+            h->msg_control = clen == 0 ? NULL : control[nmsg];
+            h->msg_controllen = clen;
+            carried[nmsg] = (uint8_t) run;
+            i += run;
         }
-        for (int k = 0; k < n; k++) {
-            iov[i][k].iov_base = (void *) (uintptr_t) d[i].seg[k].addr;
-            iov[i][k].iov_len = (size_t) d[i].seg[k].len;
+        int r = send_messages(fd, msgs, nmsg);
+        if (r < 0 && gso && carried[0] > 1
+            && (r == -EIO || r == -EINVAL || r == -EOPNOTSUPP || r == -ENOPROTOOPT)) {
+            gso = 0; /* this route cannot take GSO: the same batch one datagram a message */
+            refused = RVT_SENT_GSO_REFUSED;
+            continue;
         }
-        memset(&msgs[i], 0, sizeof msgs[i]);
-        msgs[i].msg_hdr.msg_name = &addrs[i];
-        msgs[i].msg_hdr.msg_namelen = to_sockaddr(&d[i], &addrs[i]);
-        msgs[i].msg_hdr.msg_iov = iov[i];
-        msgs[i].msg_hdr.msg_iovlen = (size_t) n;
-        size_t clen = ip_cmsgs(&d[i], control[i]);
-        msgs[i].msg_hdr.msg_control = clen == 0 ? NULL : control[i];
-        msgs[i].msg_hdr.msg_controllen = clen;
+        if (r < 0) {
+            return r; /* not GSO's fault if the same datagram fails alone: no RVT_SENT_GSO_REFUSED */
+        }
+        int sent = 0;
+        int segments = 0;
+        for (int m = 0; m < r; m++) {
+            sent += carried[m];
+            segments += carried[m] > 1 ? carried[m] : 0;
+        }
+        return sent | segments << RVT_SENT_GSO_SHIFT | refused;
     }
-    int r;
-    do {
-        r = sendmmsg(fd, msgs, (unsigned) count, 0);
-    } while (r < 0 && errno == EINTR);
-    return r < 0 ? -errno : r;
 }
 
 /* The received IP header's TOS/traffic class, TTL/hop limit and IPv6 flow label, from the control messages. */
@@ -540,7 +669,7 @@ static const JNINativeMethod METHODS[] = {
     {"close", "(I)I", (void *) rvt_close},
     {"drops", "(I)J", (void *) rvt_drops},
     {"bufferBytes", "(IZ)I", (void *) rvt_buffer_bytes},
-    {"sendBatch", "(IJII)I", (void *) rvt_send_batch},
+    {"sendBatch", "(IJIII)I", (void *) rvt_send_batch},
     {"recvBatch", "(IJJII)I", (void *) rvt_recv_batch},
     {"recvIpInfo", "(IZZ)I", (void *) rvt_recv_ipinfo},
     {"eventfd", "()I", (void *) rvt_eventfd},

@@ -80,6 +80,14 @@ public class JniBenchmark {
     @Param({"64"})
     public int receivesAhead;
 
+    /** The loopback address both HCAs bind: {@code 127.0.0.1} or {@code ::1} (IPv6, where {@link #gso} applies). */
+    @Param({"127.0.0.1"})
+    public String address;
+
+    /** UDP GSO on IPv6 ({@code JniDriverBuilder.udpGso}; never used on IPv4). */
+    @Param({"true"})
+    public boolean gso;
+
     /** Bytes of the RDMA WRITE. */
     @Param({"65536"})
     public int size;
@@ -139,8 +147,8 @@ public class JniBenchmark {
             default -> throw new IllegalArgumentException("threading: progress, network, invoker or shared, got "
                     + threading);
         };
-        j0 = JniDriver.builder().name("j0").address("127.0.0.1").udpPort(0).wire(w).threading(mode).build();
-        j1 = JniDriver.builder().name("j1").address("127.0.0.1").udpPort(0).wire(w).threading(mode).build();
+        j0 = JniDriver.builder().name("j0").address(address).udpPort(0).wire(w).threading(mode).udpGso(gso).build();
+        j1 = JniDriver.builder().name("j1").address(address).udpPort(0).wire(w).threading(mode).udpGso(gso).build();
         j0.addPeer(j1.gid(1), j1.localPort(1));
         j1.addPeer(j0.gid(1), j0.localPort(1));
         d0 = RvtDevice.register(j0);
@@ -250,8 +258,9 @@ public class JniBenchmark {
 
     private static String perOp(io.rvt.driver.jni.SocketCalls c, long ops) {
         return String.format(java.util.Locale.ROOT, "%.3f sendmmsg (%.2f datagrams each), %.3f recvmmsg (%.3f empty),"
-                + " %.3f ACKs", (double) c.sendCalls() / ops, c.datagramsPerSend(), (double) c.receiveCalls() / ops,
-                (double) c.emptyReceives() / ops, (double) c.acksSent() / ops);
+                + " %.3f ACKs, %.3f GSO segments", (double) c.sendCalls() / ops, c.datagramsPerSend(),
+                (double) c.receiveCalls() / ops, (double) c.emptyReceives() / ops, (double) c.acksSent() / ops,
+                (double) c.gsoSegments() / ops);
     }
 
     /** Both CQs empty: with threading=invoker run both drivers' engines, else spin. */

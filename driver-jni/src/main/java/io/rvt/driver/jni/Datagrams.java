@@ -111,7 +111,24 @@ interface Datagrams extends AutoCloseable {
      * @throws UdpException if the kernel refuses (address in use, address not local, ...)
      */
     static Datagrams open(Wire wire, InetAddress address, int port, int bufferBytes, boolean reusePort) {
-        return wire == Wire.NATIVE ? new NativeDatagrams(address, port, bufferBytes, reusePort)
+        return open(wire, address, port, bufferBytes, reusePort, false);
+    }
+
+    /**
+     * Opens a socket of the given layer.
+     *
+     * @param wire the layer
+     * @param address the local address
+     * @param port the local port, 0 for an ephemeral one
+     * @param bufferBytes SO_SNDBUF/SO_RCVBUF to ask for
+     * @param reusePort SO_REUSEPORT: a flow's source port, which other HCAs of this host may send from too
+     * @param gso {@link Wire#NATIVE} on IPv6: runs of same-size datagrams to one destination go as UDP GSO messages
+     * @return the socket
+     * @throws UdpException if the kernel refuses (address in use, address not local, ...)
+     */
+    static Datagrams open(Wire wire, InetAddress address, int port, int bufferBytes, boolean reusePort,
+            boolean gso) {
+        return wire == Wire.NATIVE ? new NativeDatagrams(address, port, bufferBytes, reusePort, gso)
                 : new JdkDatagrams(address, port, bufferBytes, reusePort);
     }
 }

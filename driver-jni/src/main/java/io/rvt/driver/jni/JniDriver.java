@@ -100,7 +100,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         this.ownThreads = b.ownThreads && b.threading != ThreadingMode.INVOKER;
         this.threading = ownThreads ? b.threading : ThreadingMode.INVOKER;
         this.backstopQuietNanos = b.backstopQuietNanos;
-        this.sockets = new Sockets(b.wire, b.socketBufferBytes, b.decorator);
+        this.sockets = new Sockets(b.wire, b.socketBufferBytes, b.udpGso, b.decorator);
         this.sourcePorts = b.sourcePorts;
         int nports = b.addresses.size();
         int slotSize = slotSize(mtu);

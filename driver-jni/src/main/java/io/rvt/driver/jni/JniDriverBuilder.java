@@ -37,6 +37,7 @@ public final class JniDriverBuilder {
     int batch = 32;
     int socketBufferBytes = 4 << 20;
     int sourcePorts = DEFAULT_SOURCE_PORTS;
+    boolean udpGso = true;
     UnaryOperator<Datagrams> decorator;
 
     JniDriverBuilder() {
@@ -273,6 +274,24 @@ public final class JniDriverBuilder {
             throw new IllegalArgumentException("sourcePorts must be in 1.." + MAX_SOURCE_PORTS + ", got " + v);
         }
         sourcePorts = v;
+        return this;
+    }
+
+    /**
+     * rvt extension: UDP GSO on IPv6 ports ({@code UDP_SEGMENT}, Linux 4.18). With it (the default) consecutive
+     * datagrams of one send batch to the same destination, with the same size (the last may be shorter), traffic
+     * class, flow label and hop limit leave in one {@code sendmmsg} entry that the kernel cuts into those datagrams,
+     * each with its own IPv6 and UDP header: each is exactly one RoCEv2 packet with its own ICRC, as without it. It
+     * passes the kernel's send path once per run instead of once per datagram (loopback, or a device that segments
+     * in hardware or in its driver). Never on IPv4: the kernel numbers the segments' IP Identification fields, which
+     * the ICRC covers (driver-jni's sender computes it with ID 0). {@link Wire#NATIVE} only; a route whose device
+     * refuses GSO (no checksum offload) turns it off for that socket.
+     *
+     * @param v false to send one datagram per {@code sendmmsg} entry on IPv6 too
+     * @return this
+     */
+    public JniDriverBuilder udpGso(boolean v) {
+        udpGso = v;
         return this;
     }
 

@@ -19,12 +19,18 @@ final class NativeDatagrams implements Datagrams {
     private final AtomicInteger users = new AtomicInteger();
     private volatile int lastErrno;
     private volatile boolean receivesIpInfo;
+    /** {@link NativeUdp#SEND_GSO} while runs of datagrams may go as UDP GSO messages (IPv6 only), else 0. */
+    private volatile int sendFlags;
 
     NativeDatagrams(InetAddress address, int port, int bufferBytes) {
-        this(address, port, bufferBytes, false);
+        this(address, port, bufferBytes, false, false);
     }
 
-    NativeDatagrams(InetAddress address, int port, int bufferBytes, boolean reusePort) {
+    /**
+     * @param gso whether runs of same-size datagrams to one destination may go as one UDP GSO message; only on an
+     *        IPv6 socket (on IPv4 the kernel would number the segments' IP IDs, which the ICRC covers)
+     */
+    NativeDatagrams(InetAddress address, int port, int bufferBytes, boolean reusePort, boolean gso) {
         NativeUdp.ensureAvailable();
         if (port < 0 || port > 0xFFFF) {
             throw new IllegalArgumentException("UDP port must be in 0..65535, got " + port);
@@ -54,6 +60,7 @@ final class NativeDatagrams implements Datagrams {
         }
         this.efd = e;
         this.address = address;
+        this.sendFlags = gso && v6 ? NativeUdp.SEND_GSO : 0;
         int p = NativeUdp.localPort(fd);
         if (p < 0) {
             close();
@@ -89,6 +96,7 @@ final class NativeDatagrams implements Datagrams {
     @Override
     public int send(TxBatch batch) {
         batch.sendCalls = 0;
+        batch.gsoSegments = 0;
         if (!enter()) {
             int n = batch.count;
             batch.clear();
@@ -106,7 +114,7 @@ final class NativeDatagrams implements Datagrams {
         int at = 0;
         int n = batch.count;
         while (at < n) {
-            int r = NativeUdp.sendBatch(fd, batch.descAddress, at, Math.min(n - at, NativeUdp.MAX_BATCH));
+            int r = NativeUdp.sendBatch(fd, batch.descAddress, at, Math.min(n - at, NativeUdp.MAX_BATCH), sendFlags);
             batch.sendCalls++;
             if (r < 0) {
                 // The datagram at 'at' was refused (e.g. EMSGSIZE, ENETUNREACH, EPERM from a firewall): drop it.
@@ -114,11 +122,22 @@ final class NativeDatagrams implements Datagrams {
                 dropped++;
                 at++;
             } else {
-                at += r;
+                if ((r & NativeUdp.SENT_GSO_REFUSED) != 0) {
+                    gsoRefused(batch.peers[at]);
+                }
+                at += r & NativeUdp.SENT_MASK;
+                batch.gsoSegments += (r >>> NativeUdp.SENT_GSO_SHIFT) & NativeUdp.SENT_MASK;
             }
         }
         batch.clear();
         return dropped;
+    }
+
+    /** The route's device cannot take UDP GSO (no checksum offload): this socket sends one datagram a message. */
+    private void gsoRefused(Peer to) {
+        sendFlags = 0;
+        System.getLogger(JniDriver.class.getName()).log(System.Logger.Level.INFO, "UDP GSO refused by the kernel"
+                + " from " + Peer.format(address, port) + " to " + to + ": this socket sends one datagram a message");
     }
 
     /** Records a refused datagram; logs the first of each errno in a row (RC then retries, UD loses it). */

@@ -23,7 +23,7 @@ import java.nio.file.StandardCopyOption;
  */
 final class NativeUdp {
     /** The ABI version this class expects ({@code RVT_ABI_VERSION}). */
-    static final int ABI_VERSION = 6;
+    static final int ABI_VERSION = 7;
     /** Size of a send descriptor ({@code struct rvt_tx_desc}). */
     static final int TX_DESC_SIZE = 128;
     /** Segments one datagram is gathered from at most ({@code RVT_TX_SEGS}). */
@@ -32,6 +32,14 @@ final class NativeUdp {
     static final int RX_DESC_SIZE = 32;
     /** The largest batch one call handles ({@code RVT_MAX_BATCH}). */
     static final int MAX_BATCH = 64;
+    /** {@link #sendBatch}'s flag: runs of IPv6 datagrams may go as UDP GSO messages ({@code RVT_SEND_GSO}). */
+    static final int SEND_GSO = 1;
+    /** {@link #sendBatch}'s result: the descriptors sent are its low 8 bits. */
+    static final int SENT_MASK = 0xFF;
+    /** {@link #sendBatch}'s result: how many were GSO segments is its bits 8-15 ({@code RVT_SENT_GSO_SHIFT}). */
+    static final int SENT_GSO_SHIFT = 8;
+    /** {@link #sendBatch}'s result: the kernel refused GSO on this route ({@code RVT_SENT_GSO_REFUSED}). */
+    static final int SENT_GSO_REFUSED = 1 << 16;
 
     static final String LIBRARY = "rvtjni";
     static final String PLATFORM = "linux-x86_64";
@@ -205,15 +213,21 @@ final class NativeUdp {
     static native int bufferBytes(int fd, boolean send);
 
     /**
-     * {@code sendmmsg} of tx descriptors {@code [first, first + count)} (at most {@link #MAX_BATCH}).
+     * {@code sendmmsg} of tx descriptors {@code [first, first + count)} (at most {@link #MAX_BATCH}); with
+     * {@link #SEND_GSO}, each run of consecutive IPv6 datagrams to one destination with the same traffic class, flow
+     * label and hop limit, each as long as the first but the last, is one message with a {@code UDP_SEGMENT} control
+     * message (UDP GSO, Linux 4.18): the kernel cuts it into the run's datagrams, each with its own UDP/IP header.
      *
      * @param fd the socket
      * @param desc address of the descriptor array
      * @param first the first descriptor
      * @param count how many
-     * @return how many were sent, or -errno if the first one failed
+     * @param flags {@link #SEND_GSO} or 0
+     * @return how many were sent ({@link #SENT_MASK}; the kernel stops at the first message that fails), how many of
+     *         them as GSO segments ({@link #SENT_GSO_SHIFT}) and whether the kernel refused GSO, so that they were
+     *         sent again one a message ({@link #SENT_GSO_REFUSED}); or -errno if the first one failed
      */
-    static native int sendBatch(int fd, long desc, int first, int count);
+    static native int sendBatch(int fd, long desc, int first, int count, int flags);
 
     /**
      * Non-blocking {@code recvmmsg} into {@code count} slots (at most {@link #MAX_BATCH}).

@@ -128,6 +128,7 @@ final class PortEngine implements Agent {
     final LongAdder zeroCopyPackets = new LongAdder();
     /** {@link SocketCalls}: the sends of any thread, the receives of the engine's holder (one at a time). */
     private final LongAdder sendCalls = new LongAdder();
+    private final LongAdder gsoSegments = new LongAdder();
     private final LongAdder datagramsSent = new LongAdder();
     final LongAdder acksSent = new LongAdder();
     private volatile long receiveCalls;
@@ -398,16 +399,20 @@ final class PortEngine implements Agent {
      *
      * @param calls the system calls it took
      * @param datagrams the datagrams it held
+     * @param gso how many of them left as UDP GSO segments
      */
-    void countSends(int calls, int datagrams) {
+    void countSends(int calls, int datagrams, int gso) {
         sendCalls.add(calls);
         datagramsSent.add(datagrams);
+        if (gso != 0) {
+            gsoSegments.add(gso);
+        }
     }
 
     /** @return the port's system calls and datagrams so far */
     SocketCalls socketCalls() {
         return new SocketCalls(sendCalls.sum(), datagramsSent.sum(), receiveCalls, emptyReceives, datagramsReceived,
-                acksSent.sum());
+                acksSent.sum(), gsoSegments.sum());
     }
 
     /** Adds what the kernel dropped for the port's socket since the last reading to {@code RX_KERNEL_DROPS}. */

@@ -95,7 +95,7 @@ final class RoceSender {
         }
         int datagrams = b.count;
         int dropped = sc.sender.send(b);
-        p.countSends(b.sendCalls, datagrams);
+        p.countSends(b.sendCalls, datagrams, b.gsoSegments);
         if (dropped > 0) {
             p.sendErrors += dropped;
             DriverDevice dev = driver.device();

@@ -16,9 +16,11 @@ import java.util.Locale;
  * @param datagramsReceived datagrams those calls returned
  * @param acksSent RC ACKs among the datagrams sent ({@code ACKNOWLEDGE}, IBTA 9.7.5.1; one may acknowledge several
  *        PSNs)
+ * @param gsoSegments datagrams sent that left as UDP GSO segments ({@link JniDriverBuilder#udpGso}: several
+ *        datagrams in one {@code sendmmsg} entry)
  */
 public record SocketCalls(long sendCalls, long datagramsSent, long receiveCalls, long emptyReceives,
-        long datagramsReceived, long acksSent) {
+        long datagramsReceived, long acksSent, long gsoSegments) {
 
     /** @return datagrams per send call, 0 without calls */
     public double datagramsPerSend() {
@@ -37,7 +39,8 @@ public record SocketCalls(long sendCalls, long datagramsSent, long receiveCalls,
     public SocketCalls minus(SocketCalls earlier) {
         return new SocketCalls(sendCalls - earlier.sendCalls, datagramsSent - earlier.datagramsSent,
                 receiveCalls - earlier.receiveCalls, emptyReceives - earlier.emptyReceives,
-                datagramsReceived - earlier.datagramsReceived, acksSent - earlier.acksSent);
+                datagramsReceived - earlier.datagramsReceived, acksSent - earlier.acksSent,
+                gsoSegments - earlier.gsoSegments);
     }
 
     /** @return e.g. {@code 120 sendmmsg (3.20 datagrams each), 400 recvmmsg (250 empty, 0.96 each), 30 ACKs sent} */

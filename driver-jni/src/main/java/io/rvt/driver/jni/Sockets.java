@@ -12,6 +12,7 @@ import java.util.function.UnaryOperator;
 final class Sockets {
     private final Wire wire;
     private final int bufferBytes;
+    private final boolean gso;
     private final UnaryOperator<Datagrams> decorator;
     /** Guarded by itself. */
     private final List<Datagrams> open = new ArrayList<>();
@@ -20,11 +21,13 @@ final class Sockets {
     /**
      * @param wire the socket layer
      * @param bufferBytes SO_SNDBUF/SO_RCVBUF to ask for
+     * @param gso whether IPv6 sockets send runs of datagrams as UDP GSO messages ({@link JniDriverBuilder#udpGso})
      * @param decorator wraps each socket (tests: fault injection), or null
      */
-    Sockets(Wire wire, int bufferBytes, UnaryOperator<Datagrams> decorator) {
+    Sockets(Wire wire, int bufferBytes, boolean gso, UnaryOperator<Datagrams> decorator) {
         this.wire = wire;
         this.bufferBytes = bufferBytes;
+        this.gso = gso;
         this.decorator = decorator;
     }
 
@@ -39,7 +42,7 @@ final class Sockets {
             if (closed) {
                 return null;
             }
-            Datagrams io = Datagrams.open(wire, address, udpPort, bufferBytes, reusePort);
+            Datagrams io = Datagrams.open(wire, address, udpPort, bufferBytes, reusePort, gso);
             Datagrams d = decorator != null ? decorator.apply(io) : io;
             open.add(d);
             return d;

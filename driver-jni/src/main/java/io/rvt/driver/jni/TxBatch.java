@@ -37,6 +37,8 @@ final class TxBatch extends Slots {
     private int flowLabel;
     /** System calls the last {@link Datagrams#send} of this batch made (it sets them; {@link SocketCalls}). */
     int sendCalls;
+    /** Datagrams of the last {@link Datagrams#send} that left as UDP GSO segments ({@link SocketCalls}). */
+    int gsoSegments;
 
     /**
      * @param slots how many datagrams, at most {@link NativeUdp#MAX_BATCH}

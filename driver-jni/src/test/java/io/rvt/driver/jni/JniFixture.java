@@ -27,6 +27,7 @@ final class JniFixture implements DriverFixture {
     private int sourcePorts = JniDriverBuilder.DEFAULT_SOURCE_PORTS;
     private int socketBufferBytes = -1;
     private long backstopQuietNanos = -1;
+    private boolean udpGso = true;
     private boolean callerRunsEngines;
     private volatile boolean running;
     private Thread engine;
@@ -77,6 +78,15 @@ final class JniFixture implements DriverFixture {
         return this;
     }
 
+    /**
+     * @param on UDP GSO on IPv6 ports ({@link JniDriverBuilder#udpGso(boolean)}; default on)
+     * @return this
+     */
+    JniFixture udpGso(boolean on) {
+        udpGso = on;
+        return this;
+    }
+
     List<JniDriver> drivers() {
         return drivers;
     }
@@ -96,7 +106,7 @@ final class JniFixture implements DriverFixture {
                 builder.backstopQuietNanos(backstopQuietNanos);
             }
             JniDriver d = builder.name(name).address(address).udpPort(0).wire(wire)
-                    .ownThreads(!shared).sourcePorts(sourcePorts)
+                    .ownThreads(!shared).sourcePorts(sourcePorts).udpGso(udpGso)
                     .decorate(io -> {
                         FaultyDatagrams f = new FaultyDatagrams(name, io, s, 4096 + 128, sockets);
                         f.faults(faults);
