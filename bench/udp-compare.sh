@@ -11,8 +11,11 @@
 #   perf       ./rvt --driver jni perf -s 64 -D <secs> (Felix, the default the users run) and, with PERF_NO_OSGI=1,
 #              ./rvt --driver jni --no-osgi perf too
 #   iperf3     iperf3 -u -l 64 -b 0 on 127.0.0.1, if installed (apt-get install iperf3; not needed otherwise)
-# (udploop also runs over IPv6, ::1, with -6, and with UDP GSO on the send side, -g, and UDP GRO on the receive side,
-# -G: see its header and docs/benchmarks.md "UDP GSO on IPv6"; not rows of this script)
+# and with IPV6=1 the same over ::1, where driver-jni sends with UDP GSO (docs/driver-jni.md "UDP GSO on IPv6"):
+#   c-rc6 / c-rc6-gso   udploop -6 as c-rc, without and with -g (UDP GSO: a batch as one sendmsg, UDP_SEGMENT)
+#   jmh6-<t>            JniBenchmark.sendRate as jmh-<t>, -p address=::1
+#   perf6               ./rvt --driver jni --address ::1 perf -s 64 -D <secs>
+# (udploop -G adds UDP GRO on the receive side: see its header and docs/benchmarks.md "UDP GSO on IPv6")
 # and prints each row's messages per second over the rounds (median, min-max) and its ratio to c-rc per round, and
 # for udploop and JMH the process CPU time per message (every thread's; a machine shared with other work inflates it
 # far less than the rate) and its ratio to c-rc's.
@@ -39,7 +42,8 @@ c_stream() { udploop -s 64; }
 jmh() {
     # ns per message -> messages per second; a short warm-up: the JIT settles within a few windows
     rm -f "$out/jmh.csv" # a failed run must not report the last one's score
-    java -Djmh.ignoreLock=true -jar "$jar" 'JniBenchmark\.sendRate$' -p wire=NATIVE -p threading="$1" -f 1 -wi 3 -w 1 -i "$secs" -r 1 \
+    java -Djmh.ignoreLock=true -jar "$jar" 'JniBenchmark\.sendRate$' -p wire=NATIVE -p threading="$1" \
+        -p address="${2:-127.0.0.1}" -f 1 -wi 3 -w 1 -i "$secs" -r 1 \
         -rf csv -rff "$out/jmh.csv" >"$out/jmh.out" 2>&1 || { echo "JMH failed: $(tail -3 "$out/jmh.out")" >&2; return; }
     local cpu
     cpu="$(sed -n 's/.*cpu_ns_per_op=\([0-9.]*\).*/\1/p' "$out/jmh.out" | tail -1)"
@@ -79,6 +83,11 @@ print(r["bytes"] / 64 / r["seconds"] if r else (s["packets"] - s["lost_packets"]
 rows="c-rc c-stream"
 for t in $threadings; do rows="$rows jmh-$t"; done
 rows="$rows perf"
+if [ "${IPV6:-0}" = 1 ]; then
+    rows="$rows c-rc6 c-rc6-gso"
+    for t in $threadings; do rows="$rows jmh6-$t"; done
+    rows="$rows perf6"
+fi
 [ "${PERF_NO_OSGI:-0}" = 1 ] && rows="$rows perf-no-osgi"
 [ "$have_iperf3" = 1 ] && rows="$rows iperf3"
 echo "udp-compare: $rounds rounds of: $rows ($secs s each), $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -88,7 +97,11 @@ for r in $(seq 1 "$rounds"); do
             c-rc) v="$(c_rc)" ;;
             c-stream) v="$(c_stream)" ;;
             jmh-*) v="$(jmh "${row#jmh-}")" ;;
+            jmh6-*) v="$(jmh "${row#jmh6-}" ::1)" ;;
+            c-rc6) v="$(udploop -6 -1 -s 80 -w 64 -a)" ;;
+            c-rc6-gso) v="$(udploop -6 -g -1 -s 80 -w 64 -a)" ;;
             perf) v="$(perf)" ;;
+            perf6) v="$(perf --address ::1)" ;;
             perf-no-osgi) v="$(perf --no-osgi)" ;;
             iperf3) v="$(iperf)" ;;
         esac
