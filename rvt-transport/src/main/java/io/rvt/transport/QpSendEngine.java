@@ -87,7 +87,6 @@ public class QpSendEngine {
         return h;
     }
 
-    /** Marks the end of a drain on this thread (also one that left requests pending, to be rescheduled). */
     /** Takes the QP's {@code sendLock} for the drain's next packets; the drainer only. */
     final void holdSendLock() {
         qp.sendLock().lock();
@@ -116,6 +115,7 @@ public class QpSendEngine {
         }
     }
 
+    /** Marks the end of a drain on this thread (also one that left requests pending, to be rescheduled). */
     public final void end() {
         drainer = null;
     }
