@@ -29,7 +29,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
  * {@code JniDriver.builder()} one, and a changed configuration can replace it.
  *
  * <p>A changed configuration ({@link Modified}): the {@code peers} table changes live (entries added, changed and
- * removed); any other change (name, address, UDP port, MTU, source ports, threading) re-creates the device, the old
+ * removed); any other change (name, address, UDP port, MTU, source ports, threading, UDP GSO) re-creates the device, the old
  * one removed first. A configuration applied again with the same values (Karaf's fileinstall does this) changes nothing.
  */
 @Component(service = {}, configurationPid = JniDriverComponent.PID, configurationPolicy = ConfigurationPolicy.REQUIRE)
@@ -78,15 +78,26 @@ public final class JniDriverComponent {
                 + "device's CQs, the port's thread when none has for 1 ms) or dedicated (only the port's thread)",
                 required = false)
         String threading() default "progress";
+
+        /**
+         * @return whether an IPv6 port sends runs of equal datagrams with UDP GSO ({@link JniDriverBuilder#udpGso});
+         *         false sends one datagram per {@code sendmmsg} entry, e.g. to capture single packets on {@code lo}
+         */
+        @AttributeDefinition(description = "IPv6 ports: send runs of equal datagrams to one destination as one UDP "
+                + "GSO message (true, the default); false: one datagram per message (never GSO on IPv4)",
+                required = false)
+        boolean udp_gso() default true;
     }
 
     /**
      * The properties that only a new device can take. A property added to {@link Config} belongs here unless
      * {@link #modified} applies it to the running driver.
      */
-    record Fixed(String name, String address, int udpPort, int mtu, int sourcePorts, String threading) {
+    record Fixed(String name, String address, int udpPort, int mtu, int sourcePorts, String threading,
+            boolean udpGso) {
         static Fixed of(Config c) {
-            return new Fixed(c.name(), c.address(), c.udp_port(), c.mtu(), c.source_ports(), c.threading());
+            return new Fixed(c.name(), c.address(), c.udp_port(), c.mtu(), c.source_ports(), c.threading(),
+                    c.udp_gso());
         }
     }
 
@@ -202,6 +213,7 @@ public final class JniDriverComponent {
                     + ", got " + c.source_ports(), e);
         }
         b.threading(threading(c.threading()));
+        b.udpGso(c.udp_gso());
         for (String entry : c.peers()) {
             if (entry.isBlank()) {
                 continue; // a console's empty list comes as [""]

@@ -108,6 +108,14 @@ class JniDriverComponentTest {
     }
 
     @Test
+    void shouldTurnUdpGsoOffWhenConfigured() {
+        assertThat(JniDriverComponent.toBuilder(config(loopback("ds-gso"))).udpGso).as("the default").isTrue();
+        Map<String, Object> v = loopback("ds-no-gso");
+        v.put("udp_gso", false);
+        assertThat(JniDriverComponent.toBuilder(config(v)).udpGso).isFalse();
+    }
+
+    @Test
     void shouldRefuseAThreadingThatNoOneCouldRunWhenConfigured() {
         Map<String, Object> v = loopback("ds-invoker");
         v.put("threading", "invoker");
