@@ -3,6 +3,8 @@ package io.rvt.driver.sim;
 import io.rvt.api.CompletionQueue;
 import io.rvt.api.Device;
 import io.rvt.api.WorkCompletion;
+import io.rvt.core.RvtDevice;
+import io.rvt.driver.sim.fabric.Fabric;
 import io.rvt.testkit.DriverFixture;
 import io.rvt.testkit.Feature;
 import io.rvt.testkit.Verbs;
@@ -53,5 +55,20 @@ final class InvokedFixture implements DriverFixture {
             n++;
         }
         return n;
+    }
+
+    /**
+     * A test's teardown: closes its verbs (null if none), then unregisters its two devices and closes their fabric
+     * (devices null: set-up never got that far).
+     */
+    static void tearDown(Verbs verbs, RvtDevice a, RvtDevice b, Fabric fabric) {
+        if (verbs != null) {
+            verbs.close();
+        }
+        if (a != null) {
+            a.unregister();
+            b.unregister();
+            fabric.close();
+        }
     }
 }

@@ -84,14 +84,7 @@ class SimDoorbellTest {
 
     @AfterEach
     void tearDown() {
-        if (verbs != null) {
-            verbs.close();
-        }
-        if (a != null) {
-            a.unregister();
-            b.unregister();
-            fabric.close();
-        }
+        InvokedFixture.tearDown(verbs, a, b, fabric);
     }
 
     /**

@@ -133,14 +133,7 @@ class SimQpLockHoldTest {
 
     @AfterEach
     void tearDown() {
-        if (verbs != null) {
-            verbs.close();
-        }
-        if (a != null) {
-            a.unregister();
-            b.unregister();
-            fabric.close();
-        }
+        InvokedFixture.tearDown(verbs, a, b, fabric);
     }
 
     @Test
