@@ -85,10 +85,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
     private final int sourcePorts;
     private volatile DriverDevice device;
     private volatile boolean closed;
-    /** Guards {@link #udQps}. */
-    private final Object udQpLock = new Object();
-    /** The HCA's UD QPs (created, not yet destroyed): see {@link #qpPrivAlloc}. */
-    private int udQps;
+    private final UdQpCount udQps;
 
     JniDriver(JniDriverBuilder b) {
         if (b.wire == Wire.NATIVE) {
@@ -108,6 +105,11 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         boolean gather = b.wire == Wire.NATIVE;
         this.txScratch = new ThreadScratch<>(() -> new TxScratch(batch, slotSize, gather));
         this.ports = new PortEngine[nports];
+        this.udQps = new UdQpCount(on -> {
+            for (PortEngine p : ports) {
+                p.io.receiveIpInfo(on);
+            }
+        });
         this.roce = new RoceSender(this, b.defaultPeerPort);
         this.receiver = new RoceReceiver(this, nports, b.checkIpv4Icrc, mtu.bytes());
         try {
@@ -555,13 +557,13 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
     public Object qpPrivAlloc(DriverDevice rdi, DriverQp qp) {
         boolean ud = qp.type() == QpType.UD;
         if (ud) {
-            countUdQp(1);
+            udQps.add(1);
         }
         try {
             return super.qpPrivAlloc(rdi, qp);
         } catch (RuntimeException e) {
             if (ud) {
-                countUdQp(-1);
+                udQps.add(-1);
             }
             throw e;
         }
@@ -572,19 +574,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
     public void qpPrivFree(DriverDevice rdi, DriverQp qp) {
         super.qpPrivFree(rdi, qp);
         if (qp.type() == QpType.UD) {
-            countUdQp(-1);
-        }
-    }
-
-    private void countUdQp(int delta) {
-        synchronized (udQpLock) {
-            int next = Math.max(0, udQps + delta);
-            if ((udQps == 0) != (next == 0)) {
-                for (PortEngine p : ports) {
-                    p.io.receiveIpInfo(next > 0);
-                }
-            }
-            udQps = next;
+            udQps.add(-1);
         }
     }
 
