@@ -89,6 +89,18 @@ final class PingPongSide {
     }
 
     /**
+     * Waits for the completion of a send whose answer has already arrived, the last before the peer may disconnect:
+     * if the peer's acknowledgement was lost and its disconnect flushed the send (or the retries ran out with the
+     * peer gone), the answer shows that the send arrived, so a flush or RETRY_EXC_ERR is not an error here.
+     */
+    void awaitAnsweredSend() {
+        Completions.take(host, endpoint.sendCq, wc, sendWhat, hint);
+        if (wc.status() != WcStatus.WR_FLUSH_ERR && wc.status() != WcStatus.RETRY_EXC_ERR) {
+            Completions.check(wc, sendWhat);
+        }
+    }
+
+    /**
      * Waits for the next message and checks it byte for byte.
      *
      * @param stamp the stamp it must carry

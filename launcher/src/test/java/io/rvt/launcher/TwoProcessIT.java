@@ -257,7 +257,10 @@ class TwoProcessIT {
             srv.awaitLine("waiting for a client");
             try (RvtProcess cli = RvtProcess.start("client", netns == null ? null : netns[1],
                     c.toArray(String[]::new))) {
-                assertThat(cli.exitCode()).as("client: " + cli.out() + cli.stderr()).isZero();
+                int clientExit = cli.exitCode();
+                // a failed client's cause is often the server's (its CM, its QP): show both
+                assertThat(clientExit).as("client: " + cli.out() + cli.stderr() + "\nserver so far: " + srv.out()
+                        + srv.stderr()).isZero();
                 assertThat(srv.exitCode()).as("server: " + srv.out() + srv.stderr()).isZero();
                 check.check(srv, cli);
             }
