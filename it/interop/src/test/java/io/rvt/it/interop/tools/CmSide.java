@@ -1,0 +1,121 @@
+package io.rvt.it.interop.tools;
+
+import io.rvt.api.AccessFlag;
+import io.rvt.api.CompletionQueue;
+import io.rvt.api.Device;
+import io.rvt.api.Gid;
+import io.rvt.api.MemoryRegion;
+import io.rvt.api.ProtectionDomain;
+import io.rvt.cm.ConnectionManager;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The verbs objects of one rdma_cm tool's side and their teardown: the CM handle, a PD, CQs and registered
+ * buffers, released in reverse order (connections first, by their owner).
+ */
+final class CmSide implements AutoCloseable {
+    private final Device device;
+    private final ConnectionManager cm;
+    private final ProtectionDomain pd;
+    private final List<CompletionQueue> cqs = new ArrayList<>();
+    private final List<MemoryRegion> mrs = new ArrayList<>();
+
+    /**
+     * @param device the HCA
+     */
+    CmSide(Device device) {
+        this.device = device;
+        this.cm = ConnectionManager.of(device);
+        this.pd = device.allocPd();
+    }
+
+    /** @return the CM */
+    ConnectionManager cm() {
+        return cm;
+    }
+
+    /** @return the PD */
+    ProtectionDomain pd() {
+        return pd;
+    }
+
+    /**
+     * @param entries its size
+     * @return a new CQ
+     */
+    CompletionQueue cq(int entries) {
+        CompletionQueue cq = device.createCq(entries, 0, null, null);
+        cqs.add(cq);
+        return cq;
+    }
+
+    /**
+     * @param bytes its size
+     * @param access its {@link AccessFlag} mask
+     * @return a direct buffer of that size, registered
+     */
+    MemoryRegion region(int bytes, int access) {
+        MemoryRegion mr = pd.regMr(ByteBuffer.allocateDirect(Math.max(bytes, 1)), access);
+        mrs.add(mr);
+        return mr;
+    }
+
+    /**
+     * @param name a host name or IP literal (a tool's {@code -s} or {@code -a})
+     * @return its address
+     * @throws ToolFailure naming it if it does not resolve
+     */
+    static InetAddress address(String name) throws ToolFailure {
+        try {
+            return InetAddress.getByName(name);
+        } catch (UnknownHostException e) {
+            throw new ToolFailure("cannot resolve '" + name + "'", e);
+        }
+    }
+
+    /**
+     * A server's {@code -s}/{@code -a}: the address the Linux tool binds to. rvt's CM listens on its HCA, whose one
+     * address it must be (or a wildcard).
+     *
+     * @param name the option's value, or null
+     * @throws ToolFailure if it names another host's address
+     */
+    void checkBindAddress(String name) throws ToolFailure {
+        if (name == null) {
+            return;
+        }
+        InetAddress a = address(name);
+        Gid mine = device.queryGid(1, 0);
+        if (!a.isAnyLocalAddress() && !ConnectionManager.gidOf(a).equals(mine)) {
+            throw new ToolFailure(name + " is not this HCA's address (GID " + mine + ")");
+        }
+    }
+
+    /**
+     * @param a an address and port, or null
+     * @return {@code 192.0.2.2:35459} or {@code [2001:db8::2]:35459}, {@code -} for null
+     */
+    static String describe(java.net.InetSocketAddress a) {
+        if (a == null) {
+            return "-";
+        }
+        String host = a.getAddress().getHostAddress();
+        return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
+    }
+
+    @Override
+    public void close() {
+        for (MemoryRegion mr : mrs) {
+            mr.deregMr();
+        }
+        for (CompletionQueue cq : cqs) {
+            cq.destroyCq();
+        }
+        pd.deallocPd();
+        cm.close();
+    }
+}
