@@ -2,6 +2,7 @@ package io.rvt.cm;
 
 import io.rvt.api.Device;
 import io.rvt.api.spi.TimerService;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.OptionalLong;
 
@@ -24,6 +25,22 @@ public final class CmConfig {
     public static final int DEFAULT_MAX_CM_RETRIES = 15;
     /** The service timeout code of the MRAs the CM sends: 4.096 us x 2^24 = 69 s, as rdma_cm's MRA setting. */
     public static final int DEFAULT_SERVICE_TIMEOUT = 24;
+    /**
+     * The unanswered connection requests a listener holds by default: 1024, rdma_ucm's {@code net.rdma_ucm.max_backlog}
+     * (the bound on {@code rdma_listen}'s backlog). A REQ beyond it is dropped unanswered, as rdma_ucm drops it
+     * ({@code ucma_connect_event_handler} fails with ENOMEM and ib_cm does not reject, "to allow future retries"):
+     * the peer's retransmission gets in once the application has answered some.
+     */
+    public static final int DEFAULT_LISTEN_BACKLOG = 1024;
+    /**
+     * How long the CM holds a request the application has not answered, whatever the REQ's timeout fields ask
+     * (they could ask for 16 x (2^31 + 2^24) x 4.096 us, 39 hours): 73.0 s, the service time the CM's own MRA
+     * promises the peer (2^24 x 4.096 us = 68.7 s, {@link #DEFAULT_SERVICE_TIMEOUT}) plus one default response
+     * timeout (2^20 x 4.096 us = 4.3 s): by then the promise to a default peer is broken, and such a peer that got
+     * no MRA gave up after 16 x 4.3 s = 68.7 s. The request is then rejected with TIMEOUT.
+     */
+    public static final Duration DEFAULT_MAX_REQUEST_HOLD = Duration.ofNanos((4096L << DEFAULT_SERVICE_TIMEOUT)
+            + (4096L << DEFAULT_CM_RESPONSE_TIMEOUT));
 
     private static final CmConfig DEFAULTS = builder().build();
 
@@ -33,6 +50,8 @@ public final class CmConfig {
     private final int cmResponseTimeout;
     private final int maxCmRetries;
     private final int serviceTimeout;
+    private final int listenBacklog;
+    private final Duration maxRequestHold;
 
     private CmConfig(Builder b) {
         this.timerService = b.timerService;
@@ -41,6 +60,8 @@ public final class CmConfig {
         this.cmResponseTimeout = b.cmResponseTimeout;
         this.maxCmRetries = b.maxCmRetries;
         this.serviceTimeout = b.serviceTimeout;
+        this.listenBacklog = b.listenBacklog;
+        this.maxRequestHold = b.maxRequestHold;
     }
 
     /** @return the defaults: real time, a random seed, librdmacm's timing */
@@ -108,6 +129,19 @@ public final class CmConfig {
         return serviceTimeout;
     }
 
+    /**
+     * @return the connection requests each listener holds unanswered, at most (handed to the application or not);
+     *         {@link #DEFAULT_LISTEN_BACKLOG} unless set
+     */
+    public int listenBacklog() {
+        return listenBacklog;
+    }
+
+    /** @return how long an unanswered request is held at most; {@link #DEFAULT_MAX_REQUEST_HOLD} unless set */
+    public Duration maxRequestHold() {
+        return maxRequestHold;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (!(o instanceof CmConfig)) {
@@ -116,20 +150,22 @@ public final class CmConfig {
         CmConfig c = (CmConfig) o;
         return c.timerService == timerService && c.seed == seed && c.seeded == seeded
                 && c.cmResponseTimeout == cmResponseTimeout && c.maxCmRetries == maxCmRetries
-                && c.serviceTimeout == serviceTimeout;
+                && c.serviceTimeout == serviceTimeout && c.listenBacklog == listenBacklog
+                && c.maxRequestHold.equals(maxRequestHold);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(System.identityHashCode(timerService), seed, seeded, cmResponseTimeout, maxCmRetries,
-                serviceTimeout);
+                serviceTimeout, listenBacklog, maxRequestHold);
     }
 
     @Override
     public String toString() {
         return "CmConfig[timer=" + (timerService == null ? "rvt-cm-timer" : timerService) + ", seed="
                 + (seeded ? Long.toString(seed) : "random") + ", cmResponseTimeout=" + cmResponseTimeout
-                + ", maxCmRetries=" + maxCmRetries + ", serviceTimeout=" + serviceTimeout + "]";
+                + ", maxCmRetries=" + maxCmRetries + ", serviceTimeout=" + serviceTimeout + ", listenBacklog="
+                + listenBacklog + ", maxRequestHold=" + maxRequestHold.toMillis() + " ms]";
     }
 
     /** Builds a {@link CmConfig}. */
@@ -140,6 +176,8 @@ public final class CmConfig {
         private int cmResponseTimeout = DEFAULT_CM_RESPONSE_TIMEOUT;
         private int maxCmRetries = DEFAULT_MAX_CM_RETRIES;
         private int serviceTimeout = DEFAULT_SERVICE_TIMEOUT;
+        private int listenBacklog = DEFAULT_LISTEN_BACKLOG;
+        private Duration maxRequestHold = DEFAULT_MAX_REQUEST_HOLD;
 
         private Builder() {
         }
@@ -191,6 +229,34 @@ public final class CmConfig {
          */
         public Builder serviceTimeout(int code) {
             this.serviceTimeout = checkCode("serviceTimeout", code);
+            return this;
+        }
+
+        /**
+         * @param backlog the connection requests each listener holds unanswered at most, 1 or more (rdma_listen's
+         *                backlog; beyond it a REQ is dropped unanswered)
+         * @return this
+         * @throws IllegalArgumentException if {@code backlog} is below 1
+         */
+        public Builder listenBacklog(int backlog) {
+            if (backlog < 1) {
+                throw new IllegalArgumentException("listenBacklog must be 1 or more, got " + backlog);
+            }
+            this.listenBacklog = backlog;
+            return this;
+        }
+
+        /**
+         * @param hold how long an unanswered request is held at most before it is rejected with TIMEOUT, whatever
+         *             the REQ's timeouts ask (positive)
+         * @return this
+         * @throws IllegalArgumentException if {@code hold} is null, zero or negative
+         */
+        public Builder maxRequestHold(Duration hold) {
+            if (hold == null || hold.isZero() || hold.isNegative()) {
+                throw new IllegalArgumentException("maxRequestHold must be positive, got " + hold);
+            }
+            this.maxRequestHold = hold;
             return this;
         }
 

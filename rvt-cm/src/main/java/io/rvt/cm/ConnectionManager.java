@@ -223,6 +223,23 @@ public interface ConnectionManager extends AutoCloseable {
      */
     int idCount();
 
+    /**
+     * What the CM sent and received, and every MAD it dropped, by reason (ib_cm's {@code cm_rx_msgs} and
+     * {@code cm_rx_duplicates} sysfs groups play this part): {@code mads_sent}, {@code mads_received},
+     * {@code mads_dropped} (the sum of the {@code dropped_*} counters), {@code dropped_malformed} (not a CM MAD of
+     * class version 2), {@code dropped_not_from_gsi} (sent from a QP other than a GSI QP),
+     * {@code dropped_unknown_attribute}, {@code dropped_no_such_id} (a MRA, REJ, RTU, DREQ, DREP or SIDR_REP whose
+     * communication IDs or QPN match no ID here: a guess, or a late copy), {@code dropped_foreign_source} (the IDs
+     * match, the sender's GID is not the peer's), {@code dropped_wrong_state} (duplicates), {@code
+     * dropped_backlog_full} (a REQ for a listener with {@link CmConfig#listenBacklog()} requests unanswered),
+     * {@code dropped_failed}; {@code sends_dropped} (MADs that could not be sent), {@code reqs_refused_ip_header}
+     * (REQs and SIDR_REQs refused for a malformed IP CM header) and {@code reqs_expired} (requests the application
+     * had not answered within {@link CmConfig#maxRequestHold()}).
+     *
+     * @return a snapshot of the counters by name, in that order
+     */
+    java.util.Map<String, Long> counters();
+
     /** @return true until this handle is closed (or the device went away) */
     boolean isOpen();
 

@@ -77,7 +77,7 @@ public final class SimLab implements AutoCloseable {
      * @param cm changes to the CM's configuration (on the fabric's timers, seeded, response timeout 16 = 268 ms)
      * @return a new HCA with its CM
      */
-    Host host(UnaryOperator<SimDriver.Builder> driver, UnaryOperator<CmConfig.Builder> cm) {
+    public Host host(UnaryOperator<SimDriver.Builder> driver, UnaryOperator<CmConfig.Builder> cm) {
         SimDriver d = driver.apply(SimDriver.builder(fabric).name("hca" + devices.size())).build();
         RvtDevice dev = RvtDevice.register(d);
         devices.add(dev);
@@ -107,7 +107,7 @@ public final class SimLab implements AutoCloseable {
     }
 
     /** Polls {@code cq} (driving the fabric) until a completion arrives. */
-    WorkCompletion poll(CompletionQueue cq) {
+    public WorkCompletion poll(CompletionQueue cq) {
         WorkCompletion wc = new WorkCompletion();
         runUntil("a completion", () -> cq.pollCq(wc));
         return wc;
@@ -124,7 +124,7 @@ public final class SimLab implements AutoCloseable {
     }
 
     /** Cuts the link between two hosts both ways (heal the partition to restore it). */
-    Partition cut(Host a, Host b) {
+    public Partition cut(Host a, Host b) {
         return fabric.partition(List.of(drivers.get(hosts.indexOf(a)).fabricPort(1)),
                 List.of(drivers.get(hosts.indexOf(b)).fabricPort(1)));
     }

@@ -62,6 +62,8 @@ final class CmEngine {
     final CmTimeouts timeouts = new CmTimeouts(this);
     final SidrResolver sidr = new SidrResolver(this);
     private final CmStateMachine machine = new CmStateMachine(this);
+    final CmCounters counters = new CmCounters();
+    private final CommIdAllocator ids;
 
     final Map<Integer, ConnId> byLocalId = new HashMap<>();
     final Map<RemoteKey, ConnId> byRemoteId = new HashMap<>();
@@ -74,7 +76,6 @@ final class CmEngine {
     /** Handles on this engine; guarded by {@link CmRegistry}'s lock. */
     private int refs;
     private volatile boolean open = true;
-    private int nextLocalId;
     private long nextTid;
     /** Set once a flushed GSI QP on a live device was logged; under this monitor. */
     private boolean flushLogged;
@@ -92,9 +93,21 @@ final class CmEngine {
         this.random = config.isSeeded() ? new SplittableRandom(config.seed()) : new SplittableRandom();
         this.attrs = device.queryDevice();
         this.caGuid = attrs.nodeGuid();
-        this.nextLocalId = random.nextInt();
+        this.ids = newIdAllocator(config, random);
         this.nextTid = random.nextLong() & 0xFFFF_FFFFL;
-        this.gsi = new GsiChannel(device, (port, sgid, slid, m) -> machine.dispatch(port, sgid, slid, m));
+        this.gsi = new GsiChannel(device, (port, sgid, slid, m) -> machine.dispatch(port, sgid, slid, m), counters);
+    }
+
+    /**
+     * The IDs' key: from the system's strong entropy, so that a peer cannot predict them; from the seed when the CM
+     * is seeded (a replaying clock: the same seed gives the same IDs).
+     */
+    private static CommIdAllocator newIdAllocator(CmConfig config, SplittableRandom random) {
+        if (config.isSeeded()) {
+            return new CommIdAllocator(new long[] {random.nextLong(), random.nextLong()}, random.nextInt());
+        }
+        java.security.SecureRandom strong = new java.security.SecureRandom();
+        return new CommIdAllocator(new long[] {strong.nextLong(), strong.nextLong()}, strong.nextInt());
     }
 
     /**
@@ -233,9 +246,14 @@ final class CmEngine {
         send(id.port, id.remoteGid, id.remoteLid, mad);
     }
 
-    /** Sends an ID's peer a REJ of the message {@code what}. */
+    /**
+     * Sends an ID's peer a REJ of the message {@code what}; a TIMEOUT carries this CA's GUID as its additional
+     * reject information, which is how ib_cm finds the ID it names ({@code cm_acquire_rejected_id}).
+     */
     void sendRej(ConnId id, int remoteId, int what, RejectReason reason) {
-        send(id.port, id.remoteGid, id.remoteLid, CmMessages.rej(id.localId, remoteId, id.tid, what, reason, null,
+        byte[] ari = reason == RejectReason.TIMEOUT
+                ? java.nio.ByteBuffer.allocate(Long.BYTES).putLong(caGuid).array() : null;
+        send(id.port, id.remoteGid, id.remoteLid, CmMessages.rej(id.localId, remoteId, id.tid, what, reason, ari,
                 null));
     }
 
@@ -303,12 +321,9 @@ final class CmEngine {
         return id;
     }
 
+    /** @return a new local communication ID: unpredictable, never 0, unique among the live IDs */
     int freeLocalId() {
-        int lid;
-        do {
-            lid = nextLocalId++;
-        } while (lid == 0 || byLocalId.containsKey(lid));
-        return lid;
+        return ids.next(byLocalId::containsKey);
     }
 
     long newTid() {
@@ -521,7 +536,7 @@ final class CmEngine {
                         + e.getMessage(), id.remoteGid, id.cmPort, id.serviceId, null, null, 0);
             }
             id.answered = true;
-            id.listener.pending.remove(id);
+            id.listener.release(id);
             CmMad rep = CmMessages.rep(id, q, caGuid, privateData);
             id.retries = 0;
             CmState prev = id.state;
@@ -555,7 +570,7 @@ final class CmEngine {
     private void rejectNow(ConnId id, RejectReason reason, byte[] privateData, byte[] ari) {
         id.answered = true;
         if (id.listener != null) {
-            id.listener.pending.remove(id);
+            id.listener.release(id);
         }
         send(id.port, id.remoteGid, id.remoteLid, CmMessages.rej(id.localId, id.remoteId, id.tid, CmMad.MSG_REQ,
                 reason, ari, privateData));
@@ -768,9 +783,9 @@ final class CmEngine {
         return "CmEngine[" + device.name() + ", ids " + byLocalId.size() + ", listeners " + listeners.size() + "]";
     }
 
-    /** For tests: the counters. */
-    synchronized long[] counters() {
-        return gsi.counters();
+    /** @return the CM's counters by name ({@link ConnectionManager#counters()}) */
+    synchronized Map<String, Long> counters() {
+        return counters.snapshot();
     }
 
 }

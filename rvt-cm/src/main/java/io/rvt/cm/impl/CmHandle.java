@@ -97,6 +97,11 @@ final class CmHandle implements ConnectionManager {
     }
 
     @Override
+    public java.util.Map<String, Long> counters() {
+        return engine.counters();
+    }
+
+    @Override
     public boolean isOpen() {
         return open.get() && engine.isOpen();
     }

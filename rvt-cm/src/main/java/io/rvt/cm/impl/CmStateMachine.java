@@ -22,9 +22,11 @@ import java.util.concurrent.CompletableFuture;
  */
 final class CmStateMachine {
     private final CmEngine engine;
+    private final ResponseMatcher match;
 
     CmStateMachine(CmEngine engine) {
         this.engine = engine;
+        this.match = new ResponseMatcher(engine);
     }
 
     void dispatch(GsiPort port, Gid sgid, int slid, CmMad m) {
@@ -33,7 +35,7 @@ final class CmStateMachine {
                 onReq(port, sgid, slid, m);
                 break;
             case CmMad.MRA:
-                onMra(m);
+                onMra(sgid, m);
                 break;
             case CmMad.REJ:
                 onRej(sgid, m);
@@ -42,35 +44,23 @@ final class CmStateMachine {
                 onRep(port, sgid, slid, m);
                 break;
             case CmMad.RTU:
-                onRtu(m);
+                onRtu(sgid, m);
                 break;
             case CmMad.DREQ:
                 onDreq(port, sgid, slid, m);
                 break;
             case CmMad.DREP:
-                onDrep(m);
+                onDrep(sgid, m);
                 break;
             case CmMad.SIDR_REQ:
                 engine.sidr.onRequest(port, sgid, slid, m);
                 break;
             case CmMad.SIDR_REP:
-                engine.sidr.onReply(slid, m);
+                engine.sidr.onReply(sgid, slid, m);
                 break;
             default:
-                engine.gsi.dropped();
+                engine.counters.dropped(CmCounters.Drop.UNKNOWN_ATTRIBUTE);
         }
-    }
-
-    /** The ID a response names (its remote comm ID field is our local ID), if the peer's ID matches. */
-    private ConnId target(CmMad m, boolean remoteMayBeNew) {
-        ConnId id = engine.byLocalId.get(m.remoteCommId);
-        if (id == null || id.kind != ConnId.Kind.CONNECT) {
-            return null;
-        }
-        if (id.remoteId != 0 && id.remoteId != m.localCommId && !remoteMayBeNew) {
-            return null;
-        }
-        return id;
     }
 
     private void onReq(GsiPort port, Gid sgid, int slid, CmMad m) {
@@ -103,6 +93,20 @@ final class CmStateMachine {
             engine.sendRej(port, sgid, slid, m, 0, CmMad.MSG_REQ, RejectReason.INVALID_MTU, ari);
             return;
         }
+        byte[] pd = java.util.Arrays.copyOf(m.privateData, CmMad.REQ_PRIVATE);
+        if (!IpCmHeader.present(pd, pd.length)) {
+            // rdma_cm finds no listener for it (cma_save_ip_info: a version other than 0 is EINVAL, an IP version
+            // other than 4 or 6 makes it an AF_IB request, which no IP listener takes), and ib_cm rejects a request
+            // its consumer failed with reason CONSUMER_DEFINED and no private data
+            engine.counters.refusedIpHeader();
+            engine.sendRej(port, sgid, slid, m, 0, CmMad.MSG_REQ, RejectReason.CONSUMER_DEFINED, null);
+            return;
+        }
+        if (l.unanswered >= engine.config().listenBacklog()) {
+            // as rdma_ucm's full backlog: no REJ, so that the peer's retransmission may find room
+            engine.counters.dropped(CmCounters.Drop.BACKLOG_FULL);
+            return;
+        }
         ConnId id = engine.newId(ConnId.Kind.CONNECT, false, port, m.serviceId, l.port);
         id.req = m.copy();
         id.remoteId = m.localCommId;
@@ -122,20 +126,14 @@ final class CmStateMachine {
         id.hopLimit = m.hopLimit;
         id.sl = m.sl;
         id.listener = l;
-        byte[] pd = java.util.Arrays.copyOf(m.privateData, CmMad.REQ_PRIVATE);
-        if (IpCmHeader.present(pd, pd.length)) {
-            id.remoteAddress = IpCmHeader.address(pd, true);
-            id.remotePrivate = java.util.Arrays.copyOfRange(pd, IpCmHeader.LENGTH, pd.length);
-        } else {
-            id.remotePrivate = pd;
-        }
+        l.hold(id);
+        id.remoteAddress = IpCmHeader.address(pd, true);
+        id.remotePrivate = java.util.Arrays.copyOfRange(pd, IpCmHeader.LENGTH, pd.length);
         engine.byRemoteId.put(new RemoteKey(sgid, id.remoteId), id);
         engine.byRemoteQpn.put(new RemoteKey(sgid, id.remoteQpn), id);
         id.state = CmState.REQ_RCVD;
         engine.emit(id, CmEventType.CONNECT_REQUEST, CmState.IDLE, id.remotePrivate, null, null, 0, id.request);
-        // the peer retries for at most (retries + 1) x (its timeout + our MRA's service timeout)
-        engine.timeouts.arm(id, (id.maxRetries + 1L) * (CmTimeouts.codeNanos(id.peerResponseTimeout)
-                + CmTimeouts.codeNanos(engine.config().serviceTimeout())));
+        engine.timeouts.arm(id, engine.timeouts.requestHoldNanos(id));
         if (l.handler != null) {
             ConnectRequestHandler h = l.handler;
             engine.later(() -> h.onRequest(id.request));
@@ -177,25 +175,31 @@ final class CmStateMachine {
         engine.send(id.port, id.remoteGid, id.remoteLid, CmMessages.mra(id, CmMad.MSG_REQ, engine.config().serviceTimeout()));
     }
 
-    private void onMra(CmMad m) {
-        ConnId id = target(m, true);
+    /**
+     * A MRA ({@code cm_mra_handler}): the peer needs more time; the wait for its answer is extended by the MRA's
+     * service timeout. The peer's ID stays unknown until its REP, as in ib_cm (a later REJ of the REQ names none).
+     */
+    private void onMra(Gid sgid, CmMad m) {
+        ConnId id = match.mraed(sgid, m);
         if (id == null) {
             return;
         }
         long extra = CmTimeouts.codeNanos(m.serviceTimeout) + CmTimeouts.codeNanos(id.peerResponseTimeout);
         if (m.messageCode == CmMad.MSG_REQ && id.state == CmState.REQ_SENT) {
-            id.remoteId = m.localCommId;
             engine.transition(id, CmState.MRA_REQ_RCVD, CmEventType.MRA_RECEIVED, null, null, null);
             engine.timeouts.arm(id, extra);
         } else if (m.messageCode == CmMad.MSG_REP && id.state == CmState.REP_SENT) {
             engine.transition(id, CmState.MRA_REP_RCVD, CmEventType.MRA_RECEIVED, null, null, null);
             engine.timeouts.arm(id, extra);
+        } else {
+            match.wrongState();
         }
     }
 
+    /** A REJ ({@code cm_rej_handler}): the attempt ends, the request is withdrawn, or the connection ends. */
     private void onRej(Gid sgid, CmMad m) {
-        ConnId id = target(m, true);
-        if (id == null || !sgid.equals(id.remoteGid)) {
+        ConnId id = match.rejected(sgid, m);
+        if (id == null) {
             return;
         }
         RejectReason reason = RejectReason.of(m.reason);
@@ -225,11 +229,20 @@ final class CmStateMachine {
             case MRA_REP_RCVD:
                 engine.fail(id, rejected(id, reason, pd, "the reply was rejected"), CmEventType.REJECTED, reason, pd);
                 break;
+            case REQ_RCVD:
+            case MRA_REQ_SENT:
+                // the peer withdrew its request (it gave up or was closed) before the application answered
+                id.answered = true;
+                id.listener.release(id);
+                engine.fail(id, rejected(id, reason, pd, "the peer withdrew the connection request"),
+                        CmEventType.REJECTED, reason, pd);
+                break;
             case ESTABLISHED:
             case DREQ_SENT:
                 engine.enterTimewait(id, CmEventType.DISCONNECTED, pd);
                 break;
             default:
+                match.wrongState();
                 break;
         }
     }
@@ -309,23 +322,37 @@ final class CmStateMachine {
         engine.later(() -> f.complete(id));
     }
 
-    private void onRtu(CmMad m) {
-        ConnId id = target(m, false);
-        if (id == null || id.active) {
+    /** An RTU ({@code cm_rtu_handler}): the passive side is established. */
+    private void onRtu(Gid sgid, CmMad m) {
+        ConnId id = match.acquire(sgid, m.remoteCommId, m.localCommId);
+        if (id == null) {
             return;
         }
-        if (id.state == CmState.REP_SENT || id.state == CmState.MRA_REP_RCVD) {
+        if (!id.active && (id.state == CmState.REP_SENT || id.state == CmState.MRA_REP_RCVD)) {
             CmTimeouts.disarm(id);
             established(id);
+        } else {
+            match.wrongState();
         }
     }
 
+    /**
+     * A DREQ ({@code cm_dreq_handler}): the peer disconnects. One that names no ID here is answered with a DREP so
+     * that the peer stops asking (ib_cm's {@code cm_issue_drep}); one from another GID than the peer's, or for
+     * another QP than the ID's, is dropped unanswered.
+     */
     private void onDreq(GsiPort port, Gid sgid, int slid, CmMad m) {
-        ConnId id = target(m, false);
-        if (id == null || !sgid.equals(id.remoteGid) || (id.qp != null && m.remoteQpn != id.qp.qpNum()
-                && id.state != CmState.TIMEWAIT)) {
-            // an ID long gone: answer so that the peer stops asking
+        ConnId id = match.find(m.remoteCommId, m.localCommId);
+        if (id == null) {
+            engine.counters.dropped(CmCounters.Drop.NO_SUCH_ID);
             sendDrep(port, sgid, slid, m.remoteCommId, m.localCommId, m.tid);
+            return;
+        }
+        if (!match.fromPeer(id, sgid)) {
+            return;
+        }
+        if (id.qp != null && m.remoteQpn != id.qp.qpNum()) {
+            engine.counters.dropped(CmCounters.Drop.NO_SUCH_ID);
             return;
         }
         switch (id.state) {
@@ -345,6 +372,7 @@ final class CmStateMachine {
                 sendDrep(port, sgid, slid, id.localId, id.remoteId, m.tid); // our DREP was lost
                 break;
             default:
+                match.wrongState();
                 break;
         }
     }
@@ -353,11 +381,17 @@ final class CmStateMachine {
         engine.send(port, dgid, dlid, CmMessages.drep(localId, remoteId, tid));
     }
 
-    private void onDrep(CmMad m) {
-        ConnId id = target(m, false);
-        if (id != null && id.state == CmState.DREQ_SENT) {
+    /** A DREP ({@code cm_drep_handler}): the peer answered our DREQ. */
+    private void onDrep(Gid sgid, CmMad m) {
+        ConnId id = match.acquire(sgid, m.remoteCommId, m.localCommId);
+        if (id == null) {
+            return;
+        }
+        if (id.state == CmState.DREQ_SENT) {
             CmTimeouts.disarm(id);
             engine.enterTimewait(id, CmEventType.DISCONNECTED, java.util.Arrays.copyOf(m.privateData, CmMad.DREP_PRIVATE));
+        } else {
+            match.wrongState();
         }
     }
 }

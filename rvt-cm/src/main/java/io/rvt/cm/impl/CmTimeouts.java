@@ -37,6 +37,17 @@ final class CmTimeouts {
         arm(id, codeNanos(id.peerResponseTimeout));
     }
 
+    /**
+     * @return how long a request the application has not answered is held: as long as the peer retries (its Max CM
+     *         Retries + 1 times its response timeout and our MRA's service timeout), at most
+     *         {@link io.rvt.cm.CmConfig#maxRequestHold()}
+     */
+    long requestHoldNanos(ConnId id) {
+        long peerRetries = (id.maxRetries + 1L) * (codeNanos(id.peerResponseTimeout)
+                + codeNanos(engine.config().serviceTimeout()));
+        return Math.min(peerRetries, engine.config().maxRequestHold().toNanos());
+    }
+
     /** Stops an ID's timer. */
     static void disarm(ConnId id) {
         id.deadline = Long.MAX_VALUE;
@@ -97,9 +108,11 @@ final class CmTimeouts {
                 break;
             case REQ_RCVD:
             case MRA_REQ_SENT:
-                // the application never answered and the peer has given up by now
+                // the application never answered: the peer has given up by now, or the hold's cap ran out
+                engine.counters.expired();
                 engine.sendRej(id, id.remoteId, CmMad.MSG_REQ, RejectReason.TIMEOUT);
-                id.listener.pending.remove(id);
+                id.answered = true;
+                id.listener.release(id);
                 engine.fail(id, timeout(id, "the connection request was never answered"), CmEventType.CONNECT_ERROR,
                         null, null);
                 break;

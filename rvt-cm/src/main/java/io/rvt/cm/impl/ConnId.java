@@ -79,6 +79,8 @@ final class ConnId implements Connection {
     InetSocketAddress remoteAddress;
     byte[] remotePrivate = new byte[0];
     ListenerImpl listener;
+    /** The request holds a place in its listener's backlog. */
+    boolean held;
     boolean answered;
     boolean mtuRetried;
     // outcome

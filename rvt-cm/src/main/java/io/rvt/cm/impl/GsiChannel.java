@@ -48,8 +48,12 @@ final class GsiChannel {
         void onMad(GsiPort port, Gid sgid, int slid, CmMad mad);
     }
 
+    /** The QPN of the GSI QP, the only QP CM MADs come from (IBTA 13.5.1; ib_cm answers QP1 only). */
+    static final int GSI_QPN = 1;
+
     private final Device device;
     private final MadSink sink;
+    private final CmCounters counters;
     private ProtectionDomain pd;
     private CompletionQueue cq;
     private ByteBuffer buf;
@@ -61,17 +65,13 @@ final class GsiChannel {
     private final RecvWorkRequest rwr = new RecvWorkRequest(1);
     private final WorkCompletion wc = new WorkCompletion();
     private final CmMad rx = new CmMad();
-    // counters (guarded by the engine's monitor)
-    private long madsSent;
-    private long madsReceived;
-    private long madsDropped;
-    private long sendsDropped;
     /** A receive came back flushed: a GSI QP is in ERR (its device is being removed, or broke). */
     private boolean receivesFlushed;
 
-    GsiChannel(Device device, MadSink sink) {
+    GsiChannel(Device device, MadSink sink, CmCounters counters) {
         this.device = device;
         this.sink = sink;
+        this.counters = counters;
     }
 
     /** Allocates the PD, the CQ (completions to {@code onCompletions}) and the registered slots. */
@@ -188,7 +188,7 @@ final class GsiChannel {
         if ((id & RECV_TAG) == 0) {
             freeSend.add((int) id);
             if (c.status() != WcStatus.SUCCESS && c.status() != WcStatus.WR_FLUSH_ERR) {
-                sendsDropped++;
+                counters.sendDropped();
             }
             return;
         }
@@ -200,26 +200,24 @@ final class GsiChannel {
             return; // flushed: the QP is going away
         }
         int at = port.recvBase + slot * RECV_SLOT_BYTES;
-        madsReceived++;
+        counters.received();
         if (c.opcode() != WcOpcode.RECV || c.byteLen() < RECV_SLOT_BYTES
                 || !rx.decode(buf, at + 40, CmMad.SIZE)) {
-            madsDropped++;
+            counters.dropped(CmCounters.Drop.MALFORMED);
+        } else if (c.srcQp() != GSI_QPN) {
+            // a UD QP given the GSI Q_Key: not a CM, whatever its MAD says
+            counters.dropped(CmCounters.Drop.NOT_FROM_GSI);
         } else {
             Gid sgid = Gid.read(buf, at + 8);
             try {
                 sink.onMad(port, sgid, c.slid(), rx);
             } catch (RuntimeException e) {
-                madsDropped++;
+                counters.dropped(CmCounters.Drop.FAILED);
                 LOG.log(System.Logger.Level.WARNING, "rvt-cm: " + CmMad.name(rx.attrId) + " from " + sgid
                         + " failed", e);
             }
         }
         postRecv(port, slot);
-    }
-
-    /** Counts a MAD the engine did not take (an attribute it does not know). */
-    void dropped() {
-        madsDropped++;
     }
 
     /**
@@ -230,7 +228,7 @@ final class GsiChannel {
     boolean send(GsiPort port, Gid dgid, int dlid, CmMad mad) {
         Integer slot = freeSend.poll();
         if (slot == null) {
-            sendsDropped++;
+            counters.sendDropped();
             return true;
         }
         int off = sendBase + slot * CmMad.SIZE;
@@ -240,11 +238,11 @@ final class GsiChannel {
                     .sge(mr, off, CmMad.SIZE).ah(port.ah(dgid, dlid)).remoteQpn(1)
                     .remoteQkey(ConnectionManager.GSI_QKEY).pkeyIndex(0);
             port.gsi.postSend(swr);
-            madsSent++;
+            counters.sent();
             return true;
         } catch (VerbsException e) {
             freeSend.add(slot);
-            sendsDropped++;
+            counters.sendDropped();
             return false;
         }
     }
@@ -268,10 +266,5 @@ final class GsiChannel {
         if (pd != null) {
             QpSetup.quietly(pd::deallocPd);
         }
-    }
-
-    /** @return MADs sent, received, dropped on receipt, sends dropped; the engine's monitor held */
-    long[] counters() {
-        return new long[] {madsSent, madsReceived, madsDropped, sendsDropped};
     }
 }

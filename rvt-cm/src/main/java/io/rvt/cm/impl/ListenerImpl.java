@@ -24,6 +24,8 @@ final class ListenerImpl implements Listener {
     final byte[] sidrPrivate;
     final ArrayDeque<ConnId> pending = new ArrayDeque<>();
     final ArrayDeque<CompletableFuture<ConnectRequest>> waiting = new ArrayDeque<>();
+    /** The requests not answered yet, handed to the application or not: at most the CM's listen backlog. */
+    int unanswered;
     boolean open = true;
 
     ListenerImpl(CmEngine engine, int port, long serviceId, ConnectRequestHandler handler, QueuePair udQp,
@@ -35,6 +37,21 @@ final class ListenerImpl implements Listener {
         this.udQp = udQp;
         this.udQkey = udQkey;
         this.sidrPrivate = sidrPrivate;
+    }
+
+    /** A new request takes a place in the backlog. */
+    void hold(ConnId id) {
+        id.held = true;
+        unanswered++;
+    }
+
+    /** A request was answered, withdrawn or expired: it leaves the queue and frees its place in the backlog. */
+    void release(ConnId id) {
+        if (id.held) {
+            id.held = false;
+            unanswered--;
+        }
+        pending.remove(id);
     }
 
     @Override

@@ -18,6 +18,8 @@ import java.util.concurrent.CompletableFuture;
 final class SidrResolver {
     /** IB_SIDR_UNSUPPORTED: the service ID is not served here. */
     private static final int SIDR_UNSUPPORTED = 1;
+    /** IB_SIDR_REJECT: the service refused the request (ib_cm's answer when its consumer fails the SIDR_REQ). */
+    private static final int SIDR_REJECT = 2;
 
     private final CmEngine engine;
 
@@ -64,7 +66,10 @@ final class SidrResolver {
         return f;
     }
 
-    /** A SIDR_REQ came: answer with the listening UD QP, or that the service is not here. */
+    /**
+     * A SIDR_REQ came: answer with the listening UD QP, that the service is not here, or, for a malformed IP CM
+     * header, that it is refused (rdma_cm fails such a request, as a REQ: {@code cma_save_ip_info}).
+     */
     void onRequest(GsiPort port, Gid sgid, int slid, CmMad m) {
         ListenerImpl l = engine.listeners.get(m.serviceId);
         CmMad r = new CmMad();
@@ -74,6 +79,9 @@ final class SidrResolver {
         r.serviceId = m.serviceId;
         if (l == null || l.udQp == null) {
             r.sidrStatus = SIDR_UNSUPPORTED;
+        } else if (!IpCmHeader.present(m.privateData, CmMad.SIDR_REQ_PRIVATE)) {
+            engine.counters.refusedIpHeader();
+            r.sidrStatus = SIDR_REJECT;
         } else {
             r.remoteQpn = l.udQp.qpNum();
             r.qkey = l.udQkey;
@@ -82,10 +90,19 @@ final class SidrResolver {
         engine.send(port, sgid, slid, r);
     }
 
-    /** A SIDR_REP came: the resolution of one of our IDs ends. */
-    void onReply(int slid, CmMad m) {
+    /** A SIDR_REP came: the resolution of one of our IDs ends, if it came from the GID the request went to. */
+    void onReply(Gid sgid, int slid, CmMad m) {
         ConnId id = engine.byLocalId.get(m.localCommId);
-        if (id == null || id.kind != ConnId.Kind.SIDR || id.state != CmState.SIDR_REQ_SENT) {
+        if (id == null || id.kind != ConnId.Kind.SIDR) {
+            engine.counters.dropped(CmCounters.Drop.NO_SUCH_ID);
+            return;
+        }
+        if (!sgid.equals(id.remoteGid)) {
+            engine.counters.dropped(CmCounters.Drop.FOREIGN_SOURCE);
+            return;
+        }
+        if (id.state != CmState.SIDR_REQ_SENT) {
+            engine.counters.dropped(CmCounters.Drop.WRONG_STATE);
             return;
         }
         CompletableFuture<DatagramPeer> f = id.sidr;
