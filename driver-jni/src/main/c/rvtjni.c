@@ -27,7 +27,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define RVT_ABI_VERSION 7
+#define RVT_ABI_VERSION 8
 #define RVT_MAX_BATCH 64
 /* Segments per datagram: transport headers, up to four payload slices of registered memory, pad and ICRC. */
 #define RVT_TX_SEGS 6
@@ -84,6 +84,13 @@ _Static_assert(offsetof(struct rvt_rx_desc, ipinfo) == 28, "rx descriptor layout
 /* From linux/udp.h (Linux 4.18), which older glibc's netinet/udp.h lacks. */
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT 103
+#endif
+/* From linux/udp.h (Linux 3.16): IPv6 UDP datagrams with checksum 0 sent (TX) or accepted (RX), RFC 6935/6936. */
+#ifndef UDP_NO_CHECK6_TX
+#define UDP_NO_CHECK6_TX 101
+#endif
+#ifndef UDP_NO_CHECK6_RX
+#define UDP_NO_CHECK6_RX 102
 #endif
 
 /* rvt_send_batch's flags: consecutive IPv6 datagrams of one destination and size may go as one UDP GSO message. */
@@ -147,9 +154,10 @@ static void put_be64(uint8_t *out, jlong v)
 /*
  * Opens a non-blocking UDP socket bound to the address (IPv4: v4 as a big-endian int; IPv6: hi/lo 64-bit halves)
  * and port (0: ephemeral). IPv4 sockets get IP_MTU_DISCOVER = IP_PMTUDISC_DO: DF set, so the kernel writes IP ID 0
- * for unconnected sockets, which the RoCEv2 ICRC covers. IPv6 sockets are IPV6_V6ONLY. Every socket's TTL / unicast
- * hop limit is RVT_SOCKET_HOP_LIMIT, so datagrams with that hop limit go without a control message. The received IP
- * header's fields are not asked for (rvt_recv_ipinfo turns them on).
+ * for unconnected sockets, which the RoCEv2 ICRC covers. IPv6 sockets are IPV6_V6ONLY and accept UDP checksum 0
+ * (UDP_NO_CHECK6_RX, as rxe sends). Every socket's TTL / unicast hop limit is RVT_SOCKET_HOP_LIMIT, so datagrams with
+ * that hop limit go without a control message. The received IP header's fields are not asked for (rvt_recv_ipinfo
+ * turns them on).
  */
 static jint JNICALL rvt_open(JNIEnv *env, jclass cls, jboolean ipv6, jint v4, jlong hi, jlong lo, jint scope_id,
                              jint port, jint buf_bytes, jboolean reuse_port)
@@ -174,6 +182,15 @@ static jint JNICALL rvt_open(JNIEnv *env, jclass cls, jboolean ipv6, jint v4, jl
         if (r == 0) {
             int hops = RVT_SOCKET_HOP_LIMIT;
             r = setsockopt(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &hops, sizeof hops);
+        }
+        if (r == 0) {
+            /*
+             * Accept UDP checksum 0, which Linux rxe sends on IPv6 (prepare_udp_hdr; RoCEv2 relies on the ICRC, which
+             * covers the UDP ports, length and payload and which the receive path checks on every IPv6 packet).
+             * Without it the kernel drops such datagrams (Udp6InCsumErrors) before we see them. A non-zero checksum
+             * is still verified. Best effort: only kernels before 3.16 lack the option.
+             */
+            (void) setsockopt(fd, SOL_UDP, UDP_NO_CHECK6_RX, &one, sizeof one);
         }
     } else {
         int pmtu = IP_PMTUDISC_DO;
@@ -256,6 +273,19 @@ static jint JNICALL rvt_recv_ipinfo(JNIEnv *env, jclass cls, jint fd, jboolean i
         }
     }
     return r == 0 ? 0 : -errno;
+}
+
+/*
+ * Tests only: the socket sends IPv6 datagrams with UDP checksum 0 (UDP_NO_CHECK6_TX), as Linux rxe does, so that a
+ * test can play rxe's sender. driver-jni itself never calls it: its datagrams carry real checksums, which every
+ * receiver accepts. Returns 0 or -errno.
+ */
+static jint JNICALL rvt_test_zero_checksum6_tx(JNIEnv *env, jclass cls, jint fd)
+{
+    (void) env;
+    (void) cls;
+    int one = 1;
+    return setsockopt(fd, SOL_UDP, UDP_NO_CHECK6_TX, &one, sizeof one) == 0 ? 0 : -errno;
 }
 
 static jint JNICALL rvt_local_port(JNIEnv *env, jclass cls, jint fd)
@@ -675,6 +705,7 @@ static const JNINativeMethod METHODS[] = {
     {"eventfd", "()I", (void *) rvt_eventfd},
     {"signal", "(I)I", (void *) rvt_signal},
     {"await", "(III)I", (void *) rvt_await},
+    {"testZeroChecksum6Tx", "(I)I", (void *) rvt_test_zero_checksum6_tx},
 };
 
 __attribute__((visibility("default"))) JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved)

@@ -79,6 +79,11 @@ final class NativeDatagrams implements Datagrams {
         return port;
     }
 
+    /** @return the socket's file descriptor (tests: {@link NativeUdp#testZeroChecksum6Tx}) */
+    int fd() {
+        return fd;
+    }
+
     /** @return true if the descriptors may be used until {@link #exit()} */
     private boolean enter() {
         users.incrementAndGet();

@@ -23,7 +23,7 @@ import java.nio.file.StandardCopyOption;
  */
 final class NativeUdp {
     /** The ABI version this class expects ({@code RVT_ABI_VERSION}). */
-    static final int ABI_VERSION = 7;
+    static final int ABI_VERSION = 8;
     /** Size of a send descriptor ({@code struct rvt_tx_desc}). */
     static final int TX_DESC_SIZE = 128;
     /** Segments one datagram is gathered from at most ({@code RVT_TX_SEGS}). */
@@ -169,11 +169,11 @@ final class NativeUdp {
     static native long address(ByteBuffer directBuffer);
 
     /**
-     * Opens a non-blocking UDP socket ({@code socket}, {@code setsockopt}, {@code bind}) that reports each received
-     * datagram's TOS/traffic class, TTL/hop limit and IPv6 flow label, and sends IPv6 flow labels from the
-     * destination's {@code sin6_flowinfo}.
+     * Opens a non-blocking UDP socket ({@code socket}, {@code setsockopt}, {@code bind}) that sends IPv6 flow labels
+     * from the destination's {@code sin6_flowinfo} and, on IPv6, accepts datagrams with UDP checksum 0
+     * ({@code UDP_NO_CHECK6_RX}: Linux rxe sends them; the receive path's ICRC check covers what the checksum would).
      *
-     * @param ipv6 IPv6 (IPV6_V6ONLY) or IPv4 (IP_MTU_DISCOVER = IP_PMTUDISC_DO)
+     * @param ipv6 IPv6 (IPV6_V6ONLY, UDP_NO_CHECK6_RX) or IPv4 (IP_MTU_DISCOVER = IP_PMTUDISC_DO)
      * @param v4 the IPv4 address, big-endian int
      * @param hi the IPv6 address's first 8 bytes, big-endian
      * @param lo its last 8 bytes
@@ -252,6 +252,15 @@ final class NativeUdp {
      * @return 0 or -errno
      */
     static native int recvIpInfo(int fd, boolean ipv6, boolean on);
+
+    /**
+     * Tests only: the socket sends IPv6 datagrams with UDP checksum 0 ({@code UDP_NO_CHECK6_TX}), as Linux rxe does,
+     * so that a test can play rxe's sender; driver-jni's own sockets send real checksums.
+     *
+     * @param fd an IPv6 UDP socket
+     * @return 0 or -errno
+     */
+    static native int testZeroChecksum6Tx(int fd);
 
     /** @return a non-blocking eventfd, or -errno */
     static native int eventfd();

@@ -1,10 +1,15 @@
 package io.rvt.driver.jni;
 
 import io.rvt.api.Device;
+import io.rvt.api.RecvWorkRequest;
+import io.rvt.api.SendWorkRequest;
+import io.rvt.api.WrOpcode;
 import io.rvt.core.RvtDevice;
 import io.rvt.testkit.DriverFixture;
+import io.rvt.testkit.Endpoint;
 import io.rvt.testkit.Faults;
 import io.rvt.testkit.Feature;
+import io.rvt.testkit.Verbs;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -230,5 +235,18 @@ final class JniFixture implements DriverFixture {
         for (JniDriver d : drivers) {
             d.close();
         }
+    }
+
+    /**
+     * One RC SEND of {@code bytes} from {@code pair[0]} to {@code pair[1]} (a connected pair), both completions
+     * awaited and the data checked: the device still serves.
+     */
+    static void sendChecked(Verbs verbs, Endpoint[] pair, int bytes, long seed) {
+        Verbs.fill(pair[0].buffer, 0, bytes, seed);
+        pair[1].qp.postRecv(new RecvWorkRequest(1).wrId(7).sge(pair[1].mr, 0, pair[1].buffer.capacity()));
+        pair[0].qp.postSend(new SendWorkRequest(1).wrId(8).opcode(WrOpcode.SEND).sge(pair[0].mr, 0, bytes));
+        Verbs.assertSuccess(verbs.await(pair[0].sendCq, 1).get(0), 8);
+        Verbs.assertSuccess(verbs.await(pair[1].recvCq, 1).get(0), 7);
+        Verbs.assertPattern(pair[1].buffer, 0, bytes, seed);
     }
 }

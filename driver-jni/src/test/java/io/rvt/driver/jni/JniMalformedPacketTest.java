@@ -7,9 +7,7 @@ import io.rvt.api.Gid;
 import io.rvt.api.PortCounter;
 import io.rvt.api.QpType;
 import io.rvt.api.RecvWorkRequest;
-import io.rvt.api.SendWorkRequest;
 import io.rvt.api.WorkCompletion;
-import io.rvt.api.WrOpcode;
 import io.rvt.testkit.Endpoint;
 import io.rvt.testkit.Verbs;
 import io.rvt.transport.header.BthDescriptor;
@@ -187,13 +185,7 @@ class JniMalformedPacketTest {
         assertThat(target().icrcErrors(1)).isPositive();
 
         // Still serving: an RC message goes through both ways.
-        Endpoint[] p = verbs.connected(dev[0], dev[1], QpType.RC, 1 << 14, 7, 1);
-        Verbs.fill(p[0].buffer, 0, 5000, SEED);
-        p[1].qp.postRecv(new RecvWorkRequest(1).wrId(7).sge(p[1].mr, 0, 1 << 14));
-        p[0].qp.postSend(new SendWorkRequest(1).wrId(8).opcode(WrOpcode.SEND).sge(p[0].mr, 0, 5000));
-        Verbs.assertSuccess(verbs.await(p[0].sendCq, 1).get(0), 8);
-        Verbs.assertSuccess(verbs.await(p[1].recvCq, 1).get(0), 7);
-        Verbs.assertPattern(p[1].buffer, 0, 5000, SEED);
+        JniFixture.sendChecked(verbs, verbs.connected(dev[0], dev[1], QpType.RC, 1 << 14, 7, 1), 5000, SEED);
         assertThat(target().malformed(1)).isEqualTo(expected);
     }
 }
