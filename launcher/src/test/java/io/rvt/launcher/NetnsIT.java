@@ -77,19 +77,29 @@ class NetnsIT {
                 "200"), "RDMA_Write Latency Test", " 2 +200( +[0-9.]+){7}", "measured here");
     }
 
-    // -m 1024: the veth pair is a 1500-byte Ethernet; driver-jni's ports report 4096 whatever the link (see README)
+    /** The veth pair is a 1500-byte Ethernet: a driver-jni port there reports the active MTU a RoCE NIC would, 1024. */
+    @Test
+    void shouldListTheVethsActiveMtuAsTheDevicesActiveMtu() throws Exception {
+        try (RvtProcess p = RvtProcess.start("devices", nsA, "--driver", "jni", "--no-osgi", "--address", ipA,
+                "devices")) {
+            assertThat(p.exitCode()).as(p.out() + p.stderr()).isZero();
+            assertThat(p.out()).contains("\t\t\tmax_mtu:\t\t4096 (5)\n", "\t\t\tactive_mtu:\t\t1024 (3)\n");
+        }
+    }
+
+    // no -m: the ports' active MTU, 1024 on the veth pair (a 1500-byte Ethernet), 4096-byte messages in 4 packets each
     @Test
     void shouldRunPerfSendBandwidthBothWaysAtOnceBetweenNamespacesOverIpv4() throws Exception {
         TwoProcessIT.perf(new String[] {nsB, nsA}, ipB, ipA, 18519, List.of("--test", "send", "-b", "-s", "4096",
-                "-n", "500", "-m", "1024"), "Send Bidirectional BW Test", " 4096 +1000 +[0-9.]+ +[0-9.]+ +[0-9.]+",
+                "-n", "500"), "Send Bidirectional BW Test", " 4096 +1000 +[0-9.]+ +[0-9.]+ +[0-9.]+",
                 TwoProcessIT.BOTH_FLOWS);
     }
 
-    // a UD sweep ends at the MTU: ten rows, 2 to 1024 bytes, both sides printing each
+    // a UD sweep ends at the MTU, the ports' active MTU without -m: ten rows, 2 to 1024 bytes, both sides printing each
     @Test
     void shouldSweepUdSendBandwidthBetweenNamespacesOverIpv6() throws Exception {
         TwoProcessIT.perfPair(new String[] {nsB, nsA}, ip6B, ip6A, 18523, List.of("--test", "send", "-c", "UD", "-a",
-                "-n", "200", "-m", "1024"), (srv, cli) -> {
+                "-n", "200"), (srv, cli) -> {
                     List<long[]> mine = TwoProcessIT.rows(cli.out());
                     assertThat(mine).hasSize(10).extracting(r -> r[1]).containsOnly(200L);
                     assertThat(mine.get(9)[0]).isEqualTo(1024L);

@@ -7,6 +7,7 @@ import io.rvt.api.PathMtu;
 import io.rvt.api.PortAttr;
 import io.rvt.api.PortCounter;
 import io.rvt.api.PortState;
+import io.rvt.api.QpAttr;
 import io.rvt.api.QpType;
 import io.rvt.api.VerbsException;
 import io.rvt.api.spi.DriverAh;
@@ -30,7 +31,6 @@ import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.PacketHeaders;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
-import java.util.List;
 
 /**
  * An rvt driver ({@code struct rvt_driver_provided}) whose wire is RoCEv2 (IBTA Annex A17) over UDP: every packet is
@@ -63,8 +63,6 @@ import java.util.List;
 public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements AutoCloseable {
     /** The RoCEv2 UDP port, {@value}. */
     public static final int ROCEV2_PORT = Framing.ROCEV2_UDP_PORT;
-    /** The node GUID's top 20 bits; the hash of what identifies the HCA fills the rest ({@link #nodeGuid}). */
-    private static final long GUID_PREFIX = 0x0052_5000_0000_0000L;
 
     private final String name;
     private final PathMtu mtu;
@@ -123,33 +121,9 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
             closeSockets();
             throw e;
         }
-        this.nodeGuid = nodeGuid(name, b.addresses, ports);
+        this.nodeGuid = NodeGuid.of(name, b.addresses, ports);
         this.params = packetHcaParams(nodeGuid, 0x4A4E, b.maxQp, nports);
         b.peers.forEach(this::addPeer);
-    }
-
-    /**
-     * The node GUID, from what identifies the HCA: its name and each port's address and bound UDP port (the
-     * ephemeral one where 0 was asked). The same configuration gives the same GUID in every run, also again within
-     * one JVM (tests, bundle restarts); two HCAs that coexist on one host differ in an address or a port, so in the
-     * GUID (a 40-bit hash: a collision is a chance of about one in 10^12 per pair). Port n's GUID is not this one +
-     * n: a RoCEv2 port's GID is its IP address.
-     */
-    private static long nodeGuid(String name, List<InetAddress> addresses, PortEngine[] ports) {
-        long h = 0xCBF2_9CE4_8422_2325L; // FNV-1a over the name, the addresses' bytes and the bound ports
-        for (int i = 0; i < name.length(); i++) {
-            h = (h ^ name.charAt(i)) * 0x0100_0000_01B3L;
-        }
-        for (int i = 0; i < ports.length; i++) {
-            for (byte x : addresses.get(i).getAddress()) {
-                h = (h ^ (x & 0xFF)) * 0x0100_0000_01B3L;
-            }
-            h = (h ^ ports[i].io.localPort()) * 0x0100_0000_01B3L;
-        }
-        h = (h ^ (h >>> 30)) * 0xBF58_476D_1CE4_E5B9L; // SplitMix64's finaliser: every bit of the input counts
-        h = (h ^ (h >>> 27)) * 0x94D0_49BB_1331_11EBL;
-        h ^= h >>> 31;
-        return GUID_PREFIX | (h >>> 24) << 4; // the 40 bits above the low 4 (left 0, as rdmavt drivers' node GUIDs)
     }
 
     /**
@@ -542,9 +516,24 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
 
     // ------------------------------------------------------------------ QP lifecycle
 
+    /** @return the MTU the ports were built with: their max MTU; each port's active MTU is its link's, at most this */
     @Override
     protected PathMtu portMtu() {
         return mtu;
+    }
+
+    /**
+     * Mirrors {@code get_pmtu_from_attr} as hfi1 has it: a path MTU above the active MTU of the QP's port (its
+     * interface's, {@link #queryPortState}) is lowered to it.
+     */
+    @Override
+    public int getPmtuFromAttr(DriverDevice rdi, DriverQp qp, QpAttr attr) {
+        return Math.min(attr.pathMtu().value(), activeMtu(qp.portNum()).value());
+    }
+
+    /** @return port {@code portNum}'s active MTU now (port 1's for a number out of range) */
+    private PathMtu activeMtu(int portNum) {
+        return ports[(portNum >= 1 && portNum <= ports.length ? portNum : 1) - 1].linkMtu.active();
     }
 
     /**
@@ -607,7 +596,8 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
     @Override
     public int queryPortState(DriverDevice rdi, int portNum, PortAttr props) {
         boolean up = !closed;
-        props.state(up ? PortState.ACTIVE : PortState.DOWN).physState(up ? 5 : 3).maxMtu(mtu).activeMtu(mtu)
+        props.state(up ? PortState.ACTIVE : PortState.DOWN).physState(up ? 5 : 3).maxMtu(mtu)
+                .activeMtu(activeMtu(portNum))
                 .lid(0).gidTblLen(1).maxVlNum(1).activeWidth(2).activeSpeed(1);
         return 0;
     }
@@ -629,9 +619,9 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
 
     @Override
     public void notifyNewAh(DriverDevice rdi, AhAttr attr, DriverAh ah) {
-        // UD messages may be one path MTU long: the port's MTU.
+        // UD messages may be one path MTU long: the port's active MTU (rxe's mtu_cap).
         ah.vl(0);
-        ah.logPmtu(31 - Integer.numberOfLeadingZeros(mtu.bytes()));
+        ah.logPmtu(31 - Integer.numberOfLeadingZeros(activeMtu(attr.portNum()).bytes()));
     }
 
     @Override

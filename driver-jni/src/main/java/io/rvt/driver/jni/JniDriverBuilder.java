@@ -143,7 +143,9 @@ public final class JniDriverBuilder {
     }
 
     /**
-     * @param v the ports' MTU (the largest path MTU QPs may use)
+     * @param v the ports' max MTU (default 4096; it sizes their receive slots): each port's active MTU, the largest
+     *          path MTU its QPs may use, is its interface's ({@code iboe_get_mtu}: 1024 on a 1500-byte Ethernet), at
+     *          most this
      * @return this
      */
     public JniDriverBuilder mtu(PathMtu v) {

@@ -55,8 +55,9 @@ public final class JniDriverComponent {
         @AttributeDefinition(description = "UDP port (RoCEv2: 4791)")
         int udp_port() default JniDriver.ROCEV2_PORT;
 
-        /** @return the port MTU in bytes, 256..4096 */
-        @AttributeDefinition(description = "MTU in bytes: 256, 512, 1024, 2048 or 4096")
+        /** @return the ports' max MTU in bytes, 256..4096 (their active MTU: their interface's, at most this) */
+        @AttributeDefinition(description = "max MTU in bytes: 256, 512, 1024, 2048 or 4096 (the active MTU is the"
+                + " interface's, at most this)")
         int mtu() default 4096;
 
         /** @return most UDP source sockets per port (flow entropy; 1: all from the port's own socket) */

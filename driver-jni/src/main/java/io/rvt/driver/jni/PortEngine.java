@@ -62,6 +62,8 @@ final class PortEngine implements Agent {
     final boolean ipv6;
     /** The interface of a link-local IPv6 address, else 0 (the scope of link-local destinations). */
     final int scopeId;
+    /** The port's active MTU, from the interface that holds its address. */
+    final LinkMtu linkMtu;
     /** IPv4 address, big-endian int (IPv4 ports). */
     final int localV4;
     final QpQueue queue;
@@ -148,6 +150,7 @@ final class PortEngine implements Agent {
         this.rcWindowPackets = JniDriver.rcWindowPackets(receiveBufferBytes, driver.portMtu().bytes());
         this.ipv6 = io.localAddress() instanceof Inet6Address;
         this.scopeId = io.scopeId();
+        this.linkMtu = new LinkMtu(io.localAddress(), driver.portMtu());
         this.localV4 = (int) localGid.interfaceId();
         this.queue = new QpQueue(maxQp);
         this.rx = new RxBatch(batch, slotSize);

@@ -39,7 +39,9 @@ import java.util.zip.CRC32;
  * each and prints
  * {@code INJECTED <count>}.
  *
- * <p>Arguments: {@code server|client|intruder <local-ip> <peer-ip> <count>}.
+ * <p>Arguments: {@code server|client|intruder <local-ip> <peer-ip> <count> [<path-mtu>]}: the largest path MTU the
+ * connection may use in bytes (default 1024: the veth is a 1500-byte Ethernet), or {@code active} for none, so that
+ * the CM agrees on the ports' active MTUs; the server prints {@code PATH_MTU <bytes>} once connected.
  */
 public final class NetnsPeer {
     static final int SLOT = 8192;
@@ -58,16 +60,18 @@ public final class NetnsPeer {
         boolean server = args[0].equals("server");
         String local = args[1];
         int count = Integer.parseInt(args[3]);
+        PathMtu mtu = args.length < 5 ? PathMtu.MTU_1024
+                : args[4].equals("active") ? null : PathMtu.ofBytes(Integer.parseInt(args[4]));
         JniDriver driver = JniDriver.builder().name(args[0]).address(local).build();
         RvtDevice dev = RvtDevice.register(driver);
         try {
-            run(server, args[0].equals("intruder"), dev, count, args[2]);
+            run(server, args[0].equals("intruder"), dev, count, args[2], mtu);
         } finally {
             dev.unregister();
         }
     }
 
-    private static void run(boolean server, boolean intruder, Device dev, int count, String peerIp)
+    private static void run(boolean server, boolean intruder, Device dev, int count, String peerIp, PathMtu mtu)
             throws Exception {
         // Only the waiting helpers are used: a fixture with no devices of its own serves them.
         // ACK timeout 17: 0.54 s per try, 4.3 s for the 7 retries. With the default 14 (67 ms, 0.54 s in all) the client
@@ -94,11 +98,12 @@ public final class NetnsPeer {
         System.out.flush();
         in.readLine();
         Endpoint self = server
-                ? verbs.accept(dev, listener, QpType.RC, WINDOW * SLOT, PathMtu.MTU_1024)
-                : verbs.connect(dev, QpType.RC, WINDOW * SLOT, Peer.gidOf(parse(peerIp)), CM_PORT, PathMtu.MTU_1024);
+                ? verbs.accept(dev, listener, QpType.RC, WINDOW * SLOT, mtu)
+                : verbs.connect(dev, QpType.RC, WINDOW * SLOT, Peer.gidOf(parse(peerIp)), CM_PORT, mtu);
         CRC32 crc = new CRC32();
         WorkCompletion wc = new WorkCompletion();
         if (server) {
+            System.out.println("PATH_MTU " + self.connection.pathMtu().bytes());
             for (int i = 0; i < WINDOW && i < count; i++) {
                 self.qp.postRecv(new RecvWorkRequest(1).wrId(i).sge(self.mr, (i % WINDOW) * SLOT, SLOT));
             }

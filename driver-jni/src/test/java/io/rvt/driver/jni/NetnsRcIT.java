@@ -110,6 +110,16 @@ class NetnsRcIT {
         exchange("fe80::b%vb" + tag, "fe80::a", "fe80::a%va" + tag, "fe80::b");
     }
 
+    /**
+     * No path MTU asked for: the CM agrees on the ports' active MTU, which each port takes from its veth (1500 bytes:
+     * 1024), so messages of up to 8 KiB go as several packets of 1024 (a port that reported 4096 whatever its link had
+     * the CM agree on 4096, and every full packet was refused with EMSGSIZE).
+     */
+    @Test
+    void shouldAgreeOnTheActiveMtuOfTheLinkWhenNoneIsAskedFor() throws Exception {
+        exchange(ipB, ipA, ipA, ipB, 0, "active");
+    }
+
     @Test
     void shouldDeliverEveryMessageOnceInOrderWhenKernelDropsPackets() throws Exception {
         assumeTrue(Shell.onPath("nft"), "skipped: the 'nft' command (nftables) is not installed");
@@ -138,8 +148,14 @@ class NetnsRcIT {
     /** ... then, if {@code inject > 0}, that many in-window packets from the third namespace. */
     private void exchange(String serverLocal, String serverPeer, String clientLocal, String clientPeer, int inject)
             throws Exception {
-        Process server = child(nsB, "server", serverLocal, serverPeer);
-        Process client = child(nsA, "client", clientLocal, clientPeer);
+        exchange(serverLocal, serverPeer, clientLocal, clientPeer, inject, "1024");
+    }
+
+    /** ... with the path MTU {@code mtu} ({@link NetnsPeer}'s argument: bytes, or {@code active}). */
+    private void exchange(String serverLocal, String serverPeer, String clientLocal, String clientPeer, int inject,
+            String mtu) throws Exception {
+        Process server = child(nsB, "server", serverLocal, serverPeer, MESSAGES, mtu);
+        Process client = child(nsA, "client", clientLocal, clientPeer, MESSAGES, mtu);
         try {
             BufferedReader so = reader(server);
             BufferedReader co = reader(client);
@@ -152,6 +168,8 @@ class NetnsRcIT {
             si.flush();
             ci.write("go\n");
             ci.flush();
+            String pathMtu = expectLine(so, "PATH_MTU ", server);
+            assertThat(pathMtu).isEqualTo("PATH_MTU 1024"); // asked for, or the active MTU of the 1500-byte veth
             expectLine(so, "READY", server);
             String sent = expectLine(co, "SENT ", client);
             String received = expectLine(so, "RECEIVED ", server);
@@ -197,15 +215,16 @@ class NetnsRcIT {
         }
     }
 
-    private Process child(String ns, String role, String local, String peer) throws IOException {
-        return child(ns, role, local, peer, MESSAGES);
+    private Process child(String ns, String role, String local, String peer, int messages) throws IOException {
+        return child(ns, role, local, peer, messages, "1024");
     }
 
-    private Process child(String ns, String role, String local, String peer, int messages) throws IOException {
+    private Process child(String ns, String role, String local, String peer, int messages, String mtu)
+            throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns, java, "-cp",
                 System.getProperty("java.class.path"), NetnsPeer.class.getName(), role, local, peer,
-                Integer.toString(messages)));
+                Integer.toString(messages), mtu));
         File err = Files.createTempFile("rvt-netns-" + role, ".err").toFile();
         err.deleteOnExit();
         Process p = new ProcessBuilder(cmd).redirectError(err).start();

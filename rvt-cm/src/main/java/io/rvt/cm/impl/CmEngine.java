@@ -436,7 +436,7 @@ final class CmEngine {
             id.remoteGid = dst;
             id.sgidIndex = o.sgidIndex();
             id.sendPsn = random.nextInt() & 0xFF_FFFF;
-            id.mtu = QpSetup.smaller(port.activeMtu, q.pathMtu());
+            id.mtu = QpSetup.smaller(port.activeMtu(), q.pathMtu());
             id.responderResources = QpSetup.bound(q.responderResources(), attrs.maxQpRdAtom());
             id.initiatorDepth = QpSetup.bound(q.initiatorDepth(), attrs.maxQpInitRdAtom());
             id.localAckTimeout = q.localAckTimeout();

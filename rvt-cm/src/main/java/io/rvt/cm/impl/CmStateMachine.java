@@ -88,8 +88,9 @@ final class CmStateMachine {
             return;
         }
         PathMtu mtu = QpSetup.mtuOf(m.pathMtu);
-        if (mtu == null || mtu.value() > port.activeMtu.value()) {
-            byte[] ari = {(byte) port.activeMtu.value()};
+        PathMtu active = port.activeMtu();
+        if (mtu == null || mtu.value() > active.value()) {
+            byte[] ari = {(byte) active.value()};
             engine.sendRej(port, sgid, slid, m, 0, CmMad.MSG_REQ, RejectReason.INVALID_MTU, ari);
             return;
         }

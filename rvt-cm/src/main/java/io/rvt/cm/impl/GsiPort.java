@@ -20,7 +20,6 @@ final class GsiPort {
     final Gid gid;
     final int lid;
     final int pkey;
-    final PathMtu activeMtu;
     /** Where the port's receive slots start in the CM's buffer. */
     final int recvBase;
     private final ProtectionDomain pd;
@@ -32,9 +31,16 @@ final class GsiPort {
         this.gid = gid;
         this.lid = attr.lid();
         this.pkey = pkey;
-        this.activeMtu = attr.activeMtu();
         this.recvBase = recvBase;
         this.pd = pd;
+    }
+
+    /**
+     * @return the port's active MTU now, queried each time: a RoCE port's follows its interface's MTU (driver-jni's
+     *         is the interface's, as a RoCE NIC's), which may change while the CM runs
+     */
+    PathMtu activeMtu() {
+        return gsi.device().queryPort(num, new PortAttr()).activeMtu();
     }
 
     /** @return true on RoCE, which has no LIDs */
