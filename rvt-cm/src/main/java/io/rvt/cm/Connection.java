@@ -51,10 +51,16 @@ public interface Connection extends AutoCloseable {
     /** @return this QP's responder resources ({@code max_dest_rd_atomic}) as agreed */
     int responderResources();
 
-    /** @return this QP's starting send PSN */
+    /**
+     * @return this QP's starting send PSN ({@code sq_psn}): the Starting PSN the peer put in its REQ or REP, the PSN
+     *         it expects first (ib_cm's meaning, {@code cm_init_qp_rts_attr})
+     */
     int sendPsn();
 
-    /** @return the peer's starting send PSN (this QP's expected receive PSN) */
+    /**
+     * @return this QP's first expected receive PSN ({@code rq_psn}): the one this side chose and put in its REQ or
+     *         REP (rdma_cm's {@code seq_num})
+     */
     int receivePsn();
 
     /**

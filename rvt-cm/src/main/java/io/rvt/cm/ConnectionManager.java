@@ -14,10 +14,10 @@ import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * The connection manager of one device: the IBTA Communication Manager (IBTA vol 1 ch 12) over the GSI QP (QP1) of
- * each of its ports, with rdma_cm's IP port space (RDMA_PS_TCP service IDs and IP CM private-data header, IBTA Annex
- * A11) so that on RoCEv2 it interoperates with Linux {@code rdma_cm}. It plays the part of librdmacm's
- * {@code rdma_event_channel} + {@code rdma_cm_id}s and DiSNI's {@code RdmaCm}, with futures instead of an event
- * loop the application must run:
+ * each of its ports, with rdma_cm's IP port spaces (RDMA_PS_TCP service IDs for connections, RDMA_PS_UDP for SIDR,
+ * and the IP CM private-data header, IBTA Annex A11) so that on RoCEv2 it interoperates with Linux {@code rdma_cm}.
+ * It plays the part of librdmacm's {@code rdma_event_channel} + {@code rdma_cm_id}s and DiSNI's {@code RdmaCm}, with
+ * futures instead of an event loop the application must run:
  *
  * <pre>{@code
  * // server
@@ -52,6 +52,17 @@ import org.osgi.annotation.versioning.ProviderType;
 public interface ConnectionManager extends AutoCloseable {
     /** rdma_cm's RDMA_PS_TCP port space: the service ID of CM port {@code p} is this {@code | p}. */
     long RDMA_PS_TCP_SERVICE_ID = 0x0000_0000_0106_0000L;
+    /**
+     * rdma_cm's RDMA_PS_UDP port space, where UD services are resolved by SIDR: the service ID of CM port {@code p}
+     * is this {@code | p} ({@link #listenDatagram}, {@link #resolveDatagramAsync}).
+     */
+    long RDMA_PS_UDP_SERVICE_ID = 0x0000_0000_0111_0000L;
+    /**
+     * rdma_cm's Q_Key of the UD QPs of its UDP port space ({@code RDMA_UDP_QKEY}): librdmacm's UD applications
+     * (udaddy, rdma_cm's UD QPs) use it and refuse a SIDR_REP naming another, so a UD QP served to them by
+     * {@link #listenDatagram} needs it.
+     */
+    int RDMA_UDP_QKEY = 0x0123_4567;
     /** The GSI QP's well-known Q_Key (IBTA 9.6.1.1.4: 0x80010000). */
     int GSI_QKEY = 0x8001_0000;
     /** The length of rdma_cm's IP CM header at the start of a REQ's private data ({@code struct cma_hdr}). */
@@ -125,6 +136,17 @@ public interface ConnectionManager extends AutoCloseable {
         return RDMA_PS_TCP_SERVICE_ID | port;
     }
 
+    /**
+     * @param port a CM port, 0..65535
+     * @return its RDMA_PS_UDP service ID, {@code 0x0000000001110000 | port}: the one SIDR resolves
+     */
+    static long datagramServiceId(int port) {
+        if (port < 0 || port > 0xFFFF) {
+            throw new IllegalArgumentException("CM port must be 0..65535, got " + port);
+        }
+        return RDMA_PS_UDP_SERVICE_ID | port;
+    }
+
     /** @return the device */
     Device device();
 
@@ -152,11 +174,12 @@ public interface ConnectionManager extends AutoCloseable {
     Listener listen(int port, ConnectRequestHandler handler);
 
     /**
-     * Serves a UD QP under a CM port: every SIDR_REQ for the port's service ID is answered with the QP's number and
-     * Q_Key ({@code RDMA_PS_UDP}-like, with the TCP port space's service ID).
+     * Serves a UD QP under a CM port of rdma_cm's UDP port space: every SIDR_REQ for the port's
+     * {@link #datagramServiceId} is answered with the QP's number and Q_Key. The port spaces are apart, as in
+     * rdma_cm: a port may have a {@link #listen} listener and a datagram one.
      *
      * @param port the CM port, 0..65535
-     * @param udQp a UD QP of this device, with its Q_Key set
+     * @param udQp a UD QP of this device, with its Q_Key set ({@link #RDMA_UDP_QKEY} for librdmacm peers)
      * @param privateData the SIDR_REP's private data, at most {@link #MAX_SIDR_REP_PRIVATE_DATA} bytes, or null
      * @return the listener (close it to stop answering)
      * @throws CmException EADDRINUSE if the port is taken; EINVAL if {@code udQp} is not a UD QP of this device
@@ -193,9 +216,9 @@ public interface ConnectionManager extends AutoCloseable {
     Connection connect(ConnectOptions options, Duration timeout);
 
     /**
-     * Resolves a UD service by SIDR: sends a SIDR_REQ for the options' port and destination and waits for the
-     * SIDR_REP. Only the destination, port, private data, HCA port, source GID index and CM timing of
-     * {@code options} are read.
+     * Resolves a UD service by SIDR: sends a SIDR_REQ for the {@link #datagramServiceId} of the options' port to
+     * the destination and waits for the SIDR_REP. Only the destination, port, private data, HCA port, source GID
+     * index and CM timing of {@code options} are read.
      *
      * @param options where to
      * @return a future of the peer; fails with ECONNREFUSED if the peer has no such service (SIDR status != 0),

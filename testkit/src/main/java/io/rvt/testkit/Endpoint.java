@@ -74,7 +74,7 @@ public final class Endpoint {
     /**
      * @param r the endpoint's PD, CQs and region
      * @param connection the connection rvt-cm made for them
-     * @return the endpoint of {@code connection}'s QP (its first send PSN is the one the CM chose)
+     * @return the endpoint of {@code connection}'s QP (its first send PSN: the Starting PSN the peer's CM sent)
      */
     static Endpoint of(Resources r, Connection connection) {
         return new Endpoint(r, connection.qp(), connection, connection.sendPsn());

@@ -375,12 +375,13 @@ final class CmEngine {
 
     // ------------------------------------------------------------------ checks
 
-    static long serviceIdChecked(int port) {
+    /** @return the service ID of a CM port: RDMA_PS_UDP's for a datagram (SIDR) service, else RDMA_PS_TCP's */
+    static long serviceIdChecked(int port, boolean datagram) {
         if (port < 0 || port > 0xFFFF) {
             throw new CmException(Errno.EINVAL, "CM port must be 0..65535, got " + port, null, port, 0, null, null,
                     0);
         }
-        return ConnectionManager.serviceId(port);
+        return datagram ? ConnectionManager.datagramServiceId(port) : ConnectionManager.serviceId(port);
     }
 
     void checkOpen(int port, long sid) {
@@ -410,7 +411,7 @@ final class CmEngine {
     // ------------------------------------------------------------------ active side
 
     Connection connect(ConnectOptions o) {
-        long sid = serviceIdChecked(o.port());
+        long sid = serviceIdChecked(o.port(), false);
         Gid dst = o.destination();
         if (dst == null) {
             throw new CmException(Errno.EINVAL, "connect: no destination", null, o.port(), sid, null, null, 0);
@@ -435,7 +436,7 @@ final class CmEngine {
             id.qpOptions = q;
             id.remoteGid = dst;
             id.sgidIndex = o.sgidIndex();
-            id.sendPsn = random.nextInt() & 0xFF_FFFF;
+            id.recvPsn = random.nextInt() & 0xFF_FFFF; // the REQ's Starting PSN: what this QP expects first
             id.mtu = QpSetup.smaller(port.activeMtu(), q.pathMtu());
             id.responderResources = QpSetup.bound(q.responderResources(), attrs.maxQpRdAtom());
             id.initiatorDepth = QpSetup.bound(q.initiatorDepth(), attrs.maxQpInitRdAtom());
@@ -449,7 +450,7 @@ final class CmEngine {
             id.ownResponseTimeout = code;
             id.peerResponseTimeout = code;
             id.maxRetries = o.maxCmRetries() >= 0 ? o.maxCmRetries() : config.maxCmRetries();
-            id.req = CmMessages.req(id, caGuid, src, withIpHeader(src, dst, o));
+            id.req = CmMessages.req(id, caGuid, attrs.localCaAckDelay(), src, withIpHeader(src, dst, o));
             sendReq(id);
         }
         drain();
@@ -523,7 +524,7 @@ final class CmEngine {
                     id.req.initiatorDepth);
             id.initiatorDepth = Math.min(QpSetup.bound(q.initiatorDepth(), attrs.maxQpInitRdAtom()),
                     id.req.responderResources);
-            id.sendPsn = random.nextInt() & 0xFF_FFFF;
+            id.recvPsn = random.nextInt() & 0xFF_FFFF; // the REP's Starting PSN: what this QP expects first
             try {
                 QpSetup.toInit(qp, q, id.port.num);
                 QpSetup.toRtr(id, id.remoteLid);
@@ -537,7 +538,7 @@ final class CmEngine {
             }
             id.answered = true;
             id.listener.release(id);
-            CmMad rep = CmMessages.rep(id, q, caGuid, privateData);
+            CmMad rep = CmMessages.rep(id, q, caGuid, attrs.localCaAckDelay(), privateData);
             id.retries = 0;
             CmState prev = id.state;
             id.state = CmState.REP_SENT;

@@ -18,8 +18,11 @@ final class CmMessages {
     private CmMessages() {
     }
 
-    /** @return the REQ of an active ID (its TID, comm ID and MTU are set at each send) */
-    static CmMad req(ConnId id, long caGuid, Gid src, byte[] pdata) {
+    /**
+     * @return the REQ of an active ID (its TID, comm ID and MTU are set at each send), from a CA with ACK delay
+     *         {@code caAckDelay}
+     */
+    static CmMad req(ConnId id, long caGuid, int caAckDelay, Gid src, byte[] pdata) {
         GsiPort port = id.port;
         CmMad m = new CmMad();
         m.attrId = CmMad.REQ;
@@ -32,7 +35,7 @@ final class CmMessages {
         m.remoteCmResponseTimeout = id.peerResponseTimeout;
         m.transportType = id.qp.type() == QpType.UC ? CmMad.TRANSPORT_UC : CmMad.TRANSPORT_RC;
         m.e2eFlowControl = true;
-        m.startingPsn = id.sendPsn;
+        m.startingPsn = id.recvPsn; // ib_cm: the PSN this side receives first, the passive side's sq_psn
         m.localCmResponseTimeout = id.ownResponseTimeout;
         m.retryCount = id.retryCount;
         m.pkey = port.pkey;
@@ -49,23 +52,24 @@ final class CmMessages {
         m.hopLimit = id.hopLimit;
         m.sl = id.sl;
         m.subnetLocal = true;
-        m.localAckTimeout = id.localAckTimeout;
+        m.localAckTimeout = CmTimeouts.reqAckTimeout(caAckDelay, id.localAckTimeout);
         m.privateData(pdata, 0, pdata.length);
         return m;
     }
 
-    /** @return the REP a passive ID answers with, for its QP made from {@code q} */
-    static CmMad rep(ConnId id, QpOptions q, long caGuid, byte[] privateData) {
+    /** @return the REP a passive ID answers with, for its QP made from {@code q}, from a CA with that ACK delay */
+    static CmMad rep(ConnId id, QpOptions q, long caGuid, int caAckDelay, byte[] privateData) {
         CmMad rep = new CmMad();
         rep.attrId = CmMad.REP;
         rep.tid = id.tid;
         rep.localCommId = id.localId;
         rep.remoteCommId = id.remoteId;
         rep.localQpn = id.qp.qpNum();
-        rep.startingPsn = id.sendPsn;
+        rep.startingPsn = id.recvPsn; // as in the REQ: the passive side's rq_psn, the active side's sq_psn
         rep.responderResources = id.responderResources;
         rep.initiatorDepth = id.initiatorDepth;
         rep.e2eFlowControl = true;
+        rep.targetAckDelay = caAckDelay; // cm_format_rep: the device's local_ca_ack_delay
         rep.rnrRetryCount = q.rnrRetryCount();
         rep.srq = q.srq() != null;
         rep.localCaGuid = caGuid;

@@ -114,7 +114,7 @@ final class CmStateMachine {
         id.remoteGid = sgid;
         id.remoteLid = slid;
         id.remoteQpn = m.localQpn;
-        id.recvPsn = m.startingPsn;
+        id.sendPsn = m.startingPsn; // the active side's rq_psn is where this QP sends from
         id.tid = m.tid;
         id.mtu = mtu;
         id.peerResponseTimeout = m.localCmResponseTimeout;
@@ -295,9 +295,12 @@ final class CmStateMachine {
         id.remoteId = m.localCommId;
         id.remoteLid = slid;
         id.remoteQpn = m.localQpn;
-        id.recvPsn = m.startingPsn;
+        id.sendPsn = m.startingPsn; // the passive side's rq_psn is where this QP sends from
         id.remotePrivate = java.util.Arrays.copyOf(m.privateData, CmMad.REP_PRIVATE);
+        // ib_cm (cm_rep_handler): this QP's max_rd_atomic is the REP's responder resources and its max_dest_rd_atomic
+        // the REP's initiator depth (both within what the REQ offered)
         int myDepth = Math.min(id.initiatorDepth, m.responderResources);
+        id.responderResources = Math.min(id.responderResources, m.initiatorDepth);
         engine.transition(id, CmState.REP_RCVD, CmEventType.REPLY_RECEIVED, id.remotePrivate, null, null);
         try {
             QpSetup.toRtr(id, slid);

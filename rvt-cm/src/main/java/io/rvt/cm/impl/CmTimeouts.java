@@ -26,6 +26,35 @@ final class CmTimeouts {
         return 4096L << Math.min(Math.max(code, 0), 31);
     }
 
+    /**
+     * The transport timer code that covers a round trip and the responder's ACK delay (IBTA 12.7.34: 2 x packet
+     * life time + the CA's ACK delay), as ib_cm's {@code cm_ack_timeout} rounds it: the larger of the two codes
+     * (packet life time + 1 stands for the doubled life time), one more when the smaller is within one code of it
+     * (their sum is then near double), at most 31.
+     *
+     * @param caAckDelay a CA's ACK delay code
+     * @param packetLifeTime the path's packet life time code
+     * @return the ACK timeout code
+     */
+    static int ackTimeout(int caAckDelay, int packetLifeTime) {
+        int hi = Math.max(packetLifeTime + 1, caAckDelay);
+        int lo = Math.min(packetLifeTime + 1, caAckDelay);
+        return Math.min(31, lo >= hi - 1 ? hi + 1 : hi);
+    }
+
+    /**
+     * The REQ's Local ACK Timeout for the active QP's own ACK timeout: rdma_cm after {@code rdma_set_ack_timeout}
+     * takes the packet life time as that timeout less one and sends {@link #ackTimeout} of it and its CA's ACK
+     * delay; the passive QP uses the result. 0 (no timer) stays 0.
+     *
+     * @param caAckDelay the active CA's ACK delay code
+     * @param qpTimeout the active QP's ACK timeout code
+     * @return the Local ACK Timeout to send
+     */
+    static int reqAckTimeout(int caAckDelay, int qpTimeout) {
+        return qpTimeout == 0 ? 0 : ackTimeout(caAckDelay, qpTimeout - 1);
+    }
+
     /** Arms an ID's timer {@code nanos} from now. */
     void arm(ConnId id, long nanos) {
         id.deadline = engine.timers.nanoTime() + nanos;

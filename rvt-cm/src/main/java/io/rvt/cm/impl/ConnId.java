@@ -54,7 +54,9 @@ final class ConnId implements Connection {
     QpOptions qpOptions;
     int sgidIndex;
     int remoteQpn;
+    /** This QP's first send PSN: the Starting PSN of the peer's REQ or REP (ib_cm's {@code sq_psn}). */
     int sendPsn;
+    /** This QP's first expected PSN, chosen here and sent as the Starting PSN (ib_cm's {@code rq_psn}). */
     int recvPsn;
     PathMtu mtu;
     int initiatorDepth;

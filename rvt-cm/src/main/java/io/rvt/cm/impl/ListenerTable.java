@@ -38,7 +38,7 @@ final class ListenerTable {
     }
 
     Listener listen(int port, ConnectRequestHandler handler, QueuePair udQp, byte[] sidrPrivate) {
-        long sid = CmEngine.serviceIdChecked(port);
+        long sid = CmEngine.serviceIdChecked(port, udQp != null);
         int qkey = 0;
         if (udQp != null) {
             if (udQp.type() != QpType.UD || udQp.device() != engine.device) {

@@ -17,8 +17,9 @@ import io.rvt.cm.QpOptions;
 
 /**
  * What the CM does to an application's QP: checks the options it is made from, creates it, and applies what the
- * REQ and REP agreed (INIT with the access flags, RTR with the peer's QPN, PSN and path, RTS with this side's PSN,
- * retry counts and depth); ERR and destroy when a connection ends. Mirrors what {@code rdma_cm}'s
+ * REQ and REP agreed (INIT with the access flags; RTR with the peer's QPN and path and, as {@code rq_psn}, the
+ * Starting PSN this side sent; RTS with the peer's Starting PSN as {@code sq_psn}, the retry counts and depth); ERR
+ * and destroy when a connection ends. Mirrors what {@code rdma_cm}'s
  * {@code cma_modify_qp_rtr}/{@code cma_modify_qp_rts} and {@code ib_cm_init_qp_attr} do, in rvt's own words.
  */
 final class QpSetup {
@@ -66,7 +67,7 @@ final class QpSetup {
                 QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
     }
 
-    /** INIT to RTR with the peer's QPN, PSN and path. */
+    /** INIT to RTR with the peer's QPN and path, expecting the PSN this side sent in its REQ or REP. */
     static void toRtr(ConnId id, int dlid) {
         QpAttr a = new QpAttr().qpState(QpState.RTR).pathMtu(id.mtu).destQpNum(id.remoteQpn).rqPsn(id.recvPsn);
         a.ahAttr().dlid(id.port.roce() ? 0 : dlid).sl(id.sl).portNum(id.port.num).global(true).dgid(id.remoteGid)
@@ -81,7 +82,7 @@ final class QpSetup {
         id.qp.modifyQp(a, mask);
     }
 
-    /** RTR to RTS with this side's PSN and the agreed retry counts and depth. */
+    /** RTR to RTS sending from the peer's Starting PSN, with the agreed retry counts and depth. */
     static void toRts(ConnId id, int rnrRetry, int initiatorDepth) {
         QpAttr a = new QpAttr().qpState(QpState.RTS).sqPsn(id.sendPsn);
         int mask = QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.SQ_PSN);

@@ -29,7 +29,7 @@ final class SidrResolver {
 
     /** Sends a SIDR_REQ for the options' destination and port; the future gets the peer's UD QP. */
     CompletableFuture<DatagramPeer> resolve(ConnectOptions o) {
-        long sid = CmEngine.serviceIdChecked(o.port());
+        long sid = CmEngine.serviceIdChecked(o.port(), true);
         Gid dst = o.destination();
         if (dst == null) {
             throw new CmException(Errno.EINVAL, "resolveDatagram: no destination", null, o.port(), sid, null, null,

@@ -218,7 +218,7 @@ class CmBacklogTest {
             CmMad sidr = new CmMad();
             sidr.attrId = CmMad.SIDR_REQ;
             sidr.localCommId = 0x66;
-            sidr.serviceId = io.rvt.cm.ConnectionManager.serviceId(PORT);
+            sidr.serviceId = io.rvt.cm.ConnectionManager.datagramServiceId(PORT); // RDMA_PS_UDP
             sidr.pkey = 0xFFFF;
             byte[] hdr = new byte[IpCmHeader.LENGTH];
             IpCmHeader.write(hdr, peer.gid(), server.gid(), 4000);

@@ -61,7 +61,8 @@ class CmWireTest {
             assertThat(m.serviceId).isEqualTo(0x0000_0000_0106_12B7L);
             assertThat(m.localCommId).isEqualTo(c.localCommId());
             assertThat(m.localQpn).isEqualTo(c.qp().qpNum());
-            assertThat(m.startingPsn).isEqualTo(c.sendPsn()).isBetween(0, 0xFF_FFFF);
+            assertThat(m.startingPsn).as("the PSN the active QP receives first").isEqualTo(c.receivePsn())
+                    .isBetween(0, 0xFF_FFFF);
             assertThat(m.transportType).isEqualTo(CmMad.TRANSPORT_RC);
             assertThat(m.pathMtu).isEqualTo(PathMtu.MTU_4096.value());
             assertThat(m.primaryLocalGid).isEqualTo(client.gid());
@@ -113,7 +114,7 @@ class CmWireTest {
             assertThat(rep.privateData[0]).isEqualTo((byte) 3);
             Connection s = accepted.get(0);
             assertThat(rep.localQpn).isEqualTo(s.qp().qpNum());
-            assertThat(s.receivePsn()).isEqualTo(0xABCDE);
+            assertThat(s.sendPsn()).as("the passive QP sends from the REQ's Starting PSN").isEqualTo(0xABCDE);
             assertThat(s.remoteQpn()).isEqualTo(0x77);
 
             raw.send(lab, server.gid(), req); // the REP was "lost": the same REQ again
