@@ -10,7 +10,8 @@
 #   --owner PID    stop the peer (stop.sh) when process PID ends, however it ends
 #   --smp N        guest CPUs (default 1: boots as fast as 2 here and leaves a host core free)
 #   --mem MB       guest memory (default 1024)
-# Environment: RVT_PEER_BOOT_TIMEOUT (s, default 600) bounds the wait for ACTIVE.
+# Environment: RVT_PEER_BOOT_TIMEOUT (s, default 600) bounds the wait for ACTIVE; RVT_PEER_SMP and RVT_PEER_MEM are
+# the defaults of --smp and --mem (LinuxPeer passes the test JVM's environment on).
 #
 # The state folder holds: peer.env (NETNS, the addresses, IMAGE, QEMU_PID, BOOT_MS), serial.log (the guest's
 # console), qemu.log, overlay.qcow2 (the guest's writes; the cached image stays unchanged), share/ (the 9p share).
@@ -49,6 +50,7 @@ echo "$netns" >"$state/netns"
 # From here on, a failure (or the owner's end) takes down whatever was started.
 ok=0
 trap '[ "$ok" = 1 ] || "$here/stop.sh" --keep-logs "$state" >&2' EXIT
+trap 'exit 143' TERM INT # so that the EXIT trap runs when start.sh is stopped too
 if [ -n "$owner" ]; then
   kill -0 "$owner" 2>/dev/null || die "owner process $owner does not exist"
   # tail --pid returns when the owner ends; stop.sh is idempotent, so a normal stop before that is harmless.
