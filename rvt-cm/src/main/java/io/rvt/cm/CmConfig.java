@@ -33,11 +33,12 @@ public final class CmConfig {
      */
     public static final int DEFAULT_LISTEN_BACKLOG = 1024;
     /**
-     * How long the CM holds a request the application has not answered, whatever the REQ's timeout fields ask
-     * (they could ask for 16 x (2^31 + 2^24) x 4.096 us, 39 hours): 73.0 s, the service time the CM's own MRA
-     * promises the peer (2^24 x 4.096 us = 68.7 s, {@link #DEFAULT_SERVICE_TIMEOUT}) plus one default response
-     * timeout (2^20 x 4.096 us = 4.3 s): by then the promise to a default peer is broken, and such a peer that got
-     * no MRA gave up after 16 x 4.3 s = 68.7 s. The request is then rejected with TIMEOUT.
+     * How long the CM holds a request the application has not answered after the peer's last copy of its REQ,
+     * whatever the REQ's timeout fields ask (they could ask for 16 x (2^31 + 2^24) x 4.096 us, 39 hours): 73.0 s, the
+     * service time the CM's own MRA promises the peer (2^24 x 4.096 us = 68.7 s, {@link #DEFAULT_SERVICE_TIMEOUT})
+     * plus one default response timeout (2^20 x 4.096 us = 4.3 s): by then a default peer that still wants the
+     * connection has sent its REQ again, and one that got no MRA gave up after 16 x 4.3 s = 68.7 s. The request is
+     * then rejected with TIMEOUT.
      */
     public static final Duration DEFAULT_MAX_REQUEST_HOLD = Duration.ofNanos((4096L << DEFAULT_SERVICE_TIMEOUT)
             + (4096L << DEFAULT_CM_RESPONSE_TIMEOUT));
@@ -137,7 +138,10 @@ public final class CmConfig {
         return listenBacklog;
     }
 
-    /** @return how long an unanswered request is held at most; {@link #DEFAULT_MAX_REQUEST_HOLD} unless set */
+    /**
+     * @return how long an unanswered request is held at most after its peer's last copy of it;
+     *         {@link #DEFAULT_MAX_REQUEST_HOLD} unless set
+     */
     public Duration maxRequestHold() {
         return maxRequestHold;
     }
@@ -247,8 +251,8 @@ public final class CmConfig {
         }
 
         /**
-         * @param hold how long an unanswered request is held at most before it is rejected with TIMEOUT, whatever
-         *             the REQ's timeouts ask (positive)
+         * @param hold how long an unanswered request is held at most after its peer's last copy of it, before it is
+         *             rejected with TIMEOUT, whatever the REQ's timeouts ask (positive)
          * @return this
          * @throws IllegalArgumentException if {@code hold} is null, zero or negative
          */

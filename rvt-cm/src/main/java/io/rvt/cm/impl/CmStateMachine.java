@@ -134,7 +134,7 @@ final class CmStateMachine {
         engine.byRemoteQpn.put(new RemoteKey(sgid, id.remoteQpn), id);
         id.state = CmState.REQ_RCVD;
         engine.emit(id, CmEventType.CONNECT_REQUEST, CmState.IDLE, id.remotePrivate, null, null, 0, id.request);
-        engine.timeouts.arm(id, engine.timeouts.requestHoldNanos(id));
+        engine.timeouts.holdRequest(id);
         if (l.handler != null) {
             ConnectRequestHandler h = l.handler;
             engine.later(() -> h.onRequest(id.request));
@@ -155,9 +155,11 @@ final class CmStateMachine {
                 id.state = CmState.MRA_REQ_SENT;
                 sendMra(id);
                 engine.emit(id, CmEventType.MRA_SENT, CmState.REQ_RCVD, null, null, null, 0, null);
+                engine.timeouts.holdRequest(id); // the peer still asks
                 break;
             case MRA_REQ_SENT:
                 sendMra(id);
+                engine.timeouts.holdRequest(id);
                 break;
             case REP_SENT:
             case MRA_REP_RCVD:

@@ -67,14 +67,19 @@ final class CmTimeouts {
     }
 
     /**
-     * @return how long a request the application has not answered is held: as long as the peer retries (its Max CM
-     *         Retries + 1 times its response timeout and our MRA's service timeout), at most
-     *         {@link io.rvt.cm.CmConfig#maxRequestHold()}
+     * Holds a request the application has not answered, from its first copy: as long as the peer retries (its Max
+     * CM Retries + 1 times its response timeout and our MRA's service timeout, which a REQ may stretch to 39 hours),
+     * but no longer than {@link io.rvt.cm.CmConfig#maxRequestHold()} after the peer's last copy of it: a peer that
+     * still asks keeps its request (a slow application's, or one on a deterministic fabric whose virtual time leaps
+     * while the application has not run), one that stopped asking, or never will (a spoofed REQ), loses it.
      */
-    long requestHoldNanos(ConnId id) {
-        long peerRetries = (id.maxRetries + 1L) * (codeNanos(id.peerResponseTimeout)
-                + codeNanos(engine.config().serviceTimeout()));
-        return Math.min(peerRetries, engine.config().maxRequestHold().toNanos());
+    void holdRequest(ConnId id) {
+        long now = engine.timers.nanoTime();
+        if (id.holdUntil == 0) {
+            id.holdUntil = now + (id.maxRetries + 1L) * (codeNanos(id.peerResponseTimeout)
+                    + codeNanos(engine.config().serviceTimeout()));
+        }
+        arm(id, Math.max(0, Math.min(id.holdUntil - now, engine.config().maxRequestHold().toNanos())));
     }
 
     /** Stops an ID's timer. */

@@ -83,6 +83,8 @@ final class ConnId implements Connection {
     ListenerImpl listener;
     /** The request holds a place in its listener's backlog. */
     boolean held;
+    /** When the peer of an unanswered request stops retrying it, by its REQ's timeouts (timer nanos; 0: unset). */
+    long holdUntil;
     boolean answered;
     boolean mtuRetried;
     // outcome
