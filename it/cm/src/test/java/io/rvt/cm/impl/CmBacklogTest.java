@@ -150,6 +150,35 @@ class CmBacklogTest {
         }
     }
 
+    /**
+     * The cap counts from the peer's latest copy of its REQ: a genuine client that keeps retrying (each copy answered
+     * with our MRA) outlives a slow application, even one slower than the cap; on a virtual clock that runs ahead of
+     * the application by whole timeouts this is what keeps the launcher's deterministic runs connecting.
+     */
+    @Test
+    void shouldKeepARequestWhosePeerStillRetriesBeyondTheCap() {
+        try (SimLab lab = new SimLab(44)) {
+            // a 3 s cap; our MRA asks for 2^18 x 4.096 us (1.07 s) more, so the client, which retries after 1.07 s
+            // (code 18), sends a copy every 2.1 s once it has the MRA: within the cap
+            SimLab.Host server = lab.host(d -> d, c -> c.maxRequestHold(java.time.Duration.ofSeconds(3))
+                    .serviceTimeout(18));
+            SimLab.Host client = lab.host(d -> d, c -> c.cmResponseTimeout(18).maxCmRetries(15));
+            Listener l = server.cm.listen(PORT);
+            TimerService timers = lab.fabric.timerService();
+            long start = lab.fabric.nanoTime();
+            long[] answeredAt = {0};
+            l.nextRequest().thenAccept(r -> timers.newTimer("slow application", () -> {
+                answeredAt[0] = lab.fabric.nanoTime();
+                r.acceptAsync(server.qp(), null);
+            }).arm(10_000_000_000L)); // 10 s: over three times the cap
+            Connection c = client.cm.connectAsync(new ConnectOptions().destination(server.gid()).port(PORT)
+                    .qp(client.qp()));
+            lab.await("established after the slow answer", c.established());
+            assertThat(answeredAt[0] - start).isGreaterThanOrEqualTo(10_000_000_000L);
+            assertThat(counter(server, "reqs_expired")).isZero();
+        }
+    }
+
     @Test
     void shouldFreeTheBacklogPlaceOfARequestItsPeerWithdraws() {
         try (SimLab lab = new SimLab(43)) {
