@@ -148,7 +148,8 @@ public final class Main {
             case "devices" -> new DevicesCommand(out, o.verbose).only(o.list, o.ibDev, o.has("--ib-port") ? o.ibPort
                     : 0).run(host);
             case "pingpong" -> new PingPongCommand(out, o.transport, size, iters).on(o.ibDev, o.link())
-                    .cmPort(o.cmPort).remote(o.server, o.peer, o.given).run(host);
+                    .cmPort(o.cmPort).remote(o.server, o.peer, o.given)
+                    .examples(o.examples(), o.twoProcesses() ? JniSetup.resolve(o.addresses.get(0)) : null).run(host);
             case "perf" -> new PerfCommand(out, err, o).run(host);
             case "shell" -> new ShellCommand(out).run(host);
             case "stat" -> new StatCommand(out, o.iters > 0 ? o.iters : StatCommand.DEFAULT_ITERS, !o.noTraffic,

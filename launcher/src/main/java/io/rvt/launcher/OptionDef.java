@@ -47,8 +47,23 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--gid-index", "-x", "INDEX", CONNECT, "address the peer with a GRH from this GID index"),
             opt("--qp-timeout", "-u", "N", CONNECT, "RC local ACK timeout: 4.096 us x 2^N per try, 0 to 31 (14, 67 ms; "
                     + "two processes: the client's)"),
+            opt("--rx-depth", "-r", "N", "pingpong", "two processes: receives kept posted (500, the examples' -r)"),
+            opt("--sl", "-l", "SL", "pingpong", "two processes: the path's service level, 0 to 15 (0)"),
+            opt("--events", "-e", null, "pingpong", "two processes: sleep on completion events instead of polling"),
+            opt("--gid-idx", "-g", "INDEX", "pingpong", "the examples' -g: advertise this GID index and address the "
+                    + "peer from it (RoCE: 0 unless given, as a RoCE port has no LIDs)"),
+            opt("--chk", null, null, "pingpong", "the examples' -c with no value: the client zeroes the first byte "
+                    + "of every 4 KiB page (every message is checked either way)"),
+            opt("--new_send", "-N", null, "pingpong", "accepted: the examples' ibv_wr_* send API (rvt has one post "
+                    + "call; the wire is the same)"),
+            opt("--odp", "-o", null, "pingpong", "refused: " + Refusals.ODP),
+            opt("--iodp", "-O", null, "pingpong", "refused: " + Refusals.ODP),
+            opt("--prefetch", "-P", null, "pingpong", "refused: " + Refusals.ODP),
+            opt("--ts", "-t", null, "pingpong", "refused: " + Refusals.TS),
+            opt("--dm", "-j", null, "pingpong", "refused: " + Refusals.DM),
             opt("--server", null, null, CONNECT, "wait for a client (rvt ... HOST) to connect; jni, one HCA, UDP 4791"),
-            opt("--port", "-p", "PORT", CONNECT, "the CM port to listen on or connect to (18515)"),
+            opt("--port", "-p", "PORT", CONNECT, "the port to listen on or connect to: pingpong's TCP exchange, the "
+                    + "CM's with -R and perf's (18515)"),
             opt("--report_gbits", null, null, "perf", "bandwidth in Gb/sec (10^9 bits) instead of MiB/sec"),
             opt("--json", null, "FILE", "perf", "every table and row as one JSON document"),
             opt("--out_json", null, null, "perf", "perftest's JSON report (to perftest_out.json unless "
@@ -57,8 +72,8 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--plot", null, "FILE", "perf", "with -a: draw the rows against the size into FILE.svg or FILE.png"),
             opt("--CPU-freq", "-F", null, "perf", "accepted for perftest's command lines (no CPU frequency check "
                     + "to silence)"),
-            opt("--rdma_cm", "-R", null, "perf", "accepted for perftest's command lines (rvt always connects "
-                    + "through its CM)"),
+            opt("--rdma_cm", "-R", null, CONNECT, "pingpong: connect through rvt-cm, rvt to rvt (without: the "
+                    + "examples' TCP exchange); perf: accepted (rvt always connects through its CM)"),
             opt("--verbose", "-v", null, "devices default", "device limits too"),
             opt("--list", "-l", null, "devices", "the devices' names only, as ibv_devinfo -l"),
             opt("--no-traffic", null, null, "stat", "counters only, no traffic run first"),

@@ -36,6 +36,8 @@ public final class Options {
     String command = "default";
     /** The long names of the options on the command line. */
     final Set<String> given = new HashSet<>();
+    /** The command line as given (which of an option's names it used). */
+    private List<String> args = List.of();
     /** {@code --debug}: stack traces with errors. */
     boolean debug;
     /** {@code --no-osgi}: the plain class-path host. */
@@ -122,6 +124,16 @@ public final class Options {
     boolean server;
     /** {@code HOST} after pingpong or perf: the server process to connect to; null unless given. */
     String peer;
+    /** {@code -r}, {@code --rx-depth} (pingpong between processes). */
+    int rxDepth = ExamplesPingPong.DEFAULT_RX_DEPTH;
+    /** {@code -l}, {@code --sl} (pingpong between processes). */
+    int sl;
+    /** {@code -e}, {@code --events} (pingpong between processes). */
+    boolean events;
+    /** {@code -c} with no value, {@code --chk} (pingpong between processes). */
+    boolean chk;
+    /** {@code -R}, {@code --rdma_cm}: pingpong between processes through rvt-cm instead of the TCP exchange. */
+    boolean rdmaCm;
 
     private Options() {
     }
@@ -137,6 +149,7 @@ public final class Options {
         Options o = new Options();
         // --debug counts even if a later argument is bad, so that the failure can be traced
         o.debug = List.of(args).contains("--debug");
+        o.args = List.of(args);
         Syntax.Parsed parsed = Syntax.parse(args);
         o.command = parsed.command();
         o.peer = parsed.positionals().isEmpty() ? null : parsed.positionals().get(0);
@@ -167,7 +180,7 @@ public final class Options {
             case "--threading" -> threading = Threading.parse(v);
             case "--verbose" -> verbose = true;
             case "--list" -> list = true;
-            case "--transport" -> transport = Transport.parse(v);
+            case "--transport" -> transport(v);
             case "--size" -> size = size(name, v);
             case "--iters" -> iters = positive(name, v);
             case "--test" -> {
@@ -192,9 +205,18 @@ public final class Options {
                 outJson = true; // perftest needs both flags; the file alone says enough
                 outJsonFile = v;
             }
-            case "--CPU-freq", "--rdma_cm" -> {
-                // perftest's: rvt has no CPU frequency check to silence, and always connects through its CM
+            case "--CPU-freq", "--new_send" -> {
+                // perftest's -F: no CPU frequency check to silence; the examples' -N: one post call, same wire
             }
+            case "--rdma_cm" -> rdmaCm = true;
+            case "--rx-depth" -> rxDepth = inRange(name, v, 1, 16384, "a receive queue depth (1 to 16384)");
+            case "--sl" -> sl = inRange(name, v, 0, 15, "a service level (0 to 15)");
+            case "--events" -> events = true;
+            case "--gid-idx" -> gidIndex = inRange(name, v, 0, 255, "a GID index");
+            case "--chk" -> chk = true;
+            case "--odp", "--iodp", "--prefetch" -> throw refused(name, Refusals.ODP);
+            case "--ts" -> throw refused(name, Refusals.TS);
+            case "--dm" -> throw refused(name, Refusals.DM);
             case "--ib-dev" -> ibDev = v;
             case "--ib-port" -> ibPort = inRange(name, v, 1, 255, "a port number");
             case "--mtu" -> mtu = mtu(name, v);
@@ -207,7 +229,70 @@ public final class Options {
         }
     }
 
+    /**
+     * {@code -c}: perf's transport; pingpong's transport with a value RC, UC or UD, else the examples' {@code --chk}
+     * (a flag: the word after it, if any, is the HOST).
+     */
+    private void transport(String v) {
+        boolean shortName = args.stream().noneMatch(a -> a.startsWith("--transport") || a.startsWith("--connection"));
+        if (command.equals("pingpong") && shortName && !v.isEmpty()
+                && !List.of("rc", "uc", "ud").contains(v.toLowerCase(Locale.ROOT))) {
+            if (peer != null) {
+                throw new UsageException("unexpected argument '" + v + "' after command 'pingpong'");
+            }
+            peer = v;
+            v = "";
+        }
+        if (v.isEmpty()) {
+            given.remove("--transport");
+            given.add("--chk");
+            chk = true;
+            return;
+        }
+        transport = Transport.parse(v);
+    }
+
+    private static UsageException refused(String option, String why) {
+        return new UsageException("option " + option + " is refused: " + why);
+    }
+
+    /** pingpong's examples-only flags: between two processes over the TCP exchange. */
+    private void checkPingPong() {
+        if (!command.equals("pingpong")) {
+            return;
+        }
+        for (String f : List.of("--rx-depth", "--sl", "--events", "--chk")) {
+            if (given.contains(f) && (!twoProcesses() || rdmaCm)) {
+                throw new UsageException("option " + f + " applies to the examples' protocol between two processes "
+                        + "(--server or HOST, without -R)");
+            }
+        }
+        if (given.contains("--gid-idx") && given.contains("--gid-index")) {
+            throw new UsageException("options --gid-idx (-g) and --gid-index (-x) say the same: give one");
+        }
+        if (rdmaCm && !twoProcesses()) {
+            throw new UsageException("option --rdma_cm: connects two processes (--server or HOST); rvt pingpong "
+                    + "alone always connects its two HCAs through rvt-cm");
+        }
+        if (rdmaCm && transport == Transport.UD) {
+            throw new UsageException("option --transport: UD between two processes through rvt-cm (-R) is not built "
+                    + "(without -R, the examples' exchange, it is)");
+        }
+    }
+
+    /**
+     * @return pingpong's test between two processes over the examples' exchange, or null with {@code -R}
+     */
+    ExamplesPingPong.Params examples() {
+        if (rdmaCm) {
+            return null;
+        }
+        return new ExamplesPingPong.Params(transport, size > 0 ? size : ExamplesPingPong.defaultSize(transport),
+                iters > 0 ? iters : PingPongCommand.DEFAULT_ITERS, rxDepth, sl, chk, events, cmPort);
+    }
+
     private void check() {
+        checkPingPong();
         if (given.contains("--bw") && given.contains("--lat")) {
             throw new UsageException("options --bw and --lat exclude each other");
         }

@@ -9,7 +9,8 @@ import java.util.Locale;
 /**
  * {@code rvt pingpong}: ibv_rc_pingpong (and its uc/ud siblings) between the host's first two devices, every message
  * checked ({@link PingPong}); prints ibv_rc_pingpong's addresses and its two result lines. With {@code --server} or
- * a {@code HOST} it runs one end in this process and the other runs in another ({@link RemotePingPong}).
+ * a {@code HOST} it runs one end in this process and the other runs in another: over the examples' TCP exchange
+ * ({@link ExamplesPingPong}, against ibv_*_pingpong or rvt), or with {@code -R} through rvt-cm ({@link RemotePingPong}).
  */
 final class PingPongCommand {
     /** The default message size, ibv_rc_pingpong's. */
@@ -28,6 +29,8 @@ final class PingPongCommand {
     private boolean server;
     private String peer;
     private java.util.Set<String> given = java.util.Set.of();
+    private ExamplesPingPong.Params examples;
+    private java.net.InetAddress bind;
 
     /**
      * @param out where the results go
@@ -67,6 +70,19 @@ final class PingPongCommand {
     }
 
     /**
+     * Between two processes, speak the examples' protocol (the default) instead of rvt-cm's ({@code -R}).
+     *
+     * @param params the examples' test, or null to connect through rvt-cm
+     * @param bind a server's listening address (its HCA's)
+     * @return this command
+     */
+    PingPongCommand examples(ExamplesPingPong.Params params, java.net.InetAddress bind) {
+        this.examples = params;
+        this.bind = bind;
+        return this;
+    }
+
+    /**
      * @param port the CM port the responder listens on ({@code -p})
      * @return this command
      */
@@ -94,11 +110,11 @@ final class PingPongCommand {
      * @throws DataCorruptionException if a message arrives different from what was sent
      */
     void run(Host host) {
+        if ((server || peer != null) && examples != null) {
+            new ExamplesPingPong(out, examples, link).run(host, server ? null : JniSetup.resolve(peer), bind);
+            return;
+        }
         if (server || peer != null) {
-            if (transport == Transport.UD) {
-                throw new UsageException("option --transport: UD between two processes is not built yet (RC and UC "
-                        + "are; rvt pingpong -c UD alone runs both ends here)");
-            }
             int warm = WarmUp.COUNTED_MAX; // the client ends it when warm (WarmUp.Settling)
             RemotePingPong remote = new RemotePingPong(out, new RemotePingPong.Params(transport, size, iters, warm,
                     link.qpTimeout()), link, cmPort);

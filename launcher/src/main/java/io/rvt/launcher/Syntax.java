@@ -125,6 +125,9 @@ final class Syntax {
                         .usageHelp(d.name().equals("--help"));
                 if (d.flag()) {
                     b.arity("0").type(boolean.class);
+                } else if (command.equals("pingpong") && d.name().equals("--transport")) {
+                    // -c RC|UC|UD, or the examples' -c (--chk) with no value (Options.transport)
+                    b.arity("0..1").fallbackValue("").type(String.class).paramLabel("[" + d.label() + "]");
                 } else {
                     b.arity("1").type(String.class).paramLabel(d.label());
                 }

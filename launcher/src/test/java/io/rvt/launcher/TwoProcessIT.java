@@ -10,8 +10,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Two real {@code rvt} processes on one machine, as a user runs them: a server ({@code --server}) and a client
- * ({@code HOST}), each with one driver-jni HCA on UDP 4791 of its own loopback address, connected through rvt-cm.
- * Both must finish, print their results, and agree on each other's QP numbers and PSNs.
+ * ({@code HOST}), each with one driver-jni HCA on UDP 4791 of its own loopback address; pingpong connected by the
+ * ibv_*_pingpong examples' TCP exchange (or rvt-cm with -R), perf through rvt-cm. Both must finish, print their
+ * results, and agree on each other's QP numbers and PSNs.
  */
 class TwoProcessIT {
     /** Loopback addresses of this run: 127.14.x.1 and .2 (Linux routes all of 127/8 to lo). */
@@ -36,6 +37,17 @@ class TwoProcessIT {
         pingPong(null, NET + "3", NET + "4", List.of(), List.of("--no-osgi"), 18600, "UC");
     }
 
+    @Test
+    void shouldPingPongOverUdThroughTheExamplesExchange() throws Exception {
+        pingPong(null, NET + "23", NET + "24", List.of("--no-osgi"), List.of("--no-osgi"), 18601, "UD");
+    }
+
+    /** -R: rvt-cm instead of the examples' TCP exchange, as perftest's -R (rvt to rvt). */
+    @Test
+    void shouldPingPongThroughRvtCmWithR() throws Exception {
+        pingPong(null, NET + "25", NET + "26", List.of("--no-osgi"), List.of("--no-osgi"), 18602, "RC", "-R");
+    }
+
     /**
      * Runs {@code rvt pingpong --server} and {@code rvt pingpong SERVER} and checks both outputs.
      *
@@ -49,14 +61,18 @@ class TwoProcessIT {
      * @throws Exception if a child cannot be run
      */
     static void pingPong(String[] netns, String server, String client, List<String> serverHost,
-            List<String> clientHost, int port, String transport) throws Exception {
+            List<String> clientHost, int port, String transport, String... both) throws Exception {
         List<String> s = new ArrayList<>(List.of("--driver", "jni", "--address", server));
         s.addAll(serverHost);
-        s.addAll(List.of("pingpong", "--server", "-p", Integer.toString(port), "-c", transport, "-s", "1000"));
+        // the examples' exchange carries no test: both sides name it, as ibv_rc_pingpong's do (-R: the client's REQ)
+        s.addAll(List.of("pingpong", "--server", "-p", Integer.toString(port), "-c", transport, "-s", "1000", "-n",
+                "200"));
+        s.addAll(List.of(both));
         List<String> c = new ArrayList<>(List.of("--driver", "jni", "--address", client));
         c.addAll(clientHost);
         c.addAll(List.of("pingpong", bare(server), "-p", Integer.toString(port), "-c", transport, "-s", "1000", "-n",
                 "200"));
+        c.addAll(List.of(both));
         runPair(netns, s, c, (srv, cli) -> {
             for (RvtProcess p : List.of(srv, cli)) {
                 assertThat(p.out()).as(p.out()).contains("400000 bytes in ", "200 iters in ",
@@ -151,10 +167,10 @@ class TwoProcessIT {
     /** The client's {@code -u} is both QPs' (its REQ carries it): a server started with another refuses it. */
     @Test
     void shouldRefuseAPingPongClientWhoseAckTimeoutContradictsTheServers() throws Exception {
-        List<String> s = List.of("--driver", "jni", "--no-osgi", "--address", NET + "21", "pingpong", "--server", "-p",
-                "18708", "-u", "12");
+        List<String> s = List.of("--driver", "jni", "--no-osgi", "--address", NET + "21", "pingpong", "--server", "-R",
+                "-p", "18708", "-u", "12");
         List<String> c = List.of("--driver", "jni", "--no-osgi", "--address", NET + "22", "pingpong", NET + "21",
-                "-p", "18708", "-u", "9", "-n", "10");
+                "-R", "-p", "18708", "-u", "9", "-n", "10");
         try (RvtProcess srv = RvtProcess.start("server", null, s.toArray(String[]::new))) {
             srv.awaitLine("waiting for a client");
             try (RvtProcess cli = RvtProcess.start("client", null, c.toArray(String[]::new))) {

@@ -63,8 +63,45 @@ class TwoProcessOptionsTest {
 
     @Test
     void shouldSayWhatDoesNotRunBetweenTwoProcessesYet() {
-        cli.assertUsage("option --transport: UD between two processes is not built yet", "--driver", "jni",
-                "--no-osgi", "--address", "127.14.250.2", "pingpong", "127.14.250.1", "-c", "UD");
+        cli.assertUsage("option --transport: UD between two processes through rvt-cm (-R) is not built", "--driver",
+                "jni", "--no-osgi", "--address", "127.14.250.2", "pingpong", "127.14.250.1", "-R", "-c", "UD");
+    }
+
+    @Test
+    void shouldTakeTheExamplesFlagsWithTheirMeanings() {
+        Options o = Options.parse("--driver", "jni", "--address", "127.0.0.2", "pingpong", "-c", "127.0.0.1", "-r",
+                "64", "-l", "3", "-e", "-g", "1", "-N", "-n", "7");
+        assertThat(o.peer).isEqualTo("127.0.0.1");
+        assertThat(o.chk).isTrue();
+        assertThat(o.transport).isEqualTo(Transport.RC);
+        assertThat(o.link().gidIndex()).isEqualTo(1);
+        assertThat(o.examples()).isEqualTo(new ExamplesPingPong.Params(Transport.RC, 4096, 7, 64, 3, true, true,
+                18515));
+        Options ud = Options.parse("--driver", "jni", "--address", "127.0.0.2", "pingpong", "127.0.0.1", "-c", "ud",
+                "--chk");
+        assertThat(ud.transport).isEqualTo(Transport.UD);
+        assertThat(ud.chk).isTrue();
+        // ibv_ud_pingpong's default size
+        assertThat(ud.examples().size()).isEqualTo(1024);
+        assertThat(Options.parse("--driver", "jni", "pingpong", "--server", "-R").examples()).isNull();
+    }
+
+    @Test
+    void shouldRefuseWhatRvtCannotHonourWithWhy() {
+        for (String f : List.of("-o", "-O", "-P")) {
+            cli.assertUsage("is refused: rvt has no on-demand paging", "--driver", "jni", "pingpong", "--server", f);
+        }
+        cli.assertUsage("option --ts is refused: rvt's completions carry no hardware timestamps", "--driver", "jni",
+                "pingpong", "--server", "-t");
+        cli.assertUsage("option --dm is refused: rvt's HCAs have no device memory", "--driver", "jni", "pingpong",
+                "--server", "-j");
+        cli.assertUsage("option --rx-depth applies to the examples' protocol between two processes", "pingpong",
+                "-r", "10");
+        cli.assertUsage("option --events applies to the examples' protocol between two processes", "--driver", "jni",
+                "pingpong", "--server", "-R", "-e");
+        cli.assertUsage("option --sl: 16 is not a service level", "--driver", "jni", "pingpong", "--server", "-l",
+                "16");
+        cli.assertUsage("option --rdma_cm: connects two processes", "pingpong", "-R");
     }
 
     @Test
