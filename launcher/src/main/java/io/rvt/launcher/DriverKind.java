@@ -14,7 +14,7 @@ import java.util.Set;
 enum DriverKind {
     /** driver-sim: simulated HCAs on an in-JVM fabric with seeded faults. */
     SIM(true, "InfiniBand", "IB", "fabric", EnumSet.of(PortCounter.RX_ADDR_MISMATCH, PortCounter.RX_MCAST_NO_GROUP,
-            PortCounter.RX_UD_OVERSIZE, PortCounter.RX_KERNEL_DROPS),
+            PortCounter.RX_UD_OVERSIZE, PortCounter.RX_KERNEL_DROPS, PortCounter.RX_IPV4_ID_SOLVED),
             "driver-sim has no IP addresses, no RoCE receive checks and no kernel sockets"),
     /** driver-jni: RoCEv2 HCAs over real UDP sockets (loopback, for the launcher). */
     JNI(false, "Ethernet", "Ethernet", "network", EnumSet.noneOf(PortCounter.class), "");

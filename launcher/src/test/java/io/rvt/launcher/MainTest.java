@@ -121,7 +121,8 @@ class MainTest {
         assertThat(cli.out()).containsPattern("(?m)^\\s+rx_kernel_drops\\s+-\\s+-$")
                 .containsPattern("(?m)^\\s+rc_out_of_seq\\s+\\d+\\s+\\d+$")
                 .contains("- = not visible to this host (driver-sim has no IP addresses, no RoCE receive checks and no "
-                        + "kernel sockets): rx_addr_mismatch, rx_mcast_no_group, rx_ud_oversize, rx_kernel_drops");
+                        + "kernel sockets): rx_addr_mismatch, rx_mcast_no_group, rx_ud_oversize, rx_kernel_drops, "
+                        + "rx_ipv4_id_solved");
         cli.reset();
         assertThat(cli.run("stat", "--no-osgi", "--no-traffic")).isZero();
         assertThat(cli.counter("tx_packets")).isZero();

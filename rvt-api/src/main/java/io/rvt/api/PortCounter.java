@@ -67,5 +67,11 @@ public enum PortCounter {
      * Datagrams the host's kernel dropped before the driver could read them (a full socket receive buffer); only a
      * driver over kernel sockets that can read the socket's drop count sees them.
      */
-    RX_KERNEL_DROPS
+    RX_KERNEL_DROPS,
+    /**
+     * rvt extension: RoCEv2 packets over IPv4 accepted with an ICRC that matched under a non-zero IP Identification
+     * the driver solved for (a UDP socket does not show it; Linux numbers it per packet); such a match keeps 16 of
+     * the ICRC's 32 check bits. Only a driver over UDP sockets counts them (driver-jni).
+     */
+    RX_IPV4_ID_SOLVED
 }

@@ -3,5 +3,5 @@
  * shared receive queues, address handles, reusable work requests and the IBTA/ibverbs enums.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.4.0")
+@org.osgi.annotation.versioning.Version("1.5.0")
 package io.rvt.api;

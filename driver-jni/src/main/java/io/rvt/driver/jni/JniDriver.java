@@ -109,7 +109,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
             }
         });
         this.roce = new RoceSender(this, b.defaultPeerPort);
-        this.receiver = new RoceReceiver(this, nports, b.checkIpv4Icrc, mtu.bytes());
+        this.receiver = new RoceReceiver(this, nports, b.checkIpv4Icrc, b.solveIpv4Id, mtu.bytes());
         try {
             for (int i = 0; i < nports; i++) {
                 // The port's own socket receives, and sends unless flows have source ports of their own.

@@ -31,6 +31,7 @@ public final class JniDriverBuilder {
     Wire wire = Wire.NATIVE;
     boolean busyPoll;
     boolean checkIpv4Icrc = true;
+    boolean solveIpv4Id = true;
     boolean ownThreads = true;
     ThreadingMode threading = ThreadingMode.PROGRESS;
     long backstopQuietNanos = ProgressEngine.DEFAULT_QUIET_NANOS;
@@ -229,12 +230,28 @@ public final class JniDriverBuilder {
     }
 
     /**
-     * @param v whether IPv4 packets are checked under the ID-0 convention (default true; turn off for peers that
-     *          do not send IPv4 Identification 0, e.g. {@link Wire#JDK} senders)
+     * @param v whether IPv4 packets' ICRC is checked at all (default true; off only for senders whose ICRC cannot
+     *          match, e.g. ones that clear DF: a packet is then taken unchecked)
      * @return this
      */
     public JniDriverBuilder checkIpv4Icrc(boolean v) {
         checkIpv4Icrc = v;
+        return this;
+    }
+
+    /**
+     * rvt extension. A UDP socket does not show the sender's IPv4 Identification, which the ICRC covers: rvt sends
+     * ID 0, Linux (rxe) numbers it per packet. On (the default), an IPv4 packet whose ICRC does not match under ID 0
+     * is accepted if it matches under the one ID its ICRC can be solved for ({@link
+     * io.rvt.transport.header.Icrc#recoverRoceV4Id}), keeping 16 of the 32 check bits for it, and counted as {@code
+     * RX_IPV4_ID_SOLVED}. Off: only ID 0 matches, the full 32 bits for every packet, and Linux's IPv4 packets are
+     * ICRC errors; for networks of rvt HCAs only.
+     *
+     * @param v whether IPv4 packets may match under a solved non-zero Identification (default true)
+     * @return this
+     */
+    public JniDriverBuilder solveIpv4Id(boolean v) {
+        solveIpv4Id = v;
         return this;
     }
 

@@ -21,13 +21,15 @@ import java.util.List;
 
 /**
  * The receive side of a {@link JniDriver}'s wire: a datagram of a port's receive batch checked (length, family,
- * ICRC over the sender's real address and port), parsed, given the GRH a UD receive sees (from the IP header as
- * RoCEv2 maps it) and handed to the driver's packet skeleton; multicast packets matched by their ICRC to a group the
- * port joined; rxe's address check for connected QPs.
+ * ICRC over the sender's real address and port; over IPv4 under ID 0 or the one IP Identification the ICRC solves
+ * for), parsed, given the GRH a UD receive sees (from the IP header as RoCEv2 maps it) and handed to the driver's
+ * packet skeleton; multicast packets matched by their ICRC to a group the port joined; rxe's address check for
+ * connected QPs.
  */
 final class RoceReceiver {
     private final JniDriver driver;
     private final boolean checkIpv4Icrc;
+    private final boolean solveIpv4Id;
     private final int mtuBytes;
     private volatile McastJoin[][] joins;
 
@@ -44,9 +46,10 @@ final class RoceReceiver {
         }
     }
 
-    RoceReceiver(JniDriver driver, int nports, boolean checkIpv4Icrc, int mtuBytes) {
+    RoceReceiver(JniDriver driver, int nports, boolean checkIpv4Icrc, boolean solveIpv4Id, int mtuBytes) {
         this.driver = driver;
         this.checkIpv4Icrc = checkIpv4Icrc;
+        this.solveIpv4Id = solveIpv4Id;
         this.mtuBytes = mtuBytes;
         this.joins = new McastJoin[nports][0];
     }
@@ -82,10 +85,16 @@ final class RoceReceiver {
             deliverMulticast(p, i, port, src, srcV4, srcPort, off, len, check);
             return;
         }
-        if (check && !icrcMatches(p, src, srcV4, srcPort, p.localGid, p.localV4, off, len)) {
-            p.icrcErrors++;
-            driver.dropMalformed(port);
-            return;
+        if (check) {
+            int id = icrcMatch(p, srcV4, srcPort, src, p.localGid, p.localV4, off, len, solveIpv4Id);
+            if (id < 0) {
+                p.icrcErrors++;
+                driver.dropMalformed(port);
+                return;
+            }
+            if (id > 0) {
+                port.addCounter(PortCounter.RX_IPV4_ID_SOLVED, 1);
+            }
         }
         if (oversizeUd(h, port)) {
             return;
@@ -123,39 +132,86 @@ final class RoceReceiver {
     private void deliverMulticast(PortEngine p, int i, DriverPort port, Gid src, int srcV4,
             int srcPort, int off, int len, boolean check) {
         McastJoin[] js = joins[p.portNum - 1];
-        int delivered = 0;
-        for (McastJoin j : js) {
-            if (check && !icrcMatches(p, src, srcV4, srcPort, j.mgid, j.v4, off, len)) {
-                continue;
-            }
-            if (oversizeUd(p.headers, port)) {
-                return;
-            }
-            synthesizeGrh(p, i, src, j.mgid, len);
-            driver.deliverMulticast(p, j.mgid, j.mlid, p.info.set(p.portNum, 0, 0, 0, p.grh, 0));
-            delivered++;
-            if (check) {
-                break; // the ICRC names exactly one group
-            }
-        }
         if (js.length == 0) {
             // No group joined here: nothing to check the ICRC against, and nobody to deliver to.
             port.addCounter(PortCounter.RX_MCAST_NO_GROUP, 1);
-        } else if (delivered == 0) {
-            if (check) {
-                p.icrcErrors++; // corrupt, or for a group this port has not joined: the ICRC cannot tell which
-            }
-            driver.dropMalformed(port);
+            return;
         }
+        if (!check) {
+            for (McastJoin j : js) {
+                if (!deliverToGroup(p, i, port, src, j, len)) {
+                    return;
+                }
+            }
+            return;
+        }
+        McastJoin match = null;
+        for (McastJoin j : js) { // as sent (ID 0 over IPv4) first: the ICRC names exactly one group
+            if (icrcMatch(p, srcV4, srcPort, src, j.mgid, j.v4, off, len, false) == 0) {
+                match = j;
+                break;
+            }
+        }
+        if (match == null && solveIpv4Id && !p.ipv6) {
+            match = solvedGroup(p, js, srcV4, srcPort, off, len);
+            if (match != null) {
+                port.addCounter(PortCounter.RX_IPV4_ID_SOLVED, 1);
+            }
+        }
+        if (match == null) {
+            p.icrcErrors++; // corrupt, or for a group this port has not joined: the ICRC cannot tell which
+            driver.dropMalformed(port);
+            return;
+        }
+        deliverToGroup(p, i, port, src, match, len);
     }
 
-    private boolean icrcMatches(PortEngine p, Gid src, int srcV4, int srcPort, Gid dst, int dstV4, int off,
-            int len) {
-        ByteBuffer buf = p.rx.data;
-        if (p.ipv6) {
-            return p.icrc.checkRoceV6(src, dst, srcPort, p.io.localPort(), buf, off, len);
+    /**
+     * The one group whose address the ICRC solves for a non-zero IPv4 ID, or null if none does or more than one
+     * does: with 16 check bits left, a wrong group solves for one packet length in 65,536, and then the ICRC cannot
+     * tell which group the packet is for.
+     */
+    private McastJoin solvedGroup(PortEngine p, McastJoin[] js, int srcV4, int srcPort, int off, int len) {
+        McastJoin match = null;
+        for (McastJoin j : js) {
+            if (p.icrc.recoverRoceV4Id(srcV4, j.v4, true, srcPort, p.io.localPort(), p.rx.data, off, len) > 0) {
+                if (match != null) {
+                    return null;
+                }
+                match = j;
+            }
         }
-        return p.icrc.checkRoceV4(srcV4, dstV4, 0, true, srcPort, p.io.localPort(), buf, off, len);
+        return match;
+    }
+
+    /** Delivers to a group's members unless the UD payload is over the MTU; returns false if it was. */
+    private boolean deliverToGroup(PortEngine p, int i, DriverPort port, Gid src, McastJoin j, int len) {
+        if (oversizeUd(p.headers, port)) {
+            return false;
+        }
+        synthesizeGrh(p, i, src, j.mgid, len);
+        driver.deliverMulticast(p, j.mgid, j.mlid, p.info.set(p.portNum, 0, 0, 0, p.grh, 0));
+        return true;
+    }
+
+    /**
+     * The ICRC check: over IPv6 with the real addresses and ports; over IPv4 with ID 0 and DF (what rvt sends) and,
+     * with {@code solve}, under the one non-zero ID the ICRC solves for (what Linux's rxe sends: it numbers the IDs).
+     *
+     * @return 0 if the ICRC matches as sent (IPv6, or IPv4 with ID 0); the solved IPv4 ID if that matches; -1 if
+     *         nothing does
+     */
+    private static int icrcMatch(PortEngine p, int srcV4, int srcPort, Gid src, Gid dst, int dstV4, int off, int len,
+            boolean solve) {
+        ByteBuffer buf = p.rx.data;
+        int localPort = p.io.localPort();
+        if (p.ipv6) {
+            return p.icrc.checkRoceV6(src, dst, srcPort, localPort, buf, off, len) ? 0 : -1;
+        }
+        if (solve) {
+            return p.icrc.recoverRoceV4Id(srcV4, dstV4, true, srcPort, localPort, buf, off, len);
+        }
+        return p.icrc.checkRoceV4(srcV4, dstV4, 0, true, srcPort, localPort, buf, off, len) ? 0 : -1;
     }
 
     /**

@@ -25,10 +25,12 @@
  * <h2>ICRC</h2>
  * Written on every packet as hardware expects it: over IPv6 with the real addresses and ports; over IPv4 with
  * Identification 0 and DF set, which is what the kernel sends for an unconnected socket with {@code IP_MTU_DISCOVER =
- * IP_PMTUDISC_DO} (the native layer sets it). Checked on receive over IPv6 always, and over IPv4 under the same ID-0
- * convention unless {@link io.rvt.driver.jni.JniDriverBuilder#checkIpv4Icrc(boolean)} turns it off (a UDP socket does
- * not show the sender's IP header). A packet that fails is dropped and counted ({@link
- * io.rvt.driver.jni.JniDriver#icrcErrors}, {@code RX_MALFORMED}).
+ * IP_PMTUDISC_DO} (the native layer sets it). Checked on receive over IPv6 always; over IPv4 (a UDP socket does not
+ * show the sender's IP header) under ID 0 and, failing that, under the one non-zero Identification the ICRC solves
+ * for, as Linux numbers it ({@link io.rvt.driver.jni.JniDriverBuilder#solveIpv4Id(boolean)}: 16 of the 32 check
+ * bits, counted as {@code RX_IPV4_ID_SOLVED}), unless {@link io.rvt.driver.jni.JniDriverBuilder#checkIpv4Icrc(boolean)}
+ * turns the check off. A packet that fails is dropped and counted ({@link io.rvt.driver.jni.JniDriver#icrcErrors},
+ * {@code RX_MALFORMED}).
  *
  * <h2>Multicast</h2>
  * Without a subnet manager or IP multicast routing, a UD packet to a multicast GID is sent as one unicast copy to every
@@ -46,5 +48,5 @@
 
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("1.1.0")
 package io.rvt.driver.jni;

@@ -1,7 +1,6 @@
 package io.rvt.driver.jni;
 
 import io.rvt.testkit.Faults;
-import java.net.InetAddress;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -17,8 +16,7 @@ import java.util.SplittableRandom;
  * delay of driver-sim's reordering (which mirrors a real network's) does. A flow socket only sends, so every
  * socket of the group (a fixture's) releases the group's overdue datagrams.
  */
-final class FaultyDatagrams implements Datagrams {
-    private final Datagrams real;
+final class FaultyDatagrams extends ForwardingDatagrams {
     private final SplittableRandom random;
     private final TxBatch out;
     private final ArrayDeque<byte[]> heldData = new ArrayDeque<>();
@@ -56,8 +54,8 @@ final class FaultyDatagrams implements Datagrams {
      * @param group the sockets whose receives and waits release each other's overdue datagrams; this one is added
      */
     FaultyDatagrams(String owner, Datagrams real, long seed, int slotSize, List<FaultyDatagrams> group) {
+        super(real);
         this.owner = owner;
-        this.real = real;
         this.group = group;
         this.random = new SplittableRandom(seed);
         this.out = new TxBatch(NativeUdp.MAX_BATCH, slotSize);
@@ -196,16 +194,6 @@ final class FaultyDatagrams implements Datagrams {
     }
 
     @Override
-    public InetAddress localAddress() {
-        return real.localAddress();
-    }
-
-    @Override
-    public int localPort() {
-        return real.localPort();
-    }
-
-    @Override
     public int receive(RxBatch batch) {
         releaseGroupOverdue();
         return real.receive(batch);
@@ -216,40 +204,5 @@ final class FaultyDatagrams implements Datagrams {
         releaseGroupOverdue();
         // wake in time to release a datagram still held
         real.await(groupHolds() ? Math.min(timeoutMillis, HOLD_LIMIT_MILLIS) : timeoutMillis);
-    }
-
-    @Override
-    public void wakeup() {
-        real.wakeup();
-    }
-
-    @Override
-    public long kernelDrops() {
-        return real.kernelDrops();
-    }
-
-    @Override
-    public int bufferBytes(boolean send) {
-        return real.bufferBytes(send);
-    }
-
-    @Override
-    public void receiveIpInfo(boolean on) {
-        real.receiveIpInfo(on);
-    }
-
-    @Override
-    public boolean receivesIpInfo() {
-        return real.receivesIpInfo();
-    }
-
-    @Override
-    public int lastErrno() {
-        return real.lastErrno();
-    }
-
-    @Override
-    public void close() {
-        real.close();
     }
 }

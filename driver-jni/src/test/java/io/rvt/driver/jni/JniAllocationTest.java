@@ -2,6 +2,7 @@ package io.rvt.driver.jni;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rvt.api.PortCounter;
 import io.rvt.api.QpType;
 import io.rvt.api.RecvWorkRequest;
 import io.rvt.api.SendWorkRequest;
@@ -11,6 +12,7 @@ import io.rvt.api.WrOpcode;
 import io.rvt.testkit.Endpoint;
 import io.rvt.testkit.Verbs;
 import java.lang.management.ManagementFactory;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -27,8 +29,24 @@ class JniAllocationTest {
     @ParameterizedTest
     @ValueSource(strings = {"127.0.0.1", "::1"})
     void shouldNotAllocatePerMessageWhenSteady(String host) {
+        assertNoAllocationPerMessage(new JniFixture(1, host, true, Wire.NATIVE));
+    }
+
+    /**
+     * The same with every IPv4 datagram received carrying a numbered, non-zero IP Identification as Linux's do
+     * ({@link Ipv4IdNumbering}, itself allocation-free): the ICRC solved for the ID on every packet allocates nothing.
+     */
+    @Test
+    void shouldNotAllocatePerMessageWhenSolvingIpv4Ids() {
+        long solved = assertNoAllocationPerMessage(new JniFixture(1, "127.0.0.1", true, Wire.NATIVE)
+                .numberIpv4Ids(true));
+        assertThat(solved).as("packets accepted under a solved ID").isGreaterThan(MEASURED);
+    }
+
+    /** @return the second device's {@code RX_IPV4_ID_SOLVED} at the end */
+    private static long assertNoAllocationPerMessage(JniFixture fixture) {
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        try (JniFixture f = new JniFixture(1, host, true, Wire.NATIVE)) {
+        try (JniFixture f = fixture) {
             // No fixture thread: this test's thread is the engine of both HCAs.
             JniDriver[] d = new JniDriver[2];
             io.rvt.api.Device[] dev = openWithoutEngineThread(f, d);
@@ -47,6 +65,7 @@ class JniAllocationTest {
             // Measured: 160-240 bytes in all (one-off lazy initialisations); one 16-byte object per round would be
             // 80 KB. Half of that leaves room for the JIT's and the JVM's own one-offs.
             assertThat(bytes).as("bytes allocated over %d rounds", MEASURED).isLessThan(40_000);
+            return dev[1].portCounter(1, PortCounter.RX_IPV4_ID_SOLVED);
         }
     }
 

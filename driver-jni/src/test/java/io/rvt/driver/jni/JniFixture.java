@@ -33,6 +33,10 @@ final class JniFixture implements DriverFixture {
     private int socketBufferBytes = -1;
     private long backstopQuietNanos = -1;
     private boolean udpGso = true;
+    private boolean numberIpv4Ids;
+    private boolean solveIpv4Id = true;
+    /** Per device, its sockets' {@link Ipv4IdNumbering} (with {@link #numberIpv4Ids}). */
+    private final List<List<Ipv4IdNumbering>> numberings = new ArrayList<>();
     private boolean callerRunsEngines;
     private volatile boolean running;
     private Thread engine;
@@ -92,6 +96,37 @@ final class JniFixture implements DriverFixture {
         return this;
     }
 
+    /**
+     * @param on every IPv4 datagram an HCA receives carries a numbered, mostly non-zero IP Identification as Linux's
+     *        do, its ICRC computed over it ({@link Ipv4IdNumbering}; faults are injected before it, on the way)
+     * @return this
+     */
+    JniFixture numberIpv4Ids(boolean on) {
+        numberIpv4Ids = on;
+        return this;
+    }
+
+    /**
+     * @param on {@link JniDriverBuilder#solveIpv4Id(boolean)} (default on)
+     * @return this
+     */
+    JniFixture solveIpv4Id(boolean on) {
+        solveIpv4Id = on;
+        return this;
+    }
+
+    /**
+     * @param device a device's index in {@link #drivers()}
+     * @return the datagrams it received with a non-zero IPv4 Identification ({@link #numberIpv4Ids})
+     */
+    long ipv4IdsNumbered(int device) {
+        long n = 0;
+        for (Ipv4IdNumbering s : numberings.get(device)) {
+            n += s.numbered();
+        }
+        return n;
+    }
+
     List<JniDriver> drivers() {
         return drivers;
     }
@@ -110,13 +145,20 @@ final class JniFixture implements DriverFixture {
             if (backstopQuietNanos > 0) {
                 builder.backstopQuietNanos(backstopQuietNanos);
             }
+            List<Ipv4IdNumbering> numbered = new CopyOnWriteArrayList<>();
+            numberings.add(numbered);
             JniDriver d = builder.name(name).address(address).udpPort(0).wire(wire)
-                    .ownThreads(!shared).sourcePorts(sourcePorts).udpGso(udpGso)
+                    .ownThreads(!shared).sourcePorts(sourcePorts).udpGso(udpGso).solveIpv4Id(solveIpv4Id)
                     .decorate(io -> {
                         FaultyDatagrams f = new FaultyDatagrams(name, io, s, 4096 + 128, sockets);
                         f.faults(faults);
                         f.partition(partitioned);
-                        return f;
+                        if (!numberIpv4Ids) {
+                            return f;
+                        }
+                        Ipv4IdNumbering n = new Ipv4IdNumbering(f, (int) s * 7919);
+                        numbered.add(n);
+                        return n;
                     }).build();
             drivers.add(d);
         }

@@ -11,20 +11,14 @@ import io.rvt.api.WorkCompletion;
 import io.rvt.testkit.Endpoint;
 import io.rvt.testkit.Verbs;
 import io.rvt.transport.header.BthDescriptor;
-import io.rvt.transport.header.DethDescriptor;
-import io.rvt.transport.header.Icrc;
-import io.rvt.transport.header.Opcode;
-import java.net.DatagramPacket;
-import java.net.DatagramSocket;
 import java.net.InetAddress;
-import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Garbage sent at a driver's UDP port with a plain {@link DatagramSocket} (random bytes, truncated packets, packets
+ * Garbage sent at a driver's UDP port from a plain socket ({@link UdTarget}) (random bytes, truncated packets, packets
  * with a bad ICRC) is dropped and counted, never thrown, and the driver keeps serving RC traffic afterwards. A
  * well-formed packet from the same socket is accepted, so the drops are the checks' doing.
  */
@@ -36,17 +30,16 @@ class JniMalformedPacketTest {
     private Verbs verbs;
     private Endpoint ud;
     private InetAddress local;
-    private DatagramSocket raw;
+    private UdTarget raw;
 
     /** Per parameter: two HCAs on {@code host}, a UD QP on the second, and a plain socket to send garbage from. */
     private void setUp(String host) throws Exception {
-        local = InetAddress.getByName(host);
-        fixture = new JniFixture(SEED, host);
-        dev = fixture.open(2);
-        verbs = new Verbs(fixture);
-        ud = verbs.endpoint(dev[1], QpType.UD, 4096);
-        verbs.activateUd(ud, QKEY);
-        raw = new DatagramSocket(0, local);
+        raw = new UdTarget(new JniFixture(SEED, host), host, QKEY, 4096);
+        fixture = raw.fixture;
+        dev = raw.dev;
+        verbs = raw.verbs;
+        ud = raw.ud;
+        local = raw.local;
     }
 
     @AfterEach
@@ -54,13 +47,10 @@ class JniMalformedPacketTest {
         if (raw != null) {
             raw.close();
         }
-        if (fixture != null) {
-            fixture.close();
-        }
     }
 
     private JniDriver target() {
-        return fixture.drivers().get(1);
+        return raw.target();
     }
 
     /** A UD SEND_ONLY to the UD QP with {@code payload} bytes and the ICRC this socket's datagram needs. */
@@ -70,24 +60,10 @@ class JniMalformedPacketTest {
 
     /**
      * A UD SEND_ONLY to QP {@code destQp} with {@code payload} bytes and the ICRC of a datagram to {@code dst} (this
-     * host, or a multicast group).
+     * host, or a multicast group), over IPv4 ID 0 as rvt sends.
      */
     private byte[] udPacket(int destQp, int payload, Gid dst) {
-        ByteBuffer b = ByteBuffer.allocate(BthDescriptor.LENGTH + DethDescriptor.LENGTH + payload + Icrc.LENGTH);
-        int at = BthDescriptor.write(b, 0, Opcode.UD_SEND_ONLY, false, false, 0, 0xFFFF, destQp, false, 0);
-        at = DethDescriptor.write(b, at, QKEY, 5);
-        b.putLong(at, 42);
-        int len = b.capacity();
-        int port = target().localPort(1);
-        Icrc icrc = new Icrc();
-        if (local.getAddress().length == 4) {
-            int ip = ByteBuffer.wrap(local.getAddress()).getInt();
-            int to = dst.isMulticast() ? Peer.groupV4(dst) : (int) dst.interfaceId();
-            icrc.writeRoceV4(ip, to, 0, true, raw.getLocalPort(), port, b, 0, len);
-        } else {
-            icrc.writeRoceV6(Peer.gidOf(local), dst, raw.getLocalPort(), port, b, 0, len);
-        }
-        return b.array();
+        return raw.udSendOnly(destQp, payload, 42, dst, 0);
     }
 
     /**
@@ -132,7 +108,7 @@ class JniMalformedPacketTest {
     }
 
     private void inject(byte[] bytes, int len) throws Exception {
-        raw.send(new DatagramPacket(bytes, len, local, target().localPort(1)));
+        raw.send(bytes, len);
     }
 
     private void awaitMalformed(long expected) {

@@ -33,12 +33,13 @@ import java.util.zip.CRC32;
  * <p>For RoCEv2 the IP and UDP headers are not in the buffer (a UDP socket does not show them), so they are
  * rebuilt from parameters exactly as the kernel sends them: IPv4 version/IHL 0x45, total length, Identification,
  * flags (DF or not), fragment offset 0, protocol 17; IPv6 payload length and next header 17; UDP ports and length.
- * The caller must know the IPv4 Identification the sending kernel used, since it is covered.
+ * The Identification is covered, and a receiver does not see it: {@link #recoverRoceV4Id} checks a packet by solving
+ * for the one ID its ICRC matches under.
  *
- * <p>An instance keeps a {@link CRC32} and a scratch array for the masked header copies, so it allocates nothing
- * per packet; it is not thread-safe: use one per thread (one per driver agent). Buffers are read with absolute
- * indexes: their position, limit and mark are never touched. Heap buffers are read in place; direct and read-only
- * buffers are copied through the scratch array in chunks.
+ * <p>An instance keeps a {@link CRC32}, a scratch array for the masked header copies and an IPv4 ID solver with its
+ * cache, so it allocates nothing per packet; it is not thread-safe: use one per thread (one per driver agent).
+ * Buffers are read with absolute indexes: their position, limit and mark are never touched. Heap buffers are read in
+ * place; direct and read-only buffers are copied through the scratch array in chunks.
  */
 public final class Icrc {
     /** Length of the ICRC field in bytes. */
@@ -60,6 +61,7 @@ public final class Icrc {
     private static final int SCRATCH_LENGTH = 1024;
 
     private final CRC32 crc = new CRC32();
+    private final Ipv4IdSolver idSolver = new Ipv4IdSolver();
     private final byte[] scratch = new byte[SCRATCH_LENGTH];
     /** Big-endian view of {@link #scratch}, for writing the rebuilt headers. */
     private final ByteBuffer scratchBuf = ByteBuffer.wrap(scratch);
@@ -310,6 +312,38 @@ public final class Icrc {
         }
         return computeRoceV4(srcIp, dstIp, ipId, dontFragment, udpSrcPort, udpDstPort, udpPayload, offset,
                 length - LENGTH) == read(udpPayload, offset + length - LENGTH);
+    }
+
+    /**
+     * Checks a RoCEv2-over-IPv4 packet's ICRC without knowing the sender's IPv4 Identification, which a UDP socket
+     * does not show: the ICRC is computed with ID 0 (rvt's own packets: a match costs what {@link #checkRoceV4}
+     * costs); if that does not match, the one ID whose ICRC would be the received one, if any, is solved for from
+     * the difference (the CRC is affine in the ID's 16 bits; see {@code Ipv4IdSolver}). A match under a solved ID
+     * keeps 16 of the ICRC's 32 check bits: a random corruption passes with probability 2^-16, though every
+     * single-bit error in a packet of up to 26 KiB is still caught. Never throws for a range inside the buffer;
+     * allocates nothing.
+     *
+     * @param srcIp the IPv4 source address
+     * @param dstIp the IPv4 destination address
+     * @param dontFragment whether DF is set (Linux's rxe sets it)
+     * @param udpSrcPort the UDP source port
+     * @param udpDstPort the UDP destination port
+     * @param udpPayload the buffer holding the UDP payload
+     * @param offset index of the first byte of the BTH
+     * @param length bytes from the BTH to the end of the ICRC (the UDP payload length)
+     * @return the Identification (0-65535) the ICRC matches under, 0 if it matches under 0; -1 if it matches under
+     *         none or the length cannot hold a BTH and an ICRC
+     * @throws IndexOutOfBoundsException if the range is not inside the buffer's limit
+     */
+    public int recoverRoceV4Id(int srcIp, int dstIp, boolean dontFragment, int udpSrcPort, int udpDstPort,
+            ByteBuffer udpPayload, int offset, int length) {
+        Objects.checkFromIndexSize(offset, length, udpPayload.limit());
+        if (!isRoceLength(length - LENGTH)) {
+            return -1;
+        }
+        int syndrome = computeRoceV4(srcIp, dstIp, 0, dontFragment, udpSrcPort, udpDstPort, udpPayload, offset,
+                length - LENGTH) ^ read(udpPayload, offset + length - LENGTH);
+        return syndrome == 0 ? 0 : idSolver.solve(syndrome, length - LENGTH);
     }
 
     /**

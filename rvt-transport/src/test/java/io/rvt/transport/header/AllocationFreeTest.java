@@ -122,6 +122,13 @@ class AllocationFreeTest {
         sink += parser.parse(roceHeap, 0, roceLength, Framing.ROCEV2, headers) + headers.aeth();
         sink += icrc.checkRoceV4(PacketSpec.SRC_IP, PacketSpec.DST_IP, PacketSpec.IP_ID, true,
                 PacketSpec.UDP_SRC_PORT, Framing.ROCEV2_UDP_PORT, roceHeap, 0, roceLength) ? 1 : 0;
+        // the IPv4 ID solver's paths: the packet was written with IP_ID (not 0), then with a bit of its ICRC flipped
+        sink += icrc.recoverRoceV4Id(PacketSpec.SRC_IP, PacketSpec.DST_IP, true, PacketSpec.UDP_SRC_PORT,
+                Framing.ROCEV2_UDP_PORT, roceHeap, 0, roceLength);
+        roceDirect.put(roceDirectLength - 1, (byte) (roceDirect.get(roceDirectLength - 1) ^ 1));
+        sink += icrc.recoverRoceV4Id(PacketSpec.SRC_IP, PacketSpec.DST_IP, true, PacketSpec.UDP_SRC_PORT,
+                Framing.ROCEV2_UDP_PORT, roceDirect, 0, roceDirectLength);
+        roceDirect.put(roceDirectLength - 1, (byte) (roceDirect.get(roceDirectLength - 1) ^ 1));
         sink += parser.parse(roceDirect, 0, roceDirectLength, Framing.ROCEV2, headers);
         sink += icrc.computeRoceV6(src, dst, i, Framing.ROCEV2_UDP_PORT, roceDirect, 0, roceDirectLength - 4);
         sink += parser.parse(roceDirect, 0, roceDirectLength - 4, Framing.ROCEV2, headers); // rejected
