@@ -343,8 +343,7 @@ public final class RvtSendQueue implements SendQueue {
 
     @Override
     public void sendComplete(SendWqe wqe, WcStatus status) {
-        QpState state = qp.state();
-        if (!state.can(Ops.PROCESS_OR_FLUSH_SEND)) {
+        if (!qp.state().can(Ops.PROCESS_OR_FLUSH_SEND)) {
             return;
         }
         int old = (int) LAST.get(this);
@@ -361,7 +360,9 @@ public final class RvtSendQueue implements SendQueue {
         if (req.tail == old) {
             req.tail = next;
         }
-        if (state == QpState.SQD && next == req.cur) {
+        // the state after the completion, as rvt_send_complete reads it: a completion that overflowed the send CQ
+        // moved the QP to ERR (rvt_error_qp), and an errored QP's s_draining stays as it was
+        if (qp.state() == QpState.SQD && next == req.cur) {
             draining = false;
         }
     }

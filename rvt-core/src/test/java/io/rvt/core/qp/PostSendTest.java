@@ -211,6 +211,35 @@ class PostSendTest {
         assertThat(qp.sendQueue().last()).isEqualTo(1);
     }
 
+    /**
+     * rdmavt's {@code rvt_send_complete} reads the QP's state after the completion: when that completion overflows the
+     * send CQ, the QP is in ERR by then ({@code rvt_error_qp}), so an SQD QP's {@code s_draining} stays set. Reading
+     * the state before the completion (SQD) cleared it.
+     */
+    @Test
+    void shouldLeaveSqDrainingSetWhenTheLastInProgressWqeOverflowsTheSendCqAndErrorsTheQp() {
+        QpEnv env = env();
+        RvtQp qp = env.create(env.init(QpType.RC, 16, 16, 4).sendCq(env.dev.createCq(1, 0, null, null)));
+        env.up(qp, qp.qpNum());
+        qp.postSend(new SendWorkRequest(0).opcode(WrOpcode.SEND).wrId(1)
+                .next(new SendWorkRequest(0).opcode(WrOpcode.SEND).wrId(2)
+                        .next(new SendWorkRequest(0).opcode(WrOpcode.SEND).wrId(3))));
+        qp.sendLock().lock();
+        try {
+            qp.requester().cur = 2; // WQEs 0 and 1 are being sent
+        } finally {
+            qp.sendLock().unlock();
+        }
+        complete(qp, WcStatus.SUCCESS); // WQE 0: the send CQ's one entry is taken
+        qp.modifyQp(new QpAttr().qpState(QpState.SQD), QpEnv.STATE);
+        assertThat(qp.queryQp(new QpAttr()).sqDraining()).isTrue();
+
+        complete(qp, WcStatus.SUCCESS); // WQE 1, the last in progress: its completion overflows the CQ
+
+        assertThat(qp.state()).isEqualTo(QpState.ERR);
+        assertThat(qp.queryQp(new QpAttr()).sqDraining()).as("s_draining as rdmavt leaves it").isTrue();
+    }
+
     @Test
     void shouldReleaseEveryRegionReferenceWithoutCompletionsWhenResetDropsPostedWork() {
         QpEnv env = env();
