@@ -48,6 +48,15 @@ final class Connector implements AutoCloseable {
     /** How long {@link #disconnectAll()} waits for each DREP. */
     private static final Duration GOODBYE = Duration.ofSeconds(5);
 
+    /** A wait of {@link #await} that ran out of patience. */
+    static final class WaitTimeout extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        WaitTimeout(String message) {
+            super(message);
+        }
+    }
+
     /**
      * @param host the devices' host: its CM configuration and its network, run while waiting
      */
@@ -120,6 +129,13 @@ final class Connector implements AutoCloseable {
         Connection c = cm(from.device).connectAsync(o);
         try {
             await(c.established(), "the connection to " + destination.getHostAddress() + " port " + port);
+        } catch (WaitTimeout e) {
+            // the CM's own retries end an unanswered REQ first: a server that asked for more time (MRA) and has not
+            // answered since is busy
+            boolean asked = c.state() == io.rvt.cm.CmState.MRA_REQ_RCVD;
+            c.close();
+            throw new WaitTimeout(e.getMessage() + (asked ? " (the server took the request but has not answered "
+                    + "it: busy with another client?)" : ""));
         } catch (RuntimeException e) {
             c.close();
             throw e;
@@ -135,7 +151,7 @@ final class Connector implements AutoCloseable {
      * @return the next connection request on it
      */
     ConnectRequest request(Listener l, Duration patience) {
-        return await(l.nextRequest(), "client on port " + l.port(), patience);
+        return await(l.nextRequest(), "a client on port " + l.port(), patience);
     }
 
     /**
@@ -221,7 +237,7 @@ final class Connector implements AutoCloseable {
             }
             return future.get(patience.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            throw new IllegalStateException("no " + what + " within " + patience.toSeconds() + " s");
+            throw new WaitTimeout("gave up waiting for " + what + " after " + seconds(patience));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for " + what, e);
@@ -232,6 +248,11 @@ final class Connector implements AutoCloseable {
             }
             throw new IllegalStateException(what + ": " + cause, cause);
         }
+    }
+
+    /** @return a patience in whole seconds, or in milliseconds below a second ({@code 60 s}, {@code 200 ms}) */
+    static String seconds(Duration d) {
+        return d.compareTo(Duration.ofSeconds(1)) >= 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
     /** Stops listening and serving UD QPs: the connections made stay up, and the ports are free again. */

@@ -53,6 +53,8 @@ public final class FelixHost implements Host {
             "org.apache.felix.gogo.jline", "org.apache.felix.gogo.command");
     /** How long to wait for Config Admin and for the device services. */
     static final long DEADLINE_MILLIS = 20_000;
+    /** How often the wait for the device services looks for a component that failed to activate. */
+    private static final long FAILURE_POLL_MILLIS = 50;
 
     private final HcaConfigurations hcas;
     private final Path storage;
@@ -74,8 +76,16 @@ public final class FelixHost implements Host {
         Runtime.getRuntime().addShutdownHook(cleanup);
         Map<String, String> config = new HashMap<>();
         config.put("felix.log.level", "1"); // errors only: the commands' output stays readable
+        if (shell && System.console() == null) {
+            // standard input or output is no terminal (`echo rvt:devices | rvt shell`): JLine's dumb terminal, which
+            // reads the lines and ends at their end, without its warning that it could not make a system terminal
+            System.setProperty("org.jline.terminal.dumb", "true");
+        }
         if (!shell) {
             config.put("gosh.args", "--nointeractive");
+            // SCR's own console log (level AUDIT: no errors): a driver component that fails to activate would print
+            // its stack trace there; the wait for the devices reports it in one line instead (ScrFailures)
+            config.put("ds.loglevel", "0");
         }
         felix = EmbeddedFelix.start(storage, SYSTEM_PACKAGES, config);
         framework = felix.framework();
@@ -163,6 +173,10 @@ public final class FelixHost implements Host {
         }
     }
 
+    /**
+     * Waits for {@code n} device services; a driver component that failed to activate ends the wait at once with its
+     * own error, as the plain host reports it ({@code bind 127.0.0.1:4791 failed: EADDRINUSE ...}).
+     */
     private List<Device> awaitDevices(int n) throws InterruptedException {
         long deadline = System.nanoTime() + DEADLINE_MILLIS * 1_000_000;
         synchronized (arrived) {
@@ -173,7 +187,11 @@ public final class FelixHost implements Host {
                             + "registered within " + DEADLINE_MILLIS + " ms (did " + hcas.bundle() + " refuse its "
                             + hcas.factoryPid() + " configuration? see the log above)");
                 }
-                arrived.wait(left / 1_000_000 + 1);
+                String failure = ScrFailures.first(framework.getBundleContext());
+                if (failure != null) {
+                    throw new IllegalStateException(failure);
+                }
+                arrived.wait(Math.min(left / 1_000_000 + 1, FAILURE_POLL_MILLIS));
             }
             return List.copyOf(arrived.values());
         }

@@ -18,7 +18,6 @@ import io.rvt.cm.QpOptions;
 import java.io.PrintStream;
 import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -238,12 +237,13 @@ final class RemotePerf {
         try (Connector connector = new Connector(host)) {
             Listener l = connector.listen(dev, cmPort);
             out.printf("rvt perf: waiting for a client on %s port %d%n", dev.name(), cmPort);
-            ConnectRequest req = connector.request(l, RemotePingPong.SERVER_PATIENCE);
+            // a request this server will not serve is refused, and it waits on
+            ClientWait clients = new ClientWait(connector, l, out, "perf");
+            ConnectRequest req = clients.next("a client", RemotePingPong.SERVER_PATIENCE, r -> {
+                PerfWire.Request p = PerfWire.Request.decode(r.privateData());
+                return p == null ? "the request is not an rvt perf client's" : conflicts.apply(p);
+            });
             PerfWire.Request asked = PerfWire.Request.decode(req.privateData());
-            String conflict = asked == null ? "the request is not an rvt perf client's" : conflicts.apply(asked);
-            if (conflict != null) {
-                refuse(req, conflict);
-            }
             PerfSpec spec = asked.spec();
             boolean ud = spec.transport() == Transport.UD;
             int n = spec.qps();
@@ -276,11 +276,10 @@ final class RemotePerf {
                         peerQpns[q] = peer.qpn();
                         continue;
                     }
-                    // the client's data QPs: each REQ carries the same table
-                    ConnectRequest more = connector.request(l, Connector.DEADLINE);
-                    if (!java.util.Arrays.equals(more.privateData(), first)) {
-                        refuse(more, "QP " + q + " of the client asks for another table than its first");
-                    }
+                    // the client's data QPs: each REQ carries the same table; another client meanwhile is refused
+                    ConnectRequest more = clients.next("QP " + q + " of the client at " + client, Connector.DEADLINE,
+                            r -> java.util.Arrays.equals(r.privateData(), first) ? null
+                                    : "the server is busy with the client at " + client);
                     Connection dc = connector.accept(e, more, qpOptions(e, spec), region, qp -> {
                         // the client may send as soon as the REP is out: its receives must be there
                         for (int i = 0; i < receives; i++) {
@@ -364,6 +363,8 @@ final class RemotePerf {
         private long markNanos;
         /** The data QPs went down (the client disconnects): their flushed receives are not counted. */
         private boolean flushed;
+        /** The rows the client has finished (its DONE): fewer than its table's when it leaves is a failure. */
+        private int rowsDone;
         private long heard = System.nanoTime();
 
         ServerRows(Host host, Device dev, Endpoint e, PerfControl control, QueuePair[] qps, AddressHandle[] ahs,
@@ -408,6 +409,7 @@ final class RemotePerf {
                     if (control.connection().disconnected().isDone()) {
                         m = control.poll(); // a last message may have been polled for just before the DREQ
                         if (m == null) {
+                            checkFinished();
                             return;
                         }
                     } else {
@@ -427,6 +429,16 @@ final class RemotePerf {
                     heard = System.nanoTime();
                     step(m);
                 }
+            }
+        }
+
+        /** The client disconnected: it must have finished its table, or it failed (or was stopped) on its way. */
+        private void checkFinished() {
+            int rows = spec.sizes().length;
+            if (rowsDone < rows) {
+                throw new IllegalStateException("the client at " + peerName(control.connection()) + " left after "
+                        + rowsDone + " of its " + rows + " rows" + (size > 0 ? ", in the row of " + size + " bytes"
+                        : "") + ": it failed or was stopped (see its output)");
             }
         }
 
@@ -498,6 +510,7 @@ final class RemotePerf {
                 reports.write(spec, dev, mtu, null, r);
             }
             size = 0;
+            rowsDone++;
         }
 
         /** A sample is the time from one ping's arrival to the next: one round trip, as the client's. */
@@ -612,12 +625,6 @@ final class RemotePerf {
         }
     }
 
-    /** Rejects a client's request with the reason as private data, and ends this side with it. */
-    private static void refuse(ConnectRequest req, String why) {
-        req.reject(why.getBytes(StandardCharsets.UTF_8));
-        throw new UsageException("refused the client at " + RemotePingPong.clientName(req) + ": " + why);
-    }
-
     private static QueuePair qpOf(QueuePair[] qps, int qpn) {
         for (QueuePair qp : qps) {
             if (qp.qpNum() == qpn) {
@@ -629,11 +636,7 @@ final class RemotePerf {
 
     /** @return the peer's IP address (its GID on RoCEv2), as the user named it */
     private static String peerName(Connection c) {
-        try {
-            return InetAddress.getByAddress(c.remoteGid().toBytes()).getHostAddress();
-        } catch (java.net.UnknownHostException e) {
-            return c.remoteGid().toString();
-        }
+        return ClientWait.address(c.remoteGid());
     }
 
     /** @return the peer's IP address, from its GID (RoCE) */

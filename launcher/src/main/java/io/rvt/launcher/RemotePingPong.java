@@ -155,13 +155,13 @@ final class RemotePingPong {
         try (Connector connector = new Connector(host)) {
             Listener l = connector.listen(dev, cmPort);
             out.printf("rvt pingpong: waiting for a client on %s port %d%n", dev.name(), cmPort);
-            io.rvt.cm.ConnectRequest req = connector.request(l, SERVER_PATIENCE);
+            // a request this server will not serve is refused, and it waits on
+            io.rvt.cm.ConnectRequest req = new ClientWait(connector, l, out, "pingpong").next("a client",
+                    SERVER_PATIENCE, r -> {
+                        Params p = Params.decode(r.privateData());
+                        return p == null ? "the request is not an rvt pingpong's" : conflict(p, given);
+                    });
             Params asked = Params.decode(req.privateData());
-            String conflict = asked == null ? "the request is not an rvt pingpong's" : conflict(asked, given);
-            if (conflict != null) {
-                req.reject(conflict.getBytes(StandardCharsets.UTF_8));
-                throw new UsageException("refused the client at " + clientName(req) + ": " + conflict);
-            }
             try (Endpoint e = new Endpoint(dev, asked.size(), 16, link)) {
                 PingPongSide[] side = new PingPongSide[1];
                 Connection c = connector.accept(e, req, qpOptions(e), null, qp -> {
@@ -220,27 +220,43 @@ final class RemotePingPong {
     }
 
     /**
-     * @param req a client's request
-     * @return the client's IP address from the REQ's IP CM header, else its GID
-     */
-    static String clientName(io.rvt.cm.ConnectRequest req) {
-        return req.remoteAddress() != null ? req.remoteAddress().getAddress().getHostAddress()
-                : req.remoteGid().toString();
-    }
-
-    /**
      * @param x why a connect failed
      * @param server the server's address
      * @param cmPort its CM port
      * @return the error for the user: the server's reason when it rejected the client with one
      */
     static String refusal(CmException x, InetAddress server, int cmPort) {
-        byte[] why = x.rejectPrivateData();
-        if (why != null && why.length > 0) {
-            return "the server at " + server.getHostAddress() + " port " + cmPort + " refused: "
-                    + new String(why, StandardCharsets.UTF_8).trim();
+        String why = reason(x.rejectPrivateData());
+        String at = "the server at " + server.getHostAddress() + " port " + cmPort;
+        if (!why.isEmpty()) {
+            return at + " refused: " + why;
+        }
+        if (x.rejectReason() == io.rvt.cm.RejectReason.CONSUMER_DEFINED) {
+            return at + " refused the connection without a reason (not an rvt server?)";
         }
         return x.getMessage();
+    }
+
+    /**
+     * @param privateData a REJ's private data (148 bytes on the wire, zero-padded), or null
+     * @return the text before its first NUL if that is printable text, else "" (another program's REJ, or one
+     *         with no reason)
+     */
+    static String reason(byte[] privateData) {
+        if (privateData == null) {
+            return "";
+        }
+        int n = 0;
+        while (n < privateData.length && privateData[n] != 0) {
+            n++;
+        }
+        String text = new String(privateData, 0, n, StandardCharsets.UTF_8).trim();
+        for (int i = 0; i < text.length(); i++) {
+            if (Character.isISOControl(text.charAt(i)) || text.charAt(i) == '\uFFFD') {
+                return "";
+            }
+        }
+        return text;
     }
 
     private void printAddresses(Endpoint e, Connection c) {

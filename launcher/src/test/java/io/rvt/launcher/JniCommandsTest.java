@@ -50,6 +50,23 @@ abstract class JniCommandsTest {
         assertThat(cli.err()).isEmpty();
     }
 
+    /**
+     * A server on an address whose RoCEv2 port another program holds: one line at once, the driver's own words, on
+     * either host (under Felix it was ~40 lines of SCR's stack trace and a 20 s wait for devices that never came).
+     */
+    @Test
+    @Timeout(120)
+    void shouldSayInOneLineAtOnceThatTheRoceV2PortIsTakenWhenAServerCannotBindIt() throws Exception {
+        String address = "127.16." + ProcessHandle.current().pid() % 250 + "." + (hostOptions().isEmpty() ? 1 : 2);
+        try (java.net.DatagramSocket taken = new java.net.DatagramSocket(new java.net.InetSocketAddress(address,
+                JniSetup.ROCEV2_PORT))) {
+            assertThat(run("--address", address, "pingpong", "--server")).isEqualTo(Main.EXIT_FAILURE);
+        }
+        assertThat(cli.err()).isEqualTo("rvt: bind " + address + ":4791 failed: EADDRINUSE (98, address already in "
+                + "use)" + System.lineSeparator());
+        assertThat(cli.out()).doesNotContain("waiting for a client");
+    }
+
     @Test
     @Timeout(180)
     void shouldExchangeCheckedMessagesOverGlobalAddressesWhenPingPongingOverEveryTransport() {

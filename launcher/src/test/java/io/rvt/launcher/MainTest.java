@@ -3,7 +3,6 @@ package io.rvt.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rvt.api.Device;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -168,27 +167,5 @@ class MainTest {
     void shouldPrintUsageWhenAskedForHelp() {
         assertThat(cli.run("--help")).isZero();
         assertThat(cli.out()).contains("usage: rvt", "pingpong", "perf", "stat", "exit codes");
-    }
-
-    /** A host without devices. */
-    private static final class EmptyHost implements Host {
-        @Override
-        public List<Device> devices() {
-            return List.of();
-        }
-
-        @Override
-        public String description() {
-            return "no devices here";
-        }
-
-        @Override
-        public DriverKind driver() {
-            return DriverKind.SIM;
-        }
-
-        @Override
-        public void close() {
-        }
     }
 }

@@ -24,12 +24,12 @@ final class RvtProcess implements AutoCloseable {
     private final File err;
     private final String name;
 
-    private RvtProcess(String name, List<String> command) throws IOException {
+    private RvtProcess(String name, List<String> command, boolean input) throws IOException {
         this.name = name;
         this.err = File.createTempFile("rvt-" + name + "-", ".err");
         err.deleteOnExit();
         ProcessBuilder pb = new ProcessBuilder(command).redirectError(err);
-        pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        pb.redirectInput(input ? ProcessBuilder.Redirect.PIPE : ProcessBuilder.Redirect.from(new File("/dev/null")));
         this.process = pb.start();
         Thread reader = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
@@ -61,13 +61,69 @@ final class RvtProcess implements AutoCloseable {
         if (netns != null) {
             cmd.addAll(List.of("ip", "netns", "exec", netns));
         }
+        cmd.addAll(java(args));
+        return new RvtProcess(name, cmd, false);
+    }
+
+    /** @return the command line of a child JVM running {@code rvt args} on this JVM's class path */
+    private static List<String> java(String... args) {
+        List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add("-Drvt.bundles=" + Main.bundleDir());
         cmd.add(Main.class.getName());
         cmd.addAll(List.of(args));
-        return new RvtProcess(name, cmd);
+        return cmd;
+    }
+
+    /**
+     * @param name for errors
+     * @param args the rvt command line
+     * @return the running child, its standard input a pipe ({@link #type}, {@link #endInput})
+     * @throws IOException if it cannot be started
+     */
+    static RvtProcess startWithInput(String name, String... args) throws IOException {
+        return new RvtProcess(name, java(args), true);
+    }
+
+    /**
+     * Runs {@code rvt args} on a pseudo-terminal of {@code columns} x {@code rows} ({@code script}, {@code stty}),
+     * whose keyboard is {@link #type}.
+     *
+     * @param name for errors
+     * @param columns the terminal's width (0: a terminal that reports no size)
+     * @param rows its height
+     * @param args the rvt command line
+     * @return the running child
+     * @throws IOException if it cannot be started
+     */
+    static RvtProcess startOnTerminal(String name, int columns, int rows, String... args) throws IOException {
+        StringBuilder line = new StringBuilder("stty cols " + columns + " rows " + rows + ";");
+        for (String word : java(args)) {
+            line.append(" '").append(word.replace("'", "'\\''")).append('\'');
+        }
+        return new RvtProcess(name, List.of("script", "-qfec", line.toString(), "/dev/null"), true);
+    }
+
+    /**
+     * Writes {@code text} to its standard input.
+     *
+     * @param text what to type
+     * @throws IOException if it has ended
+     */
+    void type(String text) throws IOException {
+        process.getOutputStream().write(text.getBytes(StandardCharsets.UTF_8));
+        process.getOutputStream().flush();
+    }
+
+    /**
+     * Closes its standard input (the end of a pipe).
+     *
+     * @throws IOException if that fails
+     */
+    void endInput() throws IOException {
+        process.getOutputStream().close();
     }
 
     /**

@@ -145,40 +145,108 @@ class TwoProcessIT {
                 " 2 +200( +[0-9.]+){7}", "measured here");
     }
 
+    /**
+     * A perf server refuses a client whose test contradicts its own and a ping-pong client (its REQ is another
+     * program's to it), each with a REJ whose private data says why and one line of its own, and serves the next
+     * client: a bad request does not end it.
+     */
     @Test
-    void shouldRefuseAPerfClientWhoseTestContradictsTheServers() throws Exception {
+    void shouldRefuseAPerfClientWhoseTestContradictsTheServersAndAForeignRequestAndServeTheNextClient()
+            throws Exception {
         List<String> s = List.of("--driver", "jni", "--no-osgi", "--address", NET + "9", "perf", "--server", "-p",
                 "18702", "--test", "write");
-        List<String> c = List.of("--driver", "jni", "--no-osgi", "--address", NET + "10", "perf", NET + "9", "-p",
-                "18702", "--test", "read", "-n", "10");
         try (RvtProcess srv = RvtProcess.start("server", null, s.toArray(String[]::new))) {
             srv.awaitLine("waiting for a client");
-            try (RvtProcess cli = RvtProcess.start("client", null, c.toArray(String[]::new))) {
+            try (RvtProcess cli = RvtProcess.start("client", null, "--driver", "jni", "--no-osgi", "--address",
+                    NET + "10", "perf", NET + "9", "-p", "18702", "--test", "read", "-n", "10")) {
                 assertThat(cli.exitCode()).as(cli.stderr()).isEqualTo(1);
                 assertThat(cli.stderr()).contains("the server at " + NET + "9 port 18702 refused: the client asks for "
                         + "--test read, the server was started with --test write");
-                assertThat(srv.exitCode()).as(srv.stderr()).isEqualTo(2);
-                assertThat(srv.stderr()).contains("refused the client at " + NET + "10: the client asks for --test "
-                        + "read");
             }
+            srv.awaitLine("rvt perf: refused a request from " + NET + "10 port ");
+            assertThat(srv.out()).contains(": the client asks for --test read, the server was started with --test "
+                    + "write; waiting for the next client");
+            try (RvtProcess foreign = RvtProcess.start("foreign", null, "--driver", "jni", "--no-osgi", "--address",
+                    NET + "10", "pingpong", NET + "9", "-R", "-p", "18702", "-n", "10")) {
+                assertThat(foreign.exitCode()).as(foreign.stderr()).isEqualTo(1);
+                assertThat(foreign.stderr()).contains("refused: the request is not an rvt perf client's");
+            }
+            srv.awaitLine(": the request is not an rvt perf client's; waiting for the next client");
+            try (RvtProcess cli = RvtProcess.start("client", null, "--driver", "jni", "--no-osgi", "--address",
+                    NET + "10", "perf", NET + "9", "-p", "18702", "--test", "write", "-n", "10")) {
+                assertThat(cli.exitCode()).as(cli.out() + cli.stderr()).isZero();
+            }
+            assertThat(srv.exitCode()).as(srv.out() + srv.stderr()).isZero();
+            assertThat(srv.out()).contains("RDMA_Write BW Test");
+            assertThat(srv.stderr()).isEmpty();
         }
     }
 
-    /** The client's {@code -u} is both QPs' (its REQ carries it): a server started with another refuses it. */
+    /**
+     * The client's {@code -u} is both QPs' (its REQ carries it): a ping-pong server started with another refuses it,
+     * as it refuses a perf client's request, and serves the next client.
+     */
     @Test
-    void shouldRefuseAPingPongClientWhoseAckTimeoutContradictsTheServers() throws Exception {
+    void shouldRefuseAPingPongClientWhoseAckTimeoutContradictsTheServersAndAForeignRequestAndServeTheNextClient()
+            throws Exception {
         List<String> s = List.of("--driver", "jni", "--no-osgi", "--address", NET + "21", "pingpong", "--server", "-R",
-                "-p", "18708", "-u", "12");
-        List<String> c = List.of("--driver", "jni", "--no-osgi", "--address", NET + "22", "pingpong", NET + "21",
-                "-R", "-p", "18708", "-u", "9", "-n", "10");
+                "-p", "18708", "-u", "18");
         try (RvtProcess srv = RvtProcess.start("server", null, s.toArray(String[]::new))) {
             srv.awaitLine("waiting for a client");
-            try (RvtProcess cli = RvtProcess.start("client", null, c.toArray(String[]::new))) {
+            try (RvtProcess cli = RvtProcess.start("client", null, "--driver", "jni", "--no-osgi", "--address",
+                    NET + "22", "pingpong", NET + "21", "-R", "-p", "18708", "-u", "9", "-n", "10")) {
                 assertThat(cli.exitCode()).as(cli.stderr()).isEqualTo(1);
                 assertThat(cli.stderr()).contains("the server at " + NET + "21 port 18708 refused: the client asks "
-                        + "for -u 9, the server was started with -u 12");
-                assertThat(srv.exitCode()).as(srv.stderr()).isEqualTo(2);
+                        + "for -u 9, the server was started with -u 18");
             }
+            srv.awaitLine("rvt pingpong: refused a request from " + NET + "22 port ");
+            assertThat(srv.out()).contains(": the client asks for -u 9, the server was started with -u 18",
+                    "; waiting for the next client");
+            try (RvtProcess foreign = RvtProcess.start("foreign", null, "--driver", "jni", "--no-osgi", "--address",
+                    NET + "22", "perf", NET + "21", "-p", "18708", "-n", "10")) {
+                assertThat(foreign.exitCode()).as(foreign.stderr()).isEqualTo(1);
+                assertThat(foreign.stderr()).contains("refused: the request is not an rvt pingpong's");
+            }
+            srv.awaitLine(": the request is not an rvt pingpong's; waiting for the next client");
+            try (RvtProcess cli = RvtProcess.start("client", null, "--driver", "jni", "--no-osgi", "--address",
+                    NET + "22", "pingpong", NET + "21", "-R", "-p", "18708", "-u", "18", "-n", "10")) {
+                assertThat(cli.exitCode()).as(cli.out() + cli.stderr()).isZero();
+            }
+            assertThat(srv.exitCode()).as(srv.out() + srv.stderr()).isZero();
+            assertThat(srv.out()).contains("10 iters in ");
+            assertThat(srv.stderr()).isEmpty();
+        }
+    }
+
+    /**
+     * A perf client that fails after its first row of two (here: its report cannot be written) disconnects; its
+     * server, which printed that row, must not end as if the table had run: it exits 1 and says the client left.
+     */
+    @Test
+    void shouldExitNonZeroWhenItsPerfClientLeavesBeforeItsTableIsDone() throws Exception {
+        List<String> s = List.of("--driver", "jni", "--no-osgi", "--address", NET + "23", "perf", "--server", "-p",
+                "18709", "--test", "write");
+        try (RvtProcess srv = RvtProcess.start("server", null, s.toArray(String[]::new))) {
+            srv.awaitLine("waiting for a client");
+            // -a up to 4 bytes: rows of 2 and 4 bytes, as the REQ's table says
+            PerfSpec spec = new PerfSpec(PerfTest.WRITE, Transport.RC, false, new int[] {2, 4}, 1, 200, 0, 128);
+            int[] rows = new int[1];
+            java.io.ByteArrayOutputStream sink = new java.io.ByteArrayOutputStream();
+            java.io.PrintStream quiet = new java.io.PrintStream(sink, true, java.nio.charset.StandardCharsets.UTF_8);
+            RemotePerf client = new RemotePerf(quiet, quiet, LinkOptions.DEFAULT, 18709, false, (sp, d, mtu, bw, lat) -> {
+                if (++rows[0] == 2) {
+                    throw new IllegalStateException("the client's report could not be written");
+                }
+            });
+            try (PlainJniHost host = PlainJniHost.start(JniSetup.single(NET + "24",
+                    io.rvt.driver.jni.JniDriverBuilder.DEFAULT_SOURCE_PORTS))) {
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.client(host,
+                        java.net.InetAddress.getByName(NET + "23"), spec)).hasMessageContaining("could not be written");
+            }
+            assertThat(srv.exitCode()).as(srv.out() + srv.stderr()).isEqualTo(Main.EXIT_FAILURE);
+            assertThat(rows(srv.out())).as(srv.out()).hasSize(1);
+            assertThat(srv.stderr()).contains("rvt: the client at " + NET + "24 left after 1 of its 2 rows");
+            assertThat(srv.out()).doesNotContain("(server: ");
         }
     }
 
