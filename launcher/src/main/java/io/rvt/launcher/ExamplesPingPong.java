@@ -137,7 +137,8 @@ final class ExamplesPingPong {
                 host::progress, Completions.DEADLINE_NANOS).events(events).postReceives();
         PingpongDest mine = new PingpongDest(attr.lid(), qp.qp().qpNum(), PSN_RANDOM.nextInt(1 << 24),
                 gidIndex < 0 ? io.rvt.api.Gid.ZERO : dev.queryGid(link.port(), gidIndex));
-        out.println("  local address:  " + mine.describe());
+        // ibv_ud_pingpong's local line has a colon before the GID (ud_pingpong.c), its remote one a comma
+        out.println("  local address:  " + mine.describe(ud ? ": " : ", "));
         PingpongQp.Path path = new PingpongQp.Path(mtu, params.sl(), gidIndex, link.qpTimeout(), attr.lid() != 0);
         try (PingpongExchange.Session session = server != null
                 ? PingpongExchange.client(server, params.tcpPort(), mine, EXCHANGE_PATIENCE)

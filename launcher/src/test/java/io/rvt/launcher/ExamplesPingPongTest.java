@@ -24,10 +24,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  * checked.
  */
 class ExamplesPingPongTest {
+    // ibv_ud_pingpong's local line has "PSN ...: GID", the others ", GID"
     private static final Pattern LOCAL = Pattern.compile("local address: +(LID 0x[0-9a-f]{4}, QPN 0x[0-9a-f]{6}, "
-            + "PSN 0x[0-9a-f]{6}, GID \\S+)");
+            + "PSN 0x[0-9a-f]{6})[,:] (GID \\S+)");
     private static final Pattern REMOTE = Pattern.compile("remote address: +(LID 0x[0-9a-f]{4}, QPN 0x[0-9a-f]{6}, "
-            + "PSN 0x[0-9a-f]{6}, GID \\S+)");
+            + "PSN 0x[0-9a-f]{6}), (GID \\S+)");
 
     @ParameterizedTest
     @EnumSource(Transport.class)
@@ -36,6 +37,7 @@ class ExamplesPingPongTest {
         for (String o : out) {
             assertThat(o).contains("102400 bytes in ", "50 iters in ", "(" + t + "; every message checked");
         }
+        assertThat(out[1]).containsPattern(t == Transport.UD ? "PSN 0x[0-9a-f]{6}: GID" : "PSN 0x[0-9a-f]{6}, GID");
         assertThat(group(LOCAL, out[0])).isEqualTo(group(REMOTE, out[1]));
         assertThat(group(LOCAL, out[1])).isEqualTo(group(REMOTE, out[0]));
     }
@@ -118,6 +120,6 @@ class ExamplesPingPongTest {
     private static String group(Pattern p, String text) {
         Matcher m = p.matcher(text);
         assertThat(m.find()).as("%s in %s", p, text).isTrue();
-        return m.group(1);
+        return m.group(1) + " " + m.group(2);
     }
 }

@@ -51,8 +51,13 @@ class TwoProcessOptionsTest {
                 "--driver", "jni", "--address", "127.0.0.1,127.0.0.2", "pingpong", "--server");
         cli.assertUsage("option --udp-port: a client process's HCA binds the RoCEv2 port 4791", "--driver", "jni",
                 "--udp-port", "5000", "--address", "127.0.0.2", "pingpong", "127.0.0.1");
+        // rvt-cm's IP header carries one family (the examples' TCP exchange may differ from the RDMA path's)
         cli.assertUsage("HOST ::1 and --address 127.0.0.2 are not of one IP family", "--driver", "jni", "--address",
-                "127.0.0.2", "pingpong", "::1");
+                "127.0.0.2", "pingpong", "-R", "::1");
+        cli.assertUsage("HOST ::1 and --address 127.0.0.2 are not of one IP family", "--driver", "jni", "--address",
+                "127.0.0.2", "perf", "::1");
+        assertThat(Options.parse("--driver", "jni", "--address", "::1", "pingpong", "127.0.0.2").peer)
+                .isEqualTo("127.0.0.2");
         cli.assertUsage("HOST 'no.such.host.invalid' is not an IP address or known host", "--driver", "jni",
                 "pingpong", "no.such.host.invalid");
         cli.assertUsage("unexpected argument '127.0.0.3' after command 'pingpong'", "--driver", "jni", "pingpong",

@@ -57,7 +57,17 @@ public record PingpongDest(int lid, int qpn, int psn, Gid gid) {
 
     /** @return as the examples print it: {@code LID 0x0000, QPN 0x000011, PSN 0x123456, GID ::ffff:192.0.2.1} */
     public String describe() {
-        return String.format(Locale.ROOT, "LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s", lid, qpn, psn, ntop(gid));
+        return describe(", ");
+    }
+
+    /**
+     * @param beforeGid what separates the PSN and the GID: {@code ", "}, or ibv_ud_pingpong's {@code ": "} in its
+     *        local address line
+     * @return as the examples print it
+     */
+    public String describe(String beforeGid) {
+        return String.format(Locale.ROOT, "LID 0x%04x, QPN 0x%06x, PSN 0x%06x%sGID %s", lid, qpn, psn, beforeGid,
+                ntop(gid));
     }
 
     /**

@@ -1,0 +1,94 @@
+package io.rvt.it.interop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rvt.launcher.Main;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@code rvt pingpong} (the launcher, in a child JVM in the peer's namespace, its HCA on the host's address) against
+ * the guest's {@code ibv_rc_pingpong}, {@code ibv_uc_pingpong} and {@code ibv_ud_pingpong} with {@code -g} (rxe's
+ * RoCE v2 GID of the guest's IPv6 address), either side as server: both exit 0 with the examples' result lines, and
+ * each side's address is what the other printed as remote. RDMA over IPv6 (rxe's IPv4 packets need issue 25's ICRC
+ * fix); an example server's TCP exchange over IPv4, where it listens.
+ */
+@ExtendWith(LinuxPeerExtension.class)
+class RvtPingpongLinuxIT {
+    private static final Duration GUEST = Duration.ofSeconds(180);
+    private static final Duration CHILD = Duration.ofSeconds(240);
+    private static final int ITERS = 50;
+    private static final Pattern LOCAL = Pattern.compile("local address: +(LID 0x[0-9a-f]{4}, QPN 0x[0-9a-f]{6}, "
+            + "PSN 0x[0-9a-f]{6})[,:] GID (\\S+)");
+    private static final Pattern REMOTE = Pattern.compile("remote address: +(LID 0x[0-9a-f]{4}, QPN 0x[0-9a-f]{6}, "
+            + "PSN 0x[0-9a-f]{6}), GID (\\S+)");
+
+    @ParameterizedTest
+    @ValueSource(strings = {"RC", "UC", "UD"})
+    void shouldRunRvtPingpongAgainstTheExampleServer(String transport, LinuxPeer peer) throws Exception {
+        int port = 18520 + "RC UC UD".indexOf(transport);
+        String gid = Integer.toString(peer.gidIndex(peer.guestIpv6()));
+        GuestProcess server = peer.spawn(example(transport), "-g", gid, "-n", Integer.toString(ITERS), "-p",
+                Integer.toString(port));
+        peer.awaitListener(port, GUEST);
+        // the example listens on IPv4's wildcard alone (the first of getaddrinfo's passive addresses): the exchange
+        // goes over IPv4, the RDMA traffic between the IPv6 GIDs it carries
+        try (NamespaceJvm client = peer.jvm("rvt-client", Main.class, rvt(peer, transport, port,
+                peer.guestIpv4().getHostAddress()))) {
+            int exit = client.awaitExit(CHILD);
+            GuestResult r = server.await(GUEST);
+            assertThat(exit).as("rvt pingpong: " + client.outputs() + "\nguest: " + r.output()).isZero();
+            String guest = r.assertSuccess();
+            check(guest, client.out());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"RC", "UC", "UD"})
+    void shouldServeTheExampleClient(String transport, LinuxPeer peer) throws Exception {
+        int port = 18530 + "RC UC UD".indexOf(transport);
+        String gid = Integer.toString(peer.gidIndex(peer.guestIpv6()));
+        try (NamespaceJvm server = peer.jvm("rvt-server", Main.class, rvt(peer, transport, port, "--server"))) {
+            server.awaitLine("rvt pingpong: waiting for a client", CHILD);
+            GuestResult r = peer.exec(GUEST, example(transport), "-g", gid, "-n", Integer.toString(ITERS), "-p",
+                    Integer.toString(port), peer.hostIpv6().getHostAddress());
+            int exit = server.awaitExit(CHILD);
+            assertThat(exit).as("rvt pingpong --server: " + server.outputs() + "\nguest: " + r.output()).isZero();
+            check(r.assertSuccess(), server.out());
+        }
+    }
+
+    private static String example(String transport) {
+        return "ibv_" + transport.toLowerCase(Locale.ROOT) + "_pingpong";
+    }
+
+    /** The rvt side's command line: one HCA on the host's IPv6 address, RC's ACK timeout 1 s (rxe under TCG). */
+    private static String[] rvt(LinuxPeer peer, String transport, int port, String role) {
+        String host = peer.hostIpv6().getHostAddress();
+        return transport.equals("RC")
+                ? new String[] {"--driver", "jni", "--no-osgi", "--address", host, "pingpong", role, "-c", transport,
+                    "-n", Integer.toString(ITERS), "-p", Integer.toString(port), "-u", "18"}
+                : new String[] {"--driver", "jni", "--no-osgi", "--address", host, "pingpong", role, "-c", transport,
+                    "-n", Integer.toString(ITERS), "-p", Integer.toString(port)};
+    }
+
+    /** Both printed the examples' results, and each one's address is the other's remote one, GID and all. */
+    private static void check(String guest, String rvt) {
+        for (String out : new String[] {guest, rvt}) {
+            assertThat(out).contains(ITERS + " iters in ").containsPattern("\\d+ bytes in [0-9.]+ seconds = ");
+        }
+        assertThat(groups(LOCAL, guest)).isEqualTo(groups(REMOTE, rvt));
+        assertThat(groups(LOCAL, rvt)).isEqualTo(groups(REMOTE, guest));
+    }
+
+    private static String groups(Pattern p, String text) {
+        Matcher m = p.matcher(text);
+        assertThat(m.find()).as("%s in %s", p, text).isTrue();
+        return m.group(1) + " " + m.group(2);
+    }
+}
