@@ -57,7 +57,8 @@ public final class PingpongExchange {
     }
 
     /**
-     * @param bind the local address to listen on
+     * @param bind the local address to listen on, or null for the wildcard of both families (as getaddrinfo's
+     *        passive list on a dual-stack host)
      * @param port the TCP port
      * @param mine this side's destination
      * @param patience how long to wait for a client, and then for each read
@@ -68,11 +69,12 @@ public final class PingpongExchange {
      */
     public static Session server(InetAddress bind, int port, PingpongDest mine, Duration patience,
             Runnable listening, Consumer<PingpongDest> connect) {
-        String where = bind.getHostAddress() + " TCP port " + port;
+        InetSocketAddress local = bind == null ? new InetSocketAddress(port) : new InetSocketAddress(bind, port);
+        String where = (bind == null ? "the wildcard address" : bind.getHostAddress()) + " TCP port " + port;
         Socket s = null;
         try (ServerSocket listen = new ServerSocket()) {
             listen.setReuseAddress(true);
-            listen.bind(new InetSocketAddress(bind, port), 1);
+            listen.bind(local, 1);
             listen.setSoTimeout(millis(patience));
             listening.run();
             s = listen.accept();

@@ -3,6 +3,7 @@ package io.rvt.it.interop.tools;
 import io.rvt.api.AccessFlag;
 import io.rvt.api.CompletionQueue;
 import io.rvt.api.Device;
+import io.rvt.api.Gid;
 import io.rvt.api.MemoryRegion;
 import io.rvt.api.PathMtu;
 import io.rvt.api.PortAttr;
@@ -13,6 +14,10 @@ import io.rvt.api.SendFlag;
 import io.rvt.api.SendWorkRequest;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
+import io.rvt.launcher.pingpong.PingpongDest;
+import io.rvt.launcher.pingpong.PingpongExchange;
+import io.rvt.launcher.pingpong.PingpongQp;
+import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,7 +28,7 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * rvt's ibv_rc_pingpong, ibv_uc_pingpong and ibv_ud_pingpong (libibverbs/examples): the server (no operand) or the
  * client ({@code <host>}) exchange {@link PingpongDest}s over TCP ({@link PingpongExchange}), connect their QPs as
- * the examples do ({@link PingpongQp}) and play {@code -n} (1000) rounds of ping-pong: the client SENDs {@code -s}
+ * the examples do ({@link PingpongQp}; the three are the launcher's, whose {@code rvt pingpong} speaks the same) and play {@code -n} (1000) rounds of ping-pong: the client SENDs {@code -s}
  * bytes (RC/UC 4096, UD 1024) and waits for its send's completion and the server's answer, the server answers each
  * message as it arrives. Options: {@code -p} TCP port (18515), {@code -i} HCA port (1), {@code -s}, {@code -m} path
  * MTU (1024; not UD), {@code -r} receives posted (500), {@code -n}, {@code -l} SL, {@code -g} GID index, {@code -c}
@@ -46,6 +51,8 @@ class Pingpong implements Tool {
     static final long RECV = 1;
     /** wr_id of every send ({@code PINGPONG_SEND_WRID}). */
     static final long SEND = 2;
+    /** The examples' ACK timeout code (14: 67 ms). */
+    static final int TIMEOUT = 14;
 
     private final String name;
     private final QpType type;
@@ -110,17 +117,23 @@ class Pingpong implements Tool {
             for (int i = 0; i < rxDepth; i++) {
                 qp.qp().postRecv(rwr);
             }
-            PingpongDest mine = new PingpongDest(device.queryPort(ibPort, new PortAttr()).lid(), qp.qp().qpNum(),
-                    ThreadLocalRandom.current().nextInt(1 << 24), PingpongQp.localGid(device, ibPort, gidIndex));
+            PortAttr port = device.queryPort(ibPort, new PortAttr());
+            PingpongDest mine = new PingpongDest(port.lid(), qp.qp().qpNum(),
+                    ThreadLocalRandom.current().nextInt(1 << 24),
+                    gidIndex < 0 ? Gid.ZERO : device.queryGid(ibPort, gidIndex));
             ctx.say("  local address:  " + mine.describe());
-            int ackTimeout = ctx.options().ackTimeoutOr(PingpongQp.TIMEOUT);
-            PingpongDest remote = server != null
-                    ? PingpongExchange.client(ctx, server, tcpPort, mine)
-                    : PingpongExchange.server(ctx, tcpPort, mine,
-                            r -> qp.connect(device, pd, mine.psn(), mtu, sl, r, gidIndex, ackTimeout));
+            PingpongQp.Path path = new PingpongQp.Path(mtu, sl, gidIndex, ctx.options().ackTimeoutOr(TIMEOUT),
+                    port.lid() != 0);
+            PingpongDest remote;
+            try (PingpongExchange.Session session = server != null
+                    ? PingpongExchange.client(InetAddress.getByName(server), tcpPort, mine, ctx.remaining())
+                    : PingpongExchange.server(null, tcpPort, mine, ctx.remaining(),
+                            () -> ctx.listening("tcp-port " + tcpPort), r -> qp.connect(pd, mine.psn(), r, path))) {
+                remote = session.remote();
+            }
             ctx.say("  remote address: " + remote.describe());
             if (server != null) {
-                qp.connect(device, pd, mine.psn(), mtu, sl, remote, gidIndex, ackTimeout);
+                qp.connect(pd, mine.psn(), remote, path);
             }
             SendWorkRequest swr = new SendWorkRequest(1).wrId(SEND).opcode(WrOpcode.SEND)
                     .sendFlags(SendFlag.SIGNALED.bit()).sge(send, 0, size);

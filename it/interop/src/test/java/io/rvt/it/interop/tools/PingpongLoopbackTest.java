@@ -2,10 +2,8 @@ package io.rvt.it.interop.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rvt.api.Gid;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,25 +34,6 @@ class PingpongLoopbackTest {
             assertThat(r[1].number("bytes_checked")).isEqualTo((long) size * iters);
             assertThat(r[0].number("icrc_errors") + r[1].number("icrc_errors")).isZero();
         }
-    }
-
-    @Test
-    void shouldWriteTheDestinationAsTheExamplesDo() throws Exception {
-        // rc_pingpong.c: sprintf(msg, "%04x:%06x:%06x:%s", lid, qpn, psn, gid) into a 52-byte buffer, NUL included
-        PingpongDest d = new PingpongDest(0, 0x11, 0xabcdef, Gid.ipv4Mapped(0xC0000202));
-        byte[] wire = d.toWire();
-        assertThat(wire).hasSize(52);
-        assertThat(new String(wire, 0, 51, StandardCharsets.US_ASCII))
-                .isEqualTo("0000:000011:abcdef:00000000000000000000ffffc0000202");
-        assertThat(wire[51]).isZero();
-        assertThat(PingpongDest.parse(wire)).isEqualTo(d);
-    }
-
-    @Test
-    void shouldRefuseAnAddressInAnotherFormat() {
-        byte[] wire = "0000:11:22".getBytes(StandardCharsets.US_ASCII);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> PingpongDest.parse(wire))
-                .isInstanceOf(ToolFailure.class).hasMessageContaining("'0000:11:22' is not LID:QPN:PSN:GID");
     }
 
     private static Tool tool(String transport) {
