@@ -3,20 +3,22 @@ package io.rvt.it.interop;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rvt.launcher.Main;
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * {@code rvt pingpong} (the launcher, in a child JVM in the peer's namespace, its HCA on the host's address) against
  * the guest's {@code ibv_rc_pingpong}, {@code ibv_uc_pingpong} and {@code ibv_ud_pingpong} with {@code -g} (rxe's
  * RoCE v2 GID of the guest's IPv6 address), either side as server: both exit 0 with the examples' result lines, and
- * each side's address is what the other printed as remote. RDMA over IPv6 (rxe's IPv4 packets need issue 25's ICRC
- * fix); an example server's TCP exchange over IPv4, where it listens.
+ * each side's address is what the other printed as remote. RDMA over IPv6 and IPv4 (rxe numbers its IPv4 packets'
+ * IP Identification, which driver-jni's ICRC check solves for); an example server's TCP exchange over IPv4, where it
+ * listens.
  */
 @ExtendWith(LinuxPeerExtension.class)
 class RvtPingpongLinuxIT {
@@ -29,16 +31,17 @@ class RvtPingpongLinuxIT {
             + "PSN 0x[0-9a-f]{6}), GID (\\S+)");
 
     @ParameterizedTest
-    @ValueSource(strings = {"RC", "UC", "UD"})
-    void shouldRunRvtPingpongAgainstTheExampleServer(String transport, LinuxPeer peer) throws Exception {
-        int port = 18520 + "RC UC UD".indexOf(transport);
-        String gid = Integer.toString(peer.gidIndex(peer.guestIpv6()));
+    @CsvSource({"RC, IPv6", "UC, IPv6", "UD, IPv6", "RC, IPv4", "UC, IPv4", "UD, IPv4"})
+    void shouldRunRvtPingpongAgainstTheExampleServer(String transport, String family, LinuxPeer peer)
+            throws Exception {
+        int port = 18520 + "RC UC UD".indexOf(transport) + (family.equals("IPv4") ? 10 : 0);
+        String gid = Integer.toString(peer.gidIndex(guest(peer, family)));
         GuestProcess server = peer.spawn(example(transport), "-g", gid, "-n", Integer.toString(ITERS), "-p",
                 Integer.toString(port));
         peer.awaitListener(port, GUEST);
         // the example listens on IPv4's wildcard alone (the first of getaddrinfo's passive addresses): the exchange
-        // goes over IPv4, the RDMA traffic between the IPv6 GIDs it carries
-        try (NamespaceJvm client = peer.jvm("rvt-client", Main.class, rvt(peer, transport, port,
+        // goes over IPv4, the RDMA traffic between the GIDs it carries
+        try (NamespaceJvm client = peer.jvm("rvt-client", Main.class, rvt(peer, family, transport, port,
                 peer.guestIpv4().getHostAddress()))) {
             int exit = client.awaitExit(CHILD);
             GuestResult r = server.await(GUEST);
@@ -49,27 +52,36 @@ class RvtPingpongLinuxIT {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"RC", "UC", "UD"})
-    void shouldServeTheExampleClient(String transport, LinuxPeer peer) throws Exception {
-        int port = 18530 + "RC UC UD".indexOf(transport);
-        String gid = Integer.toString(peer.gidIndex(peer.guestIpv6()));
-        try (NamespaceJvm server = peer.jvm("rvt-server", Main.class, rvt(peer, transport, port, "--server"))) {
+    @CsvSource({"RC, IPv6", "UC, IPv6", "UD, IPv6", "RC, IPv4", "UC, IPv4", "UD, IPv4"})
+    void shouldServeTheExampleClient(String transport, String family, LinuxPeer peer) throws Exception {
+        int port = 18540 + "RC UC UD".indexOf(transport) + (family.equals("IPv4") ? 10 : 0);
+        String gid = Integer.toString(peer.gidIndex(guest(peer, family)));
+        try (NamespaceJvm server = peer.jvm("rvt-server", Main.class, rvt(peer, family, transport, port,
+                "--server"))) {
             server.awaitLine("rvt pingpong: waiting for a client", CHILD);
             GuestResult r = peer.exec(GUEST, example(transport), "-g", gid, "-n", Integer.toString(ITERS), "-p",
-                    Integer.toString(port), peer.hostIpv6().getHostAddress());
+                    Integer.toString(port), host(peer, family).getHostAddress());
             int exit = server.awaitExit(CHILD);
             assertThat(exit).as("rvt pingpong --server: " + server.outputs() + "\nguest: " + r.output()).isZero();
             check(r.assertSuccess(), server.out());
         }
     }
 
+    private static InetAddress guest(LinuxPeer peer, String family) {
+        return family.equals("IPv4") ? peer.guestIpv4() : peer.guestIpv6();
+    }
+
+    private static InetAddress host(LinuxPeer peer, String family) {
+        return family.equals("IPv4") ? peer.hostIpv4() : peer.hostIpv6();
+    }
+
     private static String example(String transport) {
         return "ibv_" + transport.toLowerCase(Locale.ROOT) + "_pingpong";
     }
 
-    /** The rvt side's command line: one HCA on the host's IPv6 address, RC's ACK timeout 1 s (rxe under TCG). */
-    private static String[] rvt(LinuxPeer peer, String transport, int port, String role) {
-        String host = peer.hostIpv6().getHostAddress();
+    /** The rvt side's command line: one HCA on the host's address, RC's ACK timeout 1 s (rxe under TCG). */
+    private static String[] rvt(LinuxPeer peer, String family, String transport, int port, String role) {
+        String host = host(peer, family).getHostAddress();
         return transport.equals("RC")
                 ? new String[] {"--driver", "jni", "--no-osgi", "--address", host, "pingpong", role, "-c", transport,
                     "-n", Integer.toString(ITERS), "-p", Integer.toString(port), "-u", "18"}
