@@ -6,6 +6,8 @@ import io.rvt.api.Device;
 import io.rvt.api.Gid;
 import io.rvt.api.MemoryRegion;
 import io.rvt.api.ProtectionDomain;
+import io.rvt.api.SharedReceiveQueue;
+import io.rvt.api.SrqInitAttr;
 import io.rvt.cm.ConnectionManager;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -23,6 +25,7 @@ final class CmSide implements AutoCloseable {
     private final ProtectionDomain pd;
     private final List<CompletionQueue> cqs = new ArrayList<>();
     private final List<MemoryRegion> mrs = new ArrayList<>();
+    private final List<SharedReceiveQueue> srqs = new ArrayList<>();
 
     /**
      * @param device the HCA
@@ -51,6 +54,20 @@ final class CmSide implements AutoCloseable {
         CompletionQueue cq = device.createCq(entries, 0, null, null);
         cqs.add(cq);
         return cq;
+    }
+
+    /**
+     * A receive queue a server posts to before it accepts: rvt-cm's {@code acceptAsync} creates the QP and sends the
+     * REP in one call, so a receive posted on the QP afterwards may come after the client's first SEND (an RNR NAK,
+     * counted by rxe as {@code rcvd_rnr_err}); the Linux examples post theirs before {@code rdma_accept}.
+     *
+     * @param depth its size
+     * @return a new SRQ
+     */
+    SharedReceiveQueue srq(int depth) {
+        SharedReceiveQueue srq = pd.createSrq(new SrqInitAttr().maxWr(Math.max(depth, 1)).maxSge(1));
+        srqs.add(srq);
+        return srq;
     }
 
     /**
@@ -109,6 +126,9 @@ final class CmSide implements AutoCloseable {
 
     @Override
     public void close() {
+        for (SharedReceiveQueue srq : srqs) {
+            srq.destroySrq();
+        }
         for (MemoryRegion mr : mrs) {
             mr.deregMr();
         }

@@ -15,7 +15,7 @@ import java.util.List;
  * (rxe under TCG answers hundreds of milliseconds late at times) may get a longer one without changing the
  * protocol;</li>
  * <li>{@code --timeout SECONDS}: the most the whole run may take (default 120);</li>
- * <li>{@code --hold}: after the result line, keep the HCA and its QPs until a line or the end of standard input, so
+ * <li>{@code --hold}: after a good result line, keep the HCA and its QPs until a line or the end of standard input, so
  * that the peer's last retransmission or ACK still finds them (the test releases it once the Linux side
  * finished).</li>
  * </ul>

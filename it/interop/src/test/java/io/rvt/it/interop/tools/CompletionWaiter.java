@@ -52,6 +52,24 @@ final class CompletionWaiter {
     }
 
     /**
+     * Waits for the completion of the last RC send of a run whose peer may be gone by then: the peer's own success
+     * says the message arrived, but its ACK may have been lost with the peer ending right after (the retries then
+     * end in RETRY_EXC_ERR).
+     *
+     * @param wrId the work request's ID
+     * @param what what it is, for the failure message
+     * @return true if it completed successfully, false if its ACK never came
+     * @throws ToolFailure on any other error status or when the run's time is up
+     */
+    boolean awaitLast(long wrId, String what) throws ToolFailure {
+        try {
+            return await(wrId, what) != null;
+        } catch (LastSendUnacknowledged e) {
+            return false;
+        }
+    }
+
+    /**
      * Waits for a completion that may never come because the peer ends the connection (rping's server waits for the
      * next advertisement until the client disconnects).
      *
@@ -85,7 +103,9 @@ final class CompletionWaiter {
                 if (wc.status() == WcStatus.WR_FLUSH_ERR && endsSoon(ended)) {
                     return null;
                 }
-                throw new ToolFailure(what + " (wr_id " + wrId + ") completed with " + wc.status() + ": " + wc);
+                String message = what + " (wr_id " + wrId + ") completed with " + wc.status() + ": " + wc;
+                throw wc.status() == WcStatus.RETRY_EXC_ERR ? new LastSendUnacknowledged(message)
+                        : new ToolFailure(message);
             }
             if (ended.getAsBoolean()) {
                 return null;
@@ -112,6 +132,15 @@ final class CompletionWaiter {
             LockSupport.parkNanos(PARK_NANOS);
         }
         return true;
+    }
+
+    /** A send whose ACK never came: a failure, except for {@link #awaitLast}. */
+    private static final class LastSendUnacknowledged extends ToolFailure {
+        private static final long serialVersionUID = 1L;
+
+        LastSendUnacknowledged(String message) {
+            super(message);
+        }
     }
 
     private WorkCompletion take(long wrId) {

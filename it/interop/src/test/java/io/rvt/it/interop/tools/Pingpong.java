@@ -143,6 +143,7 @@ class Pingpong implements Tool {
             CompletionWaiter cq = new CompletionWaiter(cqs, ctx);
             int offset = type == QpType.UD ? GRH : 0;
             long start = System.nanoTime();
+            boolean lastAnswerUnacknowledged = false;
             for (int i = 0; i < iters; i++) {
                 if (server != null) {
                     qp.qp().postSend(swr);
@@ -155,7 +156,12 @@ class Pingpong implements Tool {
                 qp.qp().postRecv(rwr);
                 if (server == null) {
                     qp.qp().postSend(swr);
-                    cq.await(SEND, "answer " + i);
+                    if (i < iters - 1 || type != QpType.RC) {
+                        cq.await(SEND, "answer " + i);
+                    } else if (!cq.awaitLast(SEND, "the last answer")) {
+                        // the client's success says it arrived; the client ended before its ACK got through
+                        lastAnswerUnacknowledged = true;
+                    }
                 }
             }
             double usec = (System.nanoTime() - start) / 1e3;
@@ -169,6 +175,9 @@ class Pingpong implements Tool {
             facts.put("size", Integer.toString(size));
             facts.put("bytes_checked", Long.toString((long) size * iters));
             facts.put("remote_qpn", Integer.toString(remote.qpn()));
+            if (lastAnswerUnacknowledged) {
+                facts.put("last_answer_unacknowledged", "1");
+            }
             facts.put("usec_per_iter", String.format(Locale.ROOT, "%.0f", usec / iters));
             return facts;
         } finally {

@@ -5,6 +5,7 @@ import io.rvt.api.CompletionQueue;
 import io.rvt.api.MemoryRegion;
 import io.rvt.api.RecvWorkRequest;
 import io.rvt.api.SendWorkRequest;
+import io.rvt.api.SharedReceiveQueue;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
 import io.rvt.cm.ConnectRequest;
@@ -59,14 +60,15 @@ public final class RdmaServer implements Tool {
             Messages.fill(recv.buffer(), 0, SIZE, Messages.SCRIBBLE);
             CompletionQueue cqs = side.cq(4);
             CompletionWaiter cq = new CompletionWaiter(cqs, ctx);
-            QpOptions qp = new QpOptions().pd(side.pd()).cq(cqs);
+            SharedReceiveQueue srq = side.srq(1);
+            srq.postSrqRecv(new RecvWorkRequest(1).wrId(1).sge(recv, 0, SIZE)); // before the accept, as the example
+            QpOptions qp = new QpOptions().pd(side.pd()).cq(cqs).srq(srq);
             qp.cap().maxSendWr(1).maxRecvWr(1);
             try (Listener listener = side.cm().listen(port)) {
                 ctx.say("rdma_server: start");
                 ctx.listening("cm-port " + port);
                 ConnectRequest request = listener.accept(ctx.remaining());
                 try (Connection conn = request.acceptAsync(qp, null)) {
-                    conn.qp().postRecv(new RecvWorkRequest(1).wrId(1).sge(recv, 0, SIZE));
                     conn.awaitEstablished(ctx.remaining());
                     WorkCompletion got = cq.await(1, "the client's message");
                     Messages.checkLength("the client's message", got.byteLen(), SIZE);

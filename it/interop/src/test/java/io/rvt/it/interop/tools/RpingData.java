@@ -1,6 +1,7 @@
 package io.rvt.it.interop.tools;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -30,9 +31,10 @@ final class RpingData {
      * @param size its size
      */
     static void putInfo(ByteBuffer buf, long addr, int rkey, int size) {
-        buf.putLong(0, addr);
-        buf.putInt(8, rkey);
-        buf.putInt(12, size);
+        ByteBuffer be = bigEndian(buf);
+        be.putLong(0, addr);
+        be.putInt(8, rkey);
+        be.putInt(12, size);
     }
 
     /**
@@ -40,7 +42,7 @@ final class RpingData {
      * @return its address
      */
     static long addr(ByteBuffer buf) {
-        return buf.getLong(0);
+        return bigEndian(buf).getLong(0);
     }
 
     /**
@@ -48,7 +50,7 @@ final class RpingData {
      * @return its rkey
      */
     static int rkey(ByteBuffer buf) {
-        return buf.getInt(8);
+        return bigEndian(buf).getInt(8);
     }
 
     /**
@@ -56,7 +58,12 @@ final class RpingData {
      * @return its size
      */
     static int size(ByteBuffer buf) {
-        return buf.getInt(12);
+        return bigEndian(buf).getInt(12);
+    }
+
+    /** A region's buffer may be in native order (rvt's are little-endian here): the struct is big-endian. */
+    private static ByteBuffer bigEndian(ByteBuffer buf) {
+        return buf.duplicate().order(ByteOrder.BIG_ENDIAN);
     }
 
     /**

@@ -5,6 +5,7 @@ import io.rvt.api.CompletionQueue;
 import io.rvt.api.MemoryRegion;
 import io.rvt.api.RecvWorkRequest;
 import io.rvt.api.SendWorkRequest;
+import io.rvt.api.SharedReceiveQueue;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
 import io.rvt.cm.ConnectRequest;
@@ -45,11 +46,12 @@ final class RpingServer {
         SendWorkRequest goAhead = new SendWorkRequest(1).wrId(Rping.SEND).opcode(WrOpcode.SEND)
                 .sge(send, 0, RpingData.INFO_SIZE);
         SendWorkRequest rdma = new SendWorkRequest(1);
+        SharedReceiveQueue srq = side.srq(2);
+        srq.postSrqRecv(rwr); // before the accept, as rping (see CmSide.srq)
         try (Listener listener = side.cm().listen(port)) {
             ctx.listening("cm-port " + port);
             ConnectRequest request = listener.accept(ctx.remaining());
-            try (Connection conn = request.acceptAsync(Rping.qp(ctx, side, cqs), null)) {
-                conn.qp().postRecv(rwr);
+            try (Connection conn = request.acceptAsync(Rping.qp(ctx, side, cqs).srq(srq), null)) {
                 conn.awaitEstablished(ctx.remaining());
                 int pings = 0;
                 long checked = 0;
@@ -71,7 +73,7 @@ final class RpingServer {
                     long addr = RpingData.addr(info);
                     int rkey = RpingData.rkey(info);
                     int len = RpingData.size(info);
-                    conn.qp().postRecv(rwr);
+                    srq.postSrqRecv(rwr);
                     if (readNext) {
                         if (len < 1 || len > size) {
                             throw new ToolFailure(what + " names " + len + " bytes; this server's -S is " + size);

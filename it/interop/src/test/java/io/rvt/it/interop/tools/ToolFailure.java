@@ -1,7 +1,7 @@
 package io.rvt.it.interop.tools;
 
 /** Why a tool's run failed: a message that names what was expected and what came (a wrong byte, a bad status). */
-final class ToolFailure extends Exception {
+class ToolFailure extends Exception {
     private static final long serialVersionUID = 1L;
 
     /**

@@ -49,7 +49,7 @@ final class ToolRunner {
             ToolResult r = execute(tool, hca.device(), hca.driver(), a, o, System.out);
             System.out.println(r.format());
             System.out.flush();
-            if (o.hold()) {
+            if (o.hold() && r.ok()) {
                 holdUntilReleased(o);
             }
             status = r.ok() ? 0 : 1;

@@ -5,6 +5,7 @@ import io.rvt.api.CompletionQueue;
 import io.rvt.api.MemoryRegion;
 import io.rvt.api.RecvWorkRequest;
 import io.rvt.api.SendWorkRequest;
+import io.rvt.api.SharedReceiveQueue;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
 import io.rvt.cm.ConnectOptions;
@@ -123,7 +124,7 @@ public final class Ucmatose implements Tool {
             to.qp(n.qp(args, ctx).retryCount(5));
             n.conn = side.cm().connectAsync(to);
             nodes.add(n);
-            n.postReceives(count, size);
+            n.postReceives(count, size, n.conn.qp()::postRecv);
         }
     }
 
@@ -135,9 +136,10 @@ public final class Ucmatose implements Tool {
             for (int i = 0; i < connections; i++) {
                 ConnectRequest request = listener.accept(ctx.remaining());
                 Node n = new Node(ctx, side, count, size);
-                n.conn = request.acceptAsync(n.qp(args, ctx), null);
+                SharedReceiveQueue srq = side.srq(count);
+                n.postReceives(count, size, srq::postSrqRecv); // before the accept, as cmatose (CmSide.srq)
+                n.conn = request.acceptAsync(n.qp(args, ctx).srq(srq), null);
                 nodes.add(n);
-                n.postReceives(count, size);
             }
         }
     }
@@ -171,10 +173,10 @@ public final class Ucmatose implements Tool {
             return q;
         }
 
-        void postReceives(int count, int size) {
+        void postReceives(int count, int size, java.util.function.Consumer<RecvWorkRequest> post) {
             RecvWorkRequest r = new RecvWorkRequest(1).sge(mem, 0, size);
             for (int i = 0; i < count; i++) {
-                conn.qp().postRecv(r.wrId(i));
+                post.accept(r.wrId(i));
             }
         }
 
