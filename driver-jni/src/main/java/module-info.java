@@ -10,6 +10,7 @@ module io.rvt.driver.jni {
     requires transitive io.rvt.transport; // JniDriver.rcInFlight returns its RcInFlight
     requires static org.osgi.annotation.bundle;
     requires static org.osgi.annotation.versioning;
+    requires static biz.aQute.bnd.annotation;               // @ServiceCapability, CLASS retention
     requires static osgi.core;                              // only the OSGi component
     requires static org.osgi.service.component.annotations;
     requires static org.osgi.service.metatype.annotations;

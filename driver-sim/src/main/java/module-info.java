@@ -9,6 +9,7 @@ module io.rvt.driver.sim {
     requires io.rvt.transport;
     requires static org.osgi.annotation.bundle;
     requires static org.osgi.annotation.versioning;
+    requires static biz.aQute.bnd.annotation;               // @ServiceCapability, CLASS retention
     requires static osgi.core;                               // only the OSGi component (io.rvt.driver.sim.osgi)
     requires static org.osgi.service.component.annotations;  // CLASS retention
     requires static org.osgi.service.metatype.annotations;   // CLASS retention

@@ -9,6 +9,7 @@ module io.rvt.cm {
     requires transitive io.rvt.api;
     requires static org.osgi.annotation.bundle;
     requires static org.osgi.annotation.versioning;
+    requires static biz.aQute.bnd.annotation;               // @ServiceCapability, CLASS retention
     requires static osgi.core;                               // only the OSGi component (io.rvt.cm.osgi)
     requires static org.osgi.service.component.annotations;  // CLASS retention
 

@@ -6,6 +6,7 @@ module io.rvt.core {
     requires transitive io.rvt.api;
     requires static org.osgi.annotation.bundle;
     requires static org.osgi.annotation.versioning;
+    requires static biz.aQute.bnd.annotation;               // @ServiceCapability, CLASS retention
     requires static osgi.core;                              // only the OSGi DriverTracker needs it
     requires static org.osgi.service.component.annotations; // CLASS retention
 

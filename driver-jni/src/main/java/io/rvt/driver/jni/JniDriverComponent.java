@@ -1,5 +1,6 @@
 package io.rvt.driver.jni;
 
+import aQute.bnd.annotation.service.ServiceCapability;
 import io.rvt.api.Gid;
 import io.rvt.api.PathMtu;
 import io.rvt.api.spi.RvtDriver;
@@ -9,6 +10,7 @@ import java.util.Hashtable;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.osgi.annotation.bundle.Requirement;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
@@ -31,7 +33,14 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
  * <p>A changed configuration ({@link Modified}): the {@code peers} table changes live (entries added, changed and
  * removed); any other change (name, address, UDP port, MTU, source ports, threading, UDP GSO) re-creates the device, the old
  * one removed first. A configuration applied again with the same values (Karaf's fileinstall does this) changes nothing.
+ *
+ * <p>For resolvers: it provides the {@code RvtDriver} services it registers by code ({@link ServiceCapability}) and,
+ * since every HCA is a configuration, requires Config Admin's service (effective time {@code active}: frameworks do
+ * not enforce it, resolvers add a Config Admin).
  */
+@ServiceCapability(RvtDriver.class)
+@Requirement(namespace = "osgi.service", filter = "(objectClass=org.osgi.service.cm.ConfigurationAdmin)",
+        effective = "active")
 @Component(service = {}, configurationPid = JniDriverComponent.PID, configurationPolicy = ConfigurationPolicy.REQUIRE)
 @Designate(ocd = JniDriverComponent.Config.class, factory = true)
 public final class JniDriverComponent {

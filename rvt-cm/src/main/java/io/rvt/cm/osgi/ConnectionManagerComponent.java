@@ -1,10 +1,12 @@
 package io.rvt.cm.osgi;
 
+import aQute.bnd.annotation.service.ServiceCapability;
 import io.rvt.api.Device;
 import io.rvt.cm.ConnectionManager;
 import java.util.Hashtable;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import org.osgi.annotation.bundle.Requirement;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
@@ -22,7 +24,14 @@ import org.osgi.service.component.annotations.ReferencePolicy;
  * that an OSGi application's connections replay), the same one {@link ConnectionManager#of(Device)} gives. The service goes when its device does
  * (the CM's connections end with {@code DEVICE_REMOVAL}) or when rvt-cm stops. A consumer must not close the service
  * object; {@link ConnectionManager#of} gives a handle of its own on the same CM.
+ *
+ * <p>For resolvers (bnd's, Karaf's): it provides the {@code ConnectionManager} services it registers by code
+ * ({@link ServiceCapability}) and requires a {@code Device} service to be of any use (a mandatory requirement, of
+ * effective time {@code active}, which frameworks do not enforce; DS's own for the 0..n reference is optional), so
+ * a resolver that adds rvt-cm adds rvt-core, which provides devices.
  */
+@ServiceCapability(ConnectionManager.class)
+@Requirement(namespace = "osgi.service", filter = "(objectClass=io.rvt.api.Device)", effective = "active")
 @Component(immediate = true, service = {})
 public final class ConnectionManagerComponent {
     /** The service property with the device's name. */

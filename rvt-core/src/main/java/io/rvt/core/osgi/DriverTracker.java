@@ -1,5 +1,6 @@
 package io.rvt.core.osgi;
 
+import aQute.bnd.annotation.service.ServiceCapability;
 import io.rvt.api.Device;
 import io.rvt.api.DeviceAttributes;
 import io.rvt.api.VerbsException;
@@ -27,7 +28,12 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
  * away the device is removed ({@code rvt_unregister_device}: QPs to ERR, posted work flushed, the
  * {@code DEVICE_REMOVAL} event, the driver told to stop) and its service unregistered. A driver that breaks the SPI is
  * refused with one log line and gets no device. Also publishes the {@code rvt:*} Gogo commands.
+ *
+ * <p>The device services are registered by code, so {@link ServiceCapability} declares them to resolvers
+ * ({@code Provide-Capability: osgi.service} of {@link Device}); the Gogo commands' service (of type {@code Object},
+ * found by its {@code osgi.command.scope}) gets none.
  */
+@ServiceCapability(Device.class)
 @Component(immediate = true)
 public final class DriverTracker {
     /** Service property: the device name ({@link Device#name()}). */

@@ -1,5 +1,6 @@
 package io.rvt.driver.sim.osgi;
 
+import aQute.bnd.annotation.service.ServiceCapability;
 import io.rvt.api.spi.TimerService;
 import io.rvt.api.spi.agent.Agent;
 import io.rvt.api.spi.agent.AgentRunner;
@@ -34,8 +35,10 @@ import org.osgi.service.component.annotations.Deactivate;
  * {@value #PROP_FABRIC} (its name) and {@value #PROP_SEED}: its counters as a {@code Supplier<Map<String, Long>>}
  * ({@link Fabric#counterMap()}, with {@code trace_hash} when deterministic, under {@value #PROP_COUNTERS}), and, when
  * deterministic, its virtual-time {@link TimerService}, on which an application's own timers (rvt-cm's) then run so
- * that a seeded run replays.
+ * that a seeded run replays. Both are registered by code: {@link ServiceCapability} declares them to resolvers.
  */
+@ServiceCapability(Supplier.class)
+@ServiceCapability(TimerService.class)
 @Component(service = SimFabrics.class)
 public final class SimFabrics {
     /** Service property: the fabric's name. */

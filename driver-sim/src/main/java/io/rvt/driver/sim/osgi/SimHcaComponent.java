@@ -1,5 +1,6 @@
 package io.rvt.driver.sim.osgi;
 
+import aQute.bnd.annotation.service.ServiceCapability;
 import io.rvt.api.PathMtu;
 import io.rvt.api.spi.RvtDriver;
 import io.rvt.api.spi.agent.ThreadingMode;
@@ -9,6 +10,7 @@ import io.rvt.driver.sim.fabric.Link;
 import io.rvt.driver.sim.fabric.LinkModel;
 import java.util.Dictionary;
 import java.util.Hashtable;
+import org.osgi.annotation.bundle.Requirement;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
@@ -35,7 +37,14 @@ import org.osgi.service.metatype.annotations.Designate;
  * <p>The driver is registered by hand rather than being the component's service object: rvt-core tells which optional
  * callbacks a driver provides from the methods its class overrides, so the service must be the {@link SimDriver}
  * itself, not a forwarder; and a re-created device needs a new driver under the same component.
+ *
+ * <p>For resolvers: it provides the {@code RvtDriver} services it registers by code ({@link ServiceCapability}) and,
+ * since every HCA is a configuration, requires Config Admin's service (effective time {@code active}: frameworks do
+ * not enforce it, resolvers add a Config Admin).
  */
+@ServiceCapability(RvtDriver.class)
+@Requirement(namespace = "osgi.service", filter = "(objectClass=org.osgi.service.cm.ConfigurationAdmin)",
+        effective = "active")
 @Component(configurationPid = SimHcaComponent.FACTORY_PID, configurationPolicy = ConfigurationPolicy.REQUIRE,
         service = {})
 @Designate(ocd = SimHcaConfig.class, factory = true)
