@@ -23,6 +23,8 @@ final class RvtProcess implements AutoCloseable {
     private final StringBuilder out = new StringBuilder();
     private final File err;
     private final String name;
+    /** Reads stdout until the child closes it. */
+    private final Thread reader;
 
     private RvtProcess(String name, List<String> command, boolean input) throws IOException {
         this.name = name;
@@ -31,7 +33,7 @@ final class RvtProcess implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(command).redirectError(err);
         pb.redirectInput(input ? ProcessBuilder.Redirect.PIPE : ProcessBuilder.Redirect.from(new File("/dev/null")));
         this.process = pb.start();
-        Thread reader = new Thread(() -> {
+        this.reader = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
                     StandardCharsets.UTF_8))) {
                 String line;
@@ -154,7 +156,7 @@ final class RvtProcess implements AutoCloseable {
     }
 
     /**
-     * @return the exit code
+     * @return the exit code, once the child has ended and all its stdout is read
      * @throws InterruptedException if interrupted
      * @throws AssertionError if it does not end within {@link #DEADLINE_SECONDS}
      */
@@ -162,6 +164,7 @@ final class RvtProcess implements AutoCloseable {
         if (!process.waitFor(DEADLINE_SECONDS, TimeUnit.SECONDS)) {
             throw new AssertionError(name + " still runs after " + DEADLINE_SECONDS + " s; stdout:\n" + out());
         }
+        reader.join(TimeUnit.SECONDS.toMillis(DEADLINE_SECONDS));
         return process.exitValue();
     }
 

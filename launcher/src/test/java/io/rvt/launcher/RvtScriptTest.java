@@ -95,7 +95,7 @@ class RvtScriptTest {
     @Test
     void shouldBuildWhenAJarIsMissing() throws Exception {
         Files.delete(tree.resolve("launcher/target/bundles/driver-jni.jar"));
-        assertThat(run(fakeMaven(0)).stderr()).contains("rvt: building (first run, about a minute)");
+        assertThat(run(fakeMaven(0)).stderr()).contains("rvt: building (first run, a few minutes)");
         assertThat(mvnRan).exists();
     }
 

@@ -1,6 +1,7 @@
 package io.rvt.docs;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,11 +9,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** The checks of the docs test, on any files (the test runs them on the repository's, their own test on made-up ones). */
 final class DocChecks {
     private static final Pattern SCHEME = Pattern.compile("^[a-zA-Z][a-zA-Z0-9+.-]*:.*");
+    /** A README section named in prose: the README's "Section". */
+    private static final Pattern README_SECTION = Pattern.compile("README's \"([^\"]+)\"");
 
     private final Path root;
     private final Map<Path, Markdown> parsed = new HashMap<>();
@@ -53,6 +57,32 @@ final class DocChecks {
             }
         }
         return broken;
+    }
+
+    /**
+     * Prose that names a section of the README (the README's "Section") names one it has: such a mention is no link,
+     * so {@link #brokenLinks} cannot see it go stale.
+     *
+     * @return one line per mention of a README section that does not exist
+     */
+    List<String> missingReadmeSections(Markdown md) {
+        Markdown readme = parsed.computeIfAbsent(root.resolve("README.md"), Markdown::read);
+        List<String> missing = new ArrayList<>();
+        try {
+            List<String> lines = Files.readAllLines(md.file(), StandardCharsets.UTF_8);
+            for (int i = 0; i < lines.size(); i++) {
+                Matcher m = README_SECTION.matcher(lines.get(i));
+                while (m.find()) {
+                    if (!readme.anchors().contains(Markdown.slug(m.group(1)))) {
+                        missing.add(Docs.relative(md.file()) + ":" + (i + 1) + ": the README has no section \""
+                                + m.group(1) + "\" (its anchors: " + readme.anchors() + ")");
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return missing;
     }
 
     /** @return one line per Java block of {@code md} that neither claims to compile nor says why it is not compiled */

@@ -52,6 +52,14 @@ class DocChecksTest {
     }
 
     @Test
+    void shouldReportAMentionOfAReadmeSectionThatDoesNotExist() throws Exception {
+        write("README.md", "# Title\n\n## Licence\n");
+        Markdown md = write("sub/NOTES.md", "See the README's \"Licence\".\nAnd the README's \"Semantic versioning\".\n");
+        assertThat(new DocChecks(root).missingReadmeSections(md)).singleElement().asString()
+                .contains("sub/NOTES.md:2", "no section \"Semantic versioning\"");
+    }
+
+    @Test
     void shouldReportAJavaBlockThatNeitherCompilesNorSaysWhy() throws Exception {
         Markdown md = write("x.md", "<!-- compile -->\n```java\nclass A {}\n```\n\n<!-- not compiled: a sketch -->\n"
                 + "```java\nfoo(...);\n```\n\n```java\nbar();\n```\n");

@@ -33,6 +33,12 @@ class DocsTest {
     }
 
     @TestFactory
+    Stream<DynamicTest> shouldNameOnlyReadmeSectionsThatExist() {
+        return DOCS.stream().map(md -> DynamicTest.dynamicTest("README sections named in " + Docs.relative(md.file()),
+                () -> assertThat(checks.missingReadmeSections(md)).isEmpty()));
+    }
+
+    @TestFactory
     Stream<DynamicTest> shouldMarkEveryJavaBlockAsCompiledOrSayWhyNot() {
         return DOCS.stream().map(md -> DynamicTest.dynamicTest("java blocks of " + Docs.relative(md.file()),
                 () -> assertThat(checks.unmarkedJavaBlocks(md)).isEmpty()));
