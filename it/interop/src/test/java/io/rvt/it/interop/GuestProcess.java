@@ -10,6 +10,8 @@ public final class GuestProcess implements AutoCloseable {
     private final GuestAgent agent;
     private final String id;
     private final String command;
+    /** Set by the first {@link #close()}: its files are gone then, and a later kill would wait out its timeouts. */
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     GuestProcess(GuestAgent agent, String id, String command) {
         this.agent = agent;
@@ -80,9 +82,16 @@ public final class GuestProcess implements AutoCloseable {
         return new GuestResult(command, rc, agent.output(id), rc < 0);
     }
 
-    /** Kills it if it still runs and deletes its files in the share. */
+    /**
+     * Kills it if it still runs and deletes its files in the share. Idempotent: a second call (a test's
+     * try-with-resources, then {@link LinuxPeer#close()}) returns at once, where it would have signalled a command
+     * whose exit code is gone and waited out the kill's 10 s.
+     */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         try {
             agent.kill(id);
         } catch (InterruptedException e) {

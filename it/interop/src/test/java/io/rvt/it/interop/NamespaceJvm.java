@@ -145,6 +145,11 @@ public final class NamespaceJvm implements AutoCloseable {
         return process.exitValue();
     }
 
+    /** @return true while the child JVM (or {@code ip netns exec} around it) still runs */
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
     /** @return everything it printed on stdout so far */
     public String out() {
         synchronized (lines) {

@@ -95,6 +95,38 @@ final class CmSide implements AutoCloseable {
     }
 
     /**
+     * librdmacm's examples take {@code -f gid} for AF_IB addresses (a GID and a service ID, RDMA_PS_IB); rvt-cm has
+     * IP addresses only, as RoCE's rdma_cm has them (AF_INET, AF_INET6). {@code -f ip}, {@code ipv6} and
+     * {@code name} are what rvt does anyway.
+     *
+     * @param args a tool's command line
+     * @throws IllegalArgumentException with the reason if {@code -f} asks for GIDs
+     */
+    static void refuseAfIb(ToolArgs args) {
+        String f = args.string('f', "ip");
+        if (f.regionMatches(true, 0, "gid", 0, 3)) {
+            throw new IllegalArgumentException(args.tool() + ": -f " + f + " (AF_IB addresses) is not offered: rvt-cm"
+                    + " has IP addresses only (AF_INET, AF_INET6), as rdma_cm on RoCE");
+        }
+    }
+
+    /**
+     * A {@code -P} port space other than the one rvt-cm uses for the tool.
+     *
+     * @param args a tool's command line
+     * @param only the port space's name as the tool takes it ({@code tcp}, {@code udp})
+     * @param what how to name it in the message
+     * @throws IllegalArgumentException with the reason if {@code -P} names another
+     */
+    static void refusePortSpace(ToolArgs args, String only, String what) {
+        String p = args.string('P', only);
+        if (!p.regionMatches(true, 0, only, 0, only.length())) {
+            throw new IllegalArgumentException(args.tool() + ": -P " + p + " is not offered: rvt-cm serves "
+                    + args.tool() + " in " + what + " only (no RDMA_PS_IB, no RDMA_PS_IPOIB)");
+        }
+    }
+
+    /**
      * A server's {@code -s}/{@code -a}: the address the Linux tool binds to. rvt's CM listens on its HCA, whose one
      * address it must be (or a wildcard).
      *

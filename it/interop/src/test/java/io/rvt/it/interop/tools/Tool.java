@@ -20,6 +20,16 @@ interface Tool {
     String role(ToolArgs args);
 
     /**
+     * Refuses, before any HCA or QP exists, an option of the Linux tool that rvt does not offer (the tool's own
+     * checks of its values stay in {@link #run}).
+     *
+     * @param args the parsed command line
+     * @throws IllegalArgumentException with a one-line reason naming the option and its value
+     */
+    default void check(ToolArgs args) {
+    }
+
+    /**
      * Runs the tool to its end.
      *
      * @param ctx the HCA, rvt's options and the deadline

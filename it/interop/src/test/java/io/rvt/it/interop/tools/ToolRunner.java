@@ -34,6 +34,7 @@ final class ToolRunner {
         CommonOptions o;
         try {
             a = ToolArgs.parse(tool.name(), tool.options(), args);
+            tool.check(a);
             o = CommonOptions.of(a);
             if (o.bind() == null) {
                 throw new IllegalArgumentException(tool.name() + ": --bind ADDR (the HCA's IP address) is required");
@@ -70,10 +71,11 @@ final class ToolRunner {
      * @param out where its progress lines go
      * @param args its command line (rvt's {@code --bind} and {@code --mtu} do not apply: the device is made)
      * @return its result
-     * @throws IllegalArgumentException for a bad command line
+     * @throws IllegalArgumentException for a bad command line or an option rvt does not offer ({@link Tool#check})
      */
     static ToolResult run(Tool tool, Device device, JniDriver driver, PrintStream out, String... args) {
         ToolArgs a = ToolArgs.parse(tool.name(), tool.options(), args);
+        tool.check(a);
         return execute(tool, device, driver, a, CommonOptions.of(a), out);
     }
 

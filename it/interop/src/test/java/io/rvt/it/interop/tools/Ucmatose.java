@@ -54,6 +54,13 @@ public final class Ucmatose implements Tool {
         return args.has('s') ? "client" : "server";
     }
 
+    /** cmatose's {@code -f gid} (AF_IB) and {@code -P ib} (RDMA_PS_IB) are refused: rvt-cm has neither. */
+    @Override
+    public void check(ToolArgs args) {
+        CmSide.refuseAfIb(args);
+        CmSide.refusePortSpace(args, "tcp", "the TCP port space (RDMA_PS_TCP)");
+    }
+
     @Override
     public Map<String, String> run(ToolContext ctx, ToolArgs args) throws Exception {
         int connections = args.integer('c', 1);
@@ -62,10 +69,6 @@ public final class Ucmatose implements Tool {
         int port = args.integer('p', PORT);
         if (size == 0) {
             count = 0;
-        }
-        if (!args.string('P', "tcp").startsWith("tcp")) {
-            throw new IllegalArgumentException("ucmatose: rvt-cm has the TCP port space only, not -P "
-                    + args.string('P', null));
         }
         try (CmSide side = new CmSide(ctx.device())) {
             side.checkBindAddress(args.string('b', null));

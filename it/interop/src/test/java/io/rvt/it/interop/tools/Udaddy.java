@@ -72,6 +72,13 @@ public final class Udaddy implements Tool {
         return args.has('s') ? "client" : "server";
     }
 
+    /** udaddy's {@code -f gid} (AF_IB) and {@code -P ipoib} (RDMA_PS_IPOIB) are refused: rvt-cm has neither. */
+    @Override
+    public void check(ToolArgs args) {
+        CmSide.refuseAfIb(args);
+        CmSide.refusePortSpace(args, "udp", "the UDP port space (RDMA_PS_UDP)");
+    }
+
     @Override
     public Map<String, String> run(ToolContext ctx, ToolArgs args) throws Exception {
         int connections = args.integer('c', 1);
