@@ -55,7 +55,7 @@ final class ToolContext {
     }
 
     /** The marker of the line a server prints once it takes connections. */
-    static final String LISTENING = "RVT-LISTENING";
+    static final String LISTENING = ToolResult.LISTENING;
 
     /**
      * Says that the server takes connections now (a test starts the client on it).

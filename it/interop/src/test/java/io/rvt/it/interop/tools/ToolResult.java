@@ -19,6 +19,8 @@ import java.util.regex.Pattern;
 public record ToolResult(String tool, String role, boolean ok, Map<String, String> facts, String message) {
     /** The marker that starts the line. */
     public static final String MARKER = "RVT-RESULT";
+    /** What starts the line a server prints once it takes connections: a test starts the client then. */
+    public static final String LISTENING = "RVT-LISTENING";
     private static final Pattern LINE = Pattern.compile(
             "^" + MARKER + " (\\S+) (\\S+) (OK|FAIL)((?: [^ =]+=\\S*)*)(?: -- (.*))?$");
 
