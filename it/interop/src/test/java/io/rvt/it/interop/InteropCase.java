@@ -36,6 +36,8 @@ final class InteropCase {
     private static final Duration EXIT = Duration.ofSeconds(60);
     private static final Path REPORT = Path.of(System.getProperty("rvt.interop.report",
             "target/interop-matrix.md"));
+    /** The first case of a run starts the report afresh. */
+    private static boolean reportStarted;
 
     private final LinuxPeer peer;
     private final String tool;
@@ -205,7 +207,7 @@ final class InteropCase {
 
     /**
      * Adds the case's line to the matrix report ({@code target/interop-matrix.md}, or
-     * {@code -Drvt.interop.report}): tool, transport, direction, family, result, the test, its time and counters.
+     * {@code -Drvt.interop.report}; started afresh by a run's first case): tool, transport, direction, family, result, the test, its time and counters.
      *
      * @param transport what the tool runs over (e.g. {@code RC}, {@code UD (SIDR)})
      * @param what the case's detail (sizes, counts, loss)
@@ -220,6 +222,12 @@ final class InteropCase {
                 "rxe " + o.rxe().nonZero(), "").trim() + "\n";
         try {
             Files.createDirectories(REPORT.toAbsolutePath().getParent());
+            synchronized (InteropCase.class) {
+                if (!reportStarted) {
+                    Files.deleteIfExists(REPORT);
+                    reportStarted = true;
+                }
+            }
             if (!Files.exists(REPORT)) {
                 Files.writeString(REPORT, "| tool | transport | direction | family | case | result | test | time |"
                         + " rvt | rxe0 hw_counters |\n|---|---|---|---|---|---|---|---|---|---|\n",
