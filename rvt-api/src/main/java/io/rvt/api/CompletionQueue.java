@@ -46,6 +46,34 @@ public interface CompletionQueue {
     int reqNotifyCq(int flags);
 
     /**
+     * The completion channel the CQ was created on ({@code ibv_cq.channel}).
+     *
+     * @return the channel, or null if the CQ has none
+     */
+    CompletionChannel channel();
+
+    /**
+     * Acknowledges completion events taken for this CQ with {@link CompletionChannel#getCqEvent} or
+     * {@link CompletionChannel#tryGetCqEvent()} ({@code ibv_ack_cq_events}). One call may acknowledge several
+     * (acknowledging costs a lock, so programs count events and acknowledge them together). A CQ with events taken
+     * and not acknowledged cannot be destroyed.
+     *
+     * @param nevents how many, 0 up to the events taken and not yet acknowledged
+     * @throws VerbsException EINVAL if the CQ has no channel, {@code nevents} is negative or more than were taken
+     *         and not acknowledged (libibverbs returns nothing and would count the excess, hanging the CQ's destroy),
+     *         naming both numbers; EINVAL if the CQ was destroyed
+     */
+    void ackCqEvents(int nevents);
+
+    /**
+     * rvt extension: the events taken from the channel for this CQ and not yet acknowledged (libibverbs'
+     * {@code comp_events_completed} against the kernel's {@code comp_events_reported}).
+     *
+     * @return the count; 0 for a CQ without a channel
+     */
+    long unackedCqEvents();
+
+    /**
      * Changes the capacity ({@code ibv_resize_cq}; rdmavt: {@code rvt_resize_cq}); queued completions keep their order.
      *
      * @param cqe the new capacity, 1..{@code max_cqe}, at least the number queued
@@ -57,9 +85,12 @@ public interface CompletionQueue {
     int capacity();
 
     /**
-     * Destroys the CQ ({@code ibv_destroy_cq}), waiting for a running completion handler to return.
+     * Destroys the CQ ({@code ibv_destroy_cq}), waiting for a running completion handler to return. Events for it
+     * still queued on its channel are dropped and the channel no longer counts it.
      *
-     * @throws VerbsException EBUSY while a QP uses it
+     * @throws VerbsException EBUSY while a QP uses it, and while events taken from its channel are not acknowledged
+     *         ({@link #ackCqEvents(int)}; libibverbs' {@code ibv_destroy_cq} instead blocks until they are, which
+     *         never ends in a thread that forgot one), naming how many
      */
     void destroyCq();
 }

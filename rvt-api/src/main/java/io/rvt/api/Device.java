@@ -98,6 +98,32 @@ public interface Device {
     CompletionQueue createCq(int cqe, int compVector, CompletionHandler handler, AsyncEventHandler eventHandler);
 
     /**
+     * Creates a completion queue on a completion channel ({@code ibv_create_cq} with its {@code channel} argument;
+     * rdmavt: {@code rvt_create_cq}, with uverbs' {@code ib_uverbs_comp_handler} as the CQ's {@code comp_handler}).
+     * Each armed notification that fires queues one event on {@code channel}; a {@code handler}, if also given, is
+     * called as well, as by {@link #createCq(int, int, CompletionHandler, AsyncEventHandler)}.
+     *
+     * @param cqe the number of completions it holds, 1..{@code max_cqe}
+     * @param compVector the completion vector, as for {@link #createCq(int, int, CompletionHandler, AsyncEventHandler)}
+     * @param channel the channel the CQ's events go to, or null for none
+     * @param handler called when an armed CQ gets a completion, or null
+     * @param eventHandler receives {@link AsyncEventType#CQ_ERR} on overflow, or null
+     * @return the new CQ
+     * @throws VerbsException EINVAL for a bad size or a channel of another device; EBADF for a destroyed channel;
+     *         ENOMEM when {@code max_cq} CQs exist
+     */
+    CompletionQueue createCq(int cqe, int compVector, CompletionChannel channel, CompletionHandler handler,
+            AsyncEventHandler eventHandler);
+
+    /**
+     * Creates a completion event channel ({@code ibv_create_comp_channel}) for completion queues of this device.
+     *
+     * @return the new channel
+     * @throws VerbsException ENODEV if the device was removed
+     */
+    CompletionChannel createCompChannel();
+
+    /**
      * Sets the handler of device and port events, and of QP/CQ/SRQ events whose object has no handler of its own
      * ({@code ib_register_event_handler}).
      *

@@ -1,7 +1,8 @@
 /**
- * The verbs API for applications: devices, protection domains, memory regions, completion queues, queue pairs,
- * shared receive queues, address handles, reusable work requests and the IBTA/ibverbs enums.
+ * The verbs API for applications: devices, protection domains, memory regions, completion queues and their
+ * completion channels, queue pairs, shared receive queues, address handles, reusable work requests and the
+ * IBTA/ibverbs enums.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.5.0")
+@org.osgi.annotation.versioning.Version("1.6.0")
 package io.rvt.api;

@@ -3,6 +3,7 @@ package io.rvt.core;
 import io.rvt.api.AsyncEvent;
 import io.rvt.api.AsyncEventHandler;
 import io.rvt.api.AsyncEventType;
+import io.rvt.api.CompletionChannel;
 import io.rvt.api.CompletionHandler;
 import io.rvt.api.CompletionQueue;
 import io.rvt.api.DeviceAttributes;
@@ -26,6 +27,7 @@ import io.rvt.api.spi.RvtDriver;
 import io.rvt.api.spi.Sge;
 import io.rvt.api.spi.TimerService;
 import io.rvt.api.spi.Verb;
+import io.rvt.core.cq.RvtCompChannel;
 import io.rvt.core.cq.RvtCq;
 import io.rvt.core.mr.RvtLkeyTable;
 import io.rvt.core.mr.RvtPd;
@@ -462,6 +464,19 @@ public final class RvtDevice implements DriverDevice {
             AsyncEventHandler cqEventHandler) {
         checkAlive();
         return RvtCq.create(this, cqe, compVector, handler, cqEventHandler);
+    }
+
+    @Override
+    public CompletionQueue createCq(int cqe, int compVector, CompletionChannel channel, CompletionHandler handler,
+            AsyncEventHandler cqEventHandler) {
+        checkAlive();
+        return RvtCq.create(this, cqe, compVector, channel, handler, cqEventHandler);
+    }
+
+    @Override
+    public CompletionChannel createCompChannel() {
+        checkAlive();
+        return RvtCompChannel.create(this);
     }
 
     @Override

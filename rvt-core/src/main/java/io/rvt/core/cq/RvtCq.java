@@ -3,6 +3,7 @@ package io.rvt.core.cq;
 import io.rvt.api.AsyncEvent;
 import io.rvt.api.AsyncEventHandler;
 import io.rvt.api.AsyncEventType;
+import io.rvt.api.CompletionChannel;
 import io.rvt.api.CompletionHandler;
 import io.rvt.api.CqNotify;
 import io.rvt.api.DeviceCounter;
@@ -98,9 +99,17 @@ public final class RvtCq implements DriverCq {
     /** Set once by {@link #destroyCq()} (under {@link #handlerLock}); read by every verb. */
     private volatile boolean destroyed;
     private final Runnable completionTask = this::runCompletionWork;
+    /** The completion channel events go to ({@code ibv_cq.channel}), or null. */
+    private final RvtCompChannel channel;
+    /** Events taken from {@link #channel} for this CQ ({@code comp_events_reported}); under the channel's lock. */
+    long eventsReported;
+    /** Events acknowledged ({@code comp_events_completed}); under the channel's lock. */
+    long eventsAcked;
+    /** Set when the CQ left its channel on destroy: no more events are queued; under the channel's lock. */
+    boolean channelDetached;
 
     private RvtCq(RvtDevice dev, int cqe, int compVector, int compVectorCpu, Executor executor,
-            CompletionHandler handler, AsyncEventHandler eventHandler) {
+            RvtCompChannel channel, CompletionHandler handler, AsyncEventHandler eventHandler) {
         this.dev = dev;
         this.driver = dev.driver();
         this.cqe = cqe;
@@ -110,6 +119,7 @@ public final class RvtCq implements DriverCq {
         this.executor = executor;
         this.handler = handler;
         this.eventHandler = eventHandler;
+        this.channel = channel;
     }
 
     private static WorkCompletion[] newRing(int cqe) {
@@ -133,23 +143,57 @@ public final class RvtCq implements DriverCq {
      */
     public static RvtCq create(RvtDevice dev, int cqe, int compVector, CompletionHandler handler,
             AsyncEventHandler eventHandler) {
+        return create(dev, cqe, compVector, null, handler, eventHandler);
+    }
+
+    /**
+     * Mirrors {@code rvt_create_cq} for {@code ibv_create_cq} with a completion channel: the CQ's
+     * {@code comp_handler} queues an event on {@code channel} (uverbs' {@code ib_uverbs_comp_handler}) and calls
+     * {@code handler}, if given.
+     *
+     * @param dev the device
+     * @param cqe the capacity, 1..{@code max_cqe}
+     * @param compVector the completion vector (negative means 0; taken modulo {@code num_comp_vectors})
+     * @param channel the completion channel, or null
+     * @param handler called (on the CQ's executor) when an armed notification fires; may be null
+     * @param eventHandler receives {@code CQ_ERR}; null for the device's handler
+     * @return the CQ
+     * @throws VerbsException EINVAL for a bad {@code cqe} or a channel that is not rvt's or is another device's,
+     *         EBADF for a destroyed channel, ENOMEM when {@code max_cq} CQs exist
+     */
+    public static RvtCq create(RvtDevice dev, int cqe, int compVector, CompletionChannel channel,
+            CompletionHandler handler, AsyncEventHandler eventHandler) {
         dev.checkAlive();
         int maxCqe = dev.props().maxCqe();
         if (cqe < 1 || cqe > maxCqe) {
             throw Errors.inval("createCq: cqe " + cqe + " is outside 1..max_cqe " + maxCqe);
         }
+        if (channel != null && !(channel instanceof RvtCompChannel)) {
+            throw Errors.inval("createCq: " + channel.getClass().getName() + " is not a completion channel of "
+                    + dev.name() + " (createCompChannel)");
+        }
+        RvtCompChannel ch = (RvtCompChannel) channel;
         int vector = Math.max(compVector, 0) % Math.max(1, dev.params().numCompVectors());
         int maxCq = dev.props().maxCq();
+        if (ch != null) {
+            ch.attach(dev);
+        }
         if (!dev.tryCount(DeviceCounter.CQS_ALLOCATED, maxCq)) {
+            if (ch != null) {
+                ch.unattach();
+            }
             throw Errors.nomem("createCq: max_cq " + maxCq + " completion queues exist on " + dev.name());
         }
         try {
             int cpu = dev.provides(Callback.COMP_VECT_CPU_LOOKUP)
                     ? dev.driver().compVectCpuLookup(dev, vector) : 0;
             Executor executor = dev.completionExecutor(cpu);
-            return new RvtCq(dev, cqe, vector, cpu, executor, handler, eventHandler);
+            return new RvtCq(dev, cqe, vector, cpu, executor, ch, handler, eventHandler);
         } catch (RuntimeException | Error e) {
             dev.uncount(DeviceCounter.CQS_ALLOCATED);
+            if (ch != null) {
+                ch.unattach();
+            }
             throw e;
         }
     }
@@ -267,6 +311,9 @@ public final class RvtCq implements DriverCq {
             return false;
         }
         if (fire) {
+            if (channel != null) {
+                channel.post(this);
+            }
             schedule();
         }
         return true;
@@ -510,6 +557,26 @@ public final class RvtCq implements DriverCq {
     }
 
     @Override
+    public RvtCompChannel channel() {
+        return channel;
+    }
+
+    /** Mirrors {@code ibv_ack_cq_events}; see {@link RvtCompChannel#ack}. */
+    @Override
+    public void ackCqEvents(int nevents) {
+        checkLive("ackCqEvents");
+        if (channel == null) {
+            throw Errors.inval("ackCqEvents: the CQ has no completion channel (nevents " + nevents + ")");
+        }
+        channel.ack(this, nevents);
+    }
+
+    @Override
+    public long unackedCqEvents() {
+        return channel != null ? channel.unacked(this) : 0;
+    }
+
+    @Override
     public int capacity() {
         // acquire: pairs with setRelease in resizeCq()
         return (int) CQE.getAcquire(this);
@@ -519,22 +586,17 @@ public final class RvtCq implements DriverCq {
      * Mirrors {@code rvt_destroy_cq}: waits for a running completion handler to return (unless called from that
      * handler) and makes every later verb on the CQ fail with EINVAL; a queued handler call is dropped.
      *
-     * @throws VerbsException EBUSY while QPs use the CQ, EINVAL if already destroyed
+     * @throws VerbsException EBUSY while QPs use the CQ or events taken from its channel are unacknowledged,
+     *         EINVAL if already destroyed
      */
     @Override
     public void destroyCq() {
         // No liveness check: applications must be able to clean up after the device went away.
-        while (true) {
-            int n = users.get();
-            if (n == DESTROYED) {
-                throw Errors.inval("destroyCq: CQ destroyed");
-            }
-            if (n > 0) {
-                throw Errors.busy("destroyCq: " + n + " QP" + (n == 1 ? " uses" : "s use") + " the CQ");
-            }
-            if (users.compareAndSet(0, DESTROYED)) {
-                break;
-            }
+        if (channel != null) {
+            // the unacknowledged events, the QPs and the leaving are one step under the channel's lock
+            channel.detach(this, this::markDestroyed);
+        } else {
+            markDestroyed();
         }
         lock.lock();
         try {
@@ -559,6 +621,22 @@ public final class RvtCq implements DriverCq {
             handlerLock.unlock();
         }
         dev.uncount(DeviceCounter.CQS_ALLOCATED);
+    }
+
+    /** The users check of {@link #destroyCq()}: from no QPs to {@link #DESTROYED}. */
+    private void markDestroyed() {
+        while (true) {
+            int n = users.get();
+            if (n == DESTROYED) {
+                throw Errors.inval("destroyCq: CQ destroyed");
+            }
+            if (n > 0) {
+                throw Errors.busy("destroyCq: " + n + " QP" + (n == 1 ? " uses" : "s use") + " the CQ");
+            }
+            if (users.compareAndSet(0, DESTROYED)) {
+                return;
+            }
+        }
     }
 
     @Override
