@@ -18,9 +18,10 @@ import org.osgi.annotation.versioning.ProviderType;
  * non-blocking {@link #tryGetCqEvent()} (the descriptor's {@code O_NONBLOCK} read, {@code EAGAIN} being null) with
  * {@link #setEventListener(EventListener)} serve selector-style loops: the listener is told when an event comes, e.g.
  * to call {@code java.nio.channels.Selector.wakeup()} or complete a future. rvt extension, the progress hook: a thread
- * waiting in {@code getCqEvent}, or finding the channel empty in {@code tryGetCqEvent}, runs the driver's engines
- * ({@link io.rvt.api.spi.RvtDriver#progress(int)}) as an empty {@code pollCq} does, so that a program whose only
- * thread waits for events still moves the network when no other thread does.
+ * waiting in {@code getCqEvent} runs the driver's engines as a verb that waits does
+ * ({@link io.rvt.api.spi.RvtDriver#progressWhileWaiting()}), and one finding the channel empty in
+ * {@code tryGetCqEvent} as an empty {@code pollCq} does ({@link io.rvt.api.spi.RvtDriver#progress(int)}), so that a
+ * program whose only thread waits for events still moves the network when no other thread does.
  *
  * <p>Every method may be called from any thread.
  */

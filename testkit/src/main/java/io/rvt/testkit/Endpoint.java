@@ -2,6 +2,7 @@ package io.rvt.testkit;
 
 import io.rvt.api.AccessFlag;
 import io.rvt.api.AhAttr;
+import io.rvt.api.CompletionChannel;
 import io.rvt.api.CompletionQueue;
 import io.rvt.api.Device;
 import io.rvt.api.MemoryRegion;
@@ -91,11 +92,16 @@ public final class Endpoint {
         final int queueDepth;
 
         Resources(Device device, int bufferBytes, int queueDepth) {
+            this(device, bufferBytes, queueDepth, null);
+        }
+
+        /** With both CQs on {@code channel} (null for none). */
+        Resources(Device device, int bufferBytes, int queueDepth, CompletionChannel channel) {
             this.device = device;
             this.queueDepth = queueDepth;
             this.pd = device.allocPd();
-            this.sendCq = device.createCq(4 * queueDepth, 0, null, null);
-            this.recvCq = device.createCq(4 * queueDepth, 0, null, null);
+            this.sendCq = device.createCq(4 * queueDepth, 0, channel, null, null);
+            this.recvCq = device.createCq(4 * queueDepth, 0, channel, null, null);
             this.buffer = ByteBuffer.allocateDirect(bufferBytes);
             this.mr = pd.regMr(buffer, ALL_ACCESS);
         }

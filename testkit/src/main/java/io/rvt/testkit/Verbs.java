@@ -3,6 +3,7 @@ package io.rvt.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rvt.api.AhAttr;
+import io.rvt.api.CompletionChannel;
 import io.rvt.api.CompletionQueue;
 import io.rvt.api.Device;
 import io.rvt.api.Gid;
@@ -107,8 +108,27 @@ public final class Verbs implements AutoCloseable {
      * @return the two endpoints
      */
     public Endpoint[] connected(Device a, Device b, QpType type, int bufferBytes, int rnrRetry, int minRnrTimer) {
-        Endpoint.Resources ra = new Endpoint.Resources(a, bufferBytes, QUEUE_DEPTH);
-        Endpoint.Resources rb = new Endpoint.Resources(b, bufferBytes, QUEUE_DEPTH);
+        return connected(a, null, b, null, type, bufferBytes, rnrRetry, minRnrTimer);
+    }
+
+    /**
+     * {@link #connected(Device, Device, QpType, int, int, int)} with each endpoint's send and receive CQs created on a
+     * completion channel ({@code ibv_create_cq}'s {@code channel}).
+     *
+     * @param a first device
+     * @param channelA the channel of {@code a}'s CQs, or null
+     * @param b second device
+     * @param channelB the channel of {@code b}'s CQs, or null
+     * @param type RC or UC
+     * @param bufferBytes buffer size on each side
+     * @param rnrRetry the RNR retry count of both QPs (7 = forever)
+     * @param minRnrTimer the RNR NAK timer code both QPs send
+     * @return the two endpoints
+     */
+    public Endpoint[] connected(Device a, CompletionChannel channelA, Device b, CompletionChannel channelB,
+            QpType type, int bufferBytes, int rnrRetry, int minRnrTimer) {
+        Endpoint.Resources ra = new Endpoint.Resources(a, bufferBytes, QUEUE_DEPTH, channelA);
+        Endpoint.Resources rb = new Endpoint.Resources(b, bufferBytes, QUEUE_DEPTH, channelB);
         CompletableFuture<ConnectedPair> f = ConnectedPair.connectAsync(cm(a), qpOptions(ra, type, rnrRetry,
                 minRnrTimer), cm(b), qpOptions(rb, type, rnrRetry, minRnrTimer), ports.getAndIncrement(), 1);
         awaitTrue("the QPs of " + a.name() + " and " + b.name() + " connected through rvt-cm", f::isDone);

@@ -3,5 +3,5 @@
  * return a {@link io.rvt.testkit.DriverFixture}; a feature the driver lacks is a JUnit assumption with a reason.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("1.1.0")
 package io.rvt.testkit;

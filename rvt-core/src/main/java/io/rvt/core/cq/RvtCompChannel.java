@@ -217,7 +217,8 @@ public final class RvtCompChannel implements CompletionChannel {
 
     /**
      * Mirrors {@code ibv_get_cq_event} with the wait for the descriptor. The waiting thread alternates between the
-     * driver's progress hook and parks that grow from {@link #MIN_PARK_NANOS} to {@link #MAX_PARK_NANOS} while the
+     * driver's progress hook for waits ({@link RvtDriver#progressWhileWaiting()}: a deterministic driver-sim fabric
+     * driven by its callers takes its next event there) and parks that grow from {@link #MIN_PARK_NANOS} to {@link #MAX_PARK_NANOS} while the
      * hook has nothing to do (another thread is in the engines, or they are idle); an event queued by another thread
      * ends the park at once.
      */
@@ -237,7 +238,7 @@ public final class RvtCompChannel implements CompletionChannel {
             if (cq != null) {
                 return cq;
             }
-            if (driver.progress(RvtDriver.WAIT_BUDGET) > 0) {
+            if (driver.progressWhileWaiting()) {
                 park = MIN_PARK_NANOS;
                 continue; // the engines did work: an event may have come from it
             }
