@@ -16,6 +16,8 @@
 #   jmh6-<t>            JniBenchmark.sendRate as jmh-<t>, -p address=::1
 #   perf6               ./rvt --driver jni --address ::1 perf -s 64 -D <secs>
 # (udploop -G adds UDP GRO on the receive side: see its header and docs/benchmarks.md "UDP GSO on IPv6")
+# and with GRO=1 each jmh/jmh6/perf/perf6 row followed by its twin with driver-jni's UDP GRO off (JniBenchmark
+# -p gro=false, ./rvt --udp-gro off), named <row>-nogro (docs/driver-jni.md "UDP GRO on receive")
 # and prints each row's messages per second over the rounds (median, min-max) and its ratio to c-rc per round, and
 # for udploop and JMH the process CPU time per message (every thread's; a machine shared with other work inflates it
 # far less than the rate) and its ratio to c-rc's.
@@ -43,7 +45,7 @@ jmh() {
     # ns per message -> messages per second; a short warm-up: the JIT settles within a few windows
     rm -f "$out/jmh.csv" # a failed run must not report the last one's score
     java -Djmh.ignoreLock=true -jar "$jar" 'JniBenchmark\.sendRate$' -p wire=NATIVE -p threading="$1" \
-        -p address="${2:-127.0.0.1}" -f 1 -wi 3 -w 1 -i "$secs" -r 1 \
+        -p address="${2:-127.0.0.1}" -p gro="${3:-true}" -f 1 -wi 3 -w 1 -i "$secs" -r 1 \
         -rf csv -rff "$out/jmh.csv" >"$out/jmh.out" 2>&1 || { echo "JMH failed: $(tail -3 "$out/jmh.out")" >&2; return; }
     local cpu
     cpu="$(sed -n 's/.*cpu_ns_per_op=\([0-9.]*\).*/\1/p' "$out/jmh.out" | tail -1)"
@@ -80,13 +82,14 @@ print(r["bytes"] / 64 / r["seconds"] if r else (s["packets"] - s["lost_packets"]
         "$out/iperf3.json" 2>/dev/null || true
 }
 
+nogro() { [ "${GRO:-0}" = 1 ] && echo "$1 $1-nogro" || echo "$1"; }
 rows="c-rc c-stream"
-for t in $threadings; do rows="$rows jmh-$t"; done
-rows="$rows perf"
+for t in $threadings; do rows="$rows $(nogro "jmh-$t")"; done
+rows="$rows $(nogro perf)"
 if [ "${IPV6:-0}" = 1 ]; then
     rows="$rows c-rc6 c-rc6-gso"
-    for t in $threadings; do rows="$rows jmh6-$t"; done
-    rows="$rows perf6"
+    for t in $threadings; do rows="$rows $(nogro "jmh6-$t")"; done
+    rows="$rows $(nogro perf6)"
 fi
 [ "${PERF_NO_OSGI:-0}" = 1 ] && rows="$rows perf-no-osgi"
 [ "$have_iperf3" = 1 ] && rows="$rows iperf3"
@@ -96,12 +99,16 @@ for r in $(seq 1 "$rounds"); do
         case "$row" in
             c-rc) v="$(c_rc)" ;;
             c-stream) v="$(c_stream)" ;;
+            jmh-*-nogro) t="${row#jmh-}"; v="$(jmh "${t%-nogro}" 127.0.0.1 false)" ;;
+            jmh6-*-nogro) t="${row#jmh6-}"; v="$(jmh "${t%-nogro}" ::1 false)" ;;
             jmh-*) v="$(jmh "${row#jmh-}")" ;;
             jmh6-*) v="$(jmh "${row#jmh6-}" ::1)" ;;
             c-rc6) v="$(udploop -6 -1 -s 80 -w 64 -a)" ;;
             c-rc6-gso) v="$(udploop -6 -g -1 -s 80 -w 64 -a)" ;;
             perf) v="$(perf)" ;;
+            perf-nogro) v="$(perf --udp-gro off)" ;;
             perf6) v="$(perf --address ::1)" ;;
+            perf6-nogro) v="$(perf --address ::1 --udp-gro off)" ;;
             perf-no-osgi) v="$(perf --no-osgi)" ;;
             iperf3) v="$(iperf)" ;;
         esac
@@ -123,13 +130,13 @@ for line in open(sys.argv[1]):
         cpu.setdefault(f[1], {})[int(f[0])] = float(f[3])
 def ratios(d, ref):
     return " ".join(f"{d[k] / ref[k]:.2f}x" for k in sorted(d) if ref.get(k))
-print(f"{'row':<14}{'median M msg/s':>15}{'min-max':>15}  {'vs c-rc per round':<22}{'CPU ns/msg':>11}  vs c-rc")
+print(f"{'row':<20}{'median M msg/s':>15}{'min-max':>15}  {'vs c-rc per round':<22}{'CPU ns/msg':>11}  vs c-rc")
 for row in rows:
     v = rate.get(row)
     if not v:
         continue
     xs = list(v.values())
-    line = (f"{row:<14}{statistics.median(xs) / 1e6:>15.3f}{min(xs) / 1e6:>8.3f}-{max(xs) / 1e6:<6.3f}  "
+    line = (f"{row:<20}{statistics.median(xs) / 1e6:>15.3f}{min(xs) / 1e6:>8.3f}-{max(xs) / 1e6:<6.3f}  "
             f"{ratios(v, rate['c-rc']):<22}")
     c = cpu.get(row)
     if c:

@@ -9,8 +9,9 @@
  *                   (IPv6, 20 bits; 0: the kernel's), u8 tclass (IPv4 TOS / IPv6 traffic class), u8 hop_limit
  *                   (IPv4 TTL / IPv6 hop limit; 0: the socket's, RVT_SOCKET_HOP_LIMIT), u16 pad, then
  *                   RVT_TX_SEGS segments of {u64 addr, u64 len} the datagram is gathered from
- *   rx (32 bytes):  u32 len, u32 flags (1: truncated, 2: the IP fields below are the received header's),
- *                   u16 port (host order), u8 family, u8 tclass, u8 ip[16], u32 flow_label (20 bits) | hop_limit << 24
+ *   rx (32 bytes):  u32 len, u32 flags (1: truncated, 2: the IP fields below are the received header's; bits
+ *                   16-31: with UDP GRO the segment size of a coalesced datagram, 0 if it is one datagram), u16 port
+ *                   (host order), u8 family, u8 tclass, u8 ip[16], u32 flow_label (20 bits) | hop_limit << 24
  */
 #define _GNU_SOURCE
 #include <jni.h>
@@ -27,7 +28,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define RVT_ABI_VERSION 8
+#define RVT_ABI_VERSION 9
 #define RVT_MAX_BATCH 64
 /* Segments per datagram: transport headers, up to four payload slices of registered memory, pad and ICRC. */
 #define RVT_TX_SEGS 6
@@ -72,6 +73,8 @@ _Static_assert(offsetof(struct rvt_rx_desc, ipinfo) == 28, "rx descriptor layout
 
 #define RX_TRUNCATED 1u
 #define RX_IPINFO 2u
+/* The segment size of a datagram UDP GRO coalesced, in the flags' bits 16-31. */
+#define RX_SEGMENT_SHIFT 16
 
 /* From linux/in6.h, which clashes with glibc's netinet/in.h. */
 #ifndef IPV6_FLOWINFO
@@ -84,6 +87,10 @@ _Static_assert(offsetof(struct rvt_rx_desc, ipinfo) == 28, "rx descriptor layout
 /* From linux/udp.h (Linux 4.18), which older glibc's netinet/udp.h lacks. */
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT 103
+#endif
+/* From linux/udp.h (Linux 5.0): the socket takes coalesced datagrams, each with a UDP_GRO control message. */
+#ifndef UDP_GRO
+#define UDP_GRO 104
 #endif
 /* From linux/udp.h (Linux 3.16): IPv6 UDP datagrams with checksum 0 sent (TX) or accepted (RX), RFC 6935/6936. */
 #ifndef UDP_NO_CHECK6_TX
@@ -109,8 +116,8 @@ _Static_assert(offsetof(struct rvt_rx_desc, ipinfo) == 28, "rx descriptor layout
 #define RVT_SOCKET_HOP_LIMIT 64
 
 /*
- * Room for the control messages of one datagram: two ints and a UDP_SEGMENT u16 sent; tclass, hop limit and flow info
- * received.
+ * Room for the control messages of one datagram: two ints and a UDP_SEGMENT u16 sent; tclass, hop limit, flow info and
+ * the UDP_GRO segment size (an int) received.
  */
 #define RVT_CMSG_SPACE (CMSG_SPACE(sizeof(int)) * 3 + CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(uint16_t)))
 
@@ -273,6 +280,20 @@ static jint JNICALL rvt_recv_ipinfo(JNIEnv *env, jclass cls, jint fd, jboolean i
         }
     }
     return r == 0 ? 0 : -errno;
+}
+
+/*
+ * Turns UDP GRO on (on != 0) or off for a socket (UDP_GRO, Linux 5.0): the kernel then may hand a run of datagrams of
+ * one flow as one coalesced datagram, the segments' length in a UDP_GRO control message (rvt_recv_batch puts it in
+ * the descriptor's flags); a UDP GSO message from this host reaches it whole. Returns 0 or -errno (ENOPROTOOPT
+ * before Linux 5.0).
+ */
+static jint JNICALL rvt_recv_gro(JNIEnv *env, jclass cls, jint fd, jboolean on)
+{
+    (void) env;
+    (void) cls;
+    int v = on ? 1 : 0;
+    return setsockopt(fd, SOL_UDP, UDP_GRO, &v, sizeof v) == 0 ? 0 : -errno;
 }
 
 /*
@@ -555,8 +576,50 @@ static jint JNICALL rvt_send_batch(JNIEnv *env, jclass cls, jint fd, jlong desc,
     }
 }
 
-/* The received IP header's TOS/traffic class, TTL/hop limit and IPv6 flow label, from the control messages. */
-static void read_ipinfo(struct msghdr *m, struct rvt_rx_desc *o)
+/*
+ * Tests only: one datagram from the bytes at data, to the IPv4 (family 4, v4 big-endian) or IPv6 (hi, lo) address and
+ * port, as a UDP GSO message of segment bytes per segment (the last may be shorter) when segment > 0: the kernel cuts
+ * it into datagrams (another host's GSO sender), or hands it whole to a receiving socket of this host with UDP_GRO.
+ * Unlike rvt_send_batch, over IPv4 too. Returns the bytes sent or -errno.
+ */
+static jint JNICALL rvt_test_send_segmented(JNIEnv *env, jclass cls, jint fd, jboolean ipv6, jint v4, jlong hi,
+                                            jlong lo, jint port, jlong data, jint len, jint segment)
+{
+    (void) env;
+    (void) cls;
+    struct sockaddr_storage ss;
+    struct rvt_tx_desc d;
+    memset(&d, 0, sizeof d);
+    d.family = ipv6 ? 6 : 4;
+    d.port = (uint16_t) port;
+    if (ipv6) {
+        put_be64(d.ip, hi);
+        put_be64(d.ip + 8, lo);
+    } else {
+        uint32_t a = htonl((uint32_t) v4);
+        memcpy(d.ip, &a, 4);
+    }
+    struct iovec iov = {.iov_base = (void *) (uintptr_t) data, .iov_len = (size_t) len};
+    uint8_t control[RVT_CMSG_SPACE] __attribute__((aligned(8)));
+    struct msghdr m;
+    memset(&m, 0, sizeof m);
+    m.msg_name = &ss;
+    m.msg_namelen = to_sockaddr(&d, &ss);
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    if (segment > 0) {
+        m.msg_control = control;
+        m.msg_controllen = gso_cmsg(control, 0, (size_t) segment);
+    }
+    ssize_t r = sendmsg(fd, &m, 0);
+    return r < 0 ? -errno : (jint) r;
+}
+
+/*
+ * From the control messages: the received IP header's TOS/traffic class, TTL/hop limit and IPv6 flow label, and the
+ * segment size of a datagram UDP GRO coalesced (into the flags' bits 16-31).
+ */
+static void read_cmsgs(struct msghdr *m, struct rvt_rx_desc *o)
 {
     uint32_t tclass = 0;
     uint32_t hop = 0;
@@ -584,6 +647,11 @@ static void read_ipinfo(struct msghdr *m, struct rvt_rx_desc *o)
             uint32_t fi;
             memcpy(&fi, CMSG_DATA(c), sizeof fi);
             flow = ntohl(fi) & RVT_FLOWLABEL_MASK;
+        } else if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO && c->cmsg_len >= CMSG_LEN(sizeof v)) {
+            memcpy(&v, CMSG_DATA(c), sizeof v);
+            if (v > 0 && v <= 0xFFFF) {
+                o->flags |= (uint32_t) v << RX_SEGMENT_SHIFT;
+            }
         }
     }
     o->tclass = (uint8_t) tclass;
@@ -595,7 +663,8 @@ static void read_ipinfo(struct msghdr *m, struct rvt_rx_desc *o)
 
 /*
  * Receives up to count datagrams without blocking (recvmmsg, MSG_DONTWAIT) into slots of slot_size bytes at data,
- * filling one rx descriptor each. Returns how many arrived (0 if none was waiting) or -errno.
+ * filling one rx descriptor each (with UDP GRO a slot may hold a coalesced datagram: its segment size in the flags).
+ * Returns how many arrived (0 if none was waiting) or -errno.
  */
 static jint JNICALL rvt_recv_batch(JNIEnv *env, jclass cls, jint fd, jlong desc, jlong data, jint slot_size,
                                    jint count)
@@ -636,7 +705,7 @@ static jint JNICALL rvt_recv_batch(JNIEnv *env, jclass cls, jint fd, jlong desc,
         struct rvt_rx_desc *o = &d[i];
         o->len = msgs[i].msg_len;
         o->flags = (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) ? RX_TRUNCATED : 0;
-        read_ipinfo(&msgs[i].msg_hdr, o);
+        read_cmsgs(&msgs[i].msg_hdr, o);
         memset(o->ip, 0, sizeof o->ip);
         if (addrs[i].ss_family == AF_INET) {
             struct sockaddr_in *a = (struct sockaddr_in *) &addrs[i];
@@ -702,6 +771,8 @@ static const JNINativeMethod METHODS[] = {
     {"sendBatch", "(IJIII)I", (void *) rvt_send_batch},
     {"recvBatch", "(IJJII)I", (void *) rvt_recv_batch},
     {"recvIpInfo", "(IZZ)I", (void *) rvt_recv_ipinfo},
+    {"recvGro", "(IZ)I", (void *) rvt_recv_gro},
+    {"testSendSegmented", "(IZIJJIJII)I", (void *) rvt_test_send_segmented},
     {"eventfd", "()I", (void *) rvt_eventfd},
     {"signal", "(I)I", (void *) rvt_signal},
     {"await", "(III)I", (void *) rvt_await},

@@ -88,6 +88,10 @@ public class JniBenchmark {
     @Param({"true"})
     public boolean gso;
 
+    /** UDP GRO on receive ({@code JniDriverBuilder.udpGro}): coalesced datagrams split into packets. */
+    @Param({"true"})
+    public boolean gro;
+
     /** Bytes of the RDMA WRITE. */
     @Param({"65536"})
     public int size;
@@ -147,8 +151,10 @@ public class JniBenchmark {
             default -> throw new IllegalArgumentException("threading: progress, network, invoker or shared, got "
                     + threading);
         };
-        j0 = JniDriver.builder().name("j0").address(address).udpPort(0).wire(w).threading(mode).udpGso(gso).build();
-        j1 = JniDriver.builder().name("j1").address(address).udpPort(0).wire(w).threading(mode).udpGso(gso).build();
+        j0 = JniDriver.builder().name("j0").address(address).udpPort(0).wire(w).threading(mode).udpGso(gso)
+                .udpGro(gro).build();
+        j1 = JniDriver.builder().name("j1").address(address).udpPort(0).wire(w).threading(mode).udpGso(gso)
+                .udpGro(gro).build();
         j0.addPeer(j1.gid(1), j1.localPort(1));
         j1.addPeer(j0.gid(1), j0.localPort(1));
         d0 = RvtDevice.register(j0);
@@ -258,9 +264,9 @@ public class JniBenchmark {
 
     private static String perOp(io.rvt.driver.jni.SocketCalls c, long ops) {
         return String.format(java.util.Locale.ROOT, "%.3f sendmmsg (%.2f datagrams each), %.3f recvmmsg (%.3f empty),"
-                + " %.3f ACKs, %.3f GSO segments", (double) c.sendCalls() / ops, c.datagramsPerSend(),
-                (double) c.receiveCalls() / ops, (double) c.emptyReceives() / ops, (double) c.acksSent() / ops,
-                (double) c.gsoSegments() / ops);
+                + " %.3f ACKs, %.3f GSO segments, %.3f GRO segments", (double) c.sendCalls() / ops,
+                c.datagramsPerSend(), (double) c.receiveCalls() / ops, (double) c.emptyReceives() / ops,
+                (double) c.acksSent() / ops, (double) c.gsoSegments() / ops, (double) c.groSegments() / ops);
     }
 
     /** Both CQs empty: with threading=invoker run both drivers' engines, else spin. */

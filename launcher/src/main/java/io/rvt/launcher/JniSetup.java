@@ -31,8 +31,12 @@ import java.util.Map;
  * @param threading who runs the port engines ({@code --threading}): {@link Threading#PROGRESS}, the driver's default
  *        (the command's polls, each port's thread a backstop), or {@link Threading#NETWORK} (only the ports' threads,
  *        {@link ThreadingMode#DEDICATED})
+ * @param udpGso whether IPv6 ports send runs of equal datagrams as UDP GSO messages ({@code --udp-gso};
+ *        {@link JniDriverBuilder#udpGso})
+ * @param udpGro whether the ports receive coalesced datagrams ({@code --udp-gro}; {@link JniDriverBuilder#udpGro})
  */
-record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sourcePorts, Threading threading) {
+record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sourcePorts, Threading threading,
+        boolean udpGso, boolean udpGro) {
     /** The address both HCAs bind unless {@code --address} says otherwise. */
     static final String DEFAULT_ADDRESS = "127.0.0.1";
     /** The MTU of both HCAs' ports. */
@@ -49,7 +53,8 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
      */
     static JniSetup single(String address, int sourcePorts) {
         resolve(address);
-        return new JniSetup(List.of(address), List.of(ROCEV2_PORT), DEFAULT_MTU, sourcePorts, Threading.PROGRESS);
+        return new JniSetup(List.of(address), List.of(ROCEV2_PORT), DEFAULT_MTU, sourcePorts, Threading.PROGRESS, true,
+                true);
     }
 
     /**
@@ -61,7 +66,16 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
         if (t == Threading.INVOKER) {
             throw new IllegalArgumentException("driver-jni's engines cannot be run by the command's thread alone");
         }
-        return new JniSetup(addresses, udpPorts, mtu, sourcePorts, t);
+        return new JniSetup(addresses, udpPorts, mtu, sourcePorts, t, udpGso, udpGro);
+    }
+
+    /**
+     * @param gso {@code --udp-gso}
+     * @param gro {@code --udp-gro}
+     * @return this setup with UDP GSO and GRO on or off
+     */
+    JniSetup offloads(boolean gso, boolean gro) {
+        return new JniSetup(addresses, udpPorts, mtu, sourcePorts, threading, gso, gro);
     }
 
     /** @return the driver's threading mode for {@link #threading()} */
@@ -124,7 +138,7 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
      */
     static JniSetup of(List<String> addresses, int udpPort, int sourcePorts) {
         List<Integer> ports = udpPort > 0 ? List.of(udpPort, udpPort + 1) : freePorts(addresses);
-        return new JniSetup(addresses, ports, DEFAULT_MTU, sourcePorts, Threading.PROGRESS);
+        return new JniSetup(addresses, ports, DEFAULT_MTU, sourcePorts, Threading.PROGRESS, true, true);
     }
 
     /** Two UDP ports free on the two addresses now: both sockets are bound at once, so the ports differ. */
@@ -152,7 +166,7 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
      */
     JniDriverBuilder builder(int i) {
         JniDriverBuilder b = JniDriver.builder().name(name(i)).address(addresses.get(i)).udpPort(udpPorts.get(i))
-                .mtu(PathMtu.ofBytes(mtu)).sourcePorts(sourcePorts).threading(mode());
+                .mtu(PathMtu.ofBytes(mtu)).sourcePorts(sourcePorts).threading(mode()).udpGso(udpGso).udpGro(udpGro);
         return count() == 2 ? b.peer(addresses.get(1 - i), udpPorts.get(1 - i)) : b;
     }
 
@@ -169,6 +183,8 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
         p.put("mtu", mtu);
         p.put("source.ports", sourcePorts);
         p.put("threading", mode().name().toLowerCase(Locale.ROOT));
+        p.put("udp.gso", udpGso);
+        p.put("udp.gro", udpGro);
         p.put("peers", count() == 2 ? new String[] {addresses.get(1 - i) + "=" + udpPorts.get(1 - i)} : new String[0]);
         return p;
     }

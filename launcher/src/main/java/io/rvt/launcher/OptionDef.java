@@ -83,6 +83,10 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--udp-port", null, "P", EVERY, "jni: the first HCA's UDP port, P+1 the second's (free ports)"),
             opt("--source-ports", null, "N", EVERY, "jni: UDP source ports per HCA, one per flow in 0xC000-0xFFFF "
                     + "(16; 1: every packet from the HCA's port)"),
+            opt("--udp-gso", null, "on|off", EVERY, "jni: IPv6 ports send runs of equal packets as UDP GSO messages "
+                    + "(on; never on IPv4)"),
+            opt("--udp-gro", null, "on|off", EVERY, "jni: the HCAs receive datagrams the kernel coalesced (UDP GRO) "
+                    + "and split them into packets (on)"),
             opt("--loss", null, "P", EVERY, "sim: probability of losing a frame"),
             opt("--dup", null, "P", EVERY, "sim: probability of delivering a frame twice"),
             opt("--reorder", null, "P", EVERY, "sim: probability of delaying a frame past later ones"),

@@ -26,7 +26,8 @@ public final class Options {
     /** The simulated fabric's options: refused with {@code --driver jni}, whose network is real. */
     private static final List<String> SIM_ONLY = List.of("--loss", "--dup", "--reorder", "--seed", "--deterministic");
     /** driver-jni's options: refused with {@code --driver sim}. */
-    private static final List<String> JNI_ONLY = List.of("--address", "--udp-port", "--source-ports");
+    private static final List<String> JNI_ONLY = List.of("--address", "--udp-port", "--source-ports", "--udp-gso",
+            "--udp-gro");
     /** perftest's default CM port ({@code -p}), also ibv_rc_pingpong's. */
     public static final int DEFAULT_CM_PORT = 18515;
     /** perftest's default {@code --out_json_file}, in the working directory. */
@@ -54,6 +55,10 @@ public final class Options {
     int udpPort;
     /** {@code --source-ports N}: UDP source sockets per jni HCA port (flow entropy; 1: one port for all). */
     int sourcePorts = JniDriverBuilder.DEFAULT_SOURCE_PORTS;
+    /** {@code --udp-gso on|off}: jni IPv6 ports send runs of equal datagrams as UDP GSO messages. */
+    boolean udpGso = true;
+    /** {@code --udp-gro on|off}: jni ports receive coalesced datagrams (UDP GRO). */
+    boolean udpGro = true;
     /** {@code --loss}. */
     double loss;
     /** {@code --dup}. */
@@ -172,6 +177,8 @@ public final class Options {
             case "--udp-port" -> udpPort = udpPort(name, v);
             case "--source-ports" -> sourcePorts = inRange(name, v, 1, JniDriverBuilder.MAX_SOURCE_PORTS,
                     "a number of UDP source ports (1 to " + JniDriverBuilder.MAX_SOURCE_PORTS + ")");
+            case "--udp-gso" -> udpGso = onOff(name, v);
+            case "--udp-gro" -> udpGro = onOff(name, v);
             case "--loss" -> loss = probability(name, v);
             case "--dup" -> duplication = probability(name, v);
             case "--reorder" -> reorder = probability(name, v);
@@ -408,7 +415,7 @@ public final class Options {
      */
     JniSetup jniSetup() {
         return (twoProcesses() ? JniSetup.single(addresses.get(0), sourcePorts)
-                : JniSetup.of(addresses, udpPort, sourcePorts)).threading(threading);
+                : JniSetup.of(addresses, udpPort, sourcePorts)).threading(threading).offloads(udpGso, udpGro);
     }
 
     /** @return the port, path MTU, GID index and ACK timeout of {@code -i}, {@code -m}, {@code -x}, {@code -u} */
@@ -469,6 +476,14 @@ public final class Options {
                     + "the second HCA takes the next port)");
         }
         return (int) n;
+    }
+
+    private static boolean onOff(String option, String v) {
+        return switch (v) {
+            case "on" -> true;
+            case "off" -> false;
+            default -> throw new UsageException("option " + option + ": '" + v + "' is not on or off");
+        };
     }
 
     private static int inRange(String option, String v, int min, int max, String what) {
@@ -540,6 +555,8 @@ public final class Options {
                 "jni:       --address A[,B] (127.0.0.1; ::1 for IPv6)  --udp-port P (P and P+1; default: free ports)",
                 "           --source-ports N (UDP source ports per HCA, one per flow from 0xC000; default "
                         + JniDriverBuilder.DEFAULT_SOURCE_PORTS + "; 1: all from P)",
+                "           --udp-gso on|off (IPv6: runs of packets as UDP GSO messages; on)",
+                "           --udp-gro on|off (coalesced datagrams received and split; on)",
                 "other:     --no-osgi (plain class path, no Felix)  --debug (stack traces)  -h|--help  --version",
                 "",
                 "exit codes: 0 success, 1 failure, 2 bad command line");

@@ -42,6 +42,23 @@ class JniOptionsTest {
         cli.assertUsage("option --source-ports applies to --driver jni", "devices", "--source-ports", "4");
         cli.assertUsage("option --source-ports: 0 is not a number of UDP source ports (1 to 16384)", "--driver", "jni",
                 "--source-ports", "0");
+        cli.assertUsage("option --udp-gro applies to --driver jni", "devices", "--udp-gro", "off");
+        cli.assertUsage("option --udp-gso: 'no' is not on or off", "--driver", "jni", "--udp-gso", "no");
+    }
+
+    @Test
+    void shouldTurnUdpGsoAndGroOnOrOffInTheBuilderAndTheConfiguration() {
+        JniSetup on = Options.parse("perf", "--driver", "jni", "--udp-port", "6000").jniSetup();
+        JniSetup off = Options.parse("perf", "--driver", "jni", "--udp-port", "6000", "--udp-gso", "off",
+                "--udp-gro", "off").jniSetup();
+        assertThat(on.properties(0)).containsEntry("udp.gso", true).containsEntry("udp.gro", true);
+        assertThat(off.properties(1)).containsEntry("udp.gso", false).containsEntry("udp.gro", false);
+        try (JniDriver g = JniSetup.of(JniSetup.parseAddresses("127.0.0.1"), 0, 1).builder(0).build();
+                JniDriver n = JniSetup.of(JniSetup.parseAddresses("127.0.0.1"), 0, 1).offloads(true, false)
+                        .builder(0).build()) {
+            assertThat(g.receivesCoalesced(1)).as("--udp-gro on reaches the driver").isTrue();
+            assertThat(n.receivesCoalesced(1)).as("--udp-gro off reaches the driver").isFalse();
+        }
     }
 
     @Test

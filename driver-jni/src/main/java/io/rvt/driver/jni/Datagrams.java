@@ -78,6 +78,17 @@ interface Datagrams extends AutoCloseable {
         return false;
     }
 
+    /**
+     * Asks the kernel to coalesce received datagrams (UDP GRO): a run of same-size datagrams of one flow (on this
+     * host, a UDP GSO message whole) may then arrive as one datagram of several RoCEv2 packets, whose segment size
+     * {@link RxBatch#segmentSize} reports; the receive slots must hold 64 KiB. A layer that cannot ignores it.
+     *
+     * @return true if the socket now coalesces, false if this layer or the kernel cannot (then nothing changed)
+     */
+    default boolean receiveCoalesced() {
+        return false;
+    }
+
     /** @return the errno of the last failed system call, 0 if none failed */
     int lastErrno();
 

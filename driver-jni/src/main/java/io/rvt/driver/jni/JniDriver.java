@@ -114,8 +114,9 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
             for (int i = 0; i < nports; i++) {
                 // The port's own socket receives, and sends unless flows have source ports of their own.
                 Datagrams io = open(b.addresses.get(i), b.udpPort, false);
-                ports[i] = new PortEngine(this, i + 1, io, b.sourcePorts, b.maxQp, b.batch, slotSize, b.busyPoll,
-                        newDelivery(i + 1));
+                int rxSlotSize = b.udpGro && io.receiveCoalesced() ? GRO_SLOT_SIZE : slotSize;
+                ports[i] = new PortEngine(this, i + 1, io, b.sourcePorts, b.maxQp, b.batch, slotSize, rxSlotSize,
+                        b.busyPoll, newDelivery(i + 1));
             }
         } catch (RuntimeException e) {
             closeSockets();
@@ -159,6 +160,12 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         return 0xC000 | (h & 0x3FFF);
     }
 
+    /**
+     * A receive slot of a socket with UDP GRO holds the largest coalesced datagram, 65,535 bytes of UDP payload at
+     * most; one cache line more, so that consecutive slots do not start in the same cache sets.
+     */
+    static final int GRO_SLOT_SIZE = 65536 + 64;
+
     /** A slot holds the largest packet: transport headers, one path MTU of payload, pad and ICRC. */
     private static int slotSize(PathMtu mtu) {
         int n = Packets.MAX_TRANSPORT_HEADER + mtu.bytes() + 4 + Icrc.LENGTH;
@@ -194,6 +201,15 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
      */
     public Gid gid(int portNum) {
         return port(portNum).localGid;
+    }
+
+    /**
+     * @param portNum a port, 1-based
+     * @return whether its socket receives datagrams the kernel coalesced ({@link JniDriverBuilder#udpGro}: asked for
+     *         and granted)
+     */
+    public boolean receivesCoalesced(int portNum) {
+        return port(portNum).rx.slotSize == GRO_SLOT_SIZE;
     }
 
     /** @return the most UDP source sockets per port ({@link JniDriverBuilder#sourcePorts(int)}) */

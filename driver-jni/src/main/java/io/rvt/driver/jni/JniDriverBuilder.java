@@ -39,6 +39,7 @@ public final class JniDriverBuilder {
     int socketBufferBytes = 4 << 20;
     int sourcePorts = DEFAULT_SOURCE_PORTS;
     boolean udpGso = true;
+    boolean udpGro = true;
     UnaryOperator<Datagrams> decorator;
 
     JniDriverBuilder() {
@@ -311,6 +312,23 @@ public final class JniDriverBuilder {
      */
     public JniDriverBuilder udpGso(boolean v) {
         udpGso = v;
+        return this;
+    }
+
+    /**
+     * rvt extension: UDP GRO on receive ({@code UDP_GRO}, Linux 5.0). With it (the default) each port's socket may
+     * take a run of same-size datagrams of one flow as one coalesced datagram (the kernel's GRO on a NIC's receive
+     * path; on this host a UDP GSO message reaches it whole instead of being cut per datagram), which the receive
+     * path splits into its RoCEv2 packets at the segment size the kernel reports, each checked (ICRC included) and
+     * handed to the transport one by one, as if it had come alone; a short or bad trailing segment is dropped and
+     * counted as any bad datagram. The receive slots then hold 64 KiB each (a batch of 32: 2 MiB per port).
+     * {@link Wire#NATIVE} only; a kernel without {@code UDP_GRO} leaves it off (logged at INFO).
+     *
+     * @param v false to receive one datagram per packet, in slots of one packet
+     * @return this
+     */
+    public JniDriverBuilder udpGro(boolean v) {
+        udpGro = v;
         return this;
     }
 

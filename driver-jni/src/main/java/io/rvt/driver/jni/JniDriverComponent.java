@@ -31,7 +31,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
  * {@code JniDriver.builder()} one, and a changed configuration can replace it.
  *
  * <p>A changed configuration ({@link Modified}): the {@code peers} table changes live (entries added, changed and
- * removed); any other change (name, address, UDP port, MTU, source ports, threading, UDP GSO) re-creates the device, the old
+ * removed); any other change (name, address, UDP port, MTU, source ports, threading, UDP GSO or GRO) re-creates the device, the old
  * one removed first. A configuration applied again with the same values (Karaf's fileinstall does this) changes nothing.
  *
  * <p>For resolvers: it provides the {@code RvtDriver} services it registers by code ({@link ServiceCapability}) and,
@@ -97,6 +97,15 @@ public final class JniDriverComponent {
                 + "GSO message (true, the default); false: one datagram per message (never GSO on IPv4)",
                 required = false)
         boolean udp_gso() default true;
+
+        /**
+         * @return whether the ports' sockets take coalesced datagrams, UDP GRO ({@link JniDriverBuilder#udpGro});
+         *         false: one datagram per packet
+         */
+        @AttributeDefinition(description = "Receive with UDP GRO: the kernel may hand a run of packets of one flow "
+                + "as one coalesced datagram, split here into its packets (true, the default); false: one datagram "
+                + "per packet", required = false)
+        boolean udp_gro() default true;
     }
 
     /**
@@ -104,10 +113,10 @@ public final class JniDriverComponent {
      * {@link #modified} applies it to the running driver.
      */
     record Fixed(String name, String address, int udpPort, int mtu, int sourcePorts, String threading,
-            boolean udpGso) {
+            boolean udpGso, boolean udpGro) {
         static Fixed of(Config c) {
             return new Fixed(c.name(), c.address(), c.udp_port(), c.mtu(), c.source_ports(), c.threading(),
-                    c.udp_gso());
+                    c.udp_gso(), c.udp_gro());
         }
     }
 
@@ -224,6 +233,7 @@ public final class JniDriverComponent {
         }
         b.threading(threading(c.threading()));
         b.udpGso(c.udp_gso());
+        b.udpGro(c.udp_gro());
         for (String entry : c.peers()) {
             if (entry.isBlank()) {
                 continue; // a console's empty list comes as [""]

@@ -215,6 +215,26 @@ final class NativeDatagrams implements Datagrams {
     }
 
     @Override
+    public boolean receiveCoalesced() {
+        if (!enter()) {
+            return false;
+        }
+        try {
+            int r = NativeUdp.recvGro(fd, true);
+            if (r < 0) {
+                lastErrno = -r;
+                System.getLogger(JniDriver.class.getName()).log(System.Logger.Level.INFO, new UdpException(
+                        "setsockopt UDP_GRO on", Peer.format(address, port), -r).getMessage()
+                        + ": this socket receives one datagram per packet");
+                return false;
+            }
+            return true;
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
     public boolean receivesIpInfo() {
         return receivesIpInfo;
     }

@@ -23,7 +23,7 @@ import java.nio.file.StandardCopyOption;
  */
 final class NativeUdp {
     /** The ABI version this class expects ({@code RVT_ABI_VERSION}). */
-    static final int ABI_VERSION = 8;
+    static final int ABI_VERSION = 9;
     /** Size of a send descriptor ({@code struct rvt_tx_desc}). */
     static final int TX_DESC_SIZE = 128;
     /** Segments one datagram is gathered from at most ({@code RVT_TX_SEGS}). */
@@ -32,6 +32,11 @@ final class NativeUdp {
     static final int RX_DESC_SIZE = 32;
     /** The largest batch one call handles ({@code RVT_MAX_BATCH}). */
     static final int MAX_BATCH = 64;
+    /**
+     * A receive descriptor's flags: the segment size of a datagram UDP GRO coalesced is in bits 16-31
+     * ({@code RX_SEGMENT_SHIFT}), 0 for a datagram of its own.
+     */
+    static final int RX_SEGMENT_SHIFT = 16;
     /** {@link #sendBatch}'s flag: runs of IPv6 datagrams may go as UDP GSO messages ({@code RVT_SEND_GSO}). */
     static final int SEND_GSO = 1;
     /** {@link #sendBatch}'s result: the descriptors sent are its low 8 bits. */
@@ -252,6 +257,35 @@ final class NativeUdp {
      * @return 0 or -errno
      */
     static native int recvIpInfo(int fd, boolean ipv6, boolean on);
+
+    /**
+     * Turns UDP GRO on or off ({@code UDP_GRO}, Linux 5.0): the kernel may then hand a run of same-size datagrams of
+     * one flow (and a UDP GSO message of this host whole) as one coalesced datagram, whose segment size
+     * {@link #recvBatch} puts in the descriptor's flags ({@link #RX_SEGMENT_SHIFT}).
+     *
+     * @param fd the socket
+     * @param on true to coalesce
+     * @return 0 or -errno ({@code ENOPROTOOPT} before Linux 5.0)
+     */
+    static native int recvGro(int fd, boolean on);
+
+    /**
+     * Tests only: one {@code sendmsg} of {@code len} bytes at {@code data}, with {@code segment > 0} as a UDP GSO
+     * message of that segment size (the last segment may be shorter), over IPv4 too: another host's GSO sender.
+     *
+     * @param fd the socket
+     * @param ipv6 the destination's family
+     * @param v4 the IPv4 destination, big-endian int
+     * @param hi the IPv6 destination's first 8 bytes
+     * @param lo its last 8 bytes
+     * @param port the destination port
+     * @param data the bytes' address (a direct buffer's)
+     * @param len how many
+     * @param segment the segment size, 0 for a plain datagram
+     * @return the bytes sent or -errno
+     */
+    static native int testSendSegmented(int fd, boolean ipv6, int v4, long hi, long lo, int port, long data, int len,
+            int segment);
 
     /**
      * Tests only: the socket sends IPv6 datagrams with UDP checksum 0 ({@code UDP_NO_CHECK6_TX}), as Linux rxe does,

@@ -136,9 +136,16 @@ final class PortEngine implements Agent {
     private volatile long receiveCalls;
     private volatile long emptyReceives;
     private volatile long datagramsReceived;
+    /** Packets that arrived in datagrams UDP GRO coalesced (the engine's holder; {@link SocketCalls#groSegments}). */
+    volatile long groSegments;
 
+    /**
+     * @param slotSize bytes of a send slot: the largest packet
+     * @param rxSlotSize bytes of a receive slot: the largest packet, or {@link JniDriver#GRO_SLOT_SIZE} when the
+     *        socket takes coalesced datagrams
+     */
     PortEngine(JniDriver driver, int portNum, Datagrams io, int sourcePorts, int maxQp, int batch, int slotSize,
-            boolean busyPoll, Delivery delivery) {
+            int rxSlotSize, boolean busyPoll, Delivery delivery) {
         this.driver = driver;
         this.portNum = portNum;
         this.io = io;
@@ -153,7 +160,7 @@ final class PortEngine implements Agent {
         this.linkMtu = new LinkMtu(io.localAddress(), driver.portMtu());
         this.localV4 = (int) localGid.interfaceId();
         this.queue = new QpQueue(maxQp);
-        this.rx = new RxBatch(batch, slotSize);
+        this.rx = new RxBatch(batch, rxSlotSize);
         this.tx = new TxScratch(batch, slotSize, driver.wire() == Wire.NATIVE);
         this.busyPoll = busyPoll;
         this.delivery = delivery;
@@ -415,7 +422,7 @@ final class PortEngine implements Agent {
     /** @return the port's system calls and datagrams so far */
     SocketCalls socketCalls() {
         return new SocketCalls(sendCalls.sum(), datagramsSent.sum(), receiveCalls, emptyReceives, datagramsReceived,
-                acksSent.sum(), gsoSegments.sum());
+                acksSent.sum(), gsoSegments.sum(), groSegments);
     }
 
     /** Adds what the kernel dropped for the port's socket since the last reading to {@code RX_KERNEL_DROPS}. */

@@ -54,20 +54,46 @@ final class RoceReceiver {
         this.joins = new McastJoin[nports][0];
     }
 
-    /** Datagram {@code i} of the port's receive batch: check, parse, find the QP, run the transport. Never throws. */
+    /**
+     * Datagram {@code i} of the port's receive batch: each RoCEv2 packet it holds (one, or with UDP GRO the segments
+     * of a coalesced datagram, the last possibly shorter) checked, parsed and handed on in order. Never throws.
+     */
     void onDatagram(PortEngine p, int i) {
         DriverDevice dev = driver.device();
         if (dev == null) {
             return;
         }
         RxBatch rx = p.rx;
-        ByteBuffer buf = rx.data;
         int off = rx.offset(i);
         int len = rx.length(i);
+        int seg = rx.segmentSize(i);
         DriverPort port = dev.port(p.portNum);
+        if (seg == 0 || seg >= len) {
+            onPacket(p, i, port, off, len, rx.truncated(i));
+            return;
+        }
+        // Coalesced by the kernel (UDP GRO): every segment but the last is seg bytes; each is a packet of its own.
+        // A datagram cut at the slot's end lost its tail: the whole segments before the cut are good.
+        boolean truncated = rx.truncated(i);
+        int whole = truncated ? len - len % seg : len;
+        int packets = 0;
+        for (int at = 0; at < whole; at += seg) {
+            onPacket(p, i, port, off + at, Math.min(seg, whole - at), false);
+            packets++;
+        }
+        if (truncated) {
+            onPacket(p, i, port, off + whole, len - whole, true); // the cut segment (or none): malformed
+        }
+        p.groSegments += packets;
+    }
+
+    /** One packet of datagram {@code i}: check, parse, find the QP, run the transport. Never throws. */
+    private void onPacket(PortEngine p, int i, DriverPort port, int off, int len, boolean truncated) {
+        RxBatch rx = p.rx;
+        ByteBuffer buf = rx.data;
         p.delivery.received(len);
         boolean v6 = rx.sourceIsIpv6(i);
-        if (rx.truncated(i) || len < BthDescriptor.LENGTH + Icrc.LENGTH || v6 != p.ipv6) {
+        if (truncated || len < BthDescriptor.LENGTH + Icrc.LENGTH || v6 != p.ipv6) {
             driver.dropMalformed(port);
             return;
         }

@@ -32,6 +32,14 @@ final class RxBatch extends Slots {
         return (desc.getInt(i * NativeUdp.RX_DESC_SIZE + 4) & TRUNCATED) != 0;
     }
 
+    /**
+     * @return the segment size of a datagram UDP GRO coalesced (each segment one RoCEv2 packet, the last possibly
+     *         shorter), 0 for a datagram of its own
+     */
+    int segmentSize(int i) {
+        return desc.getInt(i * NativeUdp.RX_DESC_SIZE + 4) >>> NativeUdp.RX_SEGMENT_SHIFT;
+    }
+
     /** @return whether {@link #trafficClass}, {@link #hopLimit} and {@link #flowLabel} are the received header's */
     boolean hasIpInfo(int i) {
         return (desc.getInt(i * NativeUdp.RX_DESC_SIZE + 4) & IP_INFO) != 0;

@@ -18,9 +18,27 @@ import java.util.Locale;
  *        PSNs)
  * @param gsoSegments datagrams sent that left as UDP GSO segments ({@link JniDriverBuilder#udpGso}: several
  *        datagrams in one {@code sendmmsg} entry)
+ * @param groSegments packets received inside datagrams the kernel coalesced ({@link JniDriverBuilder#udpGro}: several
+ *        packets in one received datagram, counted once in {@code datagramsReceived})
  */
 public record SocketCalls(long sendCalls, long datagramsSent, long receiveCalls, long emptyReceives,
-        long datagramsReceived, long acksSent, long gsoSegments) {
+        long datagramsReceived, long acksSent, long gsoSegments, long groSegments) {
+
+    /**
+     * A snapshot without received GRO segments (the record before {@code groSegments}).
+     *
+     * @param sendCalls see the record
+     * @param datagramsSent see the record
+     * @param receiveCalls see the record
+     * @param emptyReceives see the record
+     * @param datagramsReceived see the record
+     * @param acksSent see the record
+     * @param gsoSegments see the record
+     */
+    public SocketCalls(long sendCalls, long datagramsSent, long receiveCalls, long emptyReceives,
+            long datagramsReceived, long acksSent, long gsoSegments) {
+        this(sendCalls, datagramsSent, receiveCalls, emptyReceives, datagramsReceived, acksSent, gsoSegments, 0);
+    }
 
     /** @return datagrams per send call, 0 without calls */
     public double datagramsPerSend() {
@@ -40,7 +58,7 @@ public record SocketCalls(long sendCalls, long datagramsSent, long receiveCalls,
         return new SocketCalls(sendCalls - earlier.sendCalls, datagramsSent - earlier.datagramsSent,
                 receiveCalls - earlier.receiveCalls, emptyReceives - earlier.emptyReceives,
                 datagramsReceived - earlier.datagramsReceived, acksSent - earlier.acksSent,
-                gsoSegments - earlier.gsoSegments);
+                gsoSegments - earlier.gsoSegments, groSegments - earlier.groSegments);
     }
 
     /** @return e.g. {@code 120 sendmmsg (3.20 datagrams each), 400 recvmmsg (250 empty, 0.96 each), 30 ACKs sent} */

@@ -57,6 +57,11 @@ abstract class ForwardingDatagrams implements Datagrams {
     }
 
     @Override
+    public boolean receiveCoalesced() {
+        return real.receiveCoalesced();
+    }
+
+    @Override
     public boolean receivesIpInfo() {
         return real.receivesIpInfo();
     }

@@ -33,6 +33,7 @@ final class JniFixture implements DriverFixture {
     private int socketBufferBytes = -1;
     private long backstopQuietNanos = -1;
     private boolean udpGso = true;
+    private boolean udpGro = true;
     private boolean numberIpv4Ids;
     private boolean solveIpv4Id = true;
     /** Per device, its sockets' {@link Ipv4IdNumbering} (with {@link #numberIpv4Ids}). */
@@ -97,6 +98,15 @@ final class JniFixture implements DriverFixture {
     }
 
     /**
+     * @param on UDP GRO on the ports' sockets ({@link JniDriverBuilder#udpGro(boolean)}; default on)
+     * @return this
+     */
+    JniFixture udpGro(boolean on) {
+        udpGro = on;
+        return this;
+    }
+
+    /**
      * @param on every IPv4 datagram an HCA receives carries a numbered, mostly non-zero IP Identification as Linux's
      *        do, its ICRC computed over it ({@link Ipv4IdNumbering}; faults are injected before it, on the way)
      * @return this
@@ -148,7 +158,8 @@ final class JniFixture implements DriverFixture {
             List<Ipv4IdNumbering> numbered = new CopyOnWriteArrayList<>();
             numberings.add(numbered);
             JniDriver d = builder.name(name).address(address).udpPort(0).wire(wire)
-                    .ownThreads(!shared).sourcePorts(sourcePorts).udpGso(udpGso).solveIpv4Id(solveIpv4Id)
+                    .ownThreads(!shared).sourcePorts(sourcePorts).udpGso(udpGso).udpGro(udpGro)
+                    .solveIpv4Id(solveIpv4Id)
                     .decorate(io -> {
                         FaultyDatagrams f = new FaultyDatagrams(name, io, s, 4096 + 128, sockets);
                         f.faults(faults);

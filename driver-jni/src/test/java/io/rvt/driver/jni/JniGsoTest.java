@@ -28,8 +28,12 @@ class JniGsoTest {
     private static final int LARGE = 8;
     private static final int LARGE_BYTES = 4 * 4096 + 1000;
 
-    /** What one stream did: a CRC-32 of every message received in order, and the counters that matter. */
-    private record Stream(long crc, long gsoSegments, long datagramsSent, long icrcErrors, long malformed) {
+    /**
+     * What one stream did: a CRC-32 of every message received in order, and the counters that matter (the sender's
+     * GSO segments and datagrams, the receiver's datagrams and packets that arrived coalesced by UDP GRO).
+     */
+    record Stream(long crc, long gsoSegments, long datagramsSent, long icrcErrors, long malformed,
+            long datagramsReceived, long groSegments) {
     }
 
     @Test
@@ -64,7 +68,7 @@ class JniGsoTest {
         return i < SMALL ? 64 : LARGE_BYTES;
     }
 
-    private static long expectedCrc() {
+    static long expectedCrc() {
         CRC32 crc = new CRC32();
         for (int i = 0; i < SMALL + LARGE; i++) {
             java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(length(i));
@@ -79,7 +83,12 @@ class JniGsoTest {
      * between two HCAs on {@code address} whose port threads run the engines.
      */
     private static Stream stream(String address, boolean gso) throws Exception {
-        try (JniFixture f = new JniFixture(5, address).udpGso(gso); Verbs verbs = new Verbs(f)) {
+        return stream(address, gso, true);
+    }
+
+    /** {@link #stream(String, boolean)} with the HCAs' UDP GRO on or off ({@link JniDriverBuilder#udpGro}). */
+    static Stream stream(String address, boolean gso, boolean gro) throws Exception {
+        try (JniFixture f = new JniFixture(5, address).udpGso(gso).udpGro(gro); Verbs verbs = new Verbs(f)) {
             Device[] dev = f.open(2);
             JniDriver a = f.drivers().get(0);
             JniDriver b = f.drivers().get(1);
@@ -91,6 +100,7 @@ class JniGsoTest {
                 Verbs.fill(p[0].buffer, i * slot, length(i), i);
             }
             SocketCalls before = a.socketCalls(1);
+            SocketCalls beforeB = b.socketCalls(1);
             SendWorkRequest list = null;
             for (int i = n - 1; i >= 0; i--) {
                 list = new SendWorkRequest(1).wrId(i).opcode(WrOpcode.SEND).sendFlags(SendFlag.SIGNALED.bit())
@@ -108,8 +118,10 @@ class JniGsoTest {
                 crc.update(p[1].buffer.duplicate().position(i * slot).limit(i * slot + length(i)));
             }
             SocketCalls sent = a.socketCalls(1).minus(before);
+            SocketCalls received = b.socketCalls(1).minus(beforeB);
             return new Stream(crc.getValue(), sent.gsoSegments(), sent.datagramsSent(),
-                    a.icrcErrors(1) + b.icrcErrors(1), a.malformed(1) + b.malformed(1));
+                    a.icrcErrors(1) + b.icrcErrors(1), a.malformed(1) + b.malformed(1),
+                    received.datagramsReceived(), received.groSegments());
         }
     }
 }

@@ -31,6 +31,9 @@ final class UdTarget implements AutoCloseable {
     final InetAddress local;
     private final int qkey;
     private final DatagramSocket socket;
+    /** With {@link #UdTarget(JniFixture, String, int, int, boolean)}'s GSO sender: a native socket, else null. */
+    private final NativeDatagrams gso;
+    private final ByteBuffer gsoBytes;
     private final int targetPort;
     private final Icrc icrc = new Icrc();
 
@@ -42,6 +45,14 @@ final class UdTarget implements AutoCloseable {
      * @throws IOException if the socket cannot be opened
      */
     UdTarget(JniFixture fixture, String host, int qkey, int bufferBytes) throws IOException {
+        this(fixture, host, qkey, bufferBytes, false);
+    }
+
+    /**
+     * @param gsoSender whether packets leave from a native socket that can send UDP GSO messages
+     *        ({@link #sendSegmented}), as another host's GSO sender, instead of a plain one
+     */
+    UdTarget(JniFixture fixture, String host, int qkey, int bufferBytes, boolean gsoSender) throws IOException {
         this.fixture = fixture;
         this.qkey = qkey;
         this.local = InetAddress.getByName(host);
@@ -51,6 +62,32 @@ final class UdTarget implements AutoCloseable {
         verbs.activateUd(ud, qkey);
         this.targetPort = target().localPort(1);
         this.socket = new DatagramSocket(0, local);
+        this.gso = gsoSender ? new NativeDatagrams(local, 0, 0) : null;
+        this.gsoBytes = gsoSender ? ByteBuffer.allocateDirect(1 << 16) : null;
+    }
+
+    /** @return the UDP port the packets leave from (their ICRC covers it) */
+    int sourcePort() {
+        return gso != null ? gso.localPort() : socket.getLocalPort();
+    }
+
+    /**
+     * Sends the first {@code len} bytes of {@code bytes} at the HCA's port as one UDP GSO message of
+     * {@code segment}-byte segments (the last may be shorter), from the GSO sender's native socket; on this host it
+     * reaches a receiving socket with UDP GRO whole.
+     *
+     * @throws IOException naming the errno if the kernel refuses it
+     */
+    void sendSegmented(byte[] bytes, int len, int segment) throws IOException {
+        gsoBytes.clear().put(bytes, 0, len);
+        byte[] a = local.getAddress();
+        ByteBuffer w = ByteBuffer.wrap(a.length == 16 ? a : new byte[16]);
+        int r = NativeUdp.testSendSegmented(gso.fd(), a.length == 16, a.length == 4 ? ByteBuffer.wrap(a).getInt() : 0,
+                w.getLong(0), w.getLong(8), targetPort, NativeUdp.address(gsoBytes), len, segment);
+        if (r != len) {
+            throw new IOException("UDP GSO send of " + len + " B in " + segment + " B segments: " + (r < 0
+                    ? new UdpException("sendmsg to", Peer.format(local, targetPort), -r).getMessage() : r + " B"));
+        }
     }
 
     /** @return the second HCA's driver, the one the socket sends at */
@@ -74,21 +111,28 @@ final class UdTarget implements AutoCloseable {
         if (local.getAddress().length == 4) {
             int ip = ByteBuffer.wrap(local.getAddress()).getInt();
             int to = dst.isMulticast() ? Peer.groupV4(dst) : (int) dst.interfaceId();
-            icrc.writeRoceV4(ip, to, ipId, true, socket.getLocalPort(), targetPort, b, 0, len);
+            icrc.writeRoceV4(ip, to, ipId, true, sourcePort(), targetPort, b, 0, len);
         } else {
-            icrc.writeRoceV6(Peer.gidOf(local), dst, socket.getLocalPort(), targetPort, b, 0, len);
+            icrc.writeRoceV6(Peer.gidOf(local), dst, sourcePort(), targetPort, b, 0, len);
         }
         return b.array();
     }
 
     /** Sends the first {@code len} bytes of {@code bytes} at the HCA's port. */
     void send(byte[] bytes, int len) throws IOException {
+        if (gso != null) {
+            sendSegmented(bytes, len, 0);
+            return;
+        }
         socket.send(new DatagramPacket(bytes, len, local, targetPort));
     }
 
     @Override
     public void close() {
         socket.close();
+        if (gso != null) {
+            gso.close();
+        }
         fixture.close();
     }
 }
