@@ -102,13 +102,13 @@ final class ExamplesPingPong {
         // a RoCE port has no LIDs: without a GID the peer could not reach it (-g 0 unless given)
         int gidIndex = link.gidIndex() >= 0 ? link.gidIndex() : attr.lid() == 0 ? 0 : -1;
         PathMtu mtu = PathMtu.ofBytes(link.mtu() > 0 ? link.mtu() : DEFAULT_MTU);
-        CqEvents events = params.events() ? new CqEvents() : null;
+        CqEvents events = params.events() ? new CqEvents(dev) : null;
         ProtectionDomain pd = dev.allocPd();
         CompletionQueue cq = null;
         MemoryRegion sendMr = null;
         MemoryRegion recvMr = null;
         try {
-            cq = dev.createCq(params.rxDepth() + 1, 0, events, null);
+            cq = dev.createCq(params.rxDepth() + 1, 0, events != null ? events.channel() : null, null, null);
             int offset = ud ? PingpongLoop.GRH : 0;
             sendMr = pd.regMr(ByteBuffer.allocateDirect(params.size()), AccessFlag.LOCAL_WRITE.bit());
             recvMr = pd.regMr(ByteBuffer.allocateDirect(offset + params.size()), AccessFlag.LOCAL_WRITE.bit());
@@ -123,7 +123,13 @@ final class ExamplesPingPong {
                 sendMr.deregMr();
             }
             if (cq != null) {
+                if (events != null) {
+                    events.ack(cq);
+                }
                 cq.destroyCq();
+            }
+            if (events != null) {
+                events.close();
             }
             pd.deallocPd();
         }

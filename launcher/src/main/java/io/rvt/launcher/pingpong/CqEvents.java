@@ -1,56 +1,80 @@
 package io.rvt.launcher.pingpong;
 
-import io.rvt.api.CompletionHandler;
+import io.rvt.api.CompletionChannel;
 import io.rvt.api.CompletionQueue;
 import io.rvt.api.CqNotify;
+import io.rvt.api.Device;
 import io.rvt.api.WorkCompletion;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The examples' {@code -e}: wait for a CQ's completion event instead of polling it ({@code ibv_req_notify_cq},
- * {@code ibv_get_cq_event}). Give it to the CQ as its handler when creating it; {@link #take} arms the CQ, polls once
- * for what came before the arming, and parks until the handler says a completion came.
+ * The examples' {@code -e}: wait for a CQ's completion event instead of polling it, on a completion channel as
+ * {@code ibv_rc_pingpong} does ({@code ibv_create_comp_channel}, {@code ibv_req_notify_cq}, {@code ibv_get_cq_event},
+ * and {@code ibv_ack_cq_events} once for all events at the end). Create the CQ on {@link #channel()}; {@link #take}
+ * arms the CQ, polls once for what came before the arming, and waits on the channel; {@link #ack} acknowledges the
+ * events before the CQ is destroyed, {@link #close()} destroys the channel after.
  */
-public final class CqEvents implements CompletionHandler {
-    /** The longest park between looks at the flag (the handler unparks sooner). */
-    private static final long PARK_NANOS = 1_000_000;
-    private volatile boolean notified;
-    private volatile Thread waiter;
+public final class CqEvents {
+    /**
+     * The longest wait on the channel between runs of the host's progress (the channel's own wait runs the driver's
+     * progress hook; a host whose network only its caller runs, {@code --threading invoker}, moves it here).
+     */
+    private static final long WAIT_NANOS = 1_000_000;
+    private final CompletionChannel channel;
+    /** Events taken and not yet acknowledged, as the examples' {@code num_cq_events}. */
+    private int events;
 
-    @Override
-    public void onCompletion(CompletionQueue cq) {
-        notified = true;
-        Thread t = waiter;
-        if (t != null) {
-            LockSupport.unpark(t);
-        }
+    /**
+     * @param dev the device the CQ will be on
+     */
+    public CqEvents(Device dev) {
+        this.channel = dev.createCompChannel();
+    }
+
+    /** @return the channel to create the CQ on */
+    public CompletionChannel channel() {
+        return channel;
     }
 
     /**
-     * @param cq the CQ this handler was given to
+     * @param cq the CQ created on {@link #channel()}
      * @param wc filled with the completion
      * @param deadline {@link System#nanoTime()} by which one must have come
-     * @param progress run between parks (moves a network the host runs on this thread)
+     * @param progress run between waits (moves a network the host runs on this thread)
      * @return true if a completion came, false at the deadline
      */
     boolean take(CompletionQueue cq, WorkCompletion wc, long deadline, Runnable progress) {
-        waiter = Thread.currentThread();
         while (true) {
-            notified = false;
             cq.reqNotifyCq(CqNotify.NEXT_COMP.bit());
             if (cq.pollCq(wc)) {
                 return true;
             }
-            while (!notified) {
+            while (channel.getCqEvent(WAIT_NANOS, TimeUnit.NANOSECONDS) == null) {
                 if (System.nanoTime() - deadline > 0) {
                     return cq.pollCq(wc);
                 }
                 progress.run();
-                LockSupport.parkNanos(this, PARK_NANOS);
             }
+            events++;
             if (cq.pollCq(wc)) {
                 return true;
             }
         }
+    }
+
+    /**
+     * Acknowledges every event taken ({@code ibv_ack_cq_events(cq, num_cq_events)}) so that {@code cq} can be
+     * destroyed.
+     *
+     * @param cq the CQ
+     */
+    public void ack(CompletionQueue cq) {
+        cq.ackCqEvents(events);
+        events = 0;
+    }
+
+    /** Destroys the channel ({@code ibv_destroy_comp_channel}); its CQ must be destroyed first. */
+    public void close() {
+        channel.destroyCompChannel();
     }
 }

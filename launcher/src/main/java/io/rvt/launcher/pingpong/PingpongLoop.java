@@ -96,7 +96,7 @@ public final class PingpongLoop {
     /**
      * The examples' {@code -e}: sleep on completion events.
      *
-     * @param handler the handler the CQ was created with
+     * @param handler the events whose channel the CQ was created on
      * @return this loop
      */
     public PingpongLoop events(CqEvents handler) {
