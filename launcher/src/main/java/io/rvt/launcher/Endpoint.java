@@ -214,6 +214,39 @@ final class Endpoint implements AutoCloseable {
     }
 
     /**
+     * Creates an RC or UC QP on this endpoint's CQs and brings it to INIT (P_Key index 0, this endpoint's port, every
+     * access right RC has, UC's RDMA WRITE): for a peer that connects it from its own data, as perftest's
+     * {@code ctx_connect} does, not through rvt-cm. Destroyed by {@link #close()}.
+     *
+     * @param type RC or UC
+     * @param sendDepth send queue entries
+     * @param recvDepth receive queue entries
+     * @param sigType whether every send completes or only signaled ones
+     * @return the QP, in INIT
+     */
+    QueuePair createQp(QpType type, int sendDepth, int recvDepth, SigType sigType) {
+        QpInitAttr init = new QpInitAttr().qpType(type).sendCq(sendCq).recvCq(recvCq).sigType(sigType);
+        init.cap().maxSendWr(sendDepth).maxRecvWr(recvDepth).maxSendSge(1).maxRecvSge(1);
+        QueuePair qp = pd.createQp(init);
+        udQps.add(qp);
+        int access = type == QpType.RC ? ALL_ACCESS
+                : AccessFlag.mask(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE);
+        qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(link.port()).qpAccessFlags(access),
+                QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
+        return qp;
+    }
+
+    /**
+     * @param attr an address vector (its source GID index is used as given)
+     * @return an address handle on this endpoint's PD (destroyed by {@link #close()})
+     */
+    AddressHandle addressHandle(AhAttr attr) {
+        AddressHandle ah = pd.createAh(attr);
+        ahs.add(ah);
+        return ah;
+    }
+
+    /**
      * @param qp a UD QP of {@link #createUdQp}
      * @return its send PSN
      */

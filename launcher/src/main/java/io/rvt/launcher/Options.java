@@ -377,6 +377,10 @@ public final class Options {
             throw new UsageException("option --address: a " + (server ? "server" : "client") + " process has one "
                     + "HCA, got two addresses (" + String.join(",", addresses) + ")");
         }
+        if (rdmaCm && command.equals("perf")) {
+            throw new UsageException("option --rdma_cm between two processes: perftest's rdma_cm exchange is not built "
+                    + "yet; without -R both speak perftest's TCP exchange (port -p)");
+        }
         if (given.contains("--udp-port")) {
             throw new UsageException("option --udp-port: a " + (server ? "server" : "client") + " process's HCA binds "
                     + "the RoCEv2 port " + JniSetup.ROCEV2_PORT + " of its own --address (the CM carries no UDP port)");

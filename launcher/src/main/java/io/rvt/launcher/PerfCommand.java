@@ -26,6 +26,8 @@ final class PerfCommand {
             "--out_json", "--out_json_file", "--CPU-freq", "--rdma_cm", "--plot");
     /** perftest's {@code Data_ex_method}: the QPs learnt each other through the CM (rvt-cm), as perftest's -R. */
     static final String DATA_EXCHANGE = "rdma_cm";
+    /** perftest's {@code Data_ex_method} without {@code -R}: the QPs' data went over TCP. */
+    static final String TCP_EXCHANGE = "Ethernet";
     /** How long each row of the default sweep runs. */
     static final long SWEEP_ROW_NANOS = 400_000_000L;
     /** perftest's default size of a bandwidth test. */
@@ -114,7 +116,7 @@ final class PerfCommand {
         PerfSpec[] table = new PerfSpec[1];
         RemotePerf remote = new RemotePerf(out, err, link, o.cmPort, o.reportGbits, (s, d, mtu, bw, lat) -> {
             PerftestJson.TestInfo info = new PerftestJson.TestInfo(s, d, mtu, host.driver().perftestLinkType(), link,
-                    PerfSizing.rxDepth(s), DATA_EXCHANGE);
+                    PerfSizing.rxDepth(s), TCP_EXCHANGE);
             if (perftestJson != null) {
                 // as perftest: the file is rewritten for every row, and holds the last
                 write(perftestJson, PerftestJson.report(info, bw, lat, o.reportGbits));
@@ -138,21 +140,7 @@ final class PerfCommand {
             }
         });
         if (o.server) {
-            remote.server(host, req -> {
-                PerfSpec asked = req.spec();
-                String c = LinkOptions.timeoutConflict(req.qpTimeout(), link, o.has("--qp-timeout"));
-                if (c == null) {
-                    c = conflict(asked, own);
-                }
-                if (c == null) {
-                    try {
-                        check(asked, dev, link.pathMtu(dev).bytes());
-                    } catch (UsageException e) {
-                        return e.getMessage();
-                    }
-                }
-                return c;
-            });
+            remote.server(host, own);
         } else {
             remote.client(host, JniSetup.resolve(o.peer), own);
         }
@@ -165,52 +153,6 @@ final class PerfCommand {
         if (json != null) {
             write(json, report.finish());
         }
-    }
-
-    /** @return why a server refuses the client's table, or null if it agrees with the server's given options */
-    private String conflict(PerfSpec asked, PerfSpec own) {
-        Options o = options;
-        if (o.has("--test") && asked.test() != own.test()) {
-            return "the client asks for --test " + asked.test().option() + ", the server was started with --test "
-                    + own.test().option();
-        }
-        if ((o.has("--lat") || o.has("--bw") || o.testLatency != null) && asked.latency() != own.latency()) {
-            return "the client asks for " + (asked.latency() ? "--lat" : "--bw") + ", the server was started with "
-                    + (own.latency() ? "--lat" : "--bw");
-        }
-        if (o.has("--transport") && asked.transport() != own.transport()) {
-            return "the client asks for -c " + asked.transport() + ", the server was started with -c "
-                    + own.transport();
-        }
-        boolean sweep = asked.sizes().length > 1;
-        String askedSize = sweep ? "-a" : "-s " + asked.sizes()[0];
-        if (o.has("--size") && (sweep || asked.sizes()[0] != own.sizes()[0])) {
-            return "the client asks for " + askedSize + ", the server was started with -s " + own.sizes()[0];
-        }
-        if (o.has("--all") && !sweep && own.sizes().length > 1) {
-            return "the client asks for " + askedSize + ", the server was started with -a";
-        }
-        if (o.has("--iters") && asked.iters() != own.iters()) {
-            return "the client asks for -n " + asked.iters() + ", the server was started with -n " + own.iters();
-        }
-        if (o.has("--duration") && asked.durationNanos() != own.durationNanos()) {
-            return "the client asks for -D " + asked.durationNanos() / 1e9 + ", the server was started with -D "
-                    + o.durationSeconds;
-        }
-        if (o.has("--qps") && asked.qps() != own.qps()) {
-            return "the client asks for -q " + asked.qps() + ", the server was started with -q " + own.qps();
-        }
-        if (asked.qps() > 64 || asked.latency() && asked.qps() > 1) {
-            return "the client asks for " + asked.qps() + " QPs (a bandwidth test runs 1 to 64, a latency test 1)";
-        }
-        if (o.has("--bidirectional") && asked.bidirectional() != own.bidirectional()) {
-            return "the client asks for " + (asked.bidirectional() ? "-b" : "one direction") + ", the server was "
-                    + "started with -b";
-        }
-        if (asked.bidirectional() && asked.latency()) {
-            return "the client asks for -b with a latency test (-b is for bandwidth)";
-        }
-        return null;
     }
 
     private void runTable(PerfSpec s, Device a, Device b, Host host, LinkOptions link, Progress progress,

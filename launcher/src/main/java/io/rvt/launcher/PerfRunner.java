@@ -95,6 +95,14 @@ final class PerfRunner implements AutoCloseable {
     private final String atResponder;
     private final String receiveAtRequester;
     private int stamp;
+    /**
+     * The peer is perftest's program (or rvt speaking its protocol): no warm-up where the peer would take it for the
+     * test (SEND, WRITE latency), and write latency as {@code run_iter_lat_write}: this side's message goes to the
+     * peer's address, the peer's lands at {@link #target} in this side's buffer, and the last byte counts.
+     */
+    private boolean perftest;
+    /** With {@link #perftest}: where the peer's RDMA WRITEs land in this side's buffer. */
+    private int target;
 
     /**
      * Sets up both sides for every row of {@code spec}.
@@ -211,17 +219,17 @@ final class PerfRunner implements AutoCloseable {
      *
      * @param host this process's host
      * @param requester this side's endpoint ({@link PerfSizing#bufferBytes}, {@link PerfSizing#cqDepth})
-     * @param connector the connector that made the QPs' connections
+     * @param connector the connector that made the QPs' connections, or null (perftest's exchange made them)
      * @param qps the QPs to the peer, one per QP of the table
      * @param peers UD: the address handle of each QP's peer; else null
      * @param peerQpns UD: each peer's QP number; else null
-     * @param region the peer's memory region (its REP's or REQ's private data)
+     * @param region the peer's memory region (its perftest QP data)
      * @param spec the table
      * @param progress where rows report their iterations
      * @param peer the peer's name, in errors
      */
     PerfRunner(Host host, Endpoint requester, Connector connector, QueuePair[] qps, AddressHandle[] peers,
-            int[] peerQpns, PerfWire.Region region, PerfSpec spec, Progress progress, String peer) {
+            int[] peerQpns, PerfRegion region, PerfSpec spec, Progress progress, String peer) {
         this.spec = spec;
         this.host = host;
         this.progress = progress;
@@ -266,6 +274,26 @@ final class PerfRunner implements AutoCloseable {
         if (spec.bidirectional() && spec.test().needsReceives() && !spec.latency()) {
             localRecv = new RecvWorkRequest(1).sge(requester.mr, 0, grh + largest);
         }
+    }
+
+    /**
+     * The peer speaks perftest's protocol ({@link RemotePerf}): SEND rows and write latency run without warm-up,
+     * which its side would count or answer as the test; write latency's RDMA WRITEs go to the peer's address and
+     * the peer's land at {@code target}, each one's last byte the ping-pong's counter, the peer first, as perftest's
+     * {@code run_iter_lat_write}.
+     *
+     * @param target where the peer's RDMA WRITEs land in this side's buffer
+     * @return this
+     */
+    PerfRunner perftestPeer(int target) {
+        this.perftest = true;
+        this.target = target;
+        return this;
+    }
+
+    /** @return whether rows run a warm-up first: not where a perftest peer would count it */
+    private boolean warms() {
+        return !perftest || !spec.test().needsReceives() && !(spec.latency() && spec.test() == PerfTest.WRITE);
     }
 
     /**
@@ -326,7 +354,7 @@ final class PerfRunner implements AutoCloseable {
             for (SendWorkRequest wr = replies[q]; wr != null; wr = wr.next()) {
                 wr.sge(0).length(size);
             }
-            if (writeLat) {
+            if (writeLat && !perftest) {
                 wrs[q].remoteAddr(remoteAddr + size);
                 if (replies[q] != null) {
                     replies[q].remoteAddr(requester.mr.addr() + size);
@@ -357,7 +385,9 @@ final class PerfRunner implements AutoCloseable {
         resize(size);
         progress.row(spec.label() + " " + size + " B (warm-up)", 0);
         warmUpMessages = 0;
-        if (afterWarmUp == null && !settled) {
+        if (!warms()) {
+            // the peer would count these as the test's
+        } else if (afterWarmUp == null && !settled) {
             settled = true;
             WarmUp.untilSteady(size, n -> warmUpMessages += windowed(n, 0, false).iterations());
         } else {
@@ -484,7 +514,9 @@ final class PerfRunner implements AutoCloseable {
         resize(size);
         progress.row(spec.label() + " " + size + " B (warm-up)", 0);
         warmedUp = 0;
-        WarmUp.run(size, n -> warmedUp += sampleLatency(size, n, 0));
+        if (warms()) {
+            WarmUp.run(size, n -> warmedUp += sampleLatency(size, n, 0));
+        }
         progress.row(spec.label() + " " + size + " B", spec.iters());
         int n = sampleLatency(size, spec.iters() > 0 ? spec.iters() : samples.length, spec.durationNanos());
         int rttFactor = spec.test() == PerfTest.READ || spec.test() == PerfTest.ATOMIC ? 1 : 2;
@@ -498,12 +530,13 @@ final class PerfRunner implements AutoCloseable {
         SendWorkRequest pong = replies[0];
         PerfTest test = spec.test();
         long end = durationNanos > 0 ? System.nanoTime() + durationNanos : Long.MAX_VALUE;
-        int pollIndex = 2 * size - 1; // write latency: the last byte of the second half
+        // write latency: the last byte of the second half, or of the peer's message at the target
+        int pollIndex = perftest ? target + size - 1 : 2 * size - 1;
         int i = 0;
         for (; i < iters; i++) {
             long t0 = System.nanoTime();
             if (responder == null) { // the responder is another process: this side's half of the ping-pong
-                pingRemote(size, pollIndex);
+                pingRemote(size, pollIndex, i);
             } else {
                 switch (test) {
                     case SEND -> {
@@ -547,7 +580,7 @@ final class PerfRunner implements AutoCloseable {
     }
 
     /** One ping and its pong (SEND, WRITE) or one operation (READ, atomic) to a responder in another process. */
-    private void pingRemote(int size, int pollIndex) {
+    private void pingRemote(int size, int pollIndex, int i) {
         QueuePair a = sendQps[0];
         switch (spec.test()) {
             case SEND -> {
@@ -557,6 +590,15 @@ final class PerfRunner implements AutoCloseable {
                 drain(requester.sendCq);
             }
             case WRITE -> {
+                if (perftest) {
+                    // run_iter_lat_write: the server writes first; each side answers with the count it received
+                    byte s = (byte) (i + 1);
+                    awaitByte(requester.buffer, pollIndex, s, requester);
+                    requester.buffer.put(size - 1, s);
+                    a.postSend(wrs[0]);
+                    drain(requester.sendCq);
+                    return;
+                }
                 byte s = nextStamp();
                 requester.buffer.put(size - 1, s);
                 a.postSend(wrs[0]);
@@ -602,12 +644,16 @@ final class PerfRunner implements AutoCloseable {
 
     @Override
     public void close() {
-        connector.disconnectAll();
+        if (connector != null) {
+            connector.disconnectAll();
+        }
         requester.close();
         if (responder != null) {
             responder.close();
         }
-        connector.close();
+        if (connector != null) {
+            connector.close();
+        }
     }
 
     /**

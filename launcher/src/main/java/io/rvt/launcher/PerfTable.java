@@ -71,6 +71,25 @@ final class PerfTable {
      * @param link the port and GID index
      */
     void header(PerfSpec spec, String from, String to, int mtu, Host host, LinkOptions link) {
+        header(spec, from, to, mtu, host, link, PerfCommand.DATA_EXCHANGE, null);
+    }
+
+    /**
+     * Prints the test-info block, perftest's QP lines ({@code ctx_print_pingpong_data}) if given, and the column
+     * header of a table between two named ends.
+     *
+     * @param spec the table
+     * @param from the requester: a device, or a client process's address
+     * @param to the responder
+     * @param mtu the path MTU in bytes
+     * @param host the host, named as what the results were measured on
+     * @param link the port and GID index
+     * @param dataExchange perftest's {@code Data ex. method}: {@code rdma_cm} (the QPs connected through the CM) or
+     *        {@code Ethernet} (their data exchanged over TCP)
+     * @param addresses the local and remote address lines, or null
+     */
+    void header(PerfSpec spec, String from, String to, int mtu, Host host, LinkOptions link, String dataExchange,
+            String addresses) {
         out.println(LINE);
         out.println("                    " + spec.title());
         out.printf(" Device          : %s -> %s%n", from, to);
@@ -89,11 +108,15 @@ final class PerfTable {
         if (link.gidIndex() >= 0) {
             out.printf(" GID index       : %d%n", link.gidIndex());
         }
-        out.println(" rdma_cm QPs     : ON");
-        out.println(" Data ex. method : rdma_cm");
+        out.println(" rdma_cm QPs     : " + (PerfCommand.DATA_EXCHANGE.equals(dataExchange) ? "ON" : "OFF"));
+        out.println(" Data ex. method : " + dataExchange);
         out.println(" Threading       : " + host.threading().describe());
         out.println(" Measured on     : " + host.measuredOn() + " -- not a hardware figure");
         out.println(LINE);
+        if (addresses != null) {
+            out.print(addresses);
+            out.println(LINE);
+        }
         StringBuilder sb = new StringBuilder();
         for (String c : columns) {
             sb.append(' ').append(pad(c));

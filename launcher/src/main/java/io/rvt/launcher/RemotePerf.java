@@ -1,7 +1,14 @@
 package io.rvt.launcher;
 
 import io.rvt.api.AddressHandle;
+import io.rvt.api.AhAttr;
 import io.rvt.api.Device;
+import io.rvt.api.Gid;
+import io.rvt.api.PathMtu;
+import io.rvt.api.QpAttr;
+import io.rvt.api.QpAttrMask;
+import io.rvt.api.QpState;
+import io.rvt.api.QpType;
 import io.rvt.api.QueuePair;
 import io.rvt.api.RecvWorkRequest;
 import io.rvt.api.SendWorkRequest;
@@ -9,48 +16,51 @@ import io.rvt.api.SigType;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
-import io.rvt.cm.CmException;
-import io.rvt.cm.ConnectRequest;
-import io.rvt.cm.Connection;
-import io.rvt.cm.DatagramPeer;
-import io.rvt.cm.Listener;
-import io.rvt.cm.QpOptions;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
- * {@code rvt perf --server} and {@code rvt perf HOST}: perftest's server and client as two processes. The client's
- * first rvt-cm connection is the control connection ({@link PerfControl}): its REQ carries the table
- * ({@link PerfWire.Request}), which the server refuses (a REJ with the reason) when it contradicts its own command
- * line, and the server's REP its memory region. Then {@code -q} data QPs: RC and UC each through a connection of its
- * own (whose REQ repeats the table), UD each served by SIDR on both sides under CM port {@code -p + 1 + q} and
- * resolved by the other side. Both sides then step through the rows ({@code -a}: every size) together over the
- * control connection, and both print every row, as perftest's server and client do:
+ * {@code rvt perf --server} and {@code rvt perf HOST}: perftest's server and client as two processes, speaking
+ * perftest's protocol (perftest_communication.c), so that either end may be perftest itself ({@code ib_send_bw},
+ * {@code ib_write_bw}, {@code ib_read_bw}, {@code ib_atomic_bw} and their {@code _lat}s). Over a TCP connection to
+ * port {@code -p} (18515) the two exchange, lock-step ({@link PerftestComm}): the versions, page and cache line sizes,
+ * the MTU (both use the smaller), each QP's {@link PerftestDest} (QPN, PSN, rkey, address, GID), then the same number
+ * of hand-shakes as the perftest program of the test, before, between and after its rows, the bandwidth reports, and
+ * {@code "done"}. The QPs are brought to RTS from the peer's data as perftest's {@code ctx_connect} does (path MTU,
+ * minimum RNR timer 12, ACK timeout {@code -u} (14), 7 retries and RNR retries, hop limit 255, UD Q_Key
+ * 0x11111111). What each side prints is what perftest's prints:
  * <ul>
- * <li>the client measures as the one-JVM {@code rvt perf} does ({@link PerfRunner}, its requester side alone);</li>
- * <li>SEND bandwidth: the server reposts its receives and prints its own row, what it received from the end of the
- * client's warm-up (a MEASURE/GO exchange) to the client's DONE, and at what rate (perftest's server does the
- * same; over UC and UD it counts the messages that arrived);</li>
- * <li>SEND and WRITE latency: the server answers each ping and prints its own side of the same round trips;</li>
- * <li>RDMA WRITE, READ and atomic bandwidth, READ and atomic latency: the server is passive and prints the client's
- * row, sent in its DONE;</li>
- * <li>{@code -b}: the server runs its own flow into the client at the same time and sends its row when it ends; the
- * client adds both and both print the sum.</li>
+ * <li>SEND bandwidth: the client its sends, the server what it received and at what rate (over UC and UD the
+ * messages that arrived); no warm-up messages, which perftest's server would count;</li>
+ * <li>RDMA WRITE, READ and atomic bandwidth: the client its row; the server, passive, the client's last row from its
+ * report;</li>
+ * <li>SEND and RDMA WRITE latency: both sides their own side of the same ping-pongs (the WRITE's last byte a counter,
+ * the server's first); READ and atomic latency: the client alone (perftest's server prints no row);</li>
+ * <li>{@code -b}: both sides send and receive at once and exchange their reports; both print the sum.</li>
  * </ul>
+ * Both ends must be given the same test options, as perftest's must: neither can see the other's.
  */
 final class RemotePerf {
+    /** How long a client waits for the TCP connection, and each side for the other's next exchange at set-up. */
+    static final Duration CONNECT_PATIENCE = Duration.ofSeconds(60);
+    /** perftest's hop limit on the path ({@code ctx_modify_qp_to_rtr}). */
+    static final int HOP_LIMIT = 0xFF;
+    /** perftest's {@code MIN_RNR_TIMER}. */
+    static final int MIN_RNR_TIMER = 12;
+    private static final SecureRandom PSN = new SecureRandom();
+
     private final PrintStream out;
     private final PrintStream err;
     private final LinkOptions link;
-    private final int cmPort;
+    private final int port;
     private final boolean gbits;
     private final Reports reports;
-    private final WorkCompletion wc = new WorkCompletion();
-    private final WorkCompletion[] wcs = new WorkCompletion[16];
 
     /** Writes a row into the JSON files the command line asks for ({@code --out_json}, {@code --json}). */
     interface Reports {
@@ -67,33 +77,22 @@ final class RemotePerf {
     /**
      * @param out where the table goes
      * @param err where the client's progress line goes
-     * @param link the port, path MTU and GID index
-     * @param cmPort the CM port
+     * @param link the port, path MTU, GID index and ACK timeout
+     * @param port the TCP port ({@code -p})
      * @param gbits bandwidth in Gb/s ({@code --report_gbits})
      * @param reports writes the JSON files
      */
-    RemotePerf(PrintStream out, PrintStream err, LinkOptions link, int cmPort, boolean gbits, Reports reports) {
+    RemotePerf(PrintStream out, PrintStream err, LinkOptions link, int port, boolean gbits, Reports reports) {
         this.out = out;
         this.err = err;
         this.link = link;
-        this.cmPort = cmPort;
+        this.port = port;
         this.gbits = gbits;
         this.reports = reports;
-        for (int i = 0; i < wcs.length; i++) {
-            wcs[i] = new WorkCompletion();
-        }
     }
 
     /**
-     * @param q a data QP's index
-     * @return the CM port under which each side serves its UD QP {@code q} (SIDR)
-     */
-    int datagramPort(int q) {
-        return cmPort + 1 + q;
-    }
-
-    /**
-     * Connects to the server, runs the table's rows with it and disconnects.
+     * Connects to the server, runs the table's rows with it and closes.
      *
      * @param host this process's host (one HCA)
      * @param server the server's address
@@ -102,119 +101,538 @@ final class RemotePerf {
     void client(Host host, InetAddress server, PerfSpec spec) {
         Device dev = Main.requireDevices(host, 1, "perf").get(0);
         link.check(dev);
-        String serverName = server.getHostAddress();
-        boolean ud = spec.transport() == Transport.UD;
-        int n = spec.qps();
-        Endpoint e = new Endpoint(dev, PerfSizing.bufferBytes(spec, largest(spec)), PerfSizing.cqDepth(spec), link);
-        Connector connector = new Connector(host);
-        PerfControl control = new PerfControl(host, dev, link);
-        PerfRunner runner;
-        try (Progress progress = new Progress(err, err == System.err && System.console() != null)) {
-            try {
-                byte[] table = new PerfWire.Request(spec, e.mr.addr(), e.mr.rkey(), link.qpTimeout()).encode();
-                QueuePair[] qps = new QueuePair[n];
-                if (ud) {
-                    // served before the REQ goes out: the server resolves them as soon as it has accepted
-                    for (int q = 0; q < n; q++) {
-                        qps[q] = e.createUdQp(PerfSizing.sendDepth(spec), PerfSizing.recvDepth(spec), sigType(spec));
-                        postReceives(qps[q], e, spec);
-                        connector.serveDatagram(dev, datagramPort(q), qps[q]);
-                    }
-                }
-                refusable(() -> control.connect(connector, server, cmPort, table), server);
-                PerfWire.Region region = PerfWire.Region.decode(control.connection().remotePrivateData());
-                if (region == null) {
-                    throw new IllegalStateException("the server at " + serverName + " port " + cmPort
-                            + " is not an rvt perf server (its REP carries no memory region)");
-                }
-                AddressHandle[] ahs = ud ? new AddressHandle[n] : null;
-                int[] peerQpns = ud ? new int[n] : null;
-                for (int q = 0; q < n; q++) {
-                    if (ud) {
-                        DatagramPeer peer = connector.resolveDatagram(e, server, datagramPort(q));
-                        ahs[q] = e.addressHandle(peer);
-                        peerQpns[q] = peer.qpn();
-                    } else {
-                        qps[q] = refusable(() -> connector.connect(e, qpOptions(e, spec), server, cmPort, table),
-                                server).qp();
-                        postReceives(qps[q], e, spec);
-                    }
-                }
-                runner = new PerfRunner(host, e, connector, qps, ahs, peerQpns, region, spec, progress, serverName);
-            } catch (RuntimeException x) {
-                control.close();
-                connector.close();
-                e.close();
-                throw x;
-            }
-            try (runner; control) {
-                clientRows(host, dev, serverName, spec, runner, control, progress);
-            }
+        try (PerftestComm.Tcp comm = PerftestComm.Tcp.connect(server, port, CONNECT_PATIENCE)) {
+            int mtu = comm.prologue(link.pathMtu(dev).value());
+            new Session(host, dev, spec, comm, mtu).run();
         }
     }
 
-    private void clientRows(Host host, Device dev, String serverName, PerfSpec spec, PerfRunner runner,
-            PerfControl control, Progress progress) {
-        int mtu = control.connection().pathMtu().bytes();
-        PerfTable table = new PerfTable(out, spec.latency(), gbits);
-        progress.printQuietly(() -> table.header(spec, dev.name(), serverName, mtu, host, link));
-        long patience = patience(spec);
-        // SEND bandwidth: the server counts what it receives, from the end of this side's warm-up
-        Runnable measure = spec.test().needsReceives() && !spec.latency() && !spec.bidirectional() ? () -> {
-            control.send(new PerfWire.Control(PerfWire.Step.MEASURE, 0, runner.warmUpMessages(), null));
-            control.await(PerfWire.Step.GO, patience, runner::serveOnce);
-        } : () -> { };
-        for (int size : spec.sizes()) {
-            control.send(new PerfWire.Control(PerfWire.Step.ROW, size));
-            control.await(PerfWire.Step.READY, patience, runner::serveOnce);
-            PerfWire.Result result;
-            if (spec.latency()) {
-                LatencyResult r = runner.latency(size);
-                progress.printQuietly(() -> table.row(r));
-                result = new PerfWire.Result(null, r, runner.warmedUp());
-                reports.write(spec, dev, mtu, null, r);
-            } else {
-                BandwidthResult mine = runner.bandwidth(size, measure);
-                BandwidthResult r = mine;
-                if (spec.bidirectional()) {
-                    PerfWire.Result theirs = control.await(PerfWire.Step.FLOW, patience, runner::serveOnce).result();
-                    if (theirs == null || theirs.bandwidth() == null) {
-                        throw new IllegalStateException("the server at " + serverName + " ended its flow without "
-                                + "its results");
+    /**
+     * Listens on the TCP port, takes one client, runs the table with it and prints its rows. A client that does not
+     * speak perftest's protocol is refused with one line, and the server waits for the next.
+     *
+     * @param host this process's host (one HCA)
+     * @param spec the table, from this side's command line (perftest's server has no other)
+     */
+    void server(Host host, PerfSpec spec) {
+        Device dev = Main.requireDevices(host, 1, "perf").get(0);
+        link.check(dev);
+        try (ServerSocket listen = new ServerSocket()) {
+            listen.setReuseAddress(true);
+            listen.bind(new InetSocketAddress(port), 1);
+            out.printf("rvt perf: waiting for a client on %s, TCP port %d%n", dev.name(), port);
+            while (true) {
+                PerftestComm.Tcp comm = PerftestComm.Tcp.accept(listen, RemotePingPong.SERVER_PATIENCE);
+                int mtu;
+                try {
+                    comm.patience(CONNECT_PATIENCE);
+                    mtu = comm.prologue(link.pathMtu(dev).value());
+                } catch (IllegalStateException e) {
+                    comm.close();
+                    out.printf("rvt perf: refused the client at %s: %s; waiting for the next client%n", comm.peer,
+                            e.getMessage());
+                    continue;
+                }
+                try (comm) {
+                    new Session(host, dev, spec, comm, mtu).run();
+                }
+                return;
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot listen on TCP port " + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** @return what the server's rows are, for its closing line */
+    static String whose(PerfSpec spec) {
+        if (spec.bidirectional()) {
+            return "its own flow and the client's, added (both reports)";
+        }
+        if (spec.latency()) {
+            return spec.test() == PerfTest.SEND || spec.test() == PerfTest.WRITE
+                    ? "measured here, from one ping's arrival to the next"
+                    : "none: the client measures, perftest's server prints no row";
+        }
+        return spec.test().needsReceives() ? "measured here: the messages received and at what rate"
+                : "the client's measurement, from its report";
+    }
+
+    /** One test with one peer: the QPs, the exchanges of perftest's program, the rows. */
+    private final class Session {
+        /** UC and UD: how long the server waits for a message that may have been lost, before it counts without. */
+        private static final long STRAGGLER_NANOS = 200_000_000;
+        private final Host host;
+        private final Device dev;
+        private final PerfSpec spec;
+        private final PerftestComm.Tcp comm;
+        private final boolean client;
+        private final PathMtu mtu;
+        private final int n;
+        private final boolean ud;
+        private final int largest;
+        /** Where the peer's RDMA WRITEs land in this side's buffer: after the source of this side's own. */
+        private final int target;
+        private final Endpoint e;
+        private final QueuePair[] qps;
+        private final PerftestDest[] mine;
+        private final PerftestDest[] theirs;
+        private final AddressHandle[] ahs;
+        private final int[] peerQpns;
+        private final RecvWorkRequest recv;
+        private final WorkCompletion wc = new WorkCompletion();
+        private final WorkCompletion[] wcs = new WorkCompletion[16];
+        private String peer;
+        private PerfTable table;
+
+        Session(Host host, Device dev, PerfSpec spec, PerftestComm.Tcp comm, int mtuCode) {
+            this.host = host;
+            this.dev = dev;
+            this.spec = spec;
+            this.comm = comm;
+            this.client = comm.client;
+            this.peer = comm.peer;
+            this.mtu = PathMtu.of(mtuCode);
+            this.n = spec.latency() ? 1 : spec.qps();
+            this.ud = spec.transport() == Transport.UD;
+            this.largest = largest(spec);
+            int grh = ud ? Endpoint.GRH_BYTES : 0;
+            this.target = grh + largest;
+            this.e = new Endpoint(dev, Math.max(2 * (grh + largest), PerfTest.ATOMIC_SIZE * 2),
+                    PerfSizing.cqDepth(spec), link);
+            this.qps = new QueuePair[n];
+            this.mine = new PerftestDest[n];
+            this.theirs = new PerftestDest[n];
+            this.ahs = ud ? new AddressHandle[n] : null;
+            this.peerQpns = new int[n];
+            this.recv = new RecvWorkRequest(1).sge(e.mr, 0, grh + largest);
+            for (int i = 0; i < wcs.length; i++) {
+                wcs[i] = new WorkCompletion();
+            }
+        }
+
+        void run() {
+            try {
+                setUp();
+                rows();
+            } finally {
+                e.close();
+            }
+        }
+
+        /** Creates the QPs, exchanges their data, connects them and synchronises as perftest's program does. */
+        private void setUp() {
+            SigType sig = spec.latency() ? SigType.SIGNAL_ALL_WR : SigType.SIGNAL_REQ_WR;
+            for (int q = 0; q < n; q++) {
+                int psn;
+                if (ud) {
+                    qps[q] = e.createUdQp(PerfSizing.sendDepth(spec), PerfSizing.recvDepth(spec), sig);
+                    psn = e.udPsn(qps[q]);
+                } else {
+                    qps[q] = e.createQp(spec.transport().qpType(), PerfSizing.sendDepth(spec),
+                            PerfSizing.recvDepth(spec), sig);
+                    psn = PSN.nextInt(1 << 24);
+                }
+                // perftest's vaddr: where the peer targets (its RDMA WRITEs, READs and atomics)
+                mine[q] = new PerftestDest(e.lid(), Endpoint.RD_ATOMIC, qps[q].qpNum(), psn, e.mr.rkey(),
+                        e.mr.addr() + target, e.gid, 0);
+            }
+            // receives first: a peer may send as soon as it has this side's data and its QP is in RTS
+            if (spec.test().needsReceives() && (!client || spec.bidirectional())) {
+                int depth = spec.latency() ? 1 : PerfSizing.rxDepth(spec);
+                for (QueuePair qp : qps) {
+                    for (int i = 0; i < depth; i++) {
+                        qp.postRecv(recv);
                     }
-                    r = sum(mine, theirs.bandwidth());
+                }
+            }
+            for (int q = 0; q < n; q++) {
+                theirs[q] = comm.handShake(mine[q]);
+            }
+            if (!client && theirs[0].lid() == 0) {
+                // a RoCE peer: named by its RDMA address, its GID, not the TCP connection's (which may be another)
+                peer = ClientWait.address(theirs[0].gid());
+                comm.peer = peer;
+            }
+            checkGids();
+            for (int q = 0; q < n; q++) {
+                connect(q);
+            }
+            int extra = n + 1 + (spec.latency() && spec.test() != PerfTest.SEND ? 1 : 0);
+            for (int i = 0; i < extra; i++) {
+                comm.handShake(mine[0]);
+            }
+        }
+
+        /** {@code ctx_check_gid_compatibility}: both GIDs IPv4-mapped, or neither. */
+        private void checkGids() {
+            boolean v4 = isV4Mapped(mine[0].gid());
+            if (v4 != isV4Mapped(theirs[0].gid())) {
+                throw new IllegalStateException("the peer at " + peer + " uses an " + (v4 ? "IPv6" : "IPv4")
+                        + " GID (" + theirs[0].gid() + "), this side an " + (v4 ? "IPv4" : "IPv6") + " one ("
+                        + mine[0].gid() + "): give both sides the same IP version (perftest's --ipv6, rvt's -x)");
+            }
+        }
+
+        /** perftest's {@code ctx_connect}: RTR and RTS toward the peer's QP (UD: an address handle). */
+        private void connect(int q) {
+            PerftestDest r = theirs[q];
+            AhAttr av = new AhAttr().dlid(r.lid()).sl(0).srcPathBits(0).portNum(link.port());
+            if (e.global() || r.lid() == 0) {
+                av.global(true).hopLimit(HOP_LIMIT).dgid(r.gid()).sgidIndex(Math.max(0, link.gidIndex()));
+            }
+            peerQpns[q] = r.qpn();
+            if (ud) {
+                ahs[q] = e.addressHandle(av);
+                return;
+            }
+            QueuePair qp = qps[q];
+            QpAttr rtr = new QpAttr().qpState(QpState.RTR).pathMtu(mtu).destQpNum(r.qpn()).rqPsn(r.psn());
+            rtr.ahAttr().copyFrom(av);
+            int rtrMask = QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
+                    QpAttrMask.RQ_PSN);
+            boolean rc = spec.transport() == Transport.RC;
+            if (rc) {
+                rtr.maxDestRdAtomic(Endpoint.RD_ATOMIC).minRnrTimer(MIN_RNR_TIMER);
+                rtrMask |= QpAttrMask.mask(QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER);
+            }
+            qp.modifyQp(rtr, rtrMask);
+            QpAttr rts = new QpAttr().qpState(QpState.RTS).sqPsn(mine[q].psn());
+            int rtsMask = QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.SQ_PSN);
+            if (rc) {
+                rts.timeout(link.qpTimeout()).retryCnt(7).rnrRetry(7)
+                        .maxRdAtomic(Math.max(1, Math.min(r.outReads(), Endpoint.RD_ATOMIC)));
+                rtsMask |= QpAttrMask.mask(QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY,
+                        QpAttrMask.MAX_QP_RD_ATOMIC);
+            }
+            qp.modifyQp(rts, rtsMask);
+        }
+
+        private void header() {
+            table = new PerfTable(out, spec.latency(), gbits);
+            StringBuilder addresses = new StringBuilder();
+            boolean rdma = spec.test() != PerfTest.SEND;
+            boolean read = spec.test() == PerfTest.READ || spec.test() == PerfTest.ATOMIC;
+            for (PerftestDest d : mine) {
+                addresses.append(d.describe("local", rdma, read)).append(System.lineSeparator());
+            }
+            for (PerftestDest d : theirs) {
+                addresses.append(d.describe("remote", rdma, read)).append(System.lineSeparator());
+            }
+            String from = client ? dev.name() : peer;
+            String to = client ? peer : dev.name();
+            table.header(spec, from, to, mtu.bytes(), host, link, PerfCommand.TCP_EXCHANGE, addresses.toString());
+        }
+
+        private void rows() {
+            boolean sweep = spec.sizes().length > 1 && spec.test() != PerfTest.ATOMIC;
+            if (client) {
+                try (Progress progress = new Progress(err, err == System.err && System.console() != null)) {
+                    PerfRunner runner = new PerfRunner(host, e, null, qps, ahs, ud ? peerQpns : null,
+                            new PerfRegion(theirs[0].vaddr(), theirs[0].rkey()), spec, progress, peer)
+                            .perftestPeer(target);
+                    progress.printQuietly(this::header);
+                    clientRows(runner, progress, sweep);
+                }
+            } else {
+                header();
+                serverRows(sweep);
+            }
+        }
+
+        private void clientRows(PerfRunner runner, Progress progress, boolean sweep) {
+            PerfTest test = spec.test();
+            BandwidthResult last = null;
+            for (int size : spec.sizes()) {
+                if (spec.latency()) {
+                    if (test == PerfTest.SEND) {
+                        comm.handShake(mine[0]);
+                    }
+                    LatencyResult r = runner.latency(size);
+                    progress.printQuietly(() -> table.row(r));
+                    reports.write(spec, dev, mtu.bytes(), null, r);
+                    continue;
+                }
+                if (test == PerfTest.SEND || spec.bidirectional()) {
+                    comm.handShake(mine[0]);
+                }
+                BandwidthResult r = runner.bandwidth(size, () -> { });
+                if (spec.bidirectional()) {
+                    if (sweep && test != PerfTest.SEND) {
+                        comm.handShake(mine[0]);
+                    }
+                    r = RemotePerf.sum(r, comm.reports(r));
+                }
+                if (test == PerfTest.SEND && sweep) {
+                    comm.handShake(mine[0]);
                 }
                 BandwidthResult row = r;
                 progress.printQuietly(() -> table.row(row));
-                // a bandwidth row's unmeasured messages are those of its margins: the server counts them too
-                result = new PerfWire.Result(r, null, (int) Math.min(Integer.MAX_VALUE, runner.lastRowUnmeasured()));
-                reports.write(spec, dev, mtu, r, null);
+                reports.write(spec, dev, mtu.bytes(), row, null);
+                last = r;
             }
-            control.send(new PerfWire.Control(PerfWire.Step.DONE, size, 0, result));
-        }
-        progress.printQuietly(table::footer);
-        if (!spec.latency()) {
-            String line = runner.unmeasuredLine();
-            progress.printQuietly(() -> out.println(line));
-        }
-    }
-
-    /** A connection attempt whose REJ or failure becomes one line naming the server. */
-    private <T> T refusable(java.util.function.Supplier<T> attempt, InetAddress server) {
-        try {
-            return attempt.get();
-        } catch (CmException x) {
-            throw new IllegalStateException(RemotePingPong.refusal(x, server, cmPort), x);
-        }
-    }
-
-    /** SEND bandwidth with {@code -b}: the receives for the server's flow, before it can start. */
-    private static void postReceives(QueuePair qp, Endpoint e, PerfSpec spec) {
-        if (spec.bidirectional() && spec.test().needsReceives() && !spec.latency()) {
-            RecvWorkRequest recv = new RecvWorkRequest(1).sge(e.mr, 0, grh(spec) + largest(spec));
-            for (int i = 0; i < PerfSizing.rxDepth(spec); i++) {
-                qp.postRecv(recv);
+            if (!spec.latency() && test != PerfTest.SEND && !spec.bidirectional()) {
+                comm.handShake(mine[0]);
+                comm.reports(last);
             }
+            progress.printQuietly(table::footer);
+            if (!spec.latency()) {
+                String line = runner.unmeasuredLine();
+                progress.printQuietly(() -> out.println(line));
+            }
+            comm.closeConnection(mine[0]);
+        }
+
+        private void serverRows(boolean sweep) {
+            PerfTest test = spec.test();
+            if (spec.latency() && (test == PerfTest.READ || test == PerfTest.ATOMIC)) {
+                comm.patience(waitForTheClient());
+                comm.closeConnection(mine[0]);
+                table.footer();
+                out.println("(server: " + whose(spec) + ")");
+                return;
+            }
+            if (!spec.latency() && test != PerfTest.SEND && !spec.bidirectional()) {
+                comm.patience(waitForTheClient());
+                comm.handShake(mine[0]);
+                BandwidthResult theirs = comm.reports(new BandwidthResult(largest, 0, 0, 0, 0));
+                table.row(theirs);
+                reports.write(spec, dev, mtu.bytes(), theirs, null);
+                comm.closeConnection(mine[0]);
+                table.footer();
+                out.println("(server: " + whose(spec) + ")");
+                return;
+            }
+            comm.patience(waitForTheClient());
+            PerfRunner flow = spec.bidirectional() ? new PerfRunner(host, e, null, qps, ahs, ud ? peerQpns : null,
+                    new PerfRegion(theirs[0].vaddr(), theirs[0].rkey()), spec, new Progress(err, false), peer)
+                    .perftestPeer(target) : null; // not closed: the endpoint is the session's
+            for (int size : spec.sizes()) {
+                if (spec.latency()) {
+                    if (test == PerfTest.SEND) {
+                        comm.handShake(mine[0]);
+                    }
+                    LatencyResult r = test == PerfTest.SEND ? answerSends(size) : answerWrites(size);
+                    table.row(r);
+                    reports.write(spec, dev, mtu.bytes(), null, r);
+                    continue;
+                }
+                comm.handShake(mine[0]);
+                BandwidthResult r;
+                if (flow != null) {
+                    r = flow.bandwidth(size, () -> { });
+                    if (sweep && test != PerfTest.SEND) {
+                        comm.handShake(mine[0]);
+                    }
+                    r = RemotePerf.sum(r, comm.reports(r));
+                } else {
+                    r = countReceives(size);
+                }
+                if (test == PerfTest.SEND && sweep) {
+                    comm.handShake(mine[0]);
+                }
+                table.row(r);
+                reports.write(spec, dev, mtu.bytes(), r, null);
+            }
+            comm.closeConnection(mine[0]);
+            table.footer();
+            out.println("(server: " + whose(spec) + ")");
+        }
+
+        /** @return how long the server may wait for the client's next exchange: its whole table may run first */
+        private Duration waitForTheClient() {
+            long perRow = RemotePingPong.SERVER_PATIENCE.toNanos() + spec.durationNanos();
+            return Duration.ofNanos(perRow * Math.min(spec.sizes().length, 8));
+        }
+
+        /**
+         * SEND bandwidth, the server's side of a row: reposts every receive and counts them, until RC has had the
+         * client's {@code -n} of every QP, or (UC, UD, {@code -D}) the client has reached its next exchange and no
+         * message came for a while.
+         *
+         * @return what arrived and at what rate
+         */
+        private BandwidthResult countReceives(int size) {
+            long expected = spec.iters() > 0 ? (long) spec.iters() * n : Long.MAX_VALUE;
+            boolean lossy = spec.transport() != Transport.RC || spec.iters() == 0;
+            long received = 0;
+            long first = 0;
+            long lastReceive = 0;
+            long lastSeen = System.nanoTime();
+            int spins = 0;
+            while (received < expected) {
+                int k = e.recvCq.pollCq(wcs, wcs.length);
+                long now = System.nanoTime();
+                for (int i = 0; i < k; i++) {
+                    Completions.check(wcs[i], "a receive on " + dev.name());
+                    qpOf(wcs[i].qpNum()).postRecv(recv);
+                }
+                if (k > 0) {
+                    if (received == 0) {
+                        first = now;
+                    }
+                    received += k;
+                    lastReceive = now;
+                    lastSeen = now;
+                    continue;
+                }
+                host.progress();
+                if ((++spins & 0x3FF) != 0) {
+                    continue;
+                }
+                if (lossy && now - lastSeen > STRAGGLER_NANOS && comm.peerWaiting()) {
+                    break; // the client is done and nothing more came
+                }
+                if (now - lastSeen > Completions.DEADLINE_NANOS + spec.durationNanos()) {
+                    throw new IllegalStateException("only " + received + " of " + expected + " messages from the "
+                            + "client at " + peer + " arrived at " + dev.name() + " (nothing for "
+                            + (Completions.DEADLINE_NANOS + spec.durationNanos()) / 1_000_000_000L + " s)");
+                }
+            }
+            // from the first receive to the last: the first message's own time is not seen, as perftest's server
+            return BandwidthResult.of(size, received, lastReceive - first, 0);
+        }
+
+        private QueuePair qpOf(int qpn) {
+            for (QueuePair qp : qps) {
+                if (qp.qpNum() == qpn) {
+                    return qp;
+                }
+            }
+            throw new IllegalStateException("a receive completed on unknown QP 0x" + Integer.toHexString(qpn));
+        }
+
+        /**
+         * SEND latency, the server's side ({@code run_iter_lat_send}): waits for each ping, reposts its receive and
+         * answers it; a sample is the time from one ping's arrival to the next.
+         */
+        private LatencyResult answerSends(int size) {
+            int iters = spec.iters() > 0 ? spec.iters() : Integer.MAX_VALUE;
+            SendWorkRequest pong = new SendWorkRequest(1).opcode(WrOpcode.SEND).sge(e.mr, 0, size);
+            if (ud) {
+                pong.ah(ahs[0]).remoteQpn(peerQpns[0]).remoteQkey(Endpoint.QKEY);
+            }
+            long[] arrivals = new long[Math.min(iters, 1 << 20)];
+            int pings = 0;
+            int outstanding = 0;
+            long lastSeen = System.nanoTime();
+            int spins = 0;
+            while (pings < iters) {
+                if (!e.recvCq.pollCq(wc)) {
+                    host.progress();
+                    if ((++spins & 0x3FF) == 0) {
+                        long now = System.nanoTime();
+                        if (spec.iters() == 0 && comm.peerWaiting()) {
+                            break;
+                        }
+                        if (now - lastSeen > Completions.DEADLINE_NANOS) {
+                            throw new IllegalStateException("ping " + (pings + 1) + " of the client at " + peer
+                                    + " did not arrive within " + Completions.DEADLINE_NANOS / 1_000_000_000L + " s"
+                                    + Completions.lossHint(spec.transport()));
+                        }
+                    }
+                    continue;
+                }
+                long now = System.nanoTime();
+                lastSeen = now;
+                Completions.check(wc, "a ping on " + dev.name());
+                qps[0].postRecv(recv);
+                if (pings < arrivals.length) {
+                    arrivals[pings] = now;
+                }
+                pings++;
+                qps[0].postSend(pong);
+                outstanding++;
+                while (e.sendCq.pollCq(wc)) {
+                    Completions.check(wc, "a pong on " + dev.name());
+                    outstanding--;
+                }
+            }
+            awaitSends(outstanding);
+            return ownLatency(size, arrivals, Math.min(pings, arrivals.length));
+        }
+
+        /**
+         * RDMA WRITE latency, the server's side ({@code run_iter_lat_write}): it writes first; then waits for the
+         * client's write of the same counter (the message's last byte) and writes the next.
+         */
+        private LatencyResult answerWrites(int size) {
+            int iters = spec.iters() > 0 ? spec.iters() : Integer.MAX_VALUE;
+            SendWorkRequest ping = new SendWorkRequest(1).opcode(WrOpcode.RDMA_WRITE).sge(e.mr, 0, size)
+                    .remoteAddr(theirs[0].vaddr()).rkey(theirs[0].rkey());
+            long[] arrivals = new long[Math.min(iters, 1 << 20)];
+            int poll = target + size - 1;
+            int got = 0;
+            int outstanding = 0;
+            for (int i = 1; i <= iters; i++) {
+                if (i > 1) {
+                    if (!awaitByte(poll, (byte) (i - 1), spec.iters() == 0)) {
+                        break;
+                    }
+                    if (got < arrivals.length) {
+                        arrivals[got] = System.nanoTime();
+                    }
+                    got++;
+                }
+                e.buffer.put(size - 1, (byte) i);
+                qps[0].postSend(ping);
+                outstanding++;
+                while (e.sendCq.pollCq(wc)) {
+                    Completions.check(wc, "an RDMA WRITE on " + dev.name());
+                    outstanding--;
+                }
+            }
+            if (spec.iters() > 0 && awaitByte(poll, (byte) iters, false)) {
+                if (got < arrivals.length) {
+                    arrivals[got] = System.nanoTime();
+                }
+                got++;
+            }
+            awaitSends(outstanding);
+            return ownLatency(size, arrivals, Math.min(got, arrivals.length));
+        }
+
+        /** @return true once the byte is there; false if {@code untilPeer} and the client reached its next exchange */
+        private boolean awaitByte(int index, byte value, boolean untilPeer) {
+            long deadline = System.nanoTime() + Completions.DEADLINE_NANOS;
+            int spins = 0;
+            while (e.buffer.get(index) != value) {
+                VarHandle.acquireFence();
+                host.progress();
+                if ((++spins & 0xFFF) == 0) {
+                    if (untilPeer && comm.peerWaiting()) {
+                        return false;
+                    }
+                    if (System.nanoTime() - deadline > 0) {
+                        throw new IllegalStateException("no RDMA WRITE of the client at " + peer + " arrived at "
+                                + dev.name() + " within " + Completions.DEADLINE_NANOS / 1_000_000_000L + " s");
+                    }
+                }
+            }
+            return true;
+        }
+
+        /** Waits until the last answers have completed (their ACKs may trail the client's last ping). */
+        private void awaitSends(int outstanding) {
+            for (int i = 0; i < outstanding; i++) {
+                Completions.await(host, e.sendCq, wc, "an answer on " + dev.name(), Completions.lossHint(
+                        spec.transport()));
+            }
+        }
+
+        private LatencyResult ownLatency(int size, long[] arrivals, int got) {
+            int k = got - 1;
+            if (k <= 0) {
+                throw new IllegalStateException("the client at " + peer + " ran " + got + " ping-pongs of " + size
+                        + " bytes: too few to measure");
+            }
+            long[] samples = new long[k];
+            for (int i = 0; i < k; i++) {
+                samples[i] = arrivals[i + 1] - arrivals[i];
+            }
+            LatencyResult r = LatencyResult.of(size, samples, k, 2);
+            // got ping-pongs, as perftest counts them; their k intervals are the samples
+            return new LatencyResult(size, got, r.min(), r.max(), r.typical(), r.average(), r.stdev(), r.p99(),
+                    r.p999());
         }
     }
 
@@ -224,437 +642,9 @@ final class RemotePerf {
                 a.averageMiBps() + b.averageMiBps(), a.messageRateMpps() + b.messageRateMpps());
     }
 
-    /**
-     * Listens, takes one client, serves every row of its table and prints them.
-     *
-     * @param host this process's host (one HCA)
-     * @param conflicts why this side refuses a client's request (its table, its ACK timeout), or null when it agrees
-     *        with its command line
-     */
-    void server(Host host, java.util.function.Function<PerfWire.Request, String> conflicts) {
-        Device dev = Main.requireDevices(host, 1, "perf").get(0);
-        link.check(dev);
-        try (Connector connector = new Connector(host)) {
-            Listener l = connector.listen(dev, cmPort);
-            out.printf("rvt perf: waiting for a client on %s port %d%n", dev.name(), cmPort);
-            // a request this server will not serve is refused, and it waits on
-            ClientWait clients = new ClientWait(connector, l, out, "perf");
-            ConnectRequest req = clients.next("a client", RemotePingPong.SERVER_PATIENCE, r -> {
-                PerfWire.Request p = PerfWire.Request.decode(r.privateData());
-                return p == null ? "the request is not an rvt perf client's" : conflicts.apply(p);
-            });
-            PerfWire.Request asked = PerfWire.Request.decode(req.privateData());
-            PerfSpec spec = asked.spec();
-            boolean ud = spec.transport() == Transport.UD;
-            int n = spec.qps();
-            try (Endpoint e = new Endpoint(dev, PerfSizing.bufferBytes(spec, largest(spec)), PerfSizing.cqDepth(spec),
-                    link); PerfControl control = new PerfControl(host, dev, link)) {
-                RecvWorkRequest recv = new RecvWorkRequest(1).sge(e.mr, 0, grh(spec) + largest(spec));
-                int receives = spec.test().needsReceives() ? PerfSizing.rxDepth(spec) : 0;
-                QueuePair[] qps = new QueuePair[n];
-                if (ud) {
-                    for (int q = 0; q < n; q++) {
-                        qps[q] = e.createUdQp(PerfSizing.sendDepth(spec), PerfSizing.recvDepth(spec), sigType(spec));
-                        for (int i = 0; i < receives; i++) {
-                            qps[q].postRecv(recv);
-                        }
-                        connector.serveDatagram(dev, datagramPort(q), qps[q]);
-                    }
-                }
-                byte[] region = new PerfWire.Region(e.mr.addr(), e.mr.rkey()).encode();
-                control.accept(connector, req, region);
-                Connection c = control.connection();
-                String client = peerName(c);
-                List<Connection> data = new ArrayList<>();
-                AddressHandle[] ahs = ud ? new AddressHandle[n] : null;
-                int[] peerQpns = ud ? new int[n] : null;
-                byte[] first = req.privateData();
-                for (int q = 0; q < n; q++) {
-                    if (ud) {
-                        DatagramPeer peer = connector.resolveDatagram(e, peerAddress(c), datagramPort(q));
-                        ahs[q] = e.addressHandle(peer);
-                        peerQpns[q] = peer.qpn();
-                        continue;
-                    }
-                    // the client's data QPs: each REQ carries the same table; another client meanwhile is refused
-                    ConnectRequest more = clients.next("QP " + q + " of the client at " + client, Connector.DEADLINE,
-                            r -> java.util.Arrays.equals(r.privateData(), first) ? null
-                                    : "the server is busy with the client at " + client);
-                    Connection dc = connector.accept(e, more, qpOptions(e, spec), region, qp -> {
-                        // the client may send as soon as the REP is out: its receives must be there
-                        for (int i = 0; i < receives; i++) {
-                            qp.postRecv(recv);
-                        }
-                    });
-                    data.add(dc);
-                    qps[q] = dc.qp();
-                }
-                PerfRunner flow = spec.bidirectional() ? new PerfRunner(host, e, connector, qps, ahs, peerQpns,
-                        new PerfWire.Region(asked.addr(), asked.rkey()), spec, new Progress(err, false), client)
-                        : null; // not closed: the endpoint and the connector are this method's
-                PerfTable table = new PerfTable(out, spec.latency(), gbits);
-                int mtu = c.pathMtu().bytes();
-                table.header(spec, client, dev.name(), mtu, host, link);
-                new ServerRows(host, dev, e, control, qps, ahs, peerQpns, asked, flow, table, mtu, recv).run();
-                table.footer();
-                out.println("(server: " + whose(spec) + ")");
-                Duration goodbye = Duration.ofNanos(patience(spec));
-                for (Connection dc : data) {
-                    connector.await(dc.disconnected(), "the client's disconnect", goodbye);
-                }
-            }
-        }
-    }
-
-    /** @return what the server's rows are, for its closing line */
-    static String whose(PerfSpec spec) {
-        if (spec.bidirectional()) {
-            return "the client's measurement: its flow and this side's, added";
-        }
-        if (spec.latency()) {
-            return spec.test() == PerfTest.SEND || spec.test() == PerfTest.WRITE
-                    ? "measured here, from one ping's arrival to the next" : "the client's measurement";
-        }
-        return spec.test().needsReceives() ? "measured here: the messages received and at what rate"
-                : "the client's measurement";
-    }
-
-    /**
-     * The server's side of the rows: one loop that answers the control connection and, between a row's READY and
-     * its DONE, does this side's part of the data (reposting receives and counting them, answering pings).
-     */
-    private final class ServerRows {
-        /** The shortest interval a receiver's peak rate is measured over. */
-        private static final long PEAK_NANOS = 1_000_000;
-        /** The longest a passive server blocks before it looks at the clock again. */
-        private static final long BLOCK_NANOS = 100_000_000;
-        /** UC and UD: how long the server waits for a message that may have been lost, before it counts without. */
-        private static final long STRAGGLER_NANOS = 200_000_000;
-        private final Host host;
-        private final Device dev;
-        private final Endpoint e;
-        private final PerfControl control;
-        private final QueuePair[] qps;
-        private final PerfSpec spec;
-        private final PerfRunner flow;
-        private final PerfTable table;
-        private final int mtu;
-        private final RecvWorkRequest recv;
-        /** SEND and WRITE latency: the reply to every ping; else null. */
-        private final SendWorkRequest pong;
-        private final long clientAddr;
-        private final long[] arrivals;
-        private final long patience;
-        /** RDMA WRITE, READ, atomics: this side's HCA does everything, the server only waits for the client's DONE. */
-        private final boolean passive;
-        private int size;
-        private int pings;
-        private byte last;
-        private boolean measuring;
-        private long received;
-        private long start;
-        private long lastReceive;
-        private double best;
-        /** Receives of this row so far, warm-up included; and how many of them the warm-up's were. */
-        private long rowReceived;
-        private long base;
-        /** The peak's current interval: received before it, and when it began. */
-        private long marked;
-        private long markNanos;
-        /** The data QPs went down (the client disconnects): their flushed receives are not counted. */
-        private boolean flushed;
-        /** The rows the client has finished (its DONE): fewer than its table's when it leaves is a failure. */
-        private int rowsDone;
-        private long heard = System.nanoTime();
-
-        ServerRows(Host host, Device dev, Endpoint e, PerfControl control, QueuePair[] qps, AddressHandle[] ahs,
-                int[] peerQpns, PerfWire.Request asked, PerfRunner flow, PerfTable table, int mtu,
-                RecvWorkRequest recv) {
-            this.host = host;
-            this.dev = dev;
-            this.e = e;
-            this.control = control;
-            this.qps = qps;
-            this.spec = asked.spec();
-            this.flow = flow;
-            this.table = table;
-            this.mtu = mtu;
-            this.recv = recv;
-            this.clientAddr = asked.addr();
-            this.patience = patience(spec);
-            this.passive = !spec.test().needsReceives() && !(spec.latency() && spec.test() == PerfTest.WRITE);
-            boolean answers = spec.latency() && (spec.test() == PerfTest.SEND || spec.test() == PerfTest.WRITE);
-            if (answers) {
-                pong = new SendWorkRequest(1).opcode(spec.test() == PerfTest.WRITE ? WrOpcode.RDMA_WRITE
-                        : WrOpcode.SEND).sge(e.mr, 0, 1).rkey(asked.rkey());
-                if (ahs != null) {
-                    pong.ah(ahs[0]).remoteQpn(peerQpns[0]).remoteQkey(Endpoint.QKEY);
-                }
-                arrivals = new long[WarmUp.MAX_ITERATIONS + (1 << 20) + 1];
-            } else {
-                pong = null;
-                arrivals = null;
-            }
-        }
-
-        void run() {
-            int spins = 0;
-            while (true) {
-                boolean busy = size > 0 && !flushed && dataStep();
-                if (busy && (++spins & 0xFF) != 0) {
-                    continue;
-                }
-                PerfWire.Control m = control.poll();
-                if (m == null && !busy) {
-                    if (control.connection().disconnected().isDone()) {
-                        m = control.poll(); // a last message may have been polled for just before the DREQ
-                        if (m == null) {
-                            checkFinished();
-                            return;
-                        }
-                    } else {
-                        if (passive) {
-                            control.block(BLOCK_NANOS); // nothing to do until the client speaks
-                        } else {
-                            host.progress();
-                        }
-                        if ((++spins & 0x3FF) == 0 && System.nanoTime() - heard > patience) {
-                            throw new IllegalStateException("the client at " + peerName(control.connection())
-                                    + " went quiet for " + patience / 1_000_000_000L + " s without disconnecting");
-                        }
-                        continue;
-                    }
-                }
-                if (m != null) {
-                    heard = System.nanoTime();
-                    step(m);
-                }
-            }
-        }
-
-        /** The client disconnected: it must have finished its table, or it failed (or was stopped) on its way. */
-        private void checkFinished() {
-            int rows = spec.sizes().length;
-            if (rowsDone < rows) {
-                throw new IllegalStateException("the client at " + peerName(control.connection()) + " left after "
-                        + rowsDone + " of its " + rows + " rows" + (size > 0 ? ", in the row of " + size + " bytes"
-                        : "") + ": it failed or was stopped (see its output)");
-            }
-        }
-
-        private void step(PerfWire.Control m) {
-            switch (m.step()) {
-                case ROW -> {
-                    size = m.size();
-                    if (size <= 0 || size > largest(spec)) {
-                        throw new IllegalStateException("the client asked for a row of " + size + " bytes, outside "
-                                + "its table");
-                    }
-                    pings = 0;
-                    rowReceived = 0;
-                    measuring = false;
-                    if (pong != null) {
-                        pong.sge(0).length(size);
-                        pong.remoteAddr(clientAddr + size); // write latency: the second half of the client's buffer
-                        last = e.buffer.get(2 * size - 1);
-                    }
-                    control.send(new PerfWire.Control(PerfWire.Step.READY, size));
-                    if (flow != null) {
-                        BandwidthResult mine = flow.bandwidth(size);
-                        // the client's DONE follows, then its disconnect: an ACK of FLOW lost meanwhile is no error
-                        control.sendAnswered(new PerfWire.Control(PerfWire.Step.FLOW, size, 0, new PerfWire.Result(
-                                mine, null, 0)), PerfWire.Step.DONE);
-                    }
-                }
-                case MEASURE -> {
-                    awaitReceived(m.count(), "the client's warm-up"); // not counted
-                    base = rowReceived;
-                    received = 0;
-                    marked = 0;
-                    best = Double.MAX_VALUE;
-                    control.send(new PerfWire.Control(PerfWire.Step.GO, size));
-                    start = System.nanoTime();
-                    lastReceive = start;
-                    markNanos = start;
-                    measuring = true;
-                }
-                case DONE -> done(m);
-                default -> throw new IllegalStateException("the client said " + m.step() + ", which only a server "
-                        + "says");
-            }
-        }
-
-        private void done(PerfWire.Control m) {
-            PerfWire.Result theirs = m.result();
-            if (theirs == null) {
-                throw new IllegalStateException("the client at " + peerName(control.connection()) + " ended a row "
-                        + "without its results");
-            }
-            if (!spec.latency()) {
-                BandwidthResult r = theirs.bandwidth();
-                if (spec.test().needsReceives() && flow == null) {
-                    // the last receives may trail the DONE (another QP, another engine thread)
-                    // the client's measured messages and those of its margins (-D), which it sent as well
-                    awaitReceived(base + r.iterations() + theirs.warmUp(), "the client's messages");
-                    measuring = false;
-                    r = BandwidthResult.of(size, received, lastReceive - start, best == Double.MAX_VALUE ? 0 : best);
-                }
-                table.row(r);
-                reports.write(spec, dev, mtu, r, null);
-            } else if (pong == null) {
-                table.row(theirs.latency());
-                reports.write(spec, dev, mtu, null, theirs.latency());
-            } else {
-                LatencyResult r = ownLatency(theirs);
-                table.row(r);
-                reports.write(spec, dev, mtu, null, r);
-            }
-            size = 0;
-            rowsDone++;
-        }
-
-        /** A sample is the time from one ping's arrival to the next: one round trip, as the client's. */
-        private LatencyResult ownLatency(PerfWire.Result theirs) {
-            int firstPing = Math.max(1, theirs.warmUp());
-            int k = (int) Math.min(theirs.latency().iterations(), pings - firstPing);
-            if (k <= 0) {
-                throw new IllegalStateException("the client at " + peerName(control.connection()) + " sent " + pings
-                        + " pings, fewer than its warm-up of " + theirs.warmUp());
-            }
-            long[] samples = new long[k];
-            for (int i = 0; i < k; i++) {
-                samples[i] = arrivals[firstPing + i] - arrivals[firstPing + i - 1];
-            }
-            return LatencyResult.of(size, samples, k, 2);
-        }
-
-        /**
-         * Reposts receives until the row has had {@code target} of them. RC delivers every message: it waits until
-         * all have come (up to {@link Completions#DEADLINE_NANOS}); UC and UD lose some: it stops once none has come
-         * for {@link #STRAGGLER_NANOS}.
-         */
-        private void awaitReceived(long target, String what) {
-            long lastSeen = System.nanoTime();
-            while (rowReceived < target && !flushed) {
-                long now = System.nanoTime();
-                if (repost() > 0) {
-                    lastSeen = now;
-                } else if (spec.transport() != Transport.RC && now - lastSeen > STRAGGLER_NANOS) {
-                    return;
-                } else if (now - lastSeen > Completions.DEADLINE_NANOS) {
-                    throw new IllegalStateException("only " + rowReceived + " of " + target + " receives of "
-                            + what + " arrived at " + e.device.name() + " within "
-                            + Completions.DEADLINE_NANOS / 1_000_000_000L + " s");
-                } else {
-                    host.progress();
-                }
-            }
-        }
-
-        /** @return true if it did something: reposted receives, or answered a ping */
-        private boolean dataStep() {
-            if (pong != null) {
-                return answer();
-            }
-            return spec.test().needsReceives() && repost() > 0;
-        }
-
-        /** @return receive completions polled and reposted on the QP they completed on (counted when measuring) */
-        private int repost() {
-            int k = e.recvCq.pollCq(wcs, wcs.length);
-            for (int i = 0; i < k; i++) {
-                if (wcs[i].status() != WcStatus.SUCCESS) {
-                    if (wcs[i].status() == WcStatus.WR_FLUSH_ERR) {
-                        flushed = true;
-                        return 0;
-                    }
-                    Completions.check(wcs[i], "a receive on " + e.device.name());
-                }
-                qpOf(qps, wcs[i].qpNum()).postRecv(recv);
-            }
-            rowReceived += k;
-            if (k > 0 && measuring) {
-                // the peak over intervals of a CQ moderation's messages and at least PEAK_NANOS: receives are
-                // polled in bursts, whose rate says nothing about the link
-                long now = System.nanoTime();
-                received = rowReceived - base;
-                if (received - marked >= spec.cqModeration() && now - markNanos >= PEAK_NANOS) {
-                    double perMessage = (now - markNanos) / (double) (received - marked);
-                    if (perMessage < best) {
-                        best = perMessage;
-                    }
-                    marked = received;
-                    markNanos = now;
-                }
-                lastReceive = now;
-            }
-            return k;
-        }
-
-        /** SEND and WRITE latency: answers a ping if one has arrived, noting when. */
-        private boolean answer() {
-            if (spec.test() == PerfTest.WRITE) {
-                byte v = e.buffer.get(2 * size - 1);
-                if (v == last) {
-                    VarHandle.acquireFence(); // re-read memory the network writes
-                    return false;
-                }
-                last = v;
-                e.buffer.put(size - 1, v);
-            } else {
-                if (!e.recvCq.pollCq(wc)) {
-                    return false;
-                }
-                if (wc.status() != WcStatus.SUCCESS) {
-                    if (wc.status() == WcStatus.WR_FLUSH_ERR) {
-                        flushed = true;
-                        return false;
-                    }
-                    Completions.check(wc, "a ping on " + e.device.name());
-                }
-                qps[0].postRecv(recv);
-            }
-            if (pings < arrivals.length) {
-                arrivals[pings++] = System.nanoTime();
-            }
-            qps[0].postSend(pong);
-            while (e.sendCq.pollCq(wc)) {
-                Completions.check(wc, "a pong on " + e.device.name());
-            }
-            return true;
-        }
-    }
-
-    private static QueuePair qpOf(QueuePair[] qps, int qpn) {
-        for (QueuePair qp : qps) {
-            if (qp.qpNum() == qpn) {
-                return qp;
-            }
-        }
-        throw new IllegalStateException("a receive completed on unknown QP 0x" + Integer.toHexString(qpn));
-    }
-
-    /** @return the peer's IP address (its GID on RoCEv2), as the user named it */
-    private static String peerName(Connection c) {
-        return ClientWait.address(c.remoteGid());
-    }
-
-    /** @return the peer's IP address, from its GID (RoCE) */
-    private static InetAddress peerAddress(Connection c) {
-        try {
-            return InetAddress.getByAddress(c.remoteGid().toBytes());
-        } catch (java.net.UnknownHostException e) {
-            throw new IllegalStateException("the client's GID " + c.remoteGid() + " is no IP address", e);
-        }
-    }
-
-    private static QpOptions qpOptions(Endpoint e, PerfSpec spec) {
-        return e.qpOptions(spec.transport().qpType(), PerfSizing.sendDepth(spec), PerfSizing.recvDepth(spec),
-                sigType(spec));
-    }
-
-    private static SigType sigType(PerfSpec spec) {
-        return spec.latency() ? SigType.SIGNAL_ALL_WR : SigType.SIGNAL_REQ_WR;
+    /** @return whether a GID is an IPv4-mapped address ({@code ::ffff:a.b.c.d}) */
+    static boolean isV4Mapped(Gid gid) {
+        return gid.subnetPrefix() == 0 && gid.interfaceId() >>> 32 == 0xFFFFL;
     }
 
     /** @return the largest size of the table's rows */
@@ -664,15 +654,5 @@ final class RemotePerf {
             largest = Math.max(largest, size);
         }
         return largest;
-    }
-
-    /** @return bytes a receive needs before the payload: a UD GRH's */
-    private static int grh(PerfSpec spec) {
-        return spec.transport() == Transport.UD ? Endpoint.GRH_BYTES : 0;
-    }
-
-    /** @return how long one side waits for the other's next step: a row may run {@code -D} long */
-    private static long patience(PerfSpec spec) {
-        return RemotePingPong.SERVER_PATIENCE.toNanos() + spec.durationNanos();
     }
 }

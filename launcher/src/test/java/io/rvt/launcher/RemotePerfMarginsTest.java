@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * {@code rvt perf HOST --test send -D 4} between a server and a client that are two {@link RemotePerf}s in one JVM
- * (the harness of {@link RemotePerfFlowRaceTest}): the client measures between perftest's margins and tells the server
+ * (the harness of {@link RemotePerfProtocolTest}): the client measures between perftest's margins and tells the server
  * how many messages its margins held, which the server received as well and waits for.
  */
 class RemotePerfMarginsTest {
@@ -33,17 +33,17 @@ class RemotePerfMarginsTest {
         try (Fabric fabric = Fabric.builder("margins-" + System.nanoTime()).gidPrefix(0).realTime()
                 .threading(ThreadingMode.PROGRESS).build(); DeviceRegistry registry = Rvt.create()) {
             SimDriver serverHca = SimDriver.builder(fabric).name("server")
-                    .nodeGuid(RemotePerfFlowRaceTest.guidOf(SERVER_IP) - 1).build();
+                    .nodeGuid(RemotePerfProtocolTest.guidOf(SERVER_IP) - 1).build();
             SimDriver clientHca = SimDriver.builder(fabric).name("client")
-                    .nodeGuid(RemotePerfFlowRaceTest.guidOf(CLIENT_IP) - 1).build();
-            RemotePerfFlowRaceTest.Side server = new RemotePerfFlowRaceTest.Side(fabric,
+                    .nodeGuid(RemotePerfProtocolTest.guidOf(CLIENT_IP) - 1).build();
+            RemotePerfProtocolTest.Side server = new RemotePerfProtocolTest.Side(fabric,
                     registry.register(serverHca));
-            RemotePerfFlowRaceTest.Side client = new RemotePerfFlowRaceTest.Side(fabric,
+            RemotePerfProtocolTest.Side client = new RemotePerfProtocolTest.Side(fabric,
                     registry.register(clientHca));
             // -D 4: perftest's margins are the first and last second
             PerfSpec spec = new PerfSpec(PerfTest.SEND, Transport.RC, false, new int[] {64}, 1, 0, 4_000_000_000L,
                     128);
-            String[] out = RemotePerfFlowRaceTest.serverAndClient(server, client, spec);
+            String[] out = RemotePerfProtocolTest.serverAndClient(server, client, spec);
             String s = out[0];
             String c = out[1];
             Matcher m = Pattern.compile("Not measured    : \\d+ warm-up messages; (\\d+) in the margins \\(the first "

@@ -36,6 +36,12 @@ class TwoProcessOptionsTest {
     }
 
     @Test
+    void shouldRefusePerftestsRdmaCmExchangeBetweenProcessesWhichIsNotBuilt() {
+        cli.assertUsage("option --rdma_cm between two processes: perftest's rdma_cm exchange is not built yet; without "
+                + "-R both speak perftest's TCP exchange (port -p)", "--driver", "jni", "perf", "--server", "-R");
+    }
+
+    @Test
     void shouldRefuseAClientAimedAtItsOwnAddress() {
         cli.assertUsage("HOST 127.0.0.1 is this process's own address (--address 127.0.0.1)", "--driver", "jni",
                 "pingpong", "127.0.0.1");
@@ -107,73 +113,6 @@ class TwoProcessOptionsTest {
         cli.assertUsage("option --sl: 16 is not a service level", "--driver", "jni", "pingpong", "--server", "-l",
                 "16");
         cli.assertUsage("option --rdma_cm: connects two processes", "pingpong", "-R");
-    }
-
-    @Test
-    void shouldCarryASweepAsItsLargestSizeAndAFlag() {
-        PerfSpec spec = new PerfSpec(PerfTest.SEND, Transport.UD, false, PerfWire.sweep(1024), 2, 100, 0, 128, 100, 1,
-                false);
-        assertThat(spec.sizes()).containsExactly(2, 4, 8, 16, 32, 64, 128, 256, 512, 1024);
-        PerfSpec back = PerfWire.Request.decode(new PerfWire.Request(spec, 1, 2).encode()).spec();
-        assertThat(back.sizes()).containsExactly(spec.sizes());
-        assertThat(back.transport()).isEqualTo(Transport.UD);
-        assertThat(back.qps()).isEqualTo(2);
-        // one size stays one size, even a power of two
-        PerfSpec one = new PerfSpec(PerfTest.SEND, Transport.RC, false, new int[] {1024}, 1, 100, 0, 128);
-        assertThat(PerfWire.Request.decode(new PerfWire.Request(one, 1, 2).encode()).spec().sizes())
-                .containsExactly(1024);
-    }
-
-    @Test
-    void shouldCarryEachControlStepWithItsSizeAndResult() {
-        PerfWire.Result bw = new PerfWire.Result(new BandwidthResult(64, 5000, 10.5, 9.25, 0.15), null, 0);
-        PerfWire.Result lat = new PerfWire.Result(null, new LatencyResult(2, 500, 1, 9, 2, 3, 0.5, 8, 9), 77);
-        for (PerfWire.Control m : List.of(new PerfWire.Control(PerfWire.Step.ROW, 4096),
-                new PerfWire.Control(PerfWire.Step.MEASURE, 0, 20_000L * 64, null),
-                new PerfWire.Control(PerfWire.Step.DONE, 64, 0, bw), new PerfWire.Control(PerfWire.Step.DONE, 2, 0, lat),
-                new PerfWire.Control(PerfWire.Step.FLOW, 64, 0, bw))) {
-            byte[] wire = m.encode();
-            assertThat(wire.length).isLessThanOrEqualTo(PerfWire.Control.MAX_BYTES);
-            assertThat(PerfWire.Control.decode(wire)).isEqualTo(m);
-        }
-        assertThat(PerfWire.Control.decode(bw.encode())).isNull();
-        byte[] bad = new PerfWire.Control(PerfWire.Step.READY, 8).encode();
-        bad[4] = 42; // no such step
-        assertThat(PerfWire.Control.decode(bad)).isNull();
-        assertThat(PerfWire.Control.decode(new byte[] {1})).isNull();
-    }
-
-    @Test
-    void shouldCarryThePerfTableMemoryRegionsAndResultsInTheCmsPrivateData() {
-        PerfSpec spec = new PerfSpec(PerfTest.WRITE, Transport.UC, false, new int[] {4096}, 1, 300, 0, 64, 16, 4,
-                false);
-        PerfWire.Request req = new PerfWire.Request(spec, 0x7f00_1234_5678L, 0xabcdef01);
-        byte[] wire = req.encode();
-        assertThat(wire.length).isLessThanOrEqualTo(io.rvt.cm.ConnectionManager.MAX_REQ_PRIVATE_DATA);
-        PerfWire.Request back = PerfWire.Request.decode(wire);
-        assertThat(back.addr()).isEqualTo(req.addr());
-        assertThat(back.rkey()).isEqualTo(req.rkey());
-        PerfSpec s = back.spec();
-        assertThat(List.<Object>of(s.test(), s.transport(), s.latency(), s.sizes()[0], s.qps(), s.iters(),
-                s.durationNanos(), s.txDepth(), s.cqMod(), s.postList(), s.bidirectional()))
-                .isEqualTo(List.<Object>of(PerfTest.WRITE, Transport.UC, false, 4096, 1, 300, 0L, 64, 16, 4, false));
-        assertThat(PerfWire.Request.decode(new byte[] {1, 2, 3})).isNull();
-        assertThat(PerfWire.Request.decode(new RemotePingPong.Params(Transport.RC, 8, 8, 8).encode())).isNull();
-        wire[4] = 9; // no such test
-        assertThat(PerfWire.Request.decode(wire)).isNull();
-
-        PerfWire.Region region = new PerfWire.Region(0x1000L, 77);
-        assertThat(PerfWire.Region.decode(region.encode())).isEqualTo(region);
-        assertThat(PerfWire.Region.decode(new byte[0])).isNull();
-
-        PerfWire.Result bw = new PerfWire.Result(new BandwidthResult(65536, 2000, 432.5, 110.25, 0.0017), null, 0);
-        byte[] dreq = bw.encode();
-        assertThat(dreq.length).isLessThanOrEqualTo(io.rvt.cm.ConnectionManager.MAX_DREQ_PRIVATE_DATA);
-        assertThat(PerfWire.Result.decode(dreq)).isEqualTo(bw);
-        PerfWire.Result lat = new PerfWire.Result(null, new LatencyResult(2, 500, 1, 9, 2, 3, 0.5, 8, 9), 1234);
-        assertThat(PerfWire.Result.decode(lat.encode())).isEqualTo(lat);
-        assertThat(lat.encode().length).isLessThanOrEqualTo(io.rvt.cm.ConnectionManager.MAX_DREQ_PRIVATE_DATA);
-        assertThat(PerfWire.Result.decode(new byte[0])).isNull();
     }
 
     @Test

@@ -1,0 +1,232 @@
+package io.rvt.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rvt.api.Device;
+import io.rvt.api.DeviceRegistry;
+import io.rvt.api.Rvt;
+import io.rvt.api.spi.RvtDriver;
+import io.rvt.api.spi.agent.ThreadingMode;
+import io.rvt.driver.sim.SimDriver;
+import io.rvt.driver.sim.fabric.Fabric;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code rvt perf --server} and {@code rvt perf HOST} as two {@link RemotePerf}s in one JVM, on one driver-sim fabric,
+ * over perftest's TCP exchange on the loopback: every program of the six (and send and write latency) runs, both
+ * sides print what perftest's would, and neither is left waiting for an exchange the other does not make.
+ */
+class RemotePerfProtocolTest {
+    /** The devices' GIDs are these addresses' RoCEv2 GIDs ({@code ::ffff:a.b.c.d}). */
+    private static final String SERVER_IP = "127.0.0.1";
+    private static final String CLIENT_IP = "127.0.0.2";
+    private static final Pattern ROW = Pattern.compile("(?m)^ (\\d+)\\s+(\\d+)\\s+[0-9.]+");
+
+    private static Fabric fabric;
+    private static DeviceRegistry registry;
+    private static Side server;
+    private static Side client;
+
+    /** One side's host: one HCA of the shared fabric, whose polls run the fabric (the progress hook). */
+    record Side(Fabric fabric, Device device) implements Host {
+        @Override
+        public List<Device> devices() {
+            return List.of(device);
+        }
+
+        @Override
+        public String description() {
+            return "driver-sim " + device.name() + " on fabric '" + fabric.name() + "'";
+        }
+
+        @Override
+        public DriverKind driver() {
+            return DriverKind.SIM;
+        }
+
+        @Override
+        public void progress() {
+            if (fabric.progress(RvtDriver.POLL_BUDGET) == 0) {
+                Thread.onSpinWait();
+            }
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    static long guidOf(String ip) throws java.net.UnknownHostException {
+        return 0x0000_FFFF_0000_0000L | (ByteBuffer.wrap(InetAddress.getByName(ip).getAddress()).getInt() & 0xFFFF_FFFFL);
+    }
+
+    @BeforeAll
+    static void fabric() throws Exception {
+        // GID prefix 0 and port 1's GUID (the node GUID + 1) the address: the GID is ::ffff:a.b.c.d
+        fabric = Fabric.builder("perftest-" + System.nanoTime()).gidPrefix(0).realTime()
+                .threading(ThreadingMode.PROGRESS).build();
+        registry = Rvt.create();
+        server = new Side(fabric, registry.register(SimDriver.builder(fabric).name("server")
+                .nodeGuid(guidOf(SERVER_IP) - 1).build()));
+        client = new Side(fabric, registry.register(SimDriver.builder(fabric).name("client")
+                .nodeGuid(guidOf(CLIENT_IP) - 1).build()));
+    }
+
+    @AfterAll
+    static void close() throws Exception {
+        registry.close();
+        fabric.close();
+    }
+
+    /** @return a TCP port free on the loopback now */
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /**
+     * Runs {@code spec} between a {@link RemotePerf} server on {@code server} and a client on {@code client}, the
+     * server on a thread of its own, until both have ended.
+     *
+     * @return what the server and the client printed
+     */
+    static String[] serverAndClient(Side server, Side client, PerfSpec spec) throws Exception {
+        ByteArrayOutputStream serverOut = new ByteArrayOutputStream();
+        ByteArrayOutputStream clientOut = new ByteArrayOutputStream();
+        PrintStream serverPrint = new PrintStream(serverOut, true, StandardCharsets.UTF_8);
+        PrintStream clientPrint = new PrintStream(clientOut, true, StandardCharsets.UTF_8);
+        RemotePerf.Reports none = (s, d, mtu, bw, lat) -> { };
+        int port = freePort();
+        CompletableFuture<Void> serverRun = CompletableFuture.runAsync(() -> new RemotePerf(serverPrint,
+                serverPrint, LinkOptions.DEFAULT, port, false, none).server(server, spec));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!serverOut.toString(StandardCharsets.UTF_8).contains("waiting for a client")) {
+            assertThat(System.nanoTime()).as("the server listens").isLessThan(deadline);
+            assertThat(serverRun).as("the server: %s", serverOut).isNotDone();
+            Thread.onSpinWait();
+        }
+        try {
+            new RemotePerf(clientPrint, clientPrint, LinkOptions.DEFAULT, port, false, none).client(client,
+                    InetAddress.getByName(SERVER_IP), spec);
+        } catch (RuntimeException e) {
+            throw new AssertionError("the client failed: " + e + "\n" + clientOut + "\nthe server:\n" + serverOut, e);
+        }
+        try {
+            serverRun.get(60, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new AssertionError("the server failed: " + e.getCause() + "\n" + serverOut, e.getCause());
+        }
+        return new String[] {serverOut.toString(StandardCharsets.UTF_8), clientOut.toString(StandardCharsets.UTF_8)};
+    }
+
+    static List<long[]> rows(String out) {
+        List<long[]> rows = new ArrayList<>();
+        Matcher m = ROW.matcher(out);
+        while (m.find()) {
+            rows.add(new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2))});
+        }
+        return rows;
+    }
+
+    private static String[] run(PerfTest test, Transport t, boolean lat, int[] sizes, int qps, int iters,
+            boolean bidi) throws Exception {
+        PerfSpec spec = new PerfSpec(test, t, lat, sizes, qps, iters, 0, lat ? 1 : 128,
+                lat ? 1 : PerfSpec.CQ_MODERATION, 1, bidi);
+        String[] out = serverAndClient(server, client, spec);
+        for (String o : out) {
+            assertThat(o).contains(spec.title(), "Data ex. method : Ethernet", "rdma_cm QPs     : OFF",
+                    " local address: LID ", " remote address: LID ", " GID: 00:00:00:00:00:00:00:00:00:00:255:255:127:00:00:0");
+        }
+        return out;
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldRunSendBandwidthOverTwoQpsWithTheServerCountingEveryMessage() throws Exception {
+        String[] out = run(PerfTest.SEND, Transport.RC, false, new int[] {4096}, 2, 500, false);
+        assertThat(rows(out[1])).extracting(r -> r[1]).containsExactly(1000L);
+        assertThat(rows(out[0])).as(out[0]).extracting(r -> r[1]).containsExactly(1000L);
+        assertThat(out[0]).contains("(server: measured here");
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldSweepSendBandwidthWithAHandShakeAroundEveryRow() throws Exception {
+        String[] out = run(PerfTest.SEND, Transport.UD, false, new int[] {2, 4, 8}, 1, 200, false);
+        assertThat(rows(out[1])).extracting(r -> r[0]).containsExactly(2L, 4L, 8L);
+        assertThat(rows(out[0])).extracting(r -> r[0]).containsExactly(2L, 4L, 8L);
+        assertThat(rows(out[0])).extracting(r -> r[1]).allMatch(n -> n > 0 && n <= 200);
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldPrintTheClientsLastWriteRowOnThePassiveServer() throws Exception {
+        String[] out = run(PerfTest.WRITE, Transport.RC, false, new int[] {64, 65536}, 1, 300, false);
+        assertThat(rows(out[1])).extracting(r -> r[0]).containsExactly(64L, 65536L);
+        // perftest's write_bw server prints the one report it gets: the last row's
+        String last = out[1].lines().filter(l -> l.startsWith(" 65536 ")).findFirst().orElseThrow();
+        assertThat(out[0]).contains(last).contains("(server: the client's measurement, from its report");
+        assertThat(out[0]).contains(" RKey 0x").contains(" VAddr 0x");
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldRunReadAndAtomicBandwidth() throws Exception {
+        String[] read = run(PerfTest.READ, Transport.RC, false, new int[] {4096}, 1, 200, false);
+        assertThat(rows(read[0])).hasSize(1);
+        assertThat(read[1]).contains(" OUT 0x10");
+        String[] atomic = run(PerfTest.ATOMIC, Transport.RC, false, new int[] {8}, 2, 200, false);
+        assertThat(rows(atomic[1])).extracting(r -> r[1]).containsExactly(400L);
+        assertThat(rows(atomic[0])).extracting(r -> r[1]).containsExactly(400L);
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldRunSendAndWriteLatencyWithBothSidesMeasuring() throws Exception {
+        for (PerfTest test : List.of(PerfTest.SEND, PerfTest.WRITE)) {
+            String[] out = run(test, Transport.RC, true, new int[] {2, 64}, 1, 100, false);
+            assertThat(rows(out[1])).as(out[1]).extracting(r -> r[0]).containsExactly(2L, 64L);
+            assertThat(rows(out[0])).as(out[0]).extracting(r -> r[0]).containsExactly(2L, 64L);
+        }
+        String[] ud = run(PerfTest.SEND, Transport.UD, true, new int[] {32}, 1, 100, false);
+        assertThat(rows(ud[0])).hasSize(1);
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldRunReadAndAtomicLatencyWithTheClientAloneMeasuring() throws Exception {
+        for (PerfTest test : List.of(PerfTest.READ, PerfTest.ATOMIC)) {
+            String[] out = run(test, Transport.RC, true, new int[] {8}, 1, 100, false);
+            assertThat(rows(out[1])).extracting(r -> r[1]).containsExactly(100L);
+            assertThat(rows(out[0])).isEmpty();
+            assertThat(out[0]).contains("perftest's server prints no row");
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldAddBothSidesReportsOfABidirectionalRow() throws Exception {
+        for (PerfTest test : List.of(PerfTest.SEND, PerfTest.WRITE)) {
+            String[] out = run(test, Transport.RC, false, new int[] {4096}, 1, 300, true);
+            assertThat(rows(out[1])).extracting(r -> r[1]).containsExactly(600L);
+            assertThat(rows(out[0])).extracting(r -> r[1]).containsExactly(600L);
+        }
+    }
+}
