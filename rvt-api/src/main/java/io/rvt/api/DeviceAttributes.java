@@ -5,6 +5,15 @@ package io.rvt.api;
  * the limits rdmavt enforces when objects are created. Immutable; build with {@link #builder()}.
  */
 public final class DeviceAttributes {
+    /**
+     * {@code IB_DEVICE_MEM_WINDOW} ({@code IBV_DEVICE_MEM_WINDOW}, bit 17) in {@link #deviceCapFlags()}: memory
+     * windows ({@link ProtectionDomain#allocMw}). rvt-core sets it when the driver's operation table has
+     * {@link WrOpcode#BIND_MW}, as rxe does.
+     */
+    public static final long DEVICE_MEM_WINDOW = 1L << 17;
+    /** {@code IB_DEVICE_MEM_WINDOW_TYPE_2B} (bit 24): type 2B windows; set with {@link #DEVICE_MEM_WINDOW}. */
+    public static final long DEVICE_MEM_WINDOW_TYPE_2B = 1L << 24;
+
     private final long fwVer;
     private final long nodeGuid;
     private final long sysImageGuid;

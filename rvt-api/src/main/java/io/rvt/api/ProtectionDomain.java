@@ -38,6 +38,18 @@ public interface ProtectionDomain {
     MemoryRegion allocMr(int maxNumSg);
 
     /**
+     * Allocates a memory window ({@code ibv_alloc_mw}; rxe: {@code rxe_alloc_mw}; rdmavt has none). The window grants
+     * nothing until it is bound ({@link QueuePair#bindMw} for type 1, a {@link WrOpcode#BIND_MW} work request for
+     * type 2); its rkey is in the key space of the device's regions and counts against the same table.
+     *
+     * @param type the window's type
+     * @return the window, unbound
+     * @throws VerbsException EINVAL for a null type, EOPNOTSUPP if the device has no windows (its operation table
+     *                        has no {@code BIND_MW}), ENOMEM when the key table is full
+     */
+    MemoryWindow allocMw(MwType type);
+
+    /**
      * Creates a queue pair in the RESET state ({@code ibv_create_qp}; rdmavt: {@code rvt_create_qp}).
      *
      * @param init what to create; {@code init.cap()} is updated with the sizes in effect
@@ -70,7 +82,7 @@ public interface ProtectionDomain {
     /**
      * Deallocates the PD ({@code ibv_dealloc_pd}).
      *
-     * @throws VerbsException EBUSY while regions, QPs, SRQs or address handles of this PD exist
+     * @throws VerbsException EBUSY while regions, windows, QPs, SRQs or address handles of this PD exist
      */
     void deallocPd();
 }

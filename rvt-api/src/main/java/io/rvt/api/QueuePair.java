@@ -100,6 +100,28 @@ public interface QueuePair {
     void detachMcast(Gid gid, int lid);
 
     /**
+     * Binds a type 1 memory window ({@code ibv_bind_mw}): as libibverbs and rxe do, this posts a
+     * {@link WrOpcode#BIND_MW} work request on this QP's send queue with the window's next rkey (its key part, the
+     * low 8 bits, incremented: {@code ibv_inc_rkey}); the bind takes effect at once and, with
+     * {@link SendFlag#SIGNALED}, completes in order with {@link WcOpcode#BIND_MW}. A bind with no region and length 0
+     * unbinds the window. On success the window's {@link MemoryWindow#rkey()} is the new rkey.
+     *
+     * <p>Checks (rxe's {@code rxe_check_bind_mw}, libibverbs' {@code ibv_bind_mw}); any failure leaves the window, the
+     * region and the queue unchanged.
+     *
+     * @param mw a type 1 window
+     * @param bind the completion's id and flags and what to bind
+     * @return the window's new rkey
+     * @throws VerbsException EINVAL for a window that is not type 1 or was deallocated, a region without
+     *                        {@link AccessFlag#MW_BIND}, a zero-based region or window, a range outside the region,
+     *                        a region given with length 0 (or none with a length), remote write or atomic access on a
+     *                        region without LOCAL_WRITE, a QP that is not RC or UC or does not accept sends;
+     *                        EPERM for a region of another PD than the window's; EOPNOTSUPP for access bits a window
+     *                        cannot have; ENOMEM when the send queue is full
+     */
+    int bindMw(MemoryWindow mw, MwBind bind);
+
+    /**
      * Destroys the QP ({@code ibv_destroy_qp}; rdmavt: {@code rvt_destroy_qp}): resets it (no completions are
      * generated), waits for every reference to go, frees its number.
      *

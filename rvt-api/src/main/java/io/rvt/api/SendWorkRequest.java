@@ -15,7 +15,9 @@ package io.rvt.api;
  * <li>RDMA WRITE/READ and atomics: {@link #remoteAddr()}, {@link #rkey()}; atomics also {@link #compareAdd()} and
  * {@link #swap()};</li>
  * <li>UD, SMI and GSI QPs: {@link #ah()}, {@link #remoteQpn()}, {@link #remoteQkey()}, {@link #pkeyIndex()};</li>
- * <li>{@code REG_MR}: {@link #mr()}, {@link #key()}, {@link #access()}.</li>
+ * <li>{@code REG_MR}: {@link #mr()}, {@link #key()}, {@link #access()};</li>
+ * <li>{@code BIND_MW} ({@code ibv_send_wr.bind_mw}): {@link #mw()}, {@link #key()} (the new rkey, {@code rkey}) and
+ * {@link #bindInfo()} ({@code bind_info}).</li>
  * </ul>
  * Setters reject values their C field cannot hold, naming the field and the value; everything that depends on the
  * QP or the device is checked by {@code postSend}. Not thread-safe.
@@ -45,6 +47,8 @@ public final class SendWorkRequest {
     private MemoryRegion mr;
     private int key;
     private int access;
+    private MemoryWindow mw;
+    private final MwBindInfo bindInfo = new MwBindInfo();
     private SendWorkRequest next;
 
     /**
@@ -301,13 +305,14 @@ public final class SendWorkRequest {
         return this;
     }
 
-    /** @return the new key (REG_MR) */
+    /** @return the new key (REG_MR), or the window's new rkey (BIND_MW) */
     public int key() {
         return key;
     }
 
     /**
-     * @param key the new lkey/rkey (REG_MR); only its low 8 bits may differ from the region's current key
+     * @param key the new lkey/rkey (REG_MR), or the window's new rkey (BIND_MW, {@code bind_mw.rkey}); only its low
+     *            8 bits may differ from the region's or window's current key
      * @return this
      */
     public SendWorkRequest key(int key) {
@@ -327,6 +332,28 @@ public final class SendWorkRequest {
     public SendWorkRequest access(int flags) {
         this.access = flags;
         return this;
+    }
+
+    /** @return the window to bind (BIND_MW) */
+    public MemoryWindow mw() {
+        return mw;
+    }
+
+    /**
+     * @param window the type 2 window to bind (BIND_MW; {@code bind_mw.mw}), from {@link ProtectionDomain#allocMw}
+     * @return this
+     */
+    public SendWorkRequest mw(MemoryWindow window) {
+        this.mw = window;
+        return this;
+    }
+
+    /**
+     * @return what a BIND_MW binds ({@code bind_mw.bind_info}): owned by this request, set it in place; the window's
+     *         new rkey is {@link #key()}
+     */
+    public MwBindInfo bindInfo() {
+        return bindInfo;
     }
 
     /** @return the next request in the list, or null */

@@ -1,8 +1,9 @@
 package io.rvt.api;
 
 /**
- * Work-completion opcode, with the numeric values of {@code enum ib_wc_opcode} used by rdmavt and its drivers.
- * Receive completions have bit 7 set ({@link #isRecv()}).
+ * Work-completion opcode, with the numeric values of {@code enum ib_wc_opcode} (the send ones equal libibverbs'
+ * {@code enum ibv_wc_opcode} and {@code ib_uverbs_wc_opcode} since Linux 4.x, with {@code IBV_WC_FLUSH} 8 and
+ * {@code IBV_WC_ATOMIC_WRITE} 9 from Linux 6.2). Receive completions have bit 7 set ({@link #isRecv()}).
  */
 public enum WcOpcode {
     /** A SEND (any variant) completed. */
@@ -15,12 +16,14 @@ public enum WcOpcode {
     COMP_SWAP(3),
     /** A fetch-and-add completed. */
     FETCH_ADD(4),
-    /** A large send offload completed. */
-    LSO(5),
-    /** A local invalidate completed. */
+    /** A memory window bind completed ({@code IBV_WC_BIND_MW}). */
+    BIND_MW(5),
+    /** A local invalidate completed ({@code IBV_WC_LOCAL_INV}). */
     LOCAL_INV(6),
-    /** A fast registration completed. */
-    REG_MR(7),
+    /** A large send offload completed ({@code IBV_WC_TSO}). */
+    LSO(7),
+    /** A fast registration completed ({@code IB_WC_REG_MR}, the kernel value after ATOMIC_WRITE). */
+    REG_MR(10),
     /** A receive WQE consumed by a SEND. */
     RECV(128),
     /** A receive WQE consumed by an RDMA WRITE with immediate data. */

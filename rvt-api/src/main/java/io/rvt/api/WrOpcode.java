@@ -25,9 +25,13 @@ public enum WrOpcode {
     ATOMIC_CMP_AND_SWP(5),
     /** 64-bit atomic fetch and add. */
     ATOMIC_FETCH_AND_ADD(6),
-    /** Local invalidate of an rkey. */
+    /** Local invalidate of an rkey: a fast-registration region's or a type 2 memory window's. */
     LOCAL_INV(7),
-    /** Bind memory window (not supported by rdmavt). */
+    /**
+     * Bind a type 2 memory window ({@code IBV_WR_BIND_MW}; not in rdmavt, rvt does it as rxe): reads
+     * {@link SendWorkRequest#mw()}, {@link SendWorkRequest#key()} (the new rkey) and
+     * {@link SendWorkRequest#bindInfo()}. Also what {@link QueuePair#bindMw} posts for a type 1 window.
+     */
     BIND_MW(8),
     /** SEND that invalidates an rkey at the responder. */
     SEND_WITH_INV(9),

@@ -1,6 +1,6 @@
 /**
- * The verbs API for applications: devices, protection domains, memory regions, completion queues and their
- * completion channels, queue pairs, shared receive queues, address handles, reusable work requests and the
+ * The verbs API for applications: devices, protection domains, memory regions and windows, completion queues and
+ * their completion channels, queue pairs, shared receive queues, address handles, reusable work requests and the
  * IBTA/ibverbs enums.
  */
 @org.osgi.annotation.bundle.Export

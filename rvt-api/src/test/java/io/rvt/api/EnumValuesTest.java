@@ -179,7 +179,7 @@ class EnumValuesTest {
     @Test
     void shouldHaveIbWcOpcodeValuesWhenComparedWithIbVerbs() {
         assertValues(WcOpcode.class, WcOpcode::value, map("SEND", 0, "RDMA_WRITE", 1, "RDMA_READ", 2,
-                "COMP_SWAP", 3, "FETCH_ADD", 4, "LSO", 5, "LOCAL_INV", 6, "REG_MR", 7, "RECV", 128,
+                "COMP_SWAP", 3, "FETCH_ADD", 4, "BIND_MW", 5, "LOCAL_INV", 6, "LSO", 7, "REG_MR", 10, "RECV", 128,
                 "RECV_RDMA_WITH_IMM", 129));
     }
 
@@ -189,7 +189,8 @@ class EnumValuesTest {
             assertThat(op.isRecv()).as(op.name()).isEqualTo(op == WcOpcode.RECV || op == WcOpcode.RECV_RDMA_WITH_IMM);
             assertThat(WcOpcode.of(op.value())).isSameAs(op);
         }
-        assertThatThrownBy(() -> WcOpcode.of(8)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("8");
+        assertThatThrownBy(() -> WcOpcode.of(11)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("11");
         assertThatThrownBy(() -> WcOpcode.of(130)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("130");
     }

@@ -95,7 +95,12 @@ public final class RvtDevice implements DriverDevice {
             LOG.log(System.Logger.Level.WARNING, () -> "driver '" + driver.name() + "': lkey_table_size " + params.lkeyTableSize()
                     + " clamped to " + MAX_LKEY_TABLE_BITS);
         }
-        this.props = params.props().toBuilder().maxMr(1 << bits).build();
+        long caps = params.props().deviceCapFlags();
+        if (ops.get(io.rvt.api.WrOpcode.BIND_MW) != null) {
+            // Memory windows, type 1 and 2B, as rxe reports them (rvt goes beyond rdmavt here).
+            caps |= DeviceAttributes.DEVICE_MEM_WINDOW | DeviceAttributes.DEVICE_MEM_WINDOW_TYPE_2B;
+        }
+        this.props = params.props().toBuilder().maxMr(1 << bits).deviceCapFlags(caps).build();
         this.ports = new RvtIbport[params.nports()];
         for (int i = 0; i < ports.length; i++) {
             ports[i] = new RvtIbport(this, i + 1, params.npkeys(), driver.initialPkeys(i + 1));

@@ -17,8 +17,8 @@ public final class OperationFlag {
      */
     public static final int ATOMIC_SGE = 0x04;
     /**
-     * {@code RVT_OPERATION_LOCAL}: a local operation (REG_MR, LOCAL_INV) executed at post time or deferred; takes no
-     * PSN or SSN. Only REG_MR and LOCAL_INV may carry it.
+     * {@code RVT_OPERATION_LOCAL}: a local operation (REG_MR, LOCAL_INV, and rvt's BIND_MW) executed at post time or
+     * deferred; takes no PSN or SSN. Only REG_MR, LOCAL_INV and BIND_MW may carry it.
      */
     public static final int LOCAL = 0x08;
     /**

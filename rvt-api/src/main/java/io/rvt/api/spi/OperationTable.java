@@ -11,7 +11,7 @@ import io.rvt.api.WrOpcode;
  * without an entry is refused with {@code EINVAL}, as is a QP type outside the entry's mask.
  *
  * <p>Immutable; {@link Builder#build()} validates every entry once, so registration and posting can trust it:
- * {@code LOCAL} only on {@code REG_MR}/{@code LOCAL_INV}, QP-type masks within SMI..UD, known flags only, and a
+ * {@code LOCAL} only on {@code REG_MR}/{@code LOCAL_INV}/{@code BIND_MW}, QP-type masks within SMI..UD, known flags only, and a
  * completion opcode for every entry that can complete ({@code USE_RESERVE} entries never do). rdmavt does not
  * check {@code wc_opcode} at all (a missing entry reads out of bounds); rvt refuses the table instead.
  */
@@ -62,7 +62,8 @@ public final class OperationTable {
      * The standard table of an InfiniBand-style driver, the one hfi1 registers without its TID RDMA and OPFN
      * entries: RDMA WRITE (with immediate) on UC and RC; SEND (with immediate) on every type; RDMA READ and the two
      * atomics on RC ({@code ATOMIC}, atomics also {@code ATOMIC_SGE}); SEND_WITH_INV on RC; LOCAL_INV and REG_MR on
-     * UC and RC ({@code LOCAL}).
+     * UC and RC ({@code LOCAL}); and, beyond rdmavt as rxe has it, BIND_MW on UC and RC ({@code LOCAL}; memory
+     * windows).
      *
      * @return the table
      */
@@ -83,6 +84,7 @@ public final class OperationTable {
                 .op(WrOpcode.LOCAL_INV, WrShape.SEND, rcUc, OperationFlag.LOCAL, WcOpcode.LOCAL_INV)
                 .op(WrOpcode.SEND_WITH_INV, WrShape.SEND, rc, 0, WcOpcode.SEND)
                 .op(WrOpcode.REG_MR, WrShape.REG, rcUc, OperationFlag.LOCAL, WcOpcode.REG_MR)
+                .op(WrOpcode.BIND_MW, WrShape.SEND, rcUc, OperationFlag.LOCAL, WcOpcode.BIND_MW)
                 .build();
     }
 
@@ -143,9 +145,10 @@ public final class OperationTable {
                     throw new IllegalArgumentException("operation " + op + ": unknown flags 0x"
                             + Integer.toHexString(p.flags() & ~OperationFlag.ALL));
                 }
-                if (p.has(OperationFlag.LOCAL) && op != WrOpcode.REG_MR && op != WrOpcode.LOCAL_INV) {
+                if (p.has(OperationFlag.LOCAL) && op != WrOpcode.REG_MR && op != WrOpcode.LOCAL_INV
+                        && op != WrOpcode.BIND_MW) {
                     throw new IllegalArgumentException("operation " + op
-                            + ": LOCAL is only allowed on REG_MR and LOCAL_INV");
+                            + ": LOCAL is only allowed on REG_MR, LOCAL_INV and BIND_MW");
                 }
                 if (op == WrOpcode.REG_MR && p.shape() != WrShape.REG) {
                     throw new IllegalArgumentException("operation REG_MR: shape must be REG, got " + p.shape());

@@ -30,6 +30,7 @@ class OperationTableTest {
         m.put(WrOpcode.LOCAL_INV, new OperationParams(WrShape.SEND, RC | UC, 0x08, WcOpcode.LOCAL_INV));
         m.put(WrOpcode.SEND_WITH_INV, new OperationParams(WrShape.SEND, RC, 0, WcOpcode.SEND));
         m.put(WrOpcode.REG_MR, new OperationParams(WrShape.REG, RC | UC, 0x08, WcOpcode.REG_MR));
+        m.put(WrOpcode.BIND_MW, new OperationParams(WrShape.SEND, RC | UC, 0x08, WcOpcode.BIND_MW));
         return m;
     }
 
@@ -63,7 +64,6 @@ class OperationTableTest {
     @Test
     void shouldReturnNullWhenOpcodeIsUnsupportedOrOutOfRange() {
         OperationTable t = OperationTable.standard();
-        assertThat(t.get(WrOpcode.BIND_MW)).isNull();
         assertThat(t.get(WrOpcode.LSO)).isNull();
         assertThat(t.get(WrOpcode.RESERVED1)).isNull();
         assertThat(t.get(250)).isNull();

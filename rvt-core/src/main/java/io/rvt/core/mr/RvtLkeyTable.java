@@ -46,8 +46,11 @@ public final class RvtLkeyTable {
     private final int shift;
     private final int max;
     private final int genMask;
-    /** The slots; written only under {@link #lock}, read by anyone (volatile reads). */
-    private final AtomicReferenceArray<RvtMr> table;
+    /**
+     * The slots, each an {@link RvtMr} or an {@link RvtMw} (windows share the key space, as an rkey names either);
+     * written only under {@link #lock}, read by anyone (volatile reads).
+     */
+    private final AtomicReferenceArray<Object> table;
     /** {@code lkey_table.lock}: serialises allocation and freeing. */
     private final ReentrantLock lock = new ReentrantLock();
     /** Start of the next free-slot probe; under {@link #lock}. */
@@ -112,7 +115,8 @@ public final class RvtLkeyTable {
      * @return the region, or null if the slot is empty
      */
     public RvtMr get(int key) {
-        return table.get(key >>> shift);
+        Object o = table.get(key >>> shift);
+        return o instanceof RvtMr ? (RvtMr) o : null;
     }
 
     /** @return the number of occupied slots (a snapshot; diagnostics and tests) */
@@ -149,28 +153,76 @@ public final class RvtLkeyTable {
     void alloc(RvtMr mr, boolean assignVaddr) {
         lock.lock();
         try {
-            int r = next;
-            int probed = 0;
-            while (table.get(r) != null) {
-                if (++probed == max) {
-                    throw Errors.nomem("lkey table of device " + dev.name() + " is full (" + max + " regions)");
-                }
-                r = (r + 1) & (max - 1);
-            }
-            next = (r + 1) & (max - 1);
-            gen++;
-            int key = (r << shift) | ((gen & genMask) << 8);
-            if (key == 0) {
-                // Key 0 belongs to the DMA region: move on one generation (rdmavt does the same).
-                key |= 1 << 8;
-                gen++;
-            }
+            int key = nextKey();
             if (assignVaddr) {
                 mr.assignVaddr(nextVaddr(mr.length()));
             }
             mr.retain();
             mr.publish(key);
-            table.set(r, mr);
+            table.set(key >>> shift, mr);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * {@link #alloc} for a memory window (rxe's {@code rxe_alloc_mw}: the window's index in the upper bits, key part
+     * 0 here): gives it a key and publishes it.
+     *
+     * @param mw the window, not yet published
+     * @throws io.rvt.api.VerbsException ENOMEM when every slot is taken (nothing changed)
+     */
+    void allocWindow(RvtMw mw) {
+        lock.lock();
+        try {
+            int key = nextKey();
+            mw.publish(key);
+            table.set(key >>> shift, mw);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A free slot's new key, with {@link #next} and {@link #gen} moved on; {@link #lock} held. */
+    private int nextKey() {
+        int r = next;
+        int probed = 0;
+        while (table.get(r) != null) {
+            if (++probed == max) {
+                throw Errors.nomem("lkey table of device " + dev.name() + " is full (" + max
+                        + " regions and windows)");
+            }
+            r = (r + 1) & (max - 1);
+        }
+        next = (r + 1) & (max - 1);
+        gen++;
+        int key = (r << shift) | ((gen & genMask) << 8);
+        if (key == 0) {
+            // Key 0 belongs to the DMA region: move on one generation (rdmavt does the same).
+            key |= 1 << 8;
+            gen++;
+        }
+        return key;
+    }
+
+    /**
+     * Takes a window's key out of the table ({@code rxe_dealloc_mw}).
+     *
+     * @param mw the window
+     * @return true if it was published, false if it had been deallocated before
+     */
+    boolean freeWindow(RvtMw mw) {
+        lock.lock();
+        try {
+            if (!mw.isPublished()) {
+                return false;
+            }
+            mw.unpublish();
+            int slot = mw.rkey() >>> shift;
+            if (table.get(slot) == mw) {
+                table.set(slot, null);
+            }
+            return true;
         } finally {
             lock.unlock();
         }
@@ -257,10 +309,11 @@ public final class RvtLkeyTable {
     }
 
     private int check(RvtPd pd, Sge isge, int key, long addr, int len, int acc, boolean reference) {
-        RvtMr mr = table.get(key >>> shift);
-        if (mr == null) {
-            return -EINVAL.value();
+        Object o = table.get(key >>> shift);
+        if (!(o instanceof RvtMr)) {
+            return -EINVAL.value(); // empty, or a window: windows grant remote access only
         }
+        RvtMr mr = (RvtMr) o;
         if (reference) {
             mr.retain(); // before the checks: a region unpublished after them keeps this reference's wait
         }
@@ -291,13 +344,37 @@ public final class RvtLkeyTable {
      *         for rkey 0
      */
     public boolean rkeyOk(RvtPd pd, Sge sge, int len, long vaddr, int rkey, int acc) {
+        return rkeyOk(null, pd, sge, len, vaddr, rkey, acc);
+    }
+
+    /**
+     * {@link #rkeyOk(RvtPd, Sge, int, long, int, int)} for a request that arrived on {@code qp}: an rkey of a memory
+     * window ({@code rxe_lookup_mw}) must match the window's current key, its PD must be the QP's, a type 2 window
+     * must be bound through {@code qp}, it must be bound and grant one of {@code acc}; the range, counted from the
+     * window's start for a zero-based window, must lie inside the window (rxe checks only the region's bounds), and
+     * the region behind it must be valid. {@code sge} then refers to the region, in its addresses.
+     *
+     * @param qp the QP the request arrived on (identity), or null for none
+     * @param pd that QP's PD
+     * @param sge filled on success (a reference is taken for it)
+     * @param len the length of the access
+     * @param vaddr the first virtual address (a zero-based window's offset)
+     * @param rkey the remote key
+     * @param acc {@link io.rvt.api.AccessFlag} bits: any one of them granted suffices
+     * @return true on success, false if any check fails (no reference kept)
+     */
+    public boolean rkeyOk(Object qp, RvtPd pd, Sge sge, int len, long vaddr, int rkey, int acc) {
         if (rkey == 0) {
             return false;
         }
-        RvtMr mr = table.get(rkey >>> shift);
-        if (mr == null) {
+        Object o = table.get(rkey >>> shift);
+        if (o instanceof RvtMw) {
+            return windowOk(qp, pd, (RvtMw) o, sge, len, vaddr, rkey, acc);
+        }
+        if (o == null) {
             return false;
         }
+        RvtMr mr = (RvtMr) o;
         mr.retain();
         int span = mr.spanFrom(vaddr, len);
         if (!mr.isPublished() || mr.isLkeyInvalid() || mr.lkey() != rkey || mr.rvtPd() != pd || span < 0
@@ -309,19 +386,51 @@ public final class RvtLkeyTable {
         return true;
     }
 
+    private static boolean windowOk(Object qp, RvtPd pd, RvtMw mw, Sge sge, int len, long vaddr, int rkey,
+            int acc) {
+        RvtMw.Binding b = mw.binding();
+        if (!mw.isPublished() || b.rkey != rkey || !b.bound() || mw.rvtPd() != pd
+                || (mw.type() == io.rvt.api.MwType.TYPE_2 && b.qp != qp) || (b.access & acc) == 0) {
+            return false;
+        }
+        boolean zeroBased = io.rvt.api.AccessFlag.ZERO_BASED.in(b.access);
+        long off = zeroBased ? vaddr : vaddr - b.addr;
+        if ((!zeroBased && Long.compareUnsigned(vaddr, b.addr) < 0) || Long.compareUnsigned(off, b.length) > 0
+                || len > b.length - off) {
+            return false;
+        }
+        long addr = b.addr + off;
+        RvtMr mr = b.mr;
+        mr.retain();
+        int span = mr.spanFrom(addr, len);
+        if (mw.binding() != b || !mr.isPublished() || mr.isLkeyInvalid() || span < 0) {
+            mr.release();
+            return false;
+        }
+        sge.set(mr, addr, (int) Math.min(span, b.length - off), len);
+        return true;
+    }
+
     /**
      * Mirrors {@code rvt_invalidate_rkey} (LOCAL_INV, SEND_WITH_INV): marks the region so that every key check
-     * fails until the next fast registration. The publication state is not checked, as in rdmavt.
+     * fails until the next fast registration. The publication state is not checked, as in rdmavt. An rkey of a
+     * memory window goes to rxe's {@code rxe_invalidate_mw} ({@link RvtMw}): a bound type 2 window of the PD becomes
+     * free.
      *
      * @param pd the QP's PD
      * @param rkey the key
-     * @return 0, or {@code -EINVAL} for key 0, an empty slot, a stale key or another PD's region
+     * @return 0, or {@code -EINVAL} for key 0, an empty slot, a stale key or another PD's region or window, a type 1
+     *         window or a window that is not bound
      */
     public int invalidateRkey(RvtPd pd, int rkey) {
         if (rkey == 0) {
             return -EINVAL.value();
         }
-        RvtMr mr = table.get(rkey >>> shift);
+        Object o = table.get(rkey >>> shift);
+        if (o instanceof RvtMw) {
+            return ((RvtMw) o).invalidate(pd, rkey);
+        }
+        RvtMr mr = (RvtMr) o;
         if (mr == null || mr.lkey() != rkey || mr.rvtPd() != pd) {
             return -EINVAL.value();
         }

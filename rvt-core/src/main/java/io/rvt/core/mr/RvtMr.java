@@ -94,6 +94,8 @@ public final class RvtMr implements DriverMr {
     /** {@code lkey_invalid}; set by {@link RvtLkeyTable#invalidateRkey}, cleared by fast registration. */
     private volatile boolean lkeyInvalid;
     private final AtomicInteger refcount = new AtomicInteger(1);
+    /** Memory windows bound to this region ({@code rxe_mr.num_mw}): while any is, {@link #deregMr()} refuses. */
+    private final AtomicInteger boundWindows = new AtomicInteger();
     private final ReentrantLock refLock = new ReentrantLock();
     private final Condition refsGone = refLock.newCondition();
     /** Dereg progress: 0 live, 1 a dereg timed out (holding one re-taken reference), 2 deregistered. */
@@ -210,6 +212,19 @@ public final class RvtMr implements DriverMr {
 
     void invalidate() {
         lkeyInvalid = true;
+    }
+
+    void windowBound() {
+        boundWindows.incrementAndGet();
+    }
+
+    void windowUnbound() {
+        boundWindows.decrementAndGet();
+    }
+
+    /** @return memory windows bound to this region now */
+    public int boundWindows() {
+        return boundWindows.get();
     }
 
     void fastReg(int newKey, int newAccess) {
@@ -371,7 +386,8 @@ public final class RvtMr implements DriverMr {
      * <p>On timeout the call re-takes one reference and fails with EBUSY; the region stays unpublished (unusable)
      * but allocated, and a later {@code deregMr} drops that reference and waits again, as in rdmavt.
      *
-     * @throws VerbsException EBUSY if references remain after the wait; EINVAL if already deregistered
+     * @throws VerbsException EBUSY if references remain after the wait; EINVAL if already deregistered or while
+     *                        memory windows are bound to it (as rxe)
      */
     @Override
     public void deregMr() {
@@ -381,6 +397,13 @@ public final class RvtMr implements DriverMr {
                 throw Errors.inval("deregMr: region lkey 0x" + Integer.toHexString(key) + " is already deregistered");
             }
             int lkey = key;
+            int windows = boundWindows.get();
+            if (windows > 0) {
+                // rxe_dereg_mr refuses the same way; nothing is changed.
+                throw Errors.inval("deregMr: region lkey 0x" + Integer.toHexString(lkey) + " has " + windows
+                        + " memory window" + (windows == 1 ? "" : "s") + " bound to it (deallocate or invalidate"
+                        + " them first)");
+            }
             if (deregState == 0) {
                 table.free(this);
                 release(); // the user's reference (rdmavt kills the base reference in rvt_free_lkey)

@@ -4,6 +4,8 @@ import io.rvt.api.AddressHandle;
 import io.rvt.api.AhAttr;
 import io.rvt.api.DeviceCounter;
 import io.rvt.api.MemoryRegion;
+import io.rvt.api.MemoryWindow;
+import io.rvt.api.MwType;
 import io.rvt.api.ProtectionDomain;
 import io.rvt.api.QpInitAttr;
 import io.rvt.api.QueuePair;
@@ -113,6 +115,12 @@ public final class RvtPd implements ProtectionDomain {
     }
 
     @Override
+    public MemoryWindow allocMw(MwType type) {
+        dev.checkAlive();
+        return RvtMw.alloc(this, type);
+    }
+
+    @Override
     public QueuePair createQp(QpInitAttr init) {
         dev.checkAlive();
         return RvtQp.create(dev, this, init);
@@ -145,7 +153,7 @@ public final class RvtPd implements ProtectionDomain {
             }
             if (n > 0) {
                 throw Errors.busy("deallocPd: " + n + " object" + (n == 1 ? "" : "s")
-                        + " (memory regions, QPs, SRQs, address handles) still use the protection domain");
+                        + " (memory regions and windows, QPs, SRQs, address handles) still use the protection domain");
             }
             if (uses.compareAndSet(0, DEALLOCATED)) {
                 break;

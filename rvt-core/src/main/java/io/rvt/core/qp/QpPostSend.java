@@ -9,6 +9,7 @@ import io.rvt.api.QpState.Ops;
 import io.rvt.api.ScatterGatherEntry;
 import io.rvt.api.SendFlag;
 import io.rvt.api.SendWorkRequest;
+import io.rvt.api.VerbsException;
 import io.rvt.api.WorkRequestException;
 import io.rvt.api.WrOpcode;
 import io.rvt.api.AccessFlag;
@@ -19,10 +20,11 @@ import io.rvt.api.spi.QpFlags;
 import io.rvt.api.spi.Sge;
 import io.rvt.core.ah.RvtAh;
 import io.rvt.core.mr.RvtMr;
+import io.rvt.core.mr.RvtMw;
 
 /**
  * A QP's post-send verb ({@code rvt_post_send} and {@code rvt_post_one_wr}): table-driven by the driver's operation
- * table, local REG_MR and LOCAL_INV, UD address snapshots, the lkey checks of every SGE, PSN/LPSN/SSN assignment,
+ * table, local REG_MR, LOCAL_INV and BIND_MW (rvt's, as rxe has it), UD address snapshots, the lkey checks of every SGE, PSN/LPSN/SSN assignment,
  * {@code setup_wqe}, then the slot published on the {@link RvtSendQueue}; and the choice between the driver's
  * {@code do_send} on the poster's thread and {@code schedule_send_no_lock}. {@code postLock} held while posting.
  */
@@ -31,6 +33,15 @@ final class QpPostSend {
     }
 
     static void postSend(RvtQp qp, SendWorkRequest wr) {
+        postSend(qp, wr, false);
+    }
+
+    /**
+     * @param qp the QP
+     * @param wr the list
+     * @param type1Bind true when {@code bindMw} posts its BIND_MW for a type 1 window (as libibverbs does)
+     */
+    static void postSend(RvtQp qp, SendWorkRequest wr, boolean type1Bind) {
         if (wr == null) {
             throw new WorkRequestException(Errno.EINVAL, WorkRequestException.NO_INDEX, "postSend: wr is null");
         }
@@ -56,7 +67,7 @@ final class QpPostSend {
             }
             qp.callSend.set(qp.sq.emptyForPoster() && wr.next() == null);
             for (SendWorkRequest w = wr; w != null; w = w.next()) {
-                err = postOneWr(qp, w);
+                err = postOneWr(qp, w, type1Bind);
                 if (err != 0) {
                     break;
                 }
@@ -84,7 +95,7 @@ final class QpPostSend {
     }
 
     /** Mirrors {@code rvt_post_one_wr} (postLock held); returns 0 or a negative errno with {@link #postError} set. */
-    static int postOneWr(RvtQp qp, SendWorkRequest wr) {
+    static int postOneWr(RvtQp qp, SendWorkRequest wr, boolean type1Bind) {
         WrOpcode op = wr.opcode();
         if (op == null) {
             return fail(qp, -EINVAL.value(), "opcode is null");
@@ -143,11 +154,30 @@ final class QpPostSend {
                 } else {
                     if (qp.dev.lkeyTable().invalidateRkey(qp.pd, wr.invalidateRkey()) < 0) {
                         return fail(qp, -EINVAL.value(), "LOCAL_INV of rkey 0x" + Integer.toHexString(wr.invalidateRkey())
-                                + " failed: no such key in the QP's PD");
+                                + " failed: no such region, nor a bound type 2 memory window, in the QP's PD");
                     }
                     if (!signaled) {
                         return 0;
                     }
+                }
+            } else if (op == WrOpcode.BIND_MW) {
+                // rxe binds in its requester and reports a failure as an MW_BIND_ERR completion; rvt binds at post,
+                // as rdmavt does REG_MR, and refuses with the errno instead (docs/api.md).
+                if (!(wr.mw() instanceof RvtMw) || ((RvtMw) wr.mw()).rvtPd().dev() != qp.dev) {
+                    return fail(qp, -EINVAL.value(), "BIND_MW needs a memory window from allocMw on device "
+                            + qp.dev.name() + ", got " + (wr.mw() == null ? "none" : wr.mw().toString()));
+                }
+                if (signaled && !qp.sq.isAvail(false)) {
+                    return fail(qp, -ENOMEM.value(), "send queue is full (" + qp.sq.maxSendWr()
+                            + " WQEs outstanding)");
+                }
+                try {
+                    ((RvtMw) wr.mw()).bind(qp, qp.pd, type1Bind, wr.key(), wr.bindInfo());
+                } catch (VerbsException e) {
+                    return fail(qp, -e.errnoValue(), e.getMessage());
+                }
+                if (!signaled) {
+                    return 0;
                 }
             } else {
                 return fail(qp, -EINVAL.value(), "opcode " + op + " is not a local operation");

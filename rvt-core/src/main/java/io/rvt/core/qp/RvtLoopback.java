@@ -200,6 +200,7 @@ final class RvtLoopback {
         WrOpcode op = wqe.opcode();
         switch (op) {
             case REG_MR:
+            case BIND_MW: // bound at post, as REG_MR
                 return COMP;
             case LOCAL_INV:
                 if ((wqe.sendFlags() & QpFlags.SEND_COMPLETION_ONLY) == 0) {

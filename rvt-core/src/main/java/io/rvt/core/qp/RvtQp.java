@@ -6,7 +6,10 @@ import io.rvt.api.AsyncEventHandler;
 import io.rvt.api.AsyncEventType;
 import io.rvt.api.Errno;
 import io.rvt.api.Gid;
+import io.rvt.api.MemoryWindow;
 import io.rvt.api.MigState;
+import io.rvt.api.MwBind;
+import io.rvt.api.MwType;
 import io.rvt.api.QpAttr;
 import io.rvt.api.QpInitAttr;
 import io.rvt.api.QpState;
@@ -17,6 +20,7 @@ import io.rvt.api.SigType;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WorkRequestException;
+import io.rvt.api.WrOpcode;
 import io.rvt.api.spi.AckQueue;
 import io.rvt.api.spi.CallSend;
 import io.rvt.api.spi.DriverParams;
@@ -31,6 +35,7 @@ import io.rvt.core.RvtDevice;
 import io.rvt.core.RvtIbport;
 import io.rvt.core.SpinningLock;
 import io.rvt.core.cq.RvtCq;
+import io.rvt.core.mr.RvtMw;
 import io.rvt.core.mr.RvtPd;
 import io.rvt.core.srq.RvtRq;
 import io.rvt.core.srq.RvtSrq;
@@ -381,7 +386,7 @@ public final class RvtQp implements DriverQp {
 
     @Override
     public boolean rkeyOk(Sge sge, int len, long vaddr, int rkey, int acc) {
-        return dev.lkeyTable().rkeyOk(pd, sge, len, vaddr, rkey, acc);
+        return dev.lkeyTable().rkeyOk(this, pd, sge, len, vaddr, rkey, acc);
     }
 
     @Override
@@ -414,6 +419,35 @@ public final class RvtQp implements DriverQp {
     @Override
     public void postSend(SendWorkRequest wr) {
         QpPostSend.postSend(this, wr);
+    }
+
+    /**
+     * Binds a type 1 window as libibverbs' {@code ibv_bind_mw} and rxe's provider do: a BIND_MW work request with the
+     * window's next rkey ({@code ibv_inc_rkey}) posted on this QP.
+     */
+    @Override
+    public int bindMw(MemoryWindow mw, MwBind bind) {
+        if (!(mw instanceof RvtMw)) {
+            throw Errors.inval("bindMw: the window is " + (mw == null ? "null" : "not one of rvt's: " + mw));
+        }
+        if (bind == null) {
+            throw Errors.inval("bindMw: bind is null");
+        }
+        if (mw.type() != MwType.TYPE_1) {
+            throw Errors.inval("bindMw: bindMw (ibv_bind_mw) binds type 1 windows; rkey 0x"
+                    + Integer.toHexString(mw.rkey()) + " is " + mw.type() + " (post a BIND_MW work request)");
+        }
+        if (bind.bindInfo().mr() != null && bind.bindInfo().mr().pd() != mw.pd()) {
+            throw Errors.of(Errno.EPERM.value(), "bindMw: the region (lkey 0x"
+                    + Integer.toHexString(bind.bindInfo().mr().lkey()) + ") belongs to another PD than window rkey 0x"
+                    + Integer.toHexString(mw.rkey()));
+        }
+        int r = mw.rkey();
+        SendWorkRequest w = new SendWorkRequest(0).opcode(WrOpcode.BIND_MW).wrId(bind.wrId())
+                .sendFlags(bind.sendFlags()).mw(mw).key((r & 0xFFFF_FF00) | ((r + 1) & 0xFF));
+        w.bindInfo().set(bind.bindInfo());
+        QpPostSend.postSend(this, w, true);
+        return mw.rkey();
     }
 
     @Override

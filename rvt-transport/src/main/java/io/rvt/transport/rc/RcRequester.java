@@ -134,7 +134,7 @@ final class RcRequester {
                             return 0;
                         }
                         WrOpcode w = wqe.opcode();
-                        if (w == WrOpcode.REG_MR || w == WrOpcode.LOCAL_INV) {
+                        if (w == WrOpcode.REG_MR || w == WrOpcode.LOCAL_INV || w == WrOpcode.BIND_MW) {
                             // Local operations run once everything before them has completed.
                             if (sq.last() != cur) {
                                 return 0;

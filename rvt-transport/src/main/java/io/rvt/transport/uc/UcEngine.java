@@ -78,7 +78,7 @@ public final class UcEngine implements ProtocolEngine<UcState> {
                             return 0;
                         }
                         WrOpcode w = wqe.opcode();
-                        if (w == WrOpcode.REG_MR || w == WrOpcode.LOCAL_INV) {
+                        if (w == WrOpcode.REG_MR || w == WrOpcode.LOCAL_INV || w == WrOpcode.BIND_MW) {
                             RequestBuilder.completeLocalOp(qp, wqe);
                             continue;
                         }
