@@ -8,11 +8,13 @@
 #   -l PORT     before the host command, wait until the guest listens on PORT: an rdma_cm id in state LISTEN
 #               (rping 7174, rdma_server 7471) or a TCP socket (ibv_*_pingpong, perftest: 18515)
 #   -t SECONDS  bound for each side and for the wait (default 120)
-#   HOST COMMAND runs as root inside the namespace (ip netns exec), e.g. -- ./rvt rping -c -a 192.0.2.2 -C 1
+#   HOST COMMAND runs as root inside the namespace (ip netns exec), e.g. rvt's counterpart of a tool:
+#               -- it/interop/linux-peer/rvt-tool.sh Rping -c -a 192.0.2.2 -C 1 -V --bind 192.0.2.1
 # Prints each side's output and exit code and the counters that changed; exits 1 if either side failed.
 #
 # Example (rvt's client against the guest's rping server, IPv4; run from the repository's root):
-#   it/interop/linux-peer/run-case.sh -l 7174 -g 'rping -s -a 192.0.2.2 -C 1 -v -V' -- ./rvt rping -c -a 192.0.2.2
+#   it/interop/linux-peer/run-case.sh -l 7174 -g 'rping -s -a 192.0.2.2 -C 1 -v -V' -- \
+#     it/interop/linux-peer/rvt-tool.sh Rping -c -a 192.0.2.2 -C 1 -V --bind 192.0.2.1 --ack-timeout 18
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib.sh"

@@ -19,9 +19,10 @@ import java.util.List;
  * namespace (driver-jni on the host end of the TAP, UDP 4791) against the Linux tool in the guest, either side the
  * server. rxe0's {@code hw_counters} are read before and after, and {@link #assertClean} holds the case to what the
  * issue asks: both sides succeed, rxe dropped none of rvt's packets (every one rvt sent is in its {@code rcvd_pkts},
- * no recovery counter moved), driver-jni none of rxe's (every one rxe sent arrived, no ICRC error, nothing
- * malformed or from a wrong address). Each case's line goes to {@code target/interop-matrix.md}
- * ({@link #record}).
+ * no sequence error, gap or RNR), driver-jni none of rxe's (every one rxe sent arrived, no ICRC error, nothing
+ * malformed or from a wrong address, no sequence NAK). A retransmission after an ACK timeout is allowed without loss
+ * (rxe under TCG on a busy machine may answer late); it is counted in the report. Each case's line goes to
+ * {@code target/interop-matrix.md} ({@link #record}).
  *
  * <p>Deadlines are derived from what a case moves ({@link #budget}): rxe under TCG took ~10 ms per 4 KiB RC round trip
  * and a guest command 0.2-1 s on an idle machine; the budget allows 25 times that and a minute and a half besides,
@@ -188,11 +189,16 @@ final class InteropCase {
                         .isEqualTo(rvt.number("tx_packets"));
                 assertThat(rvt.number("rx_packets")).as("rvt's rx_packets against rxe0's sent_pkts; %s", why)
                         .isEqualTo(rxe.get("sent_pkts"));
-                for (String c : RxeCounters.RECOVERY) {
+                for (String c : RxeCounters.LOSS) {
                     assertThat(rxe.get(c)).as("rxe0's %s; %s", c, why).isZero();
                 }
-                for (String c : new String[] {"rc_timeouts", "rc_resends", "seq_naks", "rnr_naks", "rc_dupreq"}) {
+                for (String c : new String[] {"seq_naks", "rnr_naks"}) {
                     assertThat(rvt.number(c)).as("rvt's %s; %s", c, why).isZero();
+                }
+                // a retransmission without loss only after an ACK timeout (a slow guest), never for a NAK
+                if (rvt.number("rc_resends") > 0) {
+                    assertThat(rvt.number("rc_timeouts")).as("rvt's rc_timeouts behind its rc_resends; %s", why)
+                            .isPositive();
                 }
             } else {
                 assertThat(loss.dropped()).as("packets the loss rules dropped; %s", why).isPositive();
@@ -207,7 +213,8 @@ final class InteropCase {
 
     /**
      * Adds the case's line to the matrix report ({@code target/interop-matrix.md}, or
-     * {@code -Drvt.interop.report}; started afresh by a run's first case): tool, transport, direction, family, result, the test, its time and counters.
+     * {@code -Drvt.interop.report}; started afresh by a run's first case): tool, transport, direction, family,
+     * result, the test, its time and counters.
      *
      * @param transport what the tool runs over (e.g. {@code RC}, {@code UD (SIDR)})
      * @param what the case's detail (sizes, counts, loss)
@@ -216,10 +223,11 @@ final class InteropCase {
      * @param ok whether it passed its checks
      */
     void record(String transport, String what, String test, Outcome o, boolean ok) {
+        java.util.Map<String, String> f = o.rvt().facts();
+        String rvt = "rvt tx " + f.get("tx_packets") + " rx " + f.get("rx_packets") + " resends " + f.get("rc_resends")
+                + " timeouts " + f.get("rc_timeouts");
         String line = String.join(" | ", "", tool, transport, o.direction(), family, what, ok ? "pass" : "FAIL",
-                test, o.took().toMillis() / 1000.0 + " s", "rvt tx " + o.rvt().facts().get("tx_packets") + " rx "
-                        + o.rvt().facts().get("rx_packets") + " resends " + o.rvt().facts().get("rc_resends"),
-                "rxe " + o.rxe().nonZero(), "").trim() + "\n";
+                test, o.took().toMillis() / 1000.0 + " s", rvt, "rxe " + o.rxe().nonZero(), "").trim() + "\n";
         try {
             Files.createDirectories(REPORT.toAbsolutePath().getParent());
             synchronized (InteropCase.class) {

@@ -12,10 +12,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * librdmacm's {@code ucmatose} and {@code udaddy} against rvt's ({@link Ucmatose}, {@link Udaddy}), either side the
  * server, over IPv4 and IPv6. ucmatose: {@value #CONNECTIONS} RC connections at once, {@value #COUNT} SENDs of
- * {@value #RC_SIZE} bytes each way on each (8 packets each at rxe's 1024-byte MTU). udaddy: UD through SIDR in rdma_cm's
- * UDP port space, {@value #CONNECTIONS} UD QPs resolved by the client, {@value #COUNT} datagrams of {@value #UD_SIZE}
- * bytes (the active MTU, udaddy's largest) each way on each, with immediate data (the sender's QPN) and a GRH. The
- * guest's servers are bound to its address ({@code -b}).
+ * {@value #RC_SIZE} bytes each way on each (8 packets each at rxe's 1024-byte MTU). udaddy: UD through SIDR in
+ * rdma_cm's UDP port space, {@value #CONNECTIONS} UD QPs resolved by the client, {@value #COUNT} datagrams of
+ * {@value #UD_SIZE} bytes (the active MTU, udaddy's largest) each way on each, with immediate data (the sender's QPN)
+ * and a GRH. The guest's servers are bound to its address ({@code -b}).
  */
 @ExtendWith(LinuxPeerExtension.class)
 class UcmatoseUdaddyIT {
