@@ -1,8 +1,14 @@
 package io.rvt.core;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rvt.api.Errno;
+import io.rvt.api.VerbsException;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 
 /** Waiting helpers for tests that start threads (Aeron's {@code Tests.await}): no fixed sleeps, only deadlines. */
 public final class TestUtil {
@@ -48,5 +54,23 @@ public final class TestUtil {
             Thread.State s = t.getState();
             return s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING || s == Thread.State.BLOCKED;
         }, TIMEOUT, () -> t.getName() + " to block (state " + t.getState() + ")");
+    }
+
+    /**
+     * Asserts that {@code call} fails with a {@link VerbsException} of {@code errno} whose message holds each
+     * fragment (the problem and the value named).
+     *
+     * @param call the verb
+     * @param errno the errno expected
+     * @param fragments text the message must contain
+     */
+    public static void assertErrno(ThrowingCallable call, Errno errno, String... fragments) {
+        assertThatThrownBy(call).isInstanceOf(VerbsException.class)
+                .satisfies(e -> assertThat(((VerbsException) e).errno()).isEqualTo(errno))
+                .satisfies(e -> {
+                    for (String f : fragments) {
+                        assertThat(e.getMessage()).contains(f);
+                    }
+                });
     }
 }

@@ -1,8 +1,8 @@
 package io.rvt.core.ah;
 
 import static io.rvt.api.Errno.EINVAL;
+import static io.rvt.core.TestUtil.assertErrno;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.argThat;
 import static org.mockito.ArgumentMatchers.eq;
@@ -17,14 +17,12 @@ import io.rvt.api.AhAttr;
 import io.rvt.api.DeviceCounter;
 import io.rvt.api.Errno;
 import io.rvt.api.Gid;
-import io.rvt.api.VerbsException;
 import io.rvt.api.spi.Callback;
 import io.rvt.api.spi.DriverAh;
 import io.rvt.api.spi.Verb;
 import io.rvt.core.RvtDevice;
 import io.rvt.core.TestDriver;
 import io.rvt.core.mr.RvtPd;
-import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.mockito.ArgumentCaptor;
@@ -39,16 +37,6 @@ class RvtAhTest {
         if (dev != null) {
             dev.unregister();
         }
-    }
-
-    private static void assertErrno(ThrowingCallable call, Errno errno, String... fragments) {
-        assertThatThrownBy(call).isInstanceOf(VerbsException.class)
-                .satisfies(e -> assertThat(((VerbsException) e).errno()).isEqualTo(errno))
-                .satisfies(e -> {
-                    for (String f : fragments) {
-                        assertThat(e.getMessage()).contains(f);
-                    }
-                });
     }
 
     private static AhAttr attr() {

@@ -1,5 +1,6 @@
 package io.rvt.core.cq;
 
+import static io.rvt.core.TestUtil.assertErrno;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -24,7 +25,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -65,14 +66,28 @@ class RvtCompChannelTest {
         return new WorkCompletion().wrId(wrId).opcode(WcOpcode.RECV).status(WcStatus.SUCCESS);
     }
 
-    private static void assertErrno(ThrowingCallable call, Errno errno, String... fragments) {
-        assertThatThrownBy(call).isInstanceOf(VerbsException.class)
-                .satisfies(e -> assertThat(((VerbsException) e).errno()).isEqualTo(errno))
-                .satisfies(e -> {
-                    for (String f : fragments) {
-                        assertThat(e.getMessage()).contains(f);
-                    }
-                });
+    /**
+     * Starts {@code body} on a thread of its own and returns once that thread is blocked (in the channel's wait).
+     *
+     * @param body what the thread runs
+     * @param <T> its result
+     * @return the thread's result to come, and the thread
+     */
+    private static <T> Waiter<T> blockedWaiter(Supplier<T> body) {
+        AtomicReference<Thread> thread = new AtomicReference<>();
+        CompletableFuture<T> result = CompletableFuture.supplyAsync(() -> {
+            thread.set(Thread.currentThread());
+            return body.get();
+        });
+        TestUtil.await(() -> thread.get() != null, "the waiter to start");
+        TestUtil.awaitBlocked(thread.get());
+        return new Waiter<>(result, thread.get());
+    }
+
+    private record Waiter<T>(CompletableFuture<T> result, Thread thread) {
+        T get() throws Exception {
+            return result.get(TestUtil.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        }
     }
 
     private static CompletionQueue now(CompletionChannel ch) {
@@ -293,17 +308,11 @@ class RvtCompChannelTest {
         CompletionChannel ch = dev.createCompChannel();
         RvtCq cq = (RvtCq) dev.createCq(8, 0, ch, null, null);
         cq.reqNotifyCq(NEXT);
-        AtomicReference<Thread> waiter = new AtomicReference<>();
-        CompletableFuture<CompletionQueue> got = CompletableFuture.supplyAsync(() -> {
-            waiter.set(Thread.currentThread());
-            return ch.getCqEvent(LONG_WAIT_SECONDS, TimeUnit.SECONDS);
-        });
-        TestUtil.await(() -> waiter.get() != null, "the waiter to start");
-        TestUtil.awaitBlocked(waiter.get());
-        assertThat(got).isNotDone();
+        Waiter<CompletionQueue> waiter = blockedWaiter(() -> ch.getCqEvent(LONG_WAIT_SECONDS, TimeUnit.SECONDS));
+        assertThat(waiter.result()).isNotDone();
         cq.enter(ok(1), false);
         // woken by the event: far sooner than its own 600 s timeout (the test's deadline is TestUtil.TIMEOUT)
-        assertThat(got.get(TestUtil.TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isSameAs(cq);
+        assertThat(waiter.get()).isSameAs(cq);
         cq.ackCqEvents(1);
     }
 
@@ -311,15 +320,9 @@ class RvtCompChannelTest {
     void shouldWakeAWaiterWithEbadfWhenTheChannelIsDestroyed() throws Exception {
         device();
         CompletionChannel ch = dev.createCompChannel();
-        AtomicReference<Thread> waiter = new AtomicReference<>();
-        CompletableFuture<CompletionQueue> got = CompletableFuture.supplyAsync(() -> {
-            waiter.set(Thread.currentThread());
-            return ch.getCqEvent(LONG_WAIT_SECONDS, TimeUnit.SECONDS);
-        });
-        TestUtil.await(() -> waiter.get() != null, "the waiter to start");
-        TestUtil.awaitBlocked(waiter.get());
+        Waiter<CompletionQueue> waiter = blockedWaiter(() -> ch.getCqEvent(LONG_WAIT_SECONDS, TimeUnit.SECONDS));
         ch.destroyCompChannel();
-        assertThatThrownBy(() -> got.get(TestUtil.TIMEOUT.toSeconds(), TimeUnit.SECONDS))
+        assertThatThrownBy(waiter::get)
                 .hasCauseInstanceOf(VerbsException.class)
                 .satisfies(e -> assertThat(((VerbsException) e.getCause()).errno()).isEqualTo(Errno.EBADF));
     }
@@ -328,9 +331,7 @@ class RvtCompChannelTest {
     void shouldFailWithEintrAndKeepTheInterruptWhenTheWaiterIsInterrupted() throws Exception {
         device();
         CompletionChannel ch = dev.createCompChannel();
-        AtomicReference<Thread> waiter = new AtomicReference<>();
-        CompletableFuture<Boolean> interrupted = CompletableFuture.supplyAsync(() -> {
-            waiter.set(Thread.currentThread());
+        Waiter<Boolean> waiter = blockedWaiter(() -> {
             try {
                 ch.getCqEvent(LONG_WAIT_SECONDS, TimeUnit.SECONDS);
                 return false;
@@ -339,10 +340,8 @@ class RvtCompChannelTest {
                 return Thread.interrupted();
             }
         });
-        TestUtil.await(() -> waiter.get() != null, "the waiter to start");
-        TestUtil.awaitBlocked(waiter.get());
-        waiter.get().interrupt();
-        assertThat(interrupted.get(TestUtil.TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        waiter.thread().interrupt();
+        assertThat(waiter.get()).as("EINTR with the interrupt status kept").isTrue();
     }
 
     /**

@@ -1,7 +1,7 @@
 package io.rvt.core.cq;
 
+import static io.rvt.core.TestUtil.assertErrno;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rvt.api.AsyncEvent;
 import io.rvt.api.AsyncEventType;
@@ -10,7 +10,6 @@ import io.rvt.api.CompletionQueue;
 import io.rvt.api.CqNotify;
 import io.rvt.api.DeviceCounter;
 import io.rvt.api.Errno;
-import io.rvt.api.VerbsException;
 import io.rvt.api.WcOpcode;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
@@ -29,7 +28,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -83,16 +81,6 @@ class RvtCqTest {
             n++;
         }
         return n;
-    }
-
-    private static void assertErrno(ThrowingCallable call, Errno errno, String... fragments) {
-        assertThatThrownBy(call).isInstanceOf(VerbsException.class)
-                .satisfies(e -> assertThat(((VerbsException) e).errno()).isEqualTo(errno))
-                .satisfies(e -> {
-                    for (String f : fragments) {
-                        assertThat(e.getMessage()).contains(f);
-                    }
-                });
     }
 
     // ------------------------------------------------------------------ create

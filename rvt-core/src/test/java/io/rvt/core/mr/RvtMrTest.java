@@ -1,5 +1,6 @@
 package io.rvt.core.mr;
 
+import static io.rvt.core.TestUtil.assertErrno;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,7 +9,6 @@ import io.rvt.api.DeviceCounter;
 import io.rvt.api.Errno;
 import io.rvt.api.MemoryRegion;
 import io.rvt.api.ScatterGatherEntry;
-import io.rvt.api.VerbsException;
 import io.rvt.api.spi.Sge;
 import io.rvt.core.RvtDevice;
 import io.rvt.core.TestDriver;
@@ -21,7 +21,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -49,16 +48,6 @@ class RvtMrTest {
     void tearDown() {
         RvtMr.deregTimeoutNanos = savedTimeout;
         dev.unregister();
-    }
-
-    private static void assertErrno(ThrowingCallable call, Errno errno, String... fragments) {
-        assertThatThrownBy(call).isInstanceOf(VerbsException.class)
-                .satisfies(e -> assertThat(((VerbsException) e).errno()).isEqualTo(errno))
-                .satisfies(e -> {
-                    for (String f : fragments) {
-                        assertThat(e.getMessage()).contains(f);
-                    }
-                });
     }
 
     private void assertNothingRegistered() {

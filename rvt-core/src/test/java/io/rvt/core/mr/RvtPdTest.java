@@ -1,20 +1,18 @@
 package io.rvt.core.mr;
 
+import static io.rvt.core.TestUtil.assertErrno;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rvt.api.AhAttr;
 import io.rvt.api.DeviceCounter;
 import io.rvt.api.Errno;
 import io.rvt.api.MemoryRegion;
 import io.rvt.api.ProtectionDomain;
-import io.rvt.api.VerbsException;
 import io.rvt.core.RvtDevice;
 import io.rvt.core.TestDriver;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -26,16 +24,6 @@ class RvtPdTest {
         if (dev != null) {
             dev.unregister();
         }
-    }
-
-    private static void assertErrno(ThrowingCallable call, Errno errno, String... fragments) {
-        assertThatThrownBy(call).isInstanceOf(VerbsException.class)
-                .satisfies(e -> assertThat(((VerbsException) e).errno()).isEqualTo(errno))
-                .satisfies(e -> {
-                    for (String f : fragments) {
-                        assertThat(e.getMessage()).contains(f);
-                    }
-                });
     }
 
     @Test
