@@ -16,7 +16,10 @@ import io.rvt.api.WorkCompletion;
 import io.rvt.core.RvtDevice;
 import io.rvt.core.TestDriver;
 import io.rvt.core.TestUtil;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.reflect.Proxy;
+import java.nio.channels.Selector;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -395,6 +398,42 @@ class RvtCompChannelTest {
         target.set(cq);
         cq.reqNotifyCq(SOL);
         assertThat(ch.tryGetCqEvent()).isSameAs(cq);
+    }
+
+    /**
+     * The selector-style loop the listener serves: a thread blocked in {@code Selector.select()} (its sockets' loop)
+     * is woken by the listener's {@code wakeup()} and takes the event with {@code tryGetCqEvent}.
+     */
+    @Test
+    void shouldWakeASelectorLoopThroughTheListener() throws Exception {
+        device();
+        CompletionChannel ch = dev.createCompChannel();
+        RvtCq cq = (RvtCq) dev.createCq(8, 0, ch, null, null);
+        try (Selector selector = Selector.open()) {
+            ch.setEventListener(c -> selector.wakeup());
+            AtomicInteger selects = new AtomicInteger();
+            // a thread in select() is RUNNABLE (in epoll_wait), so the test waits for its first select to begin; a
+            // wakeup() that comes before a select() makes that select() return at once, so either order works
+            CompletableFuture<CompletionQueue> loop = CompletableFuture.supplyAsync(() -> {
+                try {
+                    while (true) {
+                        CompletionQueue ready = ch.tryGetCqEvent();
+                        if (ready != null) {
+                            return ready;
+                        }
+                        selects.incrementAndGet();
+                        selector.select(TimeUnit.SECONDS.toMillis(LONG_WAIT_SECONDS));
+                    }
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            TestUtil.await(() -> selects.get() > 0, "the loop's first select");
+            cq.reqNotifyCq(NEXT);
+            cq.enter(ok(1), false);
+            assertThat(loop.get(TestUtil.TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isSameAs(cq);
+            cq.ackCqEvents(1);
+        }
     }
 
     @Test
