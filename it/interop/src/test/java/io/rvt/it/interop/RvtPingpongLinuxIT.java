@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * RoCE v2 GID of the guest's IPv6 address), either side as server: both exit 0 with the examples' result lines, and
  * each side's address is what the other printed as remote. RDMA over IPv6 and IPv4 (rxe numbers its IPv4 packets'
  * IP Identification, which driver-jni's ICRC check solves for); an example server's TCP exchange over IPv4, where it
- * listens.
+ * listens. rxe0's {@code hw_counters} show that it dropped none of rvt's packets.
  */
 @ExtendWith(LinuxPeerExtension.class)
 class RvtPingpongLinuxIT {
@@ -36,6 +36,7 @@ class RvtPingpongLinuxIT {
             throws Exception {
         int port = 18520 + "RC UC UD".indexOf(transport) + (family.equals("IPv4") ? 10 : 0);
         String gid = Integer.toString(peer.gidIndex(guest(peer, family)));
+        RxeCounters before = RxeCounters.read(peer);
         GuestProcess server = peer.spawn(example(transport), "-g", gid, "-n", Integer.toString(ITERS), "-p",
                 Integer.toString(port));
         peer.awaitListener(port, GUEST);
@@ -49,6 +50,7 @@ class RvtPingpongLinuxIT {
             String guest = r.assertSuccess();
             check(guest, client.out());
         }
+        checkCounters(peer, before);
     }
 
     @ParameterizedTest
@@ -56,6 +58,7 @@ class RvtPingpongLinuxIT {
     void shouldServeTheExampleClient(String transport, String family, LinuxPeer peer) throws Exception {
         int port = 18540 + "RC UC UD".indexOf(transport) + (family.equals("IPv4") ? 10 : 0);
         String gid = Integer.toString(peer.gidIndex(guest(peer, family)));
+        RxeCounters before = RxeCounters.read(peer);
         try (NamespaceJvm server = peer.jvm("rvt-server", Main.class, rvt(peer, family, transport, port,
                 "--server"))) {
             server.awaitLine("rvt pingpong: waiting for a client", CHILD);
@@ -64,6 +67,20 @@ class RvtPingpongLinuxIT {
             int exit = server.awaitExit(CHILD);
             assertThat(exit).as("rvt pingpong --server: " + server.outputs() + "\nguest: " + r.output()).isZero();
             check(r.assertSuccess(), server.out());
+        }
+        checkCounters(peer, before);
+    }
+
+    /**
+     * rxe dropped none of rvt's packets: it accepted at least one per iteration (only packets that pass its header
+     * and ICRC checks count) and no counter of a lost, refused or given-up packet moved ({@link RxeCounters#LOSS}).
+     */
+    private static void checkCounters(LinuxPeer peer, RxeCounters before) throws InterruptedException {
+        RxeCounters d = RxeCounters.read(peer).since(before);
+        System.out.println("rxe0 hw_counters changed: " + d.nonZero());
+        assertThat(d.get("rcvd_pkts")).as("rxe0's rcvd_pkts: %s", d.nonZero()).isGreaterThanOrEqualTo(ITERS);
+        for (String c : RxeCounters.LOSS) {
+            assertThat(d.get(c)).as("rxe0's %s: %s", c, d.nonZero()).isZero();
         }
     }
 
