@@ -44,6 +44,24 @@ class UcmatoseUdaddyIT {
         assertThat(o.rvt().number("messages_each_way")).isEqualTo(CONNECTIONS * COUNT);
     }
 
+    /**
+     * What rvt-cm does not have, met from Linux: ucmatose's {@code -P ib} sends its REQ in RDMA_PS_IB (service ID
+     * 0x013F &lt;&lt; 16 | port), which finds no listener on rvt; rvt-cm rejects it with INVALID_SERVICE_ID (8), which
+     * the tool reports ({@code RDMA_CM_EVENT_REJECTED, error: 8}), and rvt's server then serves the next client, in
+     * RDMA_PS_TCP.
+     */
+    @org.junit.jupiter.api.Test
+    void shouldRejectAnIbPortSpaceRequestAndServeTheNextClient(LinuxPeer peer) throws Exception {
+        InteropCase c = new InteropCase(peer, "ucmatose", "IPv4", rcBudget());
+        String host = c.host().getHostAddress();
+        InteropCase.Outcome o = c.rvtServes(Ucmatose.class, join(List.of("-b", host), rc()), "bash", "-c",
+                "ucmatose -P ib -s " + host + " -C 1; echo ib-status=$?; " + String.join(" ", cmd("ucmatose", "-s",
+                        host, rc())));
+        c.check(o, null, "RC (rdma_cm)", "-P ib refused (REJ 8), then " + rcWhat(), "UcmatoseUdaddyIT");
+        assertThat(o.guest().output()).contains("RDMA_CM_EVENT_REJECTED, error: 8").contains("ib-status=8");
+        assertThat(o.rvt().number("messages_each_way")).isEqualTo(CONNECTIONS * COUNT);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"IPv4", "IPv6"})
     void shouldServeUdaddy(String family, LinuxPeer peer) throws Exception {
