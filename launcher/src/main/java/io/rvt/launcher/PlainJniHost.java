@@ -102,7 +102,8 @@ final class PlainJniHost implements Host {
     /**
      * @return per HCA, the datagrams its port dropped (bad ICRC, malformed) and the kernel refused to send, the socket
      *         buffers the kernel granted, its system calls ({@code sendmmsg}, {@code recvmmsg}, the empty ones, the
-     *         datagrams they moved, the ACKs sent) and the RC window (its size, the most in flight, the waits)
+     *         datagrams they moved, the ACKs sent, the datagrams sent as UDP GSO segments, the packets received in
+     *         coalesced datagrams) and the RC window (its size, the most in flight, the waits)
      */
     @Override
     public Map<String, Long> fabricCounters() {
@@ -123,6 +124,8 @@ final class PlainJniHost implements Host {
             m.put(d.name() + ".recvmmsg_empty", c.emptyReceives());
             m.put(d.name() + ".datagrams_received", c.datagramsReceived());
             m.put(d.name() + ".acks_sent", c.acksSent());
+            m.put(d.name() + ".gso_segments", c.gsoSegments());
+            m.put(d.name() + ".gro_segments", c.groSegments());
             io.rvt.transport.RcInFlight w = d.rcInFlight(1);
             if (w != null) {
                 m.put(d.name() + ".rc_in_flight_peak", (long) w.peak());
