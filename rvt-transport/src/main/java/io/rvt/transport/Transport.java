@@ -146,6 +146,19 @@ public final class Transport {
     }
 
     /**
+     * Backs off the RC retry timer after each retry since the last progress (an rvt extension, off by default): the
+     * n-th retransmission waits the QP's local ACK timeout times 2^n for its ACK, doubling up to 1.07 s; the retry
+     * count keeps its meaning ({@code retry_cnt} retries, then {@code RETRY_EXC_ERR}). For a driver whose peers are
+     * processes that a busy machine may not run for longer than the QP's whole retry budget.
+     *
+     * @param on true to back off
+     * @see RcEngine#backOffRetries(boolean)
+     */
+    public void backOffRcRetries(boolean on) {
+        rc.backOffRetries(on);
+    }
+
+    /**
      * @param portNum a port
      * @return its RC budget and use, or null if {@link #limitRcInFlight} set none
      */

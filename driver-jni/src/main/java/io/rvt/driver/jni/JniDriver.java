@@ -74,6 +74,8 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
     /** PROGRESS (the default) or DEDICATED when {@link #ownThreads}; INVOKER otherwise. */
     private final ThreadingMode threading;
     private final long backstopQuietNanos;
+    /** RC retries back off ({@link JniDriverBuilder#retryBackoff}). */
+    private final boolean retryBackoff;
     /** The wire's two halves: RoCEv2 framing of what the transport sends, and of what the sockets receive. */
     private final RoceSender roce;
     private final RoceReceiver receiver;
@@ -95,6 +97,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         this.ownThreads = b.ownThreads && b.threading != ThreadingMode.INVOKER;
         this.threading = ownThreads ? b.threading : ThreadingMode.INVOKER;
         this.backstopQuietNanos = b.backstopQuietNanos;
+        this.retryBackoff = b.retryBackoff;
         this.sockets = new Sockets(b.wire, b.socketBufferBytes, b.udpGso, b.decorator);
         this.sourcePorts = b.sourcePorts;
         int nports = b.addresses.size();
@@ -444,6 +447,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
             dev.port(p.portNum).gidPrefix(p.localGid.subnetPrefix());
             dev.port(p.portNum).lid(0);
             t.limitRcInFlight(p.portNum, p.rcWindowPackets);
+            t.backOffRcRetries(retryBackoff);
             logBuffers(p);
         }
         if (ownThreads) {

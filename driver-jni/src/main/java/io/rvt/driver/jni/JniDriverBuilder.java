@@ -40,6 +40,7 @@ public final class JniDriverBuilder {
     int sourcePorts = DEFAULT_SOURCE_PORTS;
     boolean udpGso = true;
     boolean udpGro = true;
+    boolean retryBackoff = true;
     UnaryOperator<Datagrams> decorator;
 
     JniDriverBuilder() {
@@ -253,6 +254,21 @@ public final class JniDriverBuilder {
      */
     public JniDriverBuilder solveIpv4Id(boolean v) {
         solveIpv4Id = v;
+        return this;
+    }
+
+    /**
+     * rvt extension. On (the default), an RC QP's retry timer backs off: the n-th retransmission since the last ACK
+     * that made progress waits the QP's local ACK timeout times 2^n, up to 1.07 s ({@link
+     * io.rvt.transport.Transport#backOffRcRetries}), so a peer that a busy machine does not run for longer than
+     * {@code retry_cnt + 1} timeouts (0.54 s with the examples' 67 ms and 7 retries) is not given up; the retry count
+     * keeps its meaning. Off: every retry waits the same timeout, as rxe's and hfi1's.
+     *
+     * @param v whether RC retries back off (default true)
+     * @return this
+     */
+    public JniDriverBuilder retryBackoff(boolean v) {
+        retryBackoff = v;
         return this;
     }
 

@@ -36,6 +36,7 @@ final class JniFixture implements DriverFixture {
     private boolean udpGro = true;
     private boolean numberIpv4Ids;
     private boolean solveIpv4Id = true;
+    private boolean retryBackoff = true;
     /** Per device, its sockets' {@link Ipv4IdNumbering} (with {@link #numberIpv4Ids}). */
     private final List<List<Ipv4IdNumbering>> numberings = new ArrayList<>();
     private boolean callerRunsEngines;
@@ -85,6 +86,15 @@ final class JniFixture implements DriverFixture {
      */
     JniFixture backstopQuietNanos(long nanos) {
         backstopQuietNanos = nanos;
+        return this;
+    }
+
+    /**
+     * @param on RC retries back off ({@link JniDriverBuilder#retryBackoff(boolean)}; default on)
+     * @return this
+     */
+    JniFixture retryBackoff(boolean on) {
+        retryBackoff = on;
         return this;
     }
 
@@ -160,6 +170,7 @@ final class JniFixture implements DriverFixture {
             JniDriver d = builder.name(name).address(address).udpPort(0).wire(wire)
                     .ownThreads(!shared).sourcePorts(sourcePorts).udpGso(udpGso).udpGro(udpGro)
                     .solveIpv4Id(solveIpv4Id)
+                    .retryBackoff(retryBackoff)
                     .decorate(io -> {
                         FaultyDatagrams f = new FaultyDatagrams(name, io, s, 4096 + 128, sockets);
                         f.faults(faults);

@@ -27,8 +27,31 @@ public final class RcEngine implements ProtocolEngine<RcState> {
     /** Per port (index = port number), its budget of RC PSNs in flight, or null; copied on write. */
     private volatile RcWindow[] windows = new RcWindow[0];
 
+    /** Whether a retry after a timeout waits longer each time ({@link #backOffRetries(boolean)}). */
+    private volatile boolean retryBackoff;
+
     /** Creates the engine. */
     public RcEngine() {
+    }
+
+    /**
+     * Backs the RC retry timer off: after the n-th retry since the last ACK that made progress, the timer the
+     * retransmission arms is the QP's local ACK timeout times 2^n, growing no longer once it reaches
+     * {@link RcRequester#BACKOFF_CEILING_TIMEOUT} (4.096 us x 2^18, 1.07 s); the first timeout and the retry count are
+     * the QP's ({@code retry_cnt} retries, then {@code RETRY_EXC_ERR}). An rvt extension for a driver whose peer's
+     * "HCA" is a process that a busy machine may not run for longer than {@code retry_cnt + 1} timeouts: with the
+     * examples' 67 ms and 7 retries a peer silent for 0.54 s was given up, with the backoff after 5.3 s. Off by
+     * default (rdmavt, hfi1 and rxe re-arm the same timeout every time).
+     *
+     * @param on true to back off
+     */
+    public void backOffRetries(boolean on) {
+        retryBackoff = on;
+    }
+
+    /** @return whether retries back off ({@link #backOffRetries(boolean)}) */
+    public boolean backsOffRetries() {
+        return retryBackoff;
     }
 
     /**
@@ -89,7 +112,7 @@ public final class RcEngine implements ProtocolEngine<RcState> {
                     return n;
                 }
             }
-            n = RcRequester.makeRequest(qp, st, buf, off, tx, window(qp.portNum()));
+            n = RcRequester.makeRequest(qp, st, buf, off, tx, window(qp.portNum()), retryBackoff);
             if (n > 0) {
                 markIfDrained(qp, tx);
             }

@@ -49,6 +49,11 @@ final class RcRequester {
     static final int RESTART_READ = Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
     /** {@code sendState}: at a message boundary (the core's initial value). */
     static final int IDLE = Opcode.RC_SEND_LAST;
+    /**
+     * With {@link RcEngine#backOffRetries}: the local ACK timeout code up to which a retry's timer keeps doubling
+     * (4.096 us x 2^18 = 1.07 s, longer than a busy machine kept a process off its cores, 0.35-1 s measured).
+     */
+    static final int BACKOFF_CEILING_TIMEOUT = 18;
     /** {@link #makeRequest} result: the WQE at {@code sendCur} cannot be sent; the QP must go to ERR. */
     static final int FATAL = -1;
 
@@ -61,10 +66,12 @@ final class RcRequester {
      * or its port's budget is full ({@link RcWindow}).
      *
      * @param window the budget of the QP's port, or null
+     * @param backoff whether the timer a retransmission arms backs off ({@link RcEngine#backOffRetries})
      * @return bytes written, 0 if there is nothing to send now, {@link #FATAL} if the WQE at {@code sendCur} has an
      *         operation the transport does not know (it was completed with {@code LOC_QP_OP_ERR})
      */
-    static int makeRequest(DriverQp qp, RcState st, ByteBuffer buf, int off, TxInfo tx, RcWindow window) {
+    static int makeRequest(DriverQp qp, RcState st, ByteBuffer buf, int off, TxInfo tx, RcWindow window,
+            boolean backoff) {
         RequesterState rq = qp.requester();
         SendQueue sq = qp.sendQueue();
         QpState state = qp.state();
@@ -239,7 +246,7 @@ final class RcRequester {
                 st.sentAny = true;
             }
             if ((flags & (QpFlags.S_TIMER | QpFlags.S_WAIT_RNR)) == 0) {
-                rq.addRetryTimer();
+                rq.addRetryTimerExt(backoff ? backoffShift(qp, rq) : 0);
             }
             tx.ah().copyFrom(qp.remoteAhAttr());
             tx.set(qp.qpNum(), qp.remoteQpn(), pkey, op, psn & BthDescriptor.MASK_24, end - off, len, qp.portNum(),
@@ -251,6 +258,19 @@ final class RcRequester {
             }
             return end - off;
         }
+    }
+
+    /**
+     * The backoff of the retry timer a packet arms ({@link RcEngine#backOffRetries}): one doubling per retry since the
+     * last ACK that made progress ({@code retry_cnt - s_retry}: timeouts and sequence NAKs, as both count retries),
+     * none past {@link #BACKOFF_CEILING_TIMEOUT}; none for timeout 0 (no timer) or above the ceiling.
+     *
+     * @return the shift for {@code addRetryTimerExt}
+     */
+    static int backoffShift(DriverQp qp, RequesterState rq) {
+        int used = qp.retryCnt() - rq.retry;
+        int room = BACKOFF_CEILING_TIMEOUT - qp.timeout();
+        return qp.timeout() == 0 || used <= 0 || room <= 0 ? 0 : Math.min(used, room);
     }
 
     /**
