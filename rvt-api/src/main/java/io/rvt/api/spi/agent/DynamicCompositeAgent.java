@@ -98,7 +98,9 @@ public final class DynamicCompositeAgent implements Agent {
             Thread self = Thread.currentThread();
             if (!attached && cycling.compareAndSet(null, self)) {
                 try {
-                    applyChanges(false); // not started (or closed): no agent thread to ask
+                    if (!attached) { // checked again: the agent's thread may have started just before the CAS
+                        applyChanges(false); // not started (or closed): no agent thread to ask
+                    }
                 } finally {
                     cycling.set(null);
                 }
@@ -173,18 +175,51 @@ public final class DynamicCompositeAgent implements Agent {
     /** Starts every member it has now, on the agent's thread; from now on changes are made there. */
     @Override
     public void onStart() {
-        for (Agent a : agents) {
-            a.onStart();
+        // Holding the cycle, so that a change another thread makes meanwhile comes wholly before (its member started
+        // here) or after (made on this thread, started then): between the loop and the flag it was started by no one
+        // (DynamicCompositeAgentTest at load 20: a member added as the runner started never had onStart).
+        boolean held = hold();
+        try {
+            for (Agent a : agents) {
+                a.onStart();
+            }
+            attached = true;
+        } finally {
+            if (held) {
+                cycling.set(null);
+            }
         }
-        attached = true;
+    }
+
+    /**
+     * Takes {@link #cycling} for the agent's thread, waiting for a caller that makes a change just now.
+     *
+     * @return false if this thread held it already (called from inside a cycle): not to be released then
+     */
+    private boolean hold() {
+        Thread self = Thread.currentThread();
+        if (cycling.get() == self) {
+            return false;
+        }
+        while (!cycling.compareAndSet(null, self)) {
+            Thread.onSpinWait();
+        }
+        return true;
     }
 
     /** Closes every member still in, on the agent's thread, after its last cycle. */
     @Override
     public void onClose() {
-        attached = false;
-        for (Agent a : agents) {
-            a.onClose();
+        boolean held = hold();
+        try {
+            attached = false;
+            for (Agent a : agents) {
+                a.onClose();
+            }
+        } finally {
+            if (held) {
+                cycling.set(null);
+            }
         }
     }
 
