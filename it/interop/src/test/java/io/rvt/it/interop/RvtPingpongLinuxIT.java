@@ -72,6 +72,48 @@ class RvtPingpongLinuxIT {
     }
 
     /**
+     * {@code -e} on both sides (issue 31): rvt waits on a completion channel ({@code getCqEvent}), the example on its
+     * own ({@code ibv_get_cq_event}); RC over IPv6, either side the server.
+     */
+    @ParameterizedTest
+    @CsvSource({"client", "server"})
+    void shouldRunOnCompletionEventsWithTheExample(String rvtRole, LinuxPeer peer) throws Exception {
+        int port = 18560 + (rvtRole.equals("server") ? 1 : 0);
+        String gid = Integer.toString(peer.gidIndex(peer.guestIpv6()));
+        RxeCounters before = RxeCounters.read(peer);
+        if (rvtRole.equals("client")) {
+            GuestProcess server = peer.spawn("ibv_rc_pingpong", "-e", "-g", gid, "-n", Integer.toString(ITERS), "-p",
+                    Integer.toString(port));
+            peer.awaitListener(port, GUEST);
+            try (NamespaceJvm client = peer.jvm("rvt-client-e", Main.class, events(rvt(peer, "IPv6", "RC", port,
+                    peer.guestIpv4().getHostAddress())))) {
+                int exit = client.awaitExit(CHILD);
+                GuestResult r = server.await(GUEST);
+                assertThat(exit).as("rvt pingpong -e: " + client.outputs() + "\nguest: " + r.output()).isZero();
+                check(r.assertSuccess(), client.out());
+            }
+        } else {
+            try (NamespaceJvm server = peer.jvm("rvt-server-e", Main.class, events(rvt(peer, "IPv6", "RC", port,
+                    "--server")))) {
+                server.awaitLine("rvt pingpong: waiting for a client", CHILD);
+                GuestResult r = peer.exec(GUEST, "ibv_rc_pingpong", "-e", "-g", gid, "-n", Integer.toString(ITERS),
+                        "-p", Integer.toString(port), peer.hostIpv6().getHostAddress());
+                int exit = server.awaitExit(CHILD);
+                assertThat(exit).as("rvt pingpong -e --server: " + server.outputs() + "\nguest: " + r.output())
+                        .isZero();
+                check(r.assertSuccess(), server.out());
+            }
+        }
+        checkCounters(peer, before);
+    }
+
+    private static String[] events(String[] args) {
+        String[] out = java.util.Arrays.copyOf(args, args.length + 1);
+        out[args.length] = "-e";
+        return out;
+    }
+
+    /**
      * rxe dropped none of rvt's packets: it accepted at least one per iteration (only packets that pass its header
      * and ICRC checks count) and no counter of a lost, refused or given-up packet moved ({@link RxeCounters#LOSS}).
      */
