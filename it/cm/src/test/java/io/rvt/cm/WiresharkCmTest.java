@@ -25,8 +25,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Wireshark's view of the CM: a connect/disconnect between two driver-jni HCAs on 127.0.0.1 and 127.0.0.2 (both on
- * UDP 4791, which Wireshark dissects as RoCEv2) is captured on {@code lo} with tshark and dissected. Every CM MAD must
+ * Wireshark's view of the CM: a connect/disconnect between two driver-jni HCAs on two loopback addresses of this test
+ * run's own (127.77.N.1 and 127.77.N.2, N from the process ID; both on UDP 4791, which Wireshark dissects as RoCEv2)
+ * is captured on {@code lo} with tshark and dissected, the capture confined to the packets between those two
+ * addresses (on a busy machine other programs' RoCE traffic on {@code lo} UDP 4791 landed in a capture of the whole
+ * port, issue 27). Every CM MAD must
  * be a well-formed ConnectRequest, ConnectReply, ReadyToUse, DisconnectRequest or DisconnectReply with no malformed
  * packet and no expert warning or error, and the REQ must carry what rdma_cm sends: an RDMA_PS_TCP service ID for the
  * port and the IP CM header with the two IPv4 addresses. Needs tshark (Debian package {@code tshark}, which CI
@@ -36,6 +39,10 @@ class WiresharkCmTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
     /** Display filter of CM MADs (management class 0x07). */
     private static final String CM = "infiniband.mad.mgmtclass == 0x07";
+    /** This run's loopback network: no other program's HCA is on it. */
+    private static final String NET = "127.77." + (ProcessHandle.current().pid() % 250 + 1) + ".";
+    private static final String SERVER_IP = NET + "1";
+    private static final String CLIENT_IP = NET + "2";
 
     @TempDir
     Path dir;
@@ -81,7 +88,8 @@ class WiresharkCmTest {
         Assumptions.assumeTrue(tsharkPresent(), "tshark is not installed (apt-get install tshark; CI installs it): "
                 + "cannot check the MADs against Wireshark's dissector");
         Path pcap = dir.resolve("cm.pcapng");
-        Process capture = new ProcessBuilder("tshark", "-i", "lo", "-f", "udp port 4791", "-w", pcap.toString())
+        Process capture = new ProcessBuilder("tshark", "-i", "lo", "-f",
+                "udp port 4791 and host " + SERVER_IP + " and host " + CLIENT_IP, "-w", pcap.toString())
                 .redirectErrorStream(true).start();
         List<RvtDevice> devices = new ArrayList<>();
         List<ConnectionManager> cms = new ArrayList<>();
@@ -117,8 +125,8 @@ class WiresharkCmTest {
             drainer.setDaemon(true);
             drainer.start();
 
-            RvtDevice server = RvtDevice.register(JniDriver.builder().name("ws-srv").address("127.0.0.1").build());
-            RvtDevice client = RvtDevice.register(JniDriver.builder().name("ws-cli").address("127.0.0.2").build());
+            RvtDevice server = RvtDevice.register(JniDriver.builder().name("ws-srv").address(SERVER_IP).build());
+            RvtDevice client = RvtDevice.register(JniDriver.builder().name("ws-cli").address(CLIENT_IP).build());
             devices.add(server);
             devices.add(client);
             ConnectionManager scm = ConnectionManager.of(server);
@@ -133,7 +141,7 @@ class WiresharkCmTest {
             CompletableFuture<Connection> accepted = new CompletableFuture<>();
             scm.listen(18515, req -> accepted.complete(req.acceptAsync(new QpOptions().pd(spd).cq(scq),
                     new byte[] {1, 2})));
-            Connection c = ccm.connect(new ConnectOptions().destination(InetAddress.getByName("127.0.0.1"))
+            Connection c = ccm.connect(new ConnectOptions().destination(InetAddress.getByName(SERVER_IP))
                     .port(18515).sourcePort(40001).privateData("rvt".getBytes(StandardCharsets.US_ASCII))
                     .qp(new QpOptions().pd(cpd).cq(ccq)), WAIT);
             Connection s = accepted.get(WAIT.toSeconds(), TimeUnit.SECONDS).awaitEstablished(WAIT);
@@ -171,8 +179,8 @@ class WiresharkCmTest {
         assertThat(req[1]).as("service ID").isEqualTo("0x0000000001064853");
         assertThat(req[2]).as("IP version").isEqualTo("0x04");
         assertThat(req[3]).as("source port").isEqualTo("0x9c41"); // 40001
-        assertThat(req[4]).as("source IP").isEqualTo("127.0.0.2");
-        assertThat(req[5]).as("destination IP").isEqualTo("127.0.0.1");
+        assertThat(req[4]).as("source IP").isEqualTo(CLIENT_IP);
+        assertThat(req[5]).as("destination IP").isEqualTo(SERVER_IP);
         assertThat(req[6] + "." + req[7]).as("IP CM version").isEqualTo("0x00.0x00");
 
         List<String> bad = run("tshark", "-r", pcap.toString(), "-Y",
