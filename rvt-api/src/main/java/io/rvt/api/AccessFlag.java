@@ -22,7 +22,17 @@ public enum AccessFlag implements BitFlag {
     /** On-demand paging (not supported). */
     ON_DEMAND(64),
     /** Huge pages hint (ignored). */
-    HUGETLB(128);
+    HUGETLB(128),
+    /**
+     * {@code IBV_ACCESS_FLUSH_GLOBAL} (Linux 6.2, IBTA 1.5): remote peers may FLUSH the memory to global visibility
+     * (on a region, and on a QP for it to accept a FLUSH with that placement type). rvt's extension beyond rdmavt.
+     */
+    FLUSH_GLOBAL(256),
+    /**
+     * {@code IBV_ACCESS_FLUSH_PERSISTENT}: FLUSH to persistence. rvt has no persistent memory and refuses it on a
+     * region (EINVAL, as rxe does for memory that is not pmem); a QP may carry it.
+     */
+    FLUSH_PERSISTENT(512);
 
     /** The union of every bit defined here. */
     public static final int ALL = BitFlag.union(values());

@@ -13,6 +13,18 @@ public final class DeviceAttributes {
     public static final long DEVICE_MEM_WINDOW = 1L << 17;
     /** {@code IB_DEVICE_MEM_WINDOW_TYPE_2B} (bit 24): type 2B windows; set with {@link #DEVICE_MEM_WINDOW}. */
     public static final long DEVICE_MEM_WINDOW_TYPE_2B = 1L << 24;
+    /**
+     * {@code IB_DEVICE_FLUSH_GLOBAL} ({@code IB_UVERBS_DEVICE_FLUSH_GLOBAL}, bit 38, Linux 6.2): FLUSH with the global
+     * visibility placement type; set by rvt-core when the operation table has {@link WrOpcode#FLUSH}.
+     */
+    public static final long DEVICE_FLUSH_GLOBAL = 1L << 38;
+    /** {@code IB_DEVICE_FLUSH_PERSISTENT} (bit 39): FLUSH to persistence; rvt never sets it (no persistent memory). */
+    public static final long DEVICE_FLUSH_PERSISTENT = 1L << 39;
+    /**
+     * {@code IB_DEVICE_ATOMIC_WRITE} ({@code IB_UVERBS_DEVICE_ATOMIC_WRITE}, bit 40, Linux 6.2): ATOMIC_WRITE; set by
+     * rvt-core when the operation table has {@link WrOpcode#ATOMIC_WRITE}.
+     */
+    public static final long DEVICE_ATOMIC_WRITE = 1L << 40;
 
     private final long fwVer;
     private final long nodeGuid;

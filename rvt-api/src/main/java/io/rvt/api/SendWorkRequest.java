@@ -16,6 +16,9 @@ package io.rvt.api;
  * {@link #swap()};</li>
  * <li>UD, SMI and GSI QPs: {@link #ah()}, {@link #remoteQpn()}, {@link #remoteQkey()}, {@link #pkeyIndex()};</li>
  * <li>{@code REG_MR}: {@link #mr()}, {@link #key()}, {@link #access()};</li>
+ * <li>{@code ATOMIC_WRITE}: {@link #remoteAddr()}, {@link #rkey()}, one 8-byte scatter/gather entry (the value);
+ * {@code FLUSH} ({@code ibv_wr_flush}): {@link #remoteAddr()}, {@link #rkey()}, {@link #flushLength()},
+ * {@link #flushType()}, {@link #flushLevel()};</li>
  * <li>{@code BIND_MW} ({@code ibv_send_wr.bind_mw}): {@link #mw()}, {@link #key()} (the new rkey, {@code rkey}) and
  * {@link #bindInfo()} ({@code bind_info}).</li>
  * </ul>
@@ -28,6 +31,14 @@ public final class SendWorkRequest {
      * 27 ({@code RVT_SEND_RESERVE_USED}, {@code RVT_SEND_COMPLETION_ONLY}) are rvt's own and are refused.
      */
     public static final int ALLOWED_SEND_FLAGS = SendFlag.ALL | 0xF000_0000;
+    /** FLUSH placement type {@code IB_FLUSH_GLOBAL}: global visibility. */
+    public static final int FLUSH_GLOBAL = 1;
+    /** FLUSH placement type {@code IB_FLUSH_PERSISTENT}: persistence (not supported by rvt's responder). */
+    public static final int FLUSH_PERSISTENT = 2;
+    /** FLUSH selectivity level {@code IB_FLUSH_RANGE}: the range given. */
+    public static final int FLUSH_RANGE = 0;
+    /** FLUSH selectivity level {@code IB_FLUSH_MR}: the whole region the rkey names. */
+    public static final int FLUSH_MR = 1;
 
     private long wrId;
     private WrOpcode opcode = WrOpcode.SEND;
@@ -47,6 +58,9 @@ public final class SendWorkRequest {
     private MemoryRegion mr;
     private int key;
     private int access;
+    private int flushType = FLUSH_GLOBAL;
+    private int flushLevel = FLUSH_RANGE;
+    private int flushLength;
     private MemoryWindow mw;
     private final MwBindInfo bindInfo = new MwBindInfo();
     private SendWorkRequest next;
@@ -331,6 +345,57 @@ public final class SendWorkRequest {
      */
     public SendWorkRequest access(int flags) {
         this.access = flags;
+        return this;
+    }
+
+    /** @return the FLUSH placement type bits ({@link #FLUSH_GLOBAL}, {@link #FLUSH_PERSISTENT}) */
+    public int flushType() {
+        return flushType;
+    }
+
+    /**
+     * @param type FLUSH placement type bits ({@code ibv_wr_flush}'s {@code type}): {@link #FLUSH_GLOBAL},
+     *             {@link #FLUSH_PERSISTENT} or both
+     * @return this
+     * @throws IllegalArgumentException for 0 or other bits
+     */
+    public SendWorkRequest flushType(int type) {
+        if (type == 0 || (type & ~(FLUSH_GLOBAL | FLUSH_PERSISTENT)) != 0) {
+            throw new IllegalArgumentException("flushType " + type + " must be FLUSH_GLOBAL (1), FLUSH_PERSISTENT (2)"
+                    + " or both (3)");
+        }
+        this.flushType = type;
+        return this;
+    }
+
+    /** @return the FLUSH selectivity level ({@link #FLUSH_RANGE} or {@link #FLUSH_MR}) */
+    public int flushLevel() {
+        return flushLevel;
+    }
+
+    /**
+     * @param level FLUSH selectivity level ({@code ibv_wr_flush}'s {@code level}): {@link #FLUSH_RANGE} or
+     *              {@link #FLUSH_MR}
+     * @return this
+     * @throws IllegalArgumentException for another value
+     */
+    public SendWorkRequest flushLevel(int level) {
+        this.flushLevel = Checks.range("flushLevel", level, FLUSH_RANGE, FLUSH_MR);
+        return this;
+    }
+
+    /** @return the FLUSH range's length in bytes */
+    public int flushLength() {
+        return flushLength;
+    }
+
+    /**
+     * @param length the FLUSH range's length in bytes ({@code ibv_wr_flush}'s {@code len}; the RETH's DMA length),
+     *               at least 0
+     * @return this
+     */
+    public SendWorkRequest flushLength(int length) {
+        this.flushLength = Checks.nonNegative("flushLength", length);
         return this;
     }
 

@@ -22,6 +22,10 @@ public enum WcOpcode {
     LOCAL_INV(6),
     /** A large send offload completed ({@code IBV_WC_TSO}). */
     LSO(7),
+    /** A FLUSH completed ({@code IBV_WC_FLUSH}, Linux 6.2). */
+    FLUSH(8),
+    /** An ATOMIC_WRITE completed ({@code IBV_WC_ATOMIC_WRITE}, Linux 6.2). */
+    ATOMIC_WRITE(9),
     /** A fast registration completed ({@code IB_WC_REG_MR}, the kernel value after ATOMIC_WRITE). */
     REG_MR(10),
     /** A receive WQE consumed by a SEND. */

@@ -43,9 +43,18 @@ public enum WrOpcode {
     MASKED_ATOMIC_CMP_AND_SWP(12),
     /** Masked fetch and add (not supported by rdmavt). */
     MASKED_ATOMIC_FETCH_AND_ADD(13),
-    /** Flush (newer kernels; not supported by rdmavt). */
+    /**
+     * FLUSH ({@code IBV_WR_FLUSH}, IBTA 1.5, Linux 6.2; not in rdmavt, rvt has it as rxe): makes earlier writes to
+     * the remote range ({@link SendWorkRequest#remoteAddr()}, {@link SendWorkRequest#rkey()},
+     * {@link SendWorkRequest#flushLength()}) or the whole region ({@link SendWorkRequest#FLUSH_MR}) reach the
+     * placement type asked ({@link SendWorkRequest#flushType()}); RC only, no local data.
+     */
     FLUSH(14),
-    /** Atomic write (newer kernels; not supported by rdmavt). */
+    /**
+     * ATOMIC_WRITE ({@code IBV_WR_ATOMIC_WRITE}, IBTA 1.5, Linux 6.2; not in rdmavt, rvt has it as rxe): writes 8
+     * bytes, taken from the one 8-byte scatter/gather entry, to an 8-byte aligned remote address as one atomic
+     * store, after every earlier operation; RC only.
+     */
     ATOMIC_WRITE(15),
     /** Fast memory registration. */
     REG_MR(0x20),

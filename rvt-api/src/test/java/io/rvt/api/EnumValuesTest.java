@@ -179,7 +179,9 @@ class EnumValuesTest {
     @Test
     void shouldHaveIbWcOpcodeValuesWhenComparedWithIbVerbs() {
         assertValues(WcOpcode.class, WcOpcode::value, map("SEND", 0, "RDMA_WRITE", 1, "RDMA_READ", 2,
-                "COMP_SWAP", 3, "FETCH_ADD", 4, "BIND_MW", 5, "LOCAL_INV", 6, "LSO", 7, "REG_MR", 10, "RECV", 128,
+                "COMP_SWAP", 3, "FETCH_ADD", 4, "BIND_MW", 5, "LOCAL_INV", 6, "LSO", 7, "FLUSH", 8, "ATOMIC_WRITE", 9,
+                "REG_MR", 10,
+                "RECV", 128,
                 "RECV_RDMA_WITH_IMM", 129));
     }
 
@@ -227,7 +229,8 @@ class EnumValuesTest {
     @Test
     void shouldHaveIbAccessFlagsBitsWhenComparedWithIbVerbs() {
         assertValues(AccessFlag.class, AccessFlag::bit, map("LOCAL_WRITE", 1, "REMOTE_WRITE", 2, "REMOTE_READ", 4,
-                "REMOTE_ATOMIC", 8, "MW_BIND", 16, "ZERO_BASED", 32, "ON_DEMAND", 64, "HUGETLB", 128));
+                "REMOTE_ATOMIC", 8, "MW_BIND", 16, "ZERO_BASED", 32, "ON_DEMAND", 64, "HUGETLB", 128,
+                "FLUSH_GLOBAL", 256, "FLUSH_PERSISTENT", 512));
     }
 
     @Test

@@ -100,6 +100,12 @@ public final class RvtDevice implements DriverDevice {
             // Memory windows, type 1 and 2B, as rxe reports them (rvt goes beyond rdmavt here).
             caps |= DeviceAttributes.DEVICE_MEM_WINDOW | DeviceAttributes.DEVICE_MEM_WINDOW_TYPE_2B;
         }
+        if (ops.get(io.rvt.api.WrOpcode.ATOMIC_WRITE) != null) {
+            caps |= DeviceAttributes.DEVICE_ATOMIC_WRITE; // IBTA 1.5, as rxe since Linux 6.2
+        }
+        if (ops.get(io.rvt.api.WrOpcode.FLUSH) != null) {
+            caps |= DeviceAttributes.DEVICE_FLUSH_GLOBAL; // not FLUSH_PERSISTENT: no persistent memory
+        }
         this.props = params.props().toBuilder().maxMr(1 << bits).deviceCapFlags(caps).build();
         this.ports = new RvtIbport[params.nports()];
         for (int i = 0; i < ports.length; i++) {

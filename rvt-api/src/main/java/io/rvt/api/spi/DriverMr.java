@@ -58,4 +58,24 @@ public interface DriverMr extends MemoryRegion {
      * @return the previous value
      */
     long atomicCompareSwap(long vaddr, long compare, long swap);
+
+    /**
+     * ATOMIC_WRITE's store (rxe's {@code rxe_mr_do_atomic_write}, a {@code smp_store_release}): replaces the 8 bytes
+     * at {@code vaddr} with {@code value} as one atomic store, ordered after every earlier write to the region, and
+     * atomic with respect to {@link #atomicFetchAdd} and {@link #atomicCompareSwap} on the same bytes. The default
+     * does it with {@link #atomicCompareSwap}.
+     *
+     * @param vaddr an 8-byte aligned virtual address inside the region
+     * @param value the new value (the 8 payload bytes in native order, so the bytes land as they came)
+     */
+    default void atomicWrite(long vaddr, long value) {
+        long seen = atomicCompareSwap(vaddr, 0L, value);
+        while (seen != 0L) {
+            long prev = atomicCompareSwap(vaddr, seen, value);
+            if (prev == seen) {
+                return;
+            }
+            seen = prev;
+        }
+    }
 }

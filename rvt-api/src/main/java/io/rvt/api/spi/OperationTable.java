@@ -62,8 +62,8 @@ public final class OperationTable {
      * The standard table of an InfiniBand-style driver, the one hfi1 registers without its TID RDMA and OPFN
      * entries: RDMA WRITE (with immediate) on UC and RC; SEND (with immediate) on every type; RDMA READ and the two
      * atomics on RC ({@code ATOMIC}, atomics also {@code ATOMIC_SGE}); SEND_WITH_INV on RC; LOCAL_INV and REG_MR on
-     * UC and RC ({@code LOCAL}); and, beyond rdmavt as rxe has it, BIND_MW on UC and RC ({@code LOCAL}; memory
-     * windows).
+     * UC and RC ({@code LOCAL}); and, beyond rdmavt as rxe has them, BIND_MW on UC and RC ({@code LOCAL}; memory
+     * windows), ATOMIC_WRITE and FLUSH on RC ({@code ATOMIC}: each takes a responder resource, IBTA 1.5).
      *
      * @return the table
      */
@@ -85,6 +85,8 @@ public final class OperationTable {
                 .op(WrOpcode.SEND_WITH_INV, WrShape.SEND, rc, 0, WcOpcode.SEND)
                 .op(WrOpcode.REG_MR, WrShape.REG, rcUc, OperationFlag.LOCAL, WcOpcode.REG_MR)
                 .op(WrOpcode.BIND_MW, WrShape.SEND, rcUc, OperationFlag.LOCAL, WcOpcode.BIND_MW)
+                .op(WrOpcode.ATOMIC_WRITE, WrShape.RDMA, rc, OperationFlag.ATOMIC, WcOpcode.ATOMIC_WRITE)
+                .op(WrOpcode.FLUSH, WrShape.RDMA, rc, OperationFlag.ATOMIC, WcOpcode.FLUSH)
                 .build();
     }
 

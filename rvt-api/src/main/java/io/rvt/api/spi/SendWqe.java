@@ -94,6 +94,15 @@ public interface SendWqe {
     /** @return swap value (compare and swap) */
     long swap();
 
+    /** @return FLUSH: the placement type bits ({@code IB_FLUSH_GLOBAL} 1, {@code IB_FLUSH_PERSISTENT} 2) */
+    int flushType();
+
+    /** @return FLUSH: the selectivity level ({@code IB_FLUSH_RANGE} 0, {@code IB_FLUSH_MR} 1) */
+    int flushLevel();
+
+    /** @return FLUSH: the range's length, the RETH's DMA length */
+    int flushLength();
+
     /** @return mirrors {@code rvt_get_swqe_ah}: the address handle the request named (live object; UD-like QPs) */
     DriverAh ah();
 

@@ -4,5 +4,5 @@
  * views of what rvt-core owns ({@code DriverDevice}, {@code DriverPort}, {@code DriverQp}, {@code SendWqe}, ...).
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.2.0")
+@org.osgi.annotation.versioning.Version("2.3.0")
 package io.rvt.api.spi;

@@ -31,6 +31,8 @@ class OperationTableTest {
         m.put(WrOpcode.SEND_WITH_INV, new OperationParams(WrShape.SEND, RC, 0, WcOpcode.SEND));
         m.put(WrOpcode.REG_MR, new OperationParams(WrShape.REG, RC | UC, 0x08, WcOpcode.REG_MR));
         m.put(WrOpcode.BIND_MW, new OperationParams(WrShape.SEND, RC | UC, 0x08, WcOpcode.BIND_MW));
+        m.put(WrOpcode.ATOMIC_WRITE, new OperationParams(WrShape.RDMA, RC, 0x02, WcOpcode.ATOMIC_WRITE));
+        m.put(WrOpcode.FLUSH, new OperationParams(WrShape.RDMA, RC, 0x02, WcOpcode.FLUSH));
         return m;
     }
 

@@ -131,6 +131,10 @@ public final class RvtMr implements DriverMr {
         if (AccessFlag.ON_DEMAND.in(access)) {
             throw Errors.notsupp("regMr: access ON_DEMAND (on-demand paging) is not supported");
         }
+        if (AccessFlag.FLUSH_PERSISTENT.in(access)) {
+            // rxe refuses it for memory that is not pmem; a ByteBuffer never is.
+            throw Errors.inval("regMr: access FLUSH_PERSISTENT needs persistent memory, which a ByteBuffer is not");
+        }
         if (!buffer.hasRemaining()) {
             throw Errors.inval("regMr: buffer range is empty (position " + buffer.position() + ", limit "
                     + buffer.limit() + ")");
@@ -532,6 +536,26 @@ public final class RvtMr implements DriverMr {
                 mem.putLong(i, swap);
             }
             return old;
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A release store ({@code VarHandle.setRelease}) on aligned direct memory, else under the location's lock.
+     *
+     * @throws IndexOutOfBoundsException if the 8 bytes are not inside the region
+     */
+    @Override
+    public void atomicWrite(long vaddr, long value) {
+        ByteBuffer mem = mapping.memory;
+        int i = index(mem, vaddr);
+        if (mem.isDirect() && mem.alignmentOffset(i, 8) == 0) {
+            LONGS.setRelease(mem, i, value);
+            return;
+        }
+        synchronized (lockFor(mem, i)) {
+            mem.putLong(i, value);
         }
     }
 

@@ -120,6 +120,17 @@ final class QpPostSend {
         if (params.has(OperationFlag.ATOMIC) && qp.maxRdAtomic == 0) {
             return fail(qp, -EINVAL.value(), "opcode " + op + " needs maxRdAtomic > 0 (set MAX_QP_RD_ATOMIC)");
         }
+        if (op == WrOpcode.ATOMIC_WRITE && (wr.numSge() != 1 || wr.sge(0).length() != 8)) {
+            return fail(qp, -EINVAL.value(), "ATOMIC_WRITE needs exactly one 8-byte SGE (the value), got "
+                    + wr.numSge() + " SGE" + (wr.numSge() == 1 ? " of " + wr.sge(0).length() + " bytes" : "s"));
+        }
+        if (op == WrOpcode.ATOMIC_WRITE && (wr.remoteAddr() & 7) != 0) {
+            return fail(qp, -EINVAL.value(), "ATOMIC_WRITE needs an 8-byte aligned remote address, got 0x"
+                    + Long.toHexString(wr.remoteAddr()));
+        }
+        if (op == WrOpcode.FLUSH && wr.numSge() != 0) {
+            return fail(qp, -EINVAL.value(), "FLUSH carries no local data, got " + wr.numSge() + " SGEs");
+        }
         boolean udLike = qp.type.isUdLike();
         if (udLike) {
             if (!(wr.ah() instanceof RvtAh) || ((RvtAh) wr.ah()).rvtPd() != qp.pd) {

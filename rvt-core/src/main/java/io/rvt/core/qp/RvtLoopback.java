@@ -282,11 +282,44 @@ final class RvtLoopback {
                 if (!qp.rkeyOk(target, 8, wqe.remoteAddr(), wqe.rkey(), AccessFlag.REMOTE_ATOMIC.bit())) {
                     return accErr(qp);
                 }
+                // target.vaddr(): the region's address (a zero-based window's offset is translated by rkeyOk)
                 long old = op == WrOpcode.ATOMIC_FETCH_AND_ADD
-                        ? target.mr().atomicFetchAdd(wqe.remoteAddr(), wqe.compareAdd())
-                        : target.mr().atomicCompareSwap(wqe.remoteAddr(), wqe.compareAdd(), wqe.swap());
+                        ? target.mr().atomicFetchAdd(target.vaddr(), wqe.compareAdd())
+                        : target.mr().atomicCompareSwap(target.vaddr(), wqe.compareAdd(), wqe.swap());
                 Sge dst = wqe.sge(0);
                 dst.mr().memory().putLong(dst.offset(), old);
+                target.release();
+                return COMP;
+            }
+            case ATOMIC_WRITE: {
+                // IBTA 1.5 (rxe's atomic_write_reply): needs the QP's and the key's REMOTE_WRITE, 8-byte alignment.
+                if (!AccessFlag.REMOTE_WRITE.in(qp.accessFlags()) || (wqe.remoteAddr() & 7) != 0) {
+                    return invErr(qp);
+                }
+                if (!qp.rkeyOk(target, 8, wqe.remoteAddr(), wqe.rkey(), AccessFlag.REMOTE_WRITE.bit())) {
+                    return accErr(qp);
+                }
+                Sge value = wqe.sge(0);
+                target.mr().atomicWrite(target.vaddr(), value.mr().memory().getLong(value.offset()));
+                target.release();
+                return COMP;
+            }
+            case FLUSH: {
+                // IBTA 1.5 (rxe's check_qp_attr_access, check_rkey, process_flush): the QP must allow the
+                // placement type; no region has FLUSH_PERSISTENT (regMr refuses it), so only global visibility
+                // can succeed; the range (or, for FLUSH_MR, the address) must be inside the key's region.
+                int placement = wqe.flushType();
+                int need = (placement & 1) * AccessFlag.FLUSH_GLOBAL.bit()
+                        | ((placement >> 1) & 1) * AccessFlag.FLUSH_PERSISTENT.bit();
+                if ((qp.accessFlags() & need) != need) {
+                    return invErr(qp);
+                }
+                boolean whole = wqe.flushLevel() == io.rvt.api.SendWorkRequest.FLUSH_MR;
+                if (AccessFlag.FLUSH_PERSISTENT.in(need) || !qp.rkeyOk(target, whole ? 0 : wqe.flushLength(),
+                        wqe.remoteAddr(), wqe.rkey(), AccessFlag.FLUSH_GLOBAL.bit())) {
+                    return accErr(qp);
+                }
+                java.lang.invoke.VarHandle.fullFence(); // global visibility: every earlier store is visible
                 target.release();
                 return COMP;
             }

@@ -37,6 +37,9 @@ public final class RvtSwqe implements SendWqe {
     int rkey;
     long compareAdd;
     long swap;
+    int flushType;
+    int flushLevel;
+    int flushLength;
     DriverAh ah;
     int remoteQpn;
     int remoteQkey;
@@ -62,6 +65,11 @@ public final class RvtSwqe implements SendWqe {
         sendFlags = wr.sendFlags();
         immData = wr.immData();
         invalidateRkey = wr.invalidateRkey();
+        if (opcode == io.rvt.api.WrOpcode.FLUSH) {
+            flushType = wr.flushType();
+            flushLevel = wr.flushLevel();
+            flushLength = wr.flushLength();
+        }
         switch (shape) {
             case RDMA:
                 remoteAddr = wr.remoteAddr();
@@ -201,6 +209,21 @@ public final class RvtSwqe implements SendWqe {
     @Override
     public long swap() {
         return swap;
+    }
+
+    @Override
+    public int flushType() {
+        return flushType;
+    }
+
+    @Override
+    public int flushLevel() {
+        return flushLevel;
+    }
+
+    @Override
+    public int flushLength() {
+        return flushLength;
     }
 
     @Override

@@ -63,7 +63,7 @@ class RvtMrTest {
         ByteBuffer buf = ByteBuffer.allocate(64);
         assertErrno(() -> pd.regMr(buf.position(64), 0), Errno.EINVAL, "regMr: buffer range is empty");
         buf.clear();
-        assertErrno(() -> pd.regMr(buf, 0x100), Errno.EINVAL, "unknown bits 0x100");
+        assertErrno(() -> pd.regMr(buf, 0x400), Errno.EINVAL, "unknown bits 0x400");
         assertErrno(() -> pd.regMr(buf, RW), Errno.EINVAL, "LOCAL_WRITE");
         assertErrno(() -> pd.regMr(buf, RA | RR), Errno.EINVAL, "LOCAL_WRITE");
         assertErrno(() -> pd.regMr(buf.asReadOnlyBuffer(), LW), Errno.EINVAL, "read-only");

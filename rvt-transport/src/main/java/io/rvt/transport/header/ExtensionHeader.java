@@ -2,8 +2,8 @@ package io.rvt.transport.header;
 
 /**
  * The extended transport headers that may follow the BTH (IBA Vol. 1 §9.3), as bits of the mask that
- * {@link Opcode#extensionHeaders(int)} returns, in the order they appear on the wire: DETH, RETH, AtomicETH, AETH,
- * AtomicAckETH, ImmDt, IETH. (RDETH, which comes first, belongs to Reliable Datagram, which rvt does not support.)
+ * {@link Opcode#extensionHeaders(int)} returns, in the order they appear on the wire: DETH, FETH, RETH, AtomicETH,
+ * AETH, AtomicAckETH, ImmDt, IETH (FETH, IBTA 1.5's FLUSH header, before the RETH as Linux's rxe sends it). (RDETH, which comes first, belongs to Reliable Datagram, which rvt does not support.)
  */
 public final class ExtensionHeader {
     private ExtensionHeader() {
@@ -23,9 +23,11 @@ public final class ExtensionHeader {
     public static final int IMM_DT = 1 << 5;
     /** Invalidate ETH: the R_Key to invalidate; {@link IethDescriptor}. */
     public static final int IETH = 1 << 6;
+    /** FLUSH ETH: placement type and selectivity level; {@link FethDescriptor}. */
+    public static final int FETH = 1 << 7;
 
     /** Every extension header bit, in wire order. */
-    static final int[] WIRE_ORDER = {DETH, RETH, ATOMIC_ETH, AETH, ATOMIC_ACK_ETH, IMM_DT, IETH};
+    static final int[] WIRE_ORDER = {DETH, FETH, RETH, ATOMIC_ETH, AETH, ATOMIC_ACK_ETH, IMM_DT, IETH};
 
     /**
      * @param header one extension header bit
@@ -47,6 +49,8 @@ public final class ExtensionHeader {
                 return ImmDtDescriptor.LENGTH;
             case IETH:
                 return IethDescriptor.LENGTH;
+            case FETH:
+                return FethDescriptor.LENGTH;
             default:
                 return 0;
         }
@@ -72,6 +76,8 @@ public final class ExtensionHeader {
                 return "ImmDt";
             case IETH:
                 return "IETH";
+            case FETH:
+                return "FETH";
             default:
                 return "?";
         }

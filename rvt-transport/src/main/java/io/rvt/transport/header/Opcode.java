@@ -9,9 +9,9 @@ package io.rvt.transport.header;
  * simply invalid.
  *
  * <p>Valid opcodes: RC all of SEND*, RDMA_WRITE*, RDMA_READ*, ACKNOWLEDGE, ATOMIC_ACKNOWLEDGE, COMPARE_SWAP,
- * FETCH_ADD, SEND_*_WITH_INVALIDATE; UC the SEND* and RDMA_WRITE* ones; UD SEND_ONLY and SEND_ONLY_WITH_IMMEDIATE;
- * and the RoCEv2 congestion notification packet {@link #ROCE_CNP}. Reliable Datagram (RD) is not supported, so every
- * RD opcode is invalid, as are the reserved codes and the IBA 1.4+ additions (FLUSH, ATOMIC_WRITE) not handled yet.
+ * FETCH_ADD, SEND_*_WITH_INVALIDATE, and IBTA 1.5's FLUSH and ATOMIC_WRITE (as Linux's rxe sends them); UC the SEND*
+ * and RDMA_WRITE* ones; UD SEND_ONLY and SEND_ONLY_WITH_IMMEDIATE; and the RoCEv2 congestion notification packet
+ * {@link #ROCE_CNP}. Reliable Datagram (RD) is not supported, so every RD opcode is invalid, as are the reserved codes.
  *
  * <p>Message position: {@link #isFirst}, {@link #isMiddle} and {@link #isLast} follow the opcode names; {@link #isOnly}
  * holds for the *_ONLY opcodes and for every single-packet operation (RDMA READ request, the atomics, ACKNOWLEDGE,
@@ -82,7 +82,15 @@ public final class Opcode {
     public static final int SEND_LAST_WITH_INVALIDATE = 0x16;
     /** Operation: a SEND in one packet, with IETH (RC only). */
     public static final int SEND_ONLY_WITH_INVALIDATE = 0x17;
+    /** Operation: FLUSH (IBTA 1.5; {@code IB_OPCODE_FLUSH}): FETH, RETH, no payload (RC only). */
+    public static final int FLUSH = 0x1C;
+    /** Operation: ATOMIC_WRITE (IBTA 1.5; {@code IB_OPCODE_ATOMIC_WRITE}): RETH, 8 bytes of payload (RC only). */
+    public static final int ATOMIC_WRITE = 0x1D;
 
+    /** {@code IB_OPCODE_RC_FLUSH}: answered with a zero-length RDMA READ RESPONSE ONLY, as rxe does. */
+    public static final int RC_FLUSH = RC | FLUSH;
+    /** {@code IB_OPCODE_RC_ATOMIC_WRITE}: answered with a zero-length RDMA READ RESPONSE ONLY, as rxe does. */
+    public static final int RC_ATOMIC_WRITE = RC | ATOMIC_WRITE;
     /** {@code IB_OPCODE_RC_SEND_FIRST}. */
     public static final int RC_SEND_FIRST = RC | SEND_FIRST;
     /** {@code IB_OPCODE_RC_SEND_MIDDLE}. */
@@ -185,6 +193,8 @@ public final class Opcode {
     private static final int ACK = 1 << 13;
     private static final int ATOMIC_ACK = 1 << 14;
     private static final int CONGESTION = 1 << 15;
+    private static final int FLUSH_REQUEST = 1 << 16;
+    private static final int ATOMIC_WRITE_REQUEST = 1 << 17;
 
     /** Kind bits per opcode byte; 0 means invalid. */
     private static final int[] FLAGS = new int[256];
@@ -229,6 +239,9 @@ public final class Opcode {
                 ExtensionHeader.IETH);
         rc(SEND_ONLY_WITH_INVALIDATE, "SEND_ONLY_WITH_INVALIDATE", REQUEST | SEND | PAYLOAD | ONLY,
                 ExtensionHeader.IETH);
+        // IBTA 1.5, with rxe's headers (rxe_opcode.c): FLUSH is BTH FETH RETH, ATOMIC_WRITE is BTH RETH + 8 bytes.
+        rc(FLUSH, "FLUSH", REQUEST | FLUSH_REQUEST | ONLY, ExtensionHeader.FETH | ExtensionHeader.RETH);
+        rc(ATOMIC_WRITE, "ATOMIC_WRITE", REQUEST | ATOMIC_WRITE_REQUEST | PAYLOAD | ONLY, ExtensionHeader.RETH);
 
         for (int op = SEND_FIRST; op <= RDMA_WRITE_ONLY_WITH_IMMEDIATE; op++) {
             copy(RC | op, UC | op, "UC_", 0);
@@ -300,7 +313,7 @@ public final class Opcode {
      * @return the {@link ExtensionHeader} bits of the headers that follow the BTH; 0 if none or invalid
      */
     public static int extensionHeaders(int opcode) {
-        return isValid(opcode) ? EXTENSIONS[opcode] : 0;
+        return isValid(opcode) ? EXTENSIONS[opcode] & 0xFF : 0;
     }
 
     /**
@@ -480,6 +493,22 @@ public final class Opcode {
      */
     public static boolean isAtomic(int opcode) {
         return (flags(opcode) & ATOMIC) != 0;
+    }
+
+    /**
+     * @param opcode an opcode byte
+     * @return true for {@link #RC_FLUSH}
+     */
+    public static boolean isFlush(int opcode) {
+        return (flags(opcode) & FLUSH_REQUEST) != 0;
+    }
+
+    /**
+     * @param opcode an opcode byte
+     * @return true for {@link #RC_ATOMIC_WRITE}
+     */
+    public static boolean isAtomicWrite(int opcode) {
+        return (flags(opcode) & ATOMIC_WRITE_REQUEST) != 0;
     }
 
     /**

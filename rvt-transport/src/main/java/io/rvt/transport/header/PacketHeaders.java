@@ -63,6 +63,8 @@ public final class PacketHeaders {
     int dethSrcQp;
     int immediateData;
     int iethRkey;
+    int fethPlacementType;
+    int fethSelectivityLevel;
     long atomicVirtualAddress;
     int atomicRkey;
     long atomicSwapAddData;
@@ -134,6 +136,8 @@ public final class PacketHeaders {
         rethVirtualAddress = 0;
         rethRkey = 0;
         rethDmaLength = 0;
+        fethPlacementType = 0;
+        fethSelectivityLevel = 0;
         aeth = 0;
         dethQkey = 0;
         dethSrcQp = 0;
@@ -379,6 +383,16 @@ public final class PacketHeaders {
         }
         int relative = Opcode.extensionOffset(opcode, header);
         return relative < 0 ? -1 : bthOffset + relative;
+    }
+
+    /** @return FETH placement type (FLUSH: 1 global visibility, 2 persistence) */
+    public int fethPlacementType() {
+        return fethPlacementType;
+    }
+
+    /** @return FETH selectivity level (FLUSH: 0 the RETH's range, 1 the whole region) */
+    public int fethSelectivityLevel() {
+        return fethSelectivityLevel;
     }
 
     /** @return RETH virtual address */

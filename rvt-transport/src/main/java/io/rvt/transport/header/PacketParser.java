@@ -209,6 +209,11 @@ public final class PacketParser {
             out.dethSrcQp = DethDescriptor.srcQp(buf, at);
             at += DethDescriptor.LENGTH;
         }
+        if ((extensions & ExtensionHeader.FETH) != 0) {
+            out.fethPlacementType = FethDescriptor.placementType(buf, at);
+            out.fethSelectivityLevel = FethDescriptor.selectivityLevel(buf, at);
+            at += FethDescriptor.LENGTH;
+        }
         if ((extensions & ExtensionHeader.RETH) != 0) {
             out.rethVirtualAddress = RethDescriptor.virtualAddress(buf, at);
             out.rethRkey = RethDescriptor.rkey(buf, at);

@@ -20,7 +20,8 @@ import java.nio.ByteBuffer;
 /**
  * The RC requester's side of responses ({@code rc_rcv_resp}, {@code do_rc_ack}, {@code do_rc_completion},
  * {@code rdma_seq_err}): ACKs complete the WQEs they cover, in order; RDMA READ responses fill the READ's scatter
- * list and atomic ACKs its first SGE; NAKs rewind (sequence error), wait (RNR) or fail the oldest WQE (invalid
+ * list and atomic ACKs its first SGE; a zero-length RDMA READ RESPONSE ONLY completes an ATOMIC_WRITE or FLUSH (IBTA
+ * 1.5, as rxe answers them); NAKs rewind (sequence error), wait (RNR) or fail the oldest WQE (invalid
  * request, remote access, remote operation error). Runs with the QP's {@code recvLock} and {@code sendLock} held.
  *
  * <p>A response that acknowledges PSNs beyond an unanswered RDMA READ or atomic implicitly NAKs it (the responder
@@ -100,6 +101,11 @@ final class RcAckProcessor {
                 readMiddle(qp, st, buf, hdr, psn, pmtu, wqe);
                 return;
             case Opcode.RC_RDMA_READ_RESPONSE_ONLY:
+                if (hdr.payloadLength() == 0 && answersAtomicWriteOrFlush(qp, psn)) {
+                    // IBTA 1.5 (rxe's send_read_response_ack): an ATOMIC_WRITE's or FLUSH's own response.
+                    doRcAck(qp, st, aeth, psn, opcode, 0L);
+                    return;
+                }
                 if (!doRcAck(qp, st, aeth, psn, opcode, 0L)) {
                     return;
                 }
@@ -193,13 +199,15 @@ final class RcAckProcessor {
         while ((diff = Seq24.cmpMsn(ackPsn, wqe.lpsn())) >= 0) {
             WrOpcode w = wqe.opcode();
             boolean atomic = w == WrOpcode.ATOMIC_CMP_AND_SWP || w == WrOpcode.ATOMIC_FETCH_AND_ADD;
+            boolean zeroLengthAnswer = isAtomicWriteOrFlush(w);
             if (w == WrOpcode.RDMA_READ && opcode == Opcode.RC_RDMA_READ_RESPONSE_ONLY && diff == 0) {
                 // Complete what precedes the READ; the caller places the data, then completes the READ.
                 afterProgress(qp, st, progress);
                 return true;
             }
             if ((w == WrOpcode.RDMA_READ && (opcode != Opcode.RC_RDMA_READ_RESPONSE_LAST || diff != 0))
-                    || (atomic && (opcode != Opcode.RC_ATOMIC_ACKNOWLEDGE || diff != 0))) {
+                    || (atomic && (opcode != Opcode.RC_ATOMIC_ACKNOWLEDGE || diff != 0))
+                    || (zeroLengthAnswer && (opcode != Opcode.RC_RDMA_READ_RESPONSE_ONLY || diff != 0))) {
                 // Only its own response completes a READ or atomic: this one NAKs it implicitly. Retry it.
                 if ((rs.flags & QpFlags.R_RDMAR_SEQ) == 0) {
                     rs.flags |= QpFlags.R_RDMAR_SEQ;
@@ -213,7 +221,7 @@ final class RcAckProcessor {
                 Sge s = wqe.sge(0);
                 s.mr().memory().putLong(s.offset(), val); // native order, as rvt's loopback writes it
             }
-            if ((w == WrOpcode.RDMA_READ || atomic) && rq.numRdAtomic > 0) {
+            if ((w == WrOpcode.RDMA_READ || atomic || zeroLengthAnswer) && rq.numRdAtomic > 0) {
                 int n = rq.numRdAtomic - 1;
                 rq.numRdAtomic = n;
                 int flags = rq.flags;
@@ -340,6 +348,24 @@ final class RcAckProcessor {
         return sq.swqe(rq.acked);
     }
 
+    /** @return true for the IBTA 1.5 operations answered by a zero-length RDMA READ RESPONSE ONLY */
+    static boolean isAtomicWriteOrFlush(WrOpcode w) {
+        return w == WrOpcode.ATOMIC_WRITE || w == WrOpcode.FLUSH;
+    }
+
+    /** @return true if the unacknowledged WQE that {@code psn} falls in is an ATOMIC_WRITE or FLUSH sent at it */
+    private static boolean answersAtomicWriteOrFlush(DriverQp qp, int psn) {
+        RequesterState rq = qp.requester();
+        SendQueue sq = qp.sendQueue();
+        for (int i = rq.acked; i != rq.tail; i = sq.swqeIncr(i)) {
+            SendWqe w = sq.swqe(i);
+            if (Seq24.cmpMsn(psn, w.lpsn()) <= 0) {
+                return Seq24.cmpMsn(psn, w.psn()) == 0 && isAtomicWriteOrFlush(w.opcode());
+            }
+        }
+        return false;
+    }
+
     /** {@code rdma_seq_err}: a READ response arrived out of sequence: complete what it covers, restart the READ. */
     static void rdmaSeqErr(DriverQp qp, RcState st, int psn) {
         RequesterState rq = qp.requester();
@@ -347,7 +373,8 @@ final class RcAckProcessor {
         SendWqe wqe = qp.sendQueue().swqe(rq.acked);
         while (rq.acked != rq.tail && Seq24.cmpMsn(psn, wqe.lpsn()) > 0) {
             WrOpcode w = wqe.opcode();
-            if (w == WrOpcode.RDMA_READ || w == WrOpcode.ATOMIC_CMP_AND_SWP || w == WrOpcode.ATOMIC_FETCH_AND_ADD) {
+            if (w == WrOpcode.RDMA_READ || w == WrOpcode.ATOMIC_CMP_AND_SWP || w == WrOpcode.ATOMIC_FETCH_AND_ADD
+                    || isAtomicWriteOrFlush(w)) {
                 break;
             }
             wqe = complete(qp, wqe);

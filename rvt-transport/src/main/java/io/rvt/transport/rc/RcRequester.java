@@ -18,6 +18,7 @@ import io.rvt.transport.RequestBuilder;
 import io.rvt.transport.TxInfo;
 import io.rvt.transport.header.AtomicEthDescriptor;
 import io.rvt.transport.header.BthDescriptor;
+import io.rvt.transport.header.FethDescriptor;
 import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.RethDescriptor;
 import java.nio.ByteBuffer;
@@ -196,6 +197,30 @@ final class RcRequester {
                                 hdr = AtomicEthDescriptor.write(buf, hdr, wqe.remoteAddr(), wqe.rkey(),
                                         wqe.compareAdd(), 0L);
                             }
+                            len = 0;
+                            ackReq = true;
+                            rq.cur = sq.swqeIncr(cur);
+                            break;
+                        case ATOMIC_WRITE:
+                            // IBTA 1.5 as rxe sends it: RETH (length 8) and the 8 bytes of the one SGE; answered
+                            // with a zero-length RDMA READ RESPONSE ONLY, and a responder resource like an atomic.
+                            if (newReq && !takeReadAtomicSlot(qp)) {
+                                return 0;
+                            }
+                            op = Opcode.RC_ATOMIC_WRITE;
+                            hdr = RethDescriptor.write(buf, hdr, wqe.remoteAddr(), wqe.rkey(), 8);
+                            len = 8;
+                            ackReq = true;
+                            rq.cur = sq.swqeIncr(cur);
+                            break;
+                        case FLUSH:
+                            // IBTA 1.5 as rxe sends it: FETH (placement type, selectivity level), RETH (the range).
+                            if (newReq && !takeReadAtomicSlot(qp)) {
+                                return 0;
+                            }
+                            op = Opcode.RC_FLUSH;
+                            hdr = FethDescriptor.write(buf, hdr, wqe.flushType(), wqe.flushLevel());
+                            hdr = RethDescriptor.write(buf, hdr, wqe.remoteAddr(), wqe.rkey(), wqe.flushLength());
                             len = 0;
                             ackReq = true;
                             rq.cur = sq.swqeIncr(cur);

@@ -178,6 +178,10 @@ final class RcResponder {
             case Opcode.RC_FETCH_ADD:
                 atomicRequest(qp, st, hdr, opcode, psn);
                 return;
+            case Opcode.RC_ATOMIC_WRITE:
+            case Opcode.RC_FLUSH:
+                atomicWriteOrFlush(qp, st, buf, hdr, opcode, psn);
+                return;
             default:
                 nak(qp, st, SYNDROME_NAK_INVALID_REQUEST, WcStatus.LOC_QP_OP_ERR);
                 return;
@@ -338,11 +342,7 @@ final class RcResponder {
         } finally {
             sl.unlock();
         }
-        if (nakSyndrome == SYNDROME_NAK_REMOTE_ACCESS) {
-            nak(qp, st, nakSyndrome, WcStatus.LOC_PROT_ERR);
-        } else if (nakSyndrome != 0) {
-            nak(qp, st, nakSyndrome, WcStatus.LOC_QP_OP_ERR);
-        }
+        nakIfRefused(qp, st, nakSyndrome);
     }
 
     /** A compare-and-swap or fetch-and-add: execute it now, queue the atomic ACK with the original value. */
@@ -363,9 +363,10 @@ final class RcResponder {
                 nakSyndrome = SYNDROME_NAK_REMOTE_ACCESS;
             } else {
                 DriverMr mr = st.target.mr();
+                long at = st.target.vaddr(); // the region's address (a zero-based window's offset translated)
                 long old = opcode == Opcode.RC_FETCH_ADD
-                        ? mr.atomicFetchAdd(vaddr, hdr.atomicSwapAddData())
-                        : mr.atomicCompareSwap(vaddr, hdr.atomicCompareData(), hdr.atomicSwapAddData());
+                        ? mr.atomicFetchAdd(at, hdr.atomicSwapAddData())
+                        : mr.atomicCompareSwap(at, hdr.atomicCompareData(), hdr.atomicSwapAddData());
                 st.target.release();
                 AckEntry e = qp.ackQueue().entry(qp.ackQueue().head);
                 e.atomicData(old).opcode(opcode).sent(false).psn(psn).lpsn(psn);
@@ -374,6 +375,71 @@ final class RcResponder {
         } finally {
             sl.unlock();
         }
+        nakIfRefused(qp, st, nakSyndrome);
+    }
+
+    /**
+     * IBTA 1.5's ATOMIC_WRITE and FLUSH, as rxe's responder does them ({@code check_qp_attr_access},
+     * {@code check_rkey}, {@code atomic_write_reply}, {@code process_flush}): the QP must allow the operation
+     * (REMOTE_WRITE; the FLUSH's placement type as FLUSH_GLOBAL/FLUSH_PERSISTENT access) or the request is NAKed as
+     * invalid; the key must grant it over the range (REMOTE_WRITE for 8 bytes at an 8-byte aligned address; FLUSH:
+     * the RETH's range, or for FLUSH_MR only its address) or it is a remote access error. An ATOMIC_WRITE stores its
+     * 8 payload bytes as one atomic release store; a FLUSH to global visibility is a full fence (rvt has no
+     * persistent memory, so no region grants FLUSH_PERSISTENT). Both take a responder resource and are answered by
+     * a zero-length RDMA READ RESPONSE ONLY (rxe's {@code send_read_response_ack}), which a duplicate replays without
+     * executing the operation again.
+     */
+    private static void atomicWriteOrFlush(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr, int opcode,
+            int psn) {
+        boolean write = opcode == Opcode.RC_ATOMIC_WRITE;
+        int need;
+        if (write) {
+            need = AccessFlag.REMOTE_WRITE.bit();
+        } else {
+            int placement = hdr.fethPlacementType();
+            need = ((placement & 1) != 0 ? AccessFlag.FLUSH_GLOBAL.bit() : 0)
+                    | ((placement & 2) != 0 ? AccessFlag.FLUSH_PERSISTENT.bit() : 0);
+        }
+        boolean badFlush = !write && (need == 0 || (hdr.fethPlacementType() & ~3) != 0
+                || hdr.fethSelectivityLevel() > 1 || hdr.rethDmaLength() < 0); // rxe: DMA length over 2^31
+        if (badFlush || (qp.accessFlags() & need) != need || (write && hdr.payloadLength() != 8)) {
+            nak(qp, st, SYNDROME_NAK_INVALID_REQUEST, WcStatus.LOC_QP_OP_ERR);
+            return;
+        }
+        int nakSyndrome = 0;
+        Lock sl = qp.sendLock();
+        sl.lock();
+        try {
+            int next = claimAckEntry(qp);
+            long vaddr = hdr.rethVirtualAddress();
+            if (next < 0 || (write && (vaddr & 7) != 0)) {
+                nakSyndrome = SYNDROME_NAK_INVALID_REQUEST;
+            } else if (AccessFlag.FLUSH_PERSISTENT.in(need)
+                    || !qp.rkeyOk(st.target, write ? 8 : hdr.fethSelectivityLevel() == 1 ? 0 : hdr.rethDmaLength(),
+                            vaddr, hdr.rethRkey(), write ? need : AccessFlag.FLUSH_GLOBAL.bit())) {
+                nakSyndrome = SYNDROME_NAK_REMOTE_ACCESS;
+            } else {
+                if (write) {
+                    st.target.mr().atomicWrite(st.target.vaddr(),
+                            buf.order() == java.nio.ByteOrder.nativeOrder() ? buf.getLong(hdr.payloadOffset())
+                                    : Long.reverseBytes(buf.getLong(hdr.payloadOffset())));
+                } else {
+                    java.lang.invoke.VarHandle.fullFence(); // global visibility of every earlier store
+                }
+                st.target.release();
+                AckEntry e = qp.ackQueue().entry(qp.ackQueue().head);
+                e.rdmaSge().clear();
+                e.opcode(Opcode.RC_RDMA_READ_REQUEST).sent(false).psn(psn).lpsn(psn);
+                queued(qp, st, opcode, next);
+            }
+        } finally {
+            sl.unlock();
+        }
+        nakIfRefused(qp, st, nakSyndrome);
+    }
+
+    /** NAKs a READ, atomic, ATOMIC_WRITE or FLUSH its handler refused ({@code nakSyndrome} 0: nothing to do). */
+    private static void nakIfRefused(DriverQp qp, RcState st, int nakSyndrome) {
         if (nakSyndrome == SYNDROME_NAK_REMOTE_ACCESS) {
             nak(qp, st, nakSyndrome, WcStatus.LOC_PROT_ERR);
         } else if (nakSyndrome != 0) {
@@ -521,6 +587,15 @@ final class RcResponder {
                     aq.tail = prev;
                     break;
                 }
+                case Opcode.RC_ATOMIC_WRITE:
+                case Opcode.RC_FLUSH:
+                    // Replay the zero-length response; never write or flush twice.
+                    if (e == null || e.opcode() != Opcode.RC_RDMA_READ_REQUEST || e.rdmaSge().sgeLength() != 0
+                            || Seq24.cmpMsn(psn, e.psn()) != 0 || oldReq) {
+                        return true;
+                    }
+                    aq.tail = prev;
+                    break;
                 case Opcode.RC_COMPARE_SWAP:
                 case Opcode.RC_FETCH_ADD:
                     // Replay the saved result; never execute the atomic twice.

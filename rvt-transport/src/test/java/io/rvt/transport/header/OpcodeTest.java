@@ -4,6 +4,7 @@ import static io.rvt.transport.header.ExtensionHeader.AETH;
 import static io.rvt.transport.header.ExtensionHeader.ATOMIC_ACK_ETH;
 import static io.rvt.transport.header.ExtensionHeader.ATOMIC_ETH;
 import static io.rvt.transport.header.ExtensionHeader.DETH;
+import static io.rvt.transport.header.ExtensionHeader.FETH;
 import static io.rvt.transport.header.ExtensionHeader.IETH;
 import static io.rvt.transport.header.ExtensionHeader.IMM_DT;
 import static io.rvt.transport.header.ExtensionHeader.RETH;
@@ -37,6 +38,8 @@ class OpcodeTest {
         {0x14, new int[] {ATOMIC_ETH}, false, 40},           // RC FetchAdd
         {0x16, new int[] {IETH}, true, 16},                  // RC SEND Last with Invalidate
         {0x17, new int[] {IETH}, true, 16},                  // RC SEND Only with Invalidate
+        {0x1C, new int[] {FETH, RETH}, false, 32},           // RC FLUSH (IBTA 1.5; rxe_opcode.c: FETH then RETH)
+        {0x1D, new int[] {RETH}, true, 28},                  // RC ATOMIC WRITE (IBTA 1.5; 8 bytes of payload)
         {0x24, new int[] {}, true, 12},                      // UC SEND Only
         {0x29, new int[] {IMM_DT}, true, 16},                // UC RDMA WRITE Last with Immediate
         {0x2A, new int[] {RETH}, true, 28},                  // UC RDMA WRITE Only
@@ -47,8 +50,9 @@ class OpcodeTest {
 
     /** Reserved, unsupported (RD) or not applicable to the transport. */
     private static final int[] INVALID = {
-        0x15, 0x18, 0x1F,             // RC reserved (0x18 FLUSH and 0x1D ATOMIC_WRITE are IBA 1.4+: not yet)
+        0x15, 0x18, 0x1A, 0x1B, 0x1E, 0x1F, // RC reserved, and the CM's class operations rvt does not take
         0x2C, 0x2D, 0x31, 0x36, 0x37, // UC has no READ, ACK, atomics, invalidate
+        0x3C, 0x3D, 0x5C, 0x5D, 0x7C, // FLUSH and ATOMIC WRITE are RC only here (rxe: RC, and RD which rvt lacks)
         0x40, 0x44, 0x4C, 0x55,       // RD
         0x60, 0x61, 0x66, 0x6A, 0x6C, // UD only has SEND Only (with Immediate)
         0x80, 0x82, 0xC0, 0xFF        // CNP variants, manufacturer specific
@@ -113,8 +117,10 @@ class OpcodeTest {
                     .isEqualTo(name.endsWith("COMPARE_SWAP") || name.endsWith("FETCH_ADD"));
             assertThat(Opcode.isAcknowledge(opcode)).as(what).isEqualTo(name.equals("RC_ACKNOWLEDGE"));
             assertThat(Opcode.isAtomicAcknowledge(opcode)).as(what).isEqualTo(name.equals("RC_ATOMIC_ACKNOWLEDGE"));
-            assertThat(Opcode.hasPayload(opcode)).as(what).isEqualTo(
-                    Opcode.isSend(opcode) || Opcode.isRdmaWrite(opcode) || Opcode.isRdmaReadResponse(opcode));
+            assertThat(Opcode.isFlush(opcode)).as(what).isEqualTo(name.equals("RC_FLUSH"));
+            assertThat(Opcode.isAtomicWrite(opcode)).as(what).isEqualTo(name.equals("RC_ATOMIC_WRITE"));
+            assertThat(Opcode.hasPayload(opcode)).as(what).isEqualTo(Opcode.isSend(opcode)
+                    || Opcode.isRdmaWrite(opcode) || Opcode.isRdmaReadResponse(opcode) || Opcode.isAtomicWrite(opcode));
             if (Opcode.isCnp(opcode)) {
                 assertThat(name).isEqualTo("CNP");
                 assertThat(Opcode.isRequest(opcode) || Opcode.isResponse(opcode) || Opcode.isStart(opcode)
@@ -139,7 +145,7 @@ class OpcodeTest {
                 assertThat(ext & DETH).as(what).isEqualTo(DETH);
             }
         }
-        assertThat(valid).isEqualTo(23 + 12 + 2 + 1);
+        assertThat(valid).isEqualTo(25 + 12 + 2 + 1);
     }
 
     @Test
@@ -154,11 +160,30 @@ class OpcodeTest {
                 checked++;
             }
         }
-        assertThat(checked).isEqualTo(37);
+        assertThat(checked).isEqualTo(39);
         assertThat(Opcode.name(Opcode.ROCE_CNP)).isEqualTo("CNP");
         assertThat(Opcode.UC_RDMA_WRITE_ONLY).isEqualTo(0x2A);
         assertThat(Opcode.UD_SEND_ONLY_WITH_IMMEDIATE).isEqualTo(0x65);
         assertThat(Opcode.RC_SEND_ONLY_WITH_INVALIDATE).isEqualTo(0x17);
+        assertThat(Opcode.RC_FLUSH).as("IB_OPCODE_RC_FLUSH").isEqualTo(0x1C);
+        assertThat(Opcode.RC_ATOMIC_WRITE).as("IB_OPCODE_RC_ATOMIC_WRITE").isEqualTo(0x1D);
+    }
+
+    /** rxe's FETH ({@code feth_init}): SEL in bits 5-4, PLT in bits 3-0 of a big-endian word, the rest 0. */
+    @Test
+    void shouldLayOutTheFethAsRxe() {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8);
+        b.putInt(4, -1);
+        assertThat(FethDescriptor.write(b, 0, 2, 1)).isEqualTo(4);
+        assertThat(new byte[] {b.get(0), b.get(1), b.get(2), b.get(3)}).containsExactly(0, 0, 0, 0x12);
+        assertThat(FethDescriptor.placementType(b, 0)).isEqualTo(2);
+        assertThat(FethDescriptor.selectivityLevel(b, 0)).isEqualTo(1);
+        assertThat(b.getInt(4)).as("the next header untouched").isEqualTo(-1);
+        FethDescriptor.write(b, 0, 0xFF, 0xFF);
+        assertThat(b.get(3)).as("out-of-range values masked").isEqualTo((byte) 0x3F);
+        assertThat(Opcode.extensionHeaders(Opcode.RC_FLUSH)).as("FETH is bit 7: no sign extension")
+                .isEqualTo(FETH | RETH);
+        assertThat(ExtensionHeader.name(FETH)).isEqualTo("FETH");
     }
 
     @Test

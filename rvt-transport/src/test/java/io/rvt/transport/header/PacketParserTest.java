@@ -90,7 +90,7 @@ class PacketParserTest {
                 }
             }
         }
-        assertThat(parsed).isEqualTo(3 * ((38 - 6) * 10 + 6));
+        assertThat(parsed).isEqualTo(3 * ((40 - 7) * 10 + 7)); // 40 valid opcodes, 7 without payload
     }
 
     /** A valid RoCEv2 RC SEND Only with {@code payload} bytes in a heap buffer at offset 0. */

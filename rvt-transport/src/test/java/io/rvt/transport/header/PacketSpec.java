@@ -42,6 +42,8 @@ final class PacketSpec {
     int srcQp;
     int immediate;
     int iethRkey;
+    int placementType;
+    int selectivityLevel;
     long swapAdd;
     long compare;
     long origRemData;
@@ -76,7 +78,9 @@ final class PacketSpec {
         s.dmaLength = rnd.nextInt();
         s.aeth = rnd.nextInt();
         s.qkey = rnd.nextInt();
-        s.srcQp = rnd.nextInt(1 << 24);
+        s.iethRkey = rnd.nextInt();
+        s.placementType = rnd.nextInt(16);
+        s.selectivityLevel = rnd.nextInt(4);
         s.immediate = rnd.nextInt();
         s.iethRkey = rnd.nextInt();
         s.swapAdd = rnd.nextLong();
@@ -111,6 +115,9 @@ final class PacketSpec {
         int ext = Opcode.extensionHeaders(opcode);
         if ((ext & ExtensionHeader.DETH) != 0) {
             i = DethDescriptor.write(buf, i, qkey, srcQp);
+        }
+        if ((ext & ExtensionHeader.FETH) != 0) {
+            i = FethDescriptor.write(buf, i, placementType, selectivityLevel);
         }
         if ((ext & ExtensionHeader.RETH) != 0) {
             i = RethDescriptor.write(buf, i, va, rkey, dmaLength);
@@ -207,6 +214,8 @@ final class PacketSpec {
         assertThat(h.dethSrcQp()).isEqualTo((ext & ExtensionHeader.DETH) != 0 ? srcQp : 0);
         assertThat(h.immediateData()).isEqualTo((ext & ExtensionHeader.IMM_DT) != 0 ? immediate : 0);
         assertThat(h.iethRkey()).isEqualTo((ext & ExtensionHeader.IETH) != 0 ? iethRkey : 0);
+        assertThat(h.fethPlacementType()).isEqualTo((ext & ExtensionHeader.FETH) != 0 ? placementType : 0);
+        assertThat(h.fethSelectivityLevel()).isEqualTo((ext & ExtensionHeader.FETH) != 0 ? selectivityLevel : 0);
         for (int header : ExtensionHeader.WIRE_ORDER) {
             int expected = (ext & header) != 0 ? bth + Opcode.extensionOffset(opcode, header) : -1;
             assertThat(h.extensionOffset(header)).isEqualTo(expected);
