@@ -186,4 +186,40 @@ public abstract class AtomicWriteFlushConformanceTest extends ConformanceTest {
                 .isInstanceOfSatisfying(io.rvt.api.VerbsException.class,
                         e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL));
     }
+
+    /**
+     * Under 10 % loss both ways each ATOMIC_WRITE is done once: a retried one (its zero-length response lost) is
+     * answered from the responder's resources, not written again over the FETCH_AND_ADD that followed it, and FLUSH
+     * retries likewise; every WQE completes in order.
+     */
+    @Test
+    void shouldExecuteEachAtomicWriteOnceUnderLoss() {
+        require(Feature.ATOMICS);
+        Endpoint[] p = pair();
+        allowFlush(p[1], AccessFlag.FLUSH_GLOBAL.bit());
+        MemoryRegion target = p[1].pd.regMr(ByteBuffer.allocateDirect(64), FLUSHABLE);
+        ByteBuffer local = p[0].buffer.duplicate().order(java.nio.ByteOrder.nativeOrder());
+        ByteBuffer remote = target.buffer().order(java.nio.ByteOrder.nativeOrder());
+        fixture.faults(new Faults(0.10, 0, 0, 0));
+        for (int i = 1; i <= 40; i++) {
+            long value = 1000L * i;
+            local.putLong(0, value);
+            p[0].qp.postSend(new SendWorkRequest(1).wrId(3L * i).opcode(WrOpcode.ATOMIC_WRITE).sge(p[0].mr, 0, 8)
+                    .remoteAddr(target.addr() + 8).rkey(target.rkey()));
+            p[0].qp.postSend(new SendWorkRequest(1).wrId(3L * i + 1).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD)
+                    .sge(p[0].mr, 8, 8).remoteAddr(target.addr() + 8).rkey(target.rkey()).compareAdd(1));
+            p[0].qp.postSend(flush(target.addr(), target.rkey(), 64).wrId(3L * i + 2));
+            java.util.List<WorkCompletion> wcs = verbs.await(p[0].sendCq, 3);
+            for (int k = 0; k < 3; k++) {
+                Verbs.assertSuccess(wcs.get(k), 3L * i + k);
+            }
+            assertThat(local.getLong(8)).as("round %d: FETCH_AND_ADD saw the ATOMIC_WRITE's value", i)
+                    .isEqualTo(value);
+            assertThat(remote.getLong(8)).as("round %d: no ATOMIC_WRITE written again after the add", i)
+                    .isEqualTo(value + 1);
+        }
+        fixture.faults(Faults.NONE);
+        assertThat(dev[1].portCounter(1, io.rvt.api.PortCounter.RC_DUPREQ))
+                .as("duplicates reached the responder: %s", Verbs.nonZeroCounters(dev[1])).isPositive();
+    }
 }
