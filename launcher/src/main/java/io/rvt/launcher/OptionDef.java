@@ -73,7 +73,8 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--CPU-freq", "-F", null, "perf", "accepted for perftest's command lines (no CPU frequency check "
                     + "to silence)"),
             opt("--rdma_cm", "-R", null, CONNECT, "pingpong: connect through rvt-cm, rvt to rvt (without: the "
-                    + "examples' TCP exchange); perf: accepted (rvt always connects through its CM)"),
+                    + "examples' TCP exchange); perf: one process accepted (rvt-cm connects its HCAs), two refused "
+                    + "(perftest's rdma_cm exchange is not built; without -R: perftest's TCP exchange)"),
             opt("--verbose", "-v", null, "devices default", "device limits too"),
             opt("--list", "-l", null, "devices", "the devices' names only, as ibv_devinfo -l"),
             opt("--no-traffic", null, null, "stat", "counters only, no traffic run first"),

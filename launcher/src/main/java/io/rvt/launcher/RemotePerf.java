@@ -360,7 +360,7 @@ final class RemotePerf {
                     if (sweep && test != PerfTest.SEND) {
                         comm.handShake(mine[0]);
                     }
-                    r = RemotePerf.sum(r, comm.reports(r));
+                    r = RemotePerf.sum(r, theirs(comm.reports(r)));
                 }
                 if (test == PerfTest.SEND && sweep) {
                     comm.handShake(mine[0]);
@@ -394,7 +394,7 @@ final class RemotePerf {
             if (!spec.latency() && test != PerfTest.SEND && !spec.bidirectional()) {
                 comm.patience(waitForTheClient());
                 comm.handShake(mine[0]);
-                BandwidthResult theirs = comm.reports(new BandwidthResult(largest, 0, 0, 0, 0));
+                BandwidthResult theirs = theirs(comm.reports(new BandwidthResult(largest, 0, 0, 0, 0)));
                 table.row(theirs);
                 reports.write(spec, dev, mtu.bytes(), theirs, null);
                 comm.closeConnection(mine[0]);
@@ -423,7 +423,7 @@ final class RemotePerf {
                     if (sweep && test != PerfTest.SEND) {
                         comm.handShake(mine[0]);
                     }
-                    r = RemotePerf.sum(r, comm.reports(r));
+                    r = RemotePerf.sum(r, theirs(comm.reports(r)));
                 } else {
                     r = countReceives(size);
                 }
@@ -436,6 +436,15 @@ final class RemotePerf {
             comm.closeConnection(mine[0]);
             table.footer();
             out.println("(server: " + whose(spec) + ")");
+        }
+
+        /** @return the peer's report, which must be a row here */
+        private BandwidthResult theirs(BandwidthResult report) {
+            if (report == null) {
+                throw new IllegalStateException("the peer at " + peer + " sent a report that is no row (is it "
+                        + "running the same test?)");
+            }
+            return report;
         }
 
         /** @return how long the server may wait for the client's next exchange: its whole table may run first */
