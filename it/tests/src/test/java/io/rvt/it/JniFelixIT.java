@@ -161,7 +161,7 @@ class JniFelixIT extends FelixTest {
             ids.add(ad.getID());
         }
         assertThat(ids).containsExactlyInAnyOrder("name", "address", "udp.port", "mtu", "source.ports", "peers",
-                "threading", "udp.gso");
+                "threading", "udp.gso", "udp.gro");
     }
 
     @Test
