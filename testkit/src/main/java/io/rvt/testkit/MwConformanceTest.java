@@ -99,19 +99,28 @@ public abstract class MwConformanceTest extends ConformanceTest {
         }
     }
 
-    /** A zero-based type 2 window takes offsets from its start. */
+    /** A zero-based type 2 window takes offsets from its start, for READ and for atomics. */
     @Test
     void shouldReadAZeroBasedWindowByOffset() {
         Endpoint[] p = pair();
         MemoryRegion mr = bindable(p[1]);
         MemoryWindow mw = p[1].pd.allocMw(MwType.TYPE_2);
         int rkey = bindType2(p[1], mw, 0x05, mr, mr.addr() + 2048, 1024,
-                AccessFlag.mask(AccessFlag.REMOTE_READ, AccessFlag.ZERO_BASED));
+                AccessFlag.mask(AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC, AccessFlag.ZERO_BASED));
         Verbs.fill(mr.buffer(), 2048 + 16, 200, seed);
         p[0].qp.postSend(new SendWorkRequest(1).wrId(1).opcode(WrOpcode.RDMA_READ).sge(p[0].mr, 0, 200)
                 .remoteAddr(16).rkey(rkey));
         Verbs.assertSuccess(verbs.await(p[0].sendCq, 1).get(0), 1);
         Verbs.assertPattern(p[0].buffer, 0, 200, seed);
+        if (fixture.supports(Feature.ATOMICS)) {
+            ByteBuffer target = mr.buffer().order(ByteOrder.nativeOrder());
+            target.putLong(2048 + 512, 70);
+            p[0].qp.postSend(new SendWorkRequest(1).wrId(2).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD)
+                    .sge(p[0].mr, 1024, 8).remoteAddr(512).rkey(rkey).compareAdd(5));
+            Verbs.assertSuccess(verbs.await(p[0].sendCq, 1).get(0), 2);
+            assertThat(target.getLong(2048 + 512)).as("the window's offset 512").isEqualTo(75);
+            assertThat(target.getLong(512)).as("not the region's").isZero();
+        }
     }
 
     /** A type 1 window bound with bindMw serves the peer; its previous key stops working at the next bind. */

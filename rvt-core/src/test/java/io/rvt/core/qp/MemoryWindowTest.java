@@ -131,6 +131,26 @@ class MemoryWindowTest {
     }
 
     @Test
+    void shouldAddAtAZeroBasedWindowsOffsetNotAtTheRegionsAddress() {
+        RvtQp[] p = pair();
+        RvtMr mr = bindRegion();
+        MemoryWindow mw = env.pd.allocMw(MwType.TYPE_2);
+        int key = nextKey(mw.rkey(), 2);
+        p[1].postSend(bindWr(mw, key, mr, mr.addr() + 512, 64,
+                AccessFlag.mask(AccessFlag.REMOTE_ATOMIC, AccessFlag.ZERO_BASED)));
+        one(p[1]);
+        java.nio.ByteBuffer mem = mr.buffer().order(java.nio.ByteOrder.nativeOrder());
+        mem.putLong(512 + 8, 70);
+        RvtMr local = env.reg(64);
+        p[0].postSend(new SendWorkRequest(1).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).wrId(6).sge(local, 0, 8)
+                .remoteAddr(8).rkey(key).compareAdd(5));
+        assertThat(one(p[0]).status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(local.buffer().order(java.nio.ByteOrder.nativeOrder()).getLong(0)).isEqualTo(70);
+        assertThat(mem.getLong(512 + 8)).as("the window's byte 8").isEqualTo(75);
+        assertThat(mem.getLong(8)).as("not the region's byte 8").isZero();
+    }
+
+    @Test
     void shouldRefuseBindingBeyondTheRegionAndChangeNothing() {
         RvtQp[] p = pair();
         RvtMr mr = bindRegion();
