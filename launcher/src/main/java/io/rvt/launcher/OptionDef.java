@@ -75,6 +75,14 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--rdma_cm", "-R", null, CONNECT, "pingpong: connect through rvt-cm, rvt to rvt (without: the "
                     + "examples' TCP exchange); perf: one process accepted (rvt-cm connects its HCAs), two refused "
                     + "(perftest's rdma_cm exchange is not built; without -R: perftest's TCP exchange)"),
+            opt("--use-srq", null, null, "perf", "refused: " + Refusals.USE_SRQ),
+            opt("--ipv6", null, null, "perf", "refused: " + Refusals.IPV6),
+            opt("--output", null, "WHAT", "perf", "refused: " + Refusals.OUTPUT),
+            opt("--reversed", null, null, "perf", "refused: " + Refusals.REVERSED),
+            opt("--run_infinitely", null, null, "perf", "refused: " + Refusals.RUN_INFINITELY),
+            opt("--retry_count", null, "N", "perf", "refused: " + Refusals.RETRY_COUNT),
+            opt("--latency_gap", null, "USEC", "perf", "refused: " + Refusals.LATENCY_GAP),
+            opt("--rate_limit", null, "RATE", "perf", "refused: " + Refusals.RATE_LIMIT),
             opt("--verbose", "-v", null, "devices default", "device limits too"),
             opt("--list", "-l", null, "devices", "the devices' names only, as ibv_devinfo -l"),
             opt("--no-traffic", null, null, "stat", "counters only, no traffic run first"),

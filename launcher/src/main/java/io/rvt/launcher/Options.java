@@ -221,6 +221,14 @@ public final class Options {
             case "--events" -> events = true;
             case "--gid-idx" -> gidIndex = inRange(name, v, 0, 255, "a GID index");
             case "--chk" -> chk = true;
+            case "--use-srq" -> throw refused(name, Refusals.USE_SRQ);
+            case "--ipv6" -> throw refused(name, Refusals.IPV6);
+            case "--output" -> throw refused(name, Refusals.OUTPUT);
+            case "--reversed" -> throw refused(name, Refusals.REVERSED);
+            case "--run_infinitely" -> throw refused(name, Refusals.RUN_INFINITELY);
+            case "--retry_count" -> throw refused(name, Refusals.RETRY_COUNT);
+            case "--latency_gap" -> throw refused(name, Refusals.LATENCY_GAP);
+            case "--rate_limit" -> throw refused(name, Refusals.RATE_LIMIT);
             case "--odp", "--iodp", "--prefetch" -> throw refused(name, Refusals.ODP);
             case "--ts" -> throw refused(name, Refusals.TS);
             case "--dm" -> throw refused(name, Refusals.DM);

@@ -59,6 +59,23 @@ class PerftestFlagsTest {
     }
 
     @Test
+    void shouldRefusePerftestsFlagsThatRvtPerfHasNotWithOneLineEach() {
+        cli.assertUsage("option --use-srq is refused: rvt perf posts each QP's receives on the QP itself", "perf",
+                "--use-srq");
+        cli.assertUsage("option --ipv6 is refused: rvt's GID is its HCA's --address", "perf", "--ipv6");
+        cli.assertUsage("option --output is refused: perftest's one-number output", "perf", "--output",
+                "bandwidth");
+        cli.assertUsage("option --reversed is refused: the server sending to the client", "perf", "--reversed");
+        cli.assertUsage("option --run_infinitely is refused: a row that never ends is not built", "perf",
+                "--run_infinitely");
+        cli.assertUsage("option --retry_count is refused: rvt's RC QPs always retry 7 times", "perf",
+                "--retry_count", "3");
+        cli.assertUsage("option --latency_gap is refused: a pause between latency iterations", "perf", "--lat",
+                "--latency_gap", "10");
+        cli.assertUsage("option --rate_limit is refused: rvt has no rate limiter", "perf", "--rate_limit", "5");
+    }
+
+    @Test
     void shouldTakePerftestProgramNamesAsTests() {
         Options o = Options.parse("perf", "--test", "ib_write_lat");
         assertThat(o.test).isEqualTo(PerfTest.WRITE);
