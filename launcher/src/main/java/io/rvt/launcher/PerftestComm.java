@@ -29,6 +29,8 @@ abstract class PerftestComm implements AutoCloseable {
     static final double OLDEST = 5.70;
     /** perftest's {@code cycle_buffer} default: the page size. */
     static final int CYCLE_BUFFER = 4096;
+    /** The largest peer's {@code cycle_buffer} taken (a page size: 64 KiB on some machines; 16 MiB is plenty). */
+    static final int MAX_CYCLE_BUFFER = 16 << 20;
     /** perftest's {@code DEF_CACHE_LINE_SIZE}. */
     static final int CACHE_LINE = 64;
 
@@ -36,6 +38,11 @@ abstract class PerftestComm implements AutoCloseable {
     final boolean client;
     /** The peer's address, in messages: its TCP address until its QP data names its RDMA address. */
     String peer;
+    /**
+     * perftest's {@code cycle_buffer} after {@link #prologue}: the larger of the two sides' (perftest's
+     * {@code check_sys_data} keeps the larger), the bytes a perftest client steps through at the peer's vaddr.
+     */
+    int cycleBuffer = CYCLE_BUFFER;
 
     PerftestComm(boolean client, String peer) {
         this.client = client;
@@ -81,11 +88,28 @@ abstract class PerftestComm implements AutoCloseable {
             throw new IllegalStateException("the peer at " + peer + " is not perftest " + OLDEST + " or later (its "
                     + "version is '" + printable(text) + "'; perftest's rule: older versions are refused)");
         }
-        exchange(ByteBuffer.allocate(4).putInt(CYCLE_BUFFER).array());
+        cycleBuffer = cycleBuffer(ByteBuffer.wrap(exchange(ByteBuffer.allocate(4).putInt(CYCLE_BUFFER).array()))
+                .getInt(), peer);
         exchange(ByteBuffer.allocate(4).putInt(CACHE_LINE).array());
         byte[] code = exchange(new byte[] {(byte) ('0' + mtuCode), 0});
         int rem = code[0] - '0';
         return rem >= 1 && rem <= 5 && rem < mtuCode ? rem : mtuCode;
+    }
+
+    /**
+     * perftest's {@code check_sys_data}: both sides use the larger {@code cycle_buffer}.
+     *
+     * @param theirs the peer's {@code cycle_buffer}
+     * @param peer the peer's address, for the message
+     * @return the larger of this side's and the peer's
+     * @throws IllegalStateException if the peer's is not between 1 and {@link #MAX_CYCLE_BUFFER}
+     */
+    static int cycleBuffer(int theirs, String peer) {
+        if (theirs < 1 || theirs > MAX_CYCLE_BUFFER) {
+            throw new IllegalStateException("the peer at " + peer + " sent a cycle buffer of " + theirs
+                    + " bytes (1 to " + MAX_CYCLE_BUFFER + " taken): not perftest's page size");
+        }
+        return Math.max(CYCLE_BUFFER, theirs);
     }
 
     /**

@@ -196,8 +196,8 @@ final class RemotePerf {
             this.ud = spec.transport() == Transport.UD;
             this.largest = largest(spec);
             int grh = ud ? Endpoint.GRH_BYTES : 0;
-            this.target = grh + largest;
-            this.e = new Endpoint(dev, Math.max(2 * (grh + largest), PerfTest.ATOMIC_SIZE * 2),
+            this.target = targetOffset(grh + largest);
+            this.e = new Endpoint(dev, target + targetBytes(grh + largest, comm.cycleBuffer),
                     PerfSizing.cqDepth(spec), link);
             this.qps = new QueuePair[n];
             this.mine = new PerftestDest[n];
@@ -654,6 +654,35 @@ final class RemotePerf {
     /** @return whether a GID is an IPv4-mapped address ({@code ::ffff:a.b.c.d}) */
     static boolean isV4Mapped(Gid gid) {
         return gid.subnetPrefix() == 0 && gid.interfaceId() >>> 32 == 0xFFFFL;
+    }
+
+    /**
+     * Where the peer's RDMA WRITEs, READs and atomics land in the region: after this side's own buffer (its sends and
+     * receives), on a cache line as perftest's buffers are.
+     *
+     * @param own the bytes of this side's buffer (the largest message, and a UD receive's GRH)
+     * @return the offset of the target in the region
+     */
+    static int targetOffset(int own) {
+        return roundUp(Math.max(own, PerfTest.ATOMIC_SIZE), PerftestComm.CACHE_LINE);
+    }
+
+    /**
+     * The target's bytes: perftest's client steps its remote address by the message size rounded up to a cache line
+     * through {@code cycle_buffer} bytes when a message is at most half of it ({@code increase_rem_addr}, the peer's
+     * buffer being {@code BUFF_SIZE(size, cycle_buffer)} rounded up to a cache line), so an 8-byte atomic targets
+     * 64 addresses of a 4 KiB page, not one.
+     *
+     * @param own the bytes of this side's buffer (at least the largest message)
+     * @param cycleBuffer perftest's {@code cycle_buffer} both sides use ({@link PerftestComm#cycleBuffer})
+     * @return the bytes at the target
+     */
+    static int targetBytes(int own, int cycleBuffer) {
+        return roundUp(Math.max(Math.max(own, PerfTest.ATOMIC_SIZE), cycleBuffer), PerftestComm.CACHE_LINE);
+    }
+
+    private static int roundUp(int bytes, int unit) {
+        return (bytes + unit - 1) / unit * unit;
     }
 
     /** @return the largest size of the table's rows */
