@@ -204,9 +204,15 @@ final class InteropCase {
                 assertThat(loss.dropped()).as("packets the loss rules dropped; %s", why).isPositive();
                 assertThat(rxe.get("rcvd_pkts")).as("rxe0's rcvd_pkts against rvt's tx_packets; %s", why)
                         .isLessThanOrEqualTo(rvt.number("tx_packets"));
+                // A drop of a packet that neither side counts (a CM MAD the CM sends again) needs no RC
+                // retransmission: seen once in ucmatose's case (188 packets at 2 %), all counted packets delivered.
+                boolean countedLost = rxe.get("rcvd_pkts") < rvt.number("tx_packets")
+                        || rvt.number("rx_packets") < rxe.get("sent_pkts");
                 long resent = rvt.number("rc_resends") + rxe.get("completer_retry_err");
-                assertThat(resent).as("retransmissions (rvt's rc_resends + rxe0's completer_retry_err); %s", why)
-                        .isPositive();
+                if (countedLost) {
+                    assertThat(resent).as("retransmissions (rvt's rc_resends + rxe0's completer_retry_err) after "
+                            + "a counted packet was lost; %s", why).isPositive();
+                }
             }
         }
     }
