@@ -8,13 +8,25 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.TestWatcher;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Base of every conformance test: opens a fresh fixture with two devices per test, closes its {@link Verbs} and the
  * fixture afterwards, and prints the fixture's seed when a test fails. Set {@code -Drvt.test.seed=N} to replay a
  * seed, {@code random} to explore.
+ * <p>
+ * A driver runs a suite with one class per suite, whose static {@code variants()} method lists the
+ * {@link Variant}s to run it on: every case runs once per variant (a JUnit parameterized class, shown as
+ * {@code [n] name}).
  */
+@ParameterizedClass(name = "[{index}] {0}")
+@MethodSource("variants")
 public abstract class ConformanceTest {
+    /** The variant this instance runs on, one of the concrete class's {@code variants()}. */
+    @Parameter
+    protected Variant variant;
     /** The fixture of the running test. */
     protected DriverFixture fixture;
     /** Helpers bound to {@link #fixture}. */
@@ -36,13 +48,15 @@ public abstract class ConformanceTest {
 
     /**
      * @param seed the seed for the fixture's randomness
-     * @return a new fixture of the driver under test
+     * @return a new fixture of the driver under test: by default {@link #variant}'s
      */
-    protected abstract DriverFixture createFixture(long seed);
+    protected DriverFixture createFixture(long seed) {
+        return variant.open(seed);
+    }
 
     /**
      * The seed for this test: {@code -Drvt.test.seed=N} replays N; {@code -Drvt.test.seed=random} draws a fresh one
-     * per test (to explore); by default a fixed seed per test class, so that a build is reproducible.
+     * per test (to explore); by default a fixed seed per test class and variant, so that a build is reproducible.
      *
      * @return the seed
      */
@@ -51,7 +65,8 @@ public abstract class ConformanceTest {
         if ("random".equals(s)) {
             return System.nanoTime() ^ 0x5DEECE66DL;
         }
-        return s != null ? Long.parseLong(s) : 0x5EED_0000L + getClass().getSimpleName().hashCode();
+        return s != null ? Long.parseLong(s)
+                : 0x5EED_0000L + (getClass().getSimpleName() + "[" + variant.name() + "]").hashCode();
     }
 
     /** Opens the fixture and two devices. */

@@ -9,6 +9,7 @@ import io.rvt.testkit.DriverFixture;
 import io.rvt.testkit.Endpoint;
 import io.rvt.testkit.Faults;
 import io.rvt.testkit.Feature;
+import io.rvt.testkit.Variant;
 import io.rvt.testkit.Verbs;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +20,26 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * ephemeral UDP port, each with the others in its peer table; faults are injected by decorating the sockets.
  */
 final class JniFixture implements DriverFixture {
+    /** The conformance variant over 127.0.0.1, each HCA with threads of its own. */
+    static final Variant IPV4 = new Variant("ipv4", seed -> new JniFixture(seed, "127.0.0.1"));
+    /** The conformance variant over ::1. */
+    static final Variant IPV6 = new Variant("ipv6", seed -> new JniFixture(seed, "::1"));
+    /** Over 127.0.0.1 with one shared engine thread ({@code doWork}), the drivers starting none. */
+    static final Variant SHARED_ENGINE = new Variant("ipv4, one shared engine",
+            seed -> new JniFixture(seed, "127.0.0.1", true, Wire.NATIVE));
+    /** Over ::1 with flows spread over three UDP source ports per HCA. */
+    static final Variant SOURCE_PORTS = new Variant("ipv6, 3 source ports",
+            seed -> new JniFixture(seed, "::1").sourcePorts(3));
+    /** Over ::1 through the JDK's DatagramChannel ({@link Wire#JDK}). */
+    static final Variant JDK_WIRE = new Variant("ipv6, JDK wire", seed -> new JniFixture(seed, "::1", false, Wire.JDK));
+    /**
+     * Over 127.0.0.1 with every datagram received carrying a numbered IPv4 Identification, as Linux's do
+     * ({@link Ipv4IdNumbering}): each packet is accepted by solving its ICRC for the ID, and corrupted packets (one
+     * bit flipped on the way) are still all caught.
+     */
+    static final Variant IPV4_IDS = new Variant("ipv4, numbered IP IDs",
+            seed -> new JniFixture(seed, "127.0.0.1").numberIpv4Ids(true));
+
     private final long seed;
     private final String address;
     private final Wire wire;

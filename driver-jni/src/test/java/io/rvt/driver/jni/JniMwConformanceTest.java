@@ -1,12 +1,12 @@
 package io.rvt.driver.jni;
 
-import io.rvt.testkit.DriverFixture;
 import io.rvt.testkit.MwConformanceTest;
+import io.rvt.testkit.Variant;
+import java.util.List;
 
 /** The memory-window conformance suite on driver-jni: two HCAs over UDP on 127.0.0.1. */
 class JniMwConformanceTest extends MwConformanceTest {
-    @Override
-    protected DriverFixture createFixture(long seed) {
-        return new JniFixture(seed, "127.0.0.1");
+    static List<Variant> variants() {
+        return List.of(JniFixture.IPV4);
     }
 }

@@ -1,12 +1,12 @@
 package io.rvt.driver.jni;
 
-import io.rvt.testkit.DriverFixture;
 import io.rvt.testkit.UdConformanceTest;
+import io.rvt.testkit.Variant;
+import java.util.List;
 
-/** The Ud conformance suite on driver-jni: two HCAs over UDP on 127.0.0.1. */
+/** The UD conformance suite on driver-jni: two HCAs over UDP on 127.0.0.1 and on ::1. */
 class JniUdConformanceTest extends UdConformanceTest {
-    @Override
-    protected DriverFixture createFixture(long seed) {
-        return new JniFixture(seed, "127.0.0.1");
+    static List<Variant> variants() {
+        return List.of(JniFixture.IPV4, JniFixture.IPV6);
     }
 }

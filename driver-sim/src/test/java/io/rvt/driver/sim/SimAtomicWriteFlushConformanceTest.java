@@ -1,12 +1,12 @@
 package io.rvt.driver.sim;
 
 import io.rvt.testkit.AtomicWriteFlushConformanceTest;
-import io.rvt.testkit.DriverFixture;
+import io.rvt.testkit.Variant;
+import java.util.List;
 
 /** The ATOMIC_WRITE and FLUSH conformance suite on deterministic driver-sim. */
 class SimAtomicWriteFlushConformanceTest extends AtomicWriteFlushConformanceTest {
-    @Override
-    protected DriverFixture createFixture(long seed) {
-        return new SimFixture(seed, true);
+    static List<Variant> variants() {
+        return List.of(SimFixture.DETERMINISTIC);
     }
 }

@@ -7,8 +7,8 @@ import io.rvt.cm.CmEvent;
 import io.rvt.cm.CmEventType;
 import io.rvt.cm.Connection;
 import io.rvt.testkit.ConformanceTest;
-import io.rvt.testkit.DriverFixture;
 import io.rvt.testkit.Endpoint;
+import io.rvt.testkit.Variant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
@@ -24,9 +24,8 @@ class SimConformanceTeardownTest extends ConformanceTest {
     /** The connections the tests left open, both sides, for the check after their teardown. */
     private static final List<Connection> LEFT_OPEN = new CopyOnWriteArrayList<>();
 
-    @Override
-    protected DriverFixture createFixture(long seed) {
-        return new SimFixture(seed, true);
+    static List<Variant> variants() {
+        return List.of(SimFixture.DETERMINISTIC);
     }
 
     @Test

@@ -1,12 +1,12 @@
 package io.rvt.driver.sim;
 
 import io.rvt.testkit.DeterminismConformanceTest;
-import io.rvt.testkit.DriverFixture;
+import io.rvt.testkit.Variant;
+import java.util.List;
 
-/** The Determinism conformance suite on deterministic driver-sim. */
+/** The determinism conformance suite on deterministic driver-sim. */
 class SimDeterminismConformanceTest extends DeterminismConformanceTest {
-    @Override
-    protected DriverFixture createFixture(long seed) {
-        return new SimFixture(seed, true);
+    static List<Variant> variants() {
+        return List.of(SimFixture.DETERMINISTIC);
     }
 }

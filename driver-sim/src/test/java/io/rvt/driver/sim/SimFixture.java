@@ -10,6 +10,7 @@ import io.rvt.driver.sim.fabric.FaultConfig;
 import io.rvt.testkit.DriverFixture;
 import io.rvt.testkit.Faults;
 import io.rvt.testkit.Feature;
+import io.rvt.testkit.Variant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -17,6 +18,11 @@ import java.util.function.UnaryOperator;
 
 /** driver-sim's conformance fixture: simulated HCAs on a fresh fabric, deterministic or real-time. */
 final class SimFixture implements DriverFixture {
+    /** The conformance variant on a deterministic fabric: the test's thread runs it on virtual time. */
+    static final Variant DETERMINISTIC = new Variant("deterministic", seed -> new SimFixture(seed, true));
+    /** The conformance variant on a real-time fabric: fabric and send engines on their own threads. */
+    static final Variant REAL_TIME = new Variant("real-time", seed -> new SimFixture(seed, false));
+
     private static final AtomicInteger FABRICS = new AtomicInteger();
 
     private final long seed;

@@ -1,12 +1,12 @@
 package io.rvt.driver.sim;
 
 import io.rvt.testkit.RcConformanceTest;
-import io.rvt.testkit.DriverFixture;
+import io.rvt.testkit.Variant;
+import java.util.List;
 
-/** The Rc conformance suite on deterministic driver-sim. */
+/** The RC conformance suite on driver-sim, deterministic and in real time (fabric and send engines on their own threads). */
 class SimRcConformanceTest extends RcConformanceTest {
-    @Override
-    protected DriverFixture createFixture(long seed) {
-        return new SimFixture(seed, true);
+    static List<Variant> variants() {
+        return List.of(SimFixture.DETERMINISTIC, SimFixture.REAL_TIME);
     }
 }

@@ -1,12 +1,12 @@
 package io.rvt.driver.sim;
 
 import io.rvt.testkit.UcConformanceTest;
-import io.rvt.testkit.DriverFixture;
+import io.rvt.testkit.Variant;
+import java.util.List;
 
-/** The Uc conformance suite on deterministic driver-sim. */
+/** The UC conformance suite on deterministic driver-sim. */
 class SimUcConformanceTest extends UcConformanceTest {
-    @Override
-    protected DriverFixture createFixture(long seed) {
-        return new SimFixture(seed, true);
+    static List<Variant> variants() {
+        return List.of(SimFixture.DETERMINISTIC);
     }
 }

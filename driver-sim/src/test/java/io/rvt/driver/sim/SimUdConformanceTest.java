@@ -1,12 +1,12 @@
 package io.rvt.driver.sim;
 
 import io.rvt.testkit.UdConformanceTest;
-import io.rvt.testkit.DriverFixture;
+import io.rvt.testkit.Variant;
+import java.util.List;
 
-/** The Ud conformance suite on deterministic driver-sim. */
+/** The UD conformance suite on driver-sim, deterministic and in real time. */
 class SimUdConformanceTest extends UdConformanceTest {
-    @Override
-    protected DriverFixture createFixture(long seed) {
-        return new SimFixture(seed, true);
+    static List<Variant> variants() {
+        return List.of(SimFixture.DETERMINISTIC, SimFixture.REAL_TIME);
     }
 }
