@@ -34,14 +34,13 @@ import io.rvt.core.mr.RvtPd;
 import io.rvt.core.qp.QpnTable;
 import io.rvt.core.qp.RvtQp;
 import io.rvt.core.qp.RvtQpTable;
+import io.rvt.core.timer.AgentExecutor;
 import io.rvt.core.timer.SystemTimerService;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -74,7 +73,10 @@ public final class RvtDevice implements DriverDevice {
     private final TimerService timers;
     private final SystemTimerService ownTimers;
     private final AtomicLongArray counts = new AtomicLongArray(DeviceCounter.values().length);
-    private final ExecutorService[] compExecutors;
+    /** rvt's completion threads, made on first use; guarded by the array's monitor, as is {@link #compClosed}. */
+    private final AgentExecutor[] compExecutors;
+    /** Set once the device's removal closed its completion threads: none is made after that. */
+    private boolean compClosed;
     private final Object rcQpLock = new Object();
     private volatile int busyTicks;
     private volatile AsyncEventHandler eventHandler;
@@ -122,7 +124,7 @@ public final class RvtDevice implements DriverDevice {
             ownTimers = null;
             timers = ts;
         }
-        this.compExecutors = new ExecutorService[Math.max(1, params.numCompVectors())];
+        this.compExecutors = new AgentExecutor[Math.max(1, params.numCompVectors())];
     }
 
     /**
@@ -208,20 +210,7 @@ public final class RvtDevice implements DriverDevice {
             for (RvtQp qp : qps) {
                 qp.flushSendQueue();
             }
-            for (ExecutorService e : compExecutors) {
-                if (e != null) {
-                    e.shutdown();
-                }
-            }
-            for (ExecutorService e : compExecutors) {
-                if (e != null) {
-                    try {
-                        e.awaitTermination(5, TimeUnit.SECONDS);
-                    } catch (InterruptedException ie) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
-            }
+            closeCompletionExecutors();
             if (ownTimers != null) {
                 ownTimers.close();
             }
@@ -319,7 +308,8 @@ public final class RvtDevice implements DriverDevice {
 
     /**
      * The executor for completion handlers of a CQ whose vector maps to {@code cpu}: the driver's, or one of rvt's
-     * completion threads.
+     * completion threads ({@link AgentExecutor}s on the agent runtime, one per completion vector, made on first use
+     * and stopped by the device's removal).
      *
      * @param cpu the index from {@code comp_vect_cpu_lookup}
      * @return the executor
@@ -331,15 +321,30 @@ public final class RvtDevice implements DriverDevice {
         }
         int i = Math.floorMod(cpu, compExecutors.length);
         synchronized (compExecutors) {
+            if (compClosed) {
+                return CLOSED_EXECUTOR;
+            }
             if (compExecutors[i] == null) {
-                String threadName = name + "-comp-" + i;
-                compExecutors[i] = Executors.newSingleThreadExecutor(r -> {
-                    Thread t = new Thread(r, threadName);
-                    t.setDaemon(true);
-                    return t;
-                });
+                compExecutors[i] = new AgentExecutor(name + "-comp-" + i);
             }
             return compExecutors[i];
+        }
+    }
+
+    /** What {@link #completionExecutor} gives once the device is gone: it refuses, as a closed executor does. */
+    private static final Executor CLOSED_EXECUTOR = task -> {
+        throw new RejectedExecutionException("the device was unregistered");
+    };
+
+    /** Runs what the completion threads have queued and stops them (at most 5 s each before an interrupt). */
+    private void closeCompletionExecutors() {
+        synchronized (compExecutors) {
+            compClosed = true;
+        }
+        for (AgentExecutor e : compExecutors) {
+            if (e != null) {
+                e.close();
+            }
         }
     }
 

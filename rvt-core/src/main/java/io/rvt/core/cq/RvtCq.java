@@ -203,6 +203,14 @@ public final class RvtCq implements DriverCq {
         return compVector;
     }
 
+    /**
+     * @return the executor its completion handler runs on ({@link RvtDevice#completionExecutor}), where rvt-core also
+     *         defers a QP error transition it cannot run on the caller's thread
+     */
+    public Executor completionExecutor() {
+        return executor;
+    }
+
     /** @return the executor index from {@code comp_vect_cpu_lookup} ({@code comp_vector_cpu}) */
     public int compVectorCpu() {
         return compVectorCpu;

@@ -6,6 +6,7 @@ import io.rvt.api.QpState.Ops;
 import io.rvt.api.QpType;
 import io.rvt.api.WcStatus;
 import io.rvt.api.spi.QpFlags;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * A QP's ways into the error state beyond {@code rvt_error_qp} itself ({@link RvtQp#errorQp}): {@code rvt_rc_error}
@@ -54,7 +55,9 @@ final class QpErrors {
     /**
      * rvt_send_cq/rvt_recv_cq on overflow: QP to ERR with LOC_QP_OP_ERR. rdmavt requires r_lock and s_lock here; a
      * Java caller may hold only one of them, and taking recvLock under sendLock would invert the lock order, so the
-     * missing lock is taken only if that is safe, else the transition runs on another thread in lock order.
+     * missing lock is taken only if that is safe, else the transition runs in lock order on the send CQ's completion
+     * executor (rvt's {@code AgentExecutor} on the agent runtime, or the driver's: driver-sim's deterministic fabric
+     * runs it in virtual time), never on a thread of its own.
      */
     static void errorOnOverflow(RvtQp qp) {
         boolean haveRecv = qp.recvLock.isHeldByCurrentThread();
@@ -84,9 +87,13 @@ final class QpErrors {
                 qp.recvLock.unlock();
             }
         } else {
-            Thread t = new Thread(() -> moveToErrorWithStatus(qp, WcStatus.LOC_QP_OP_ERR), "rvt-qp-error");
-            t.setDaemon(true);
-            t.start();
+            try {
+                qp.sendCq.completionExecutor().execute(() -> moveToErrorWithStatus(qp, WcStatus.LOC_QP_OP_ERR));
+            } catch (RejectedExecutionException e) {
+                // the device is being removed, which moved every QP to ERR before it closed its executors
+                System.getLogger(RvtQp.class.getName()).log(System.Logger.Level.DEBUG,
+                        "QP {0}: the device is gone, no deferred error transition", qp.qpNum());
+            }
         }
     }
 
