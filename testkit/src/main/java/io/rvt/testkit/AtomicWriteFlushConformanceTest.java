@@ -22,6 +22,7 @@ import io.rvt.api.WorkCompletion;
 import io.rvt.api.WorkRequestException;
 import io.rvt.api.WrOpcode;
 import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -193,8 +194,10 @@ public abstract class AtomicWriteFlushConformanceTest extends ConformanceTest {
      * retries likewise; every WQE completes in order.
      */
     @Test
+    @Tag("FAULT_INJECTION")
     void shouldExecuteEachAtomicWriteOnceUnderLoss() {
         require(Feature.ATOMICS);
+        require(Feature.FAULT_INJECTION);
         Endpoint[] p = pair();
         allowFlush(p[1], AccessFlag.FLUSH_GLOBAL.bit());
         MemoryRegion target = p[1].pd.regMr(ByteBuffer.allocateDirect(64), FLUSHABLE);

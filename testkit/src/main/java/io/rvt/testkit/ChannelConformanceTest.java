@@ -19,6 +19,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -145,7 +146,9 @@ public abstract class ChannelConformanceTest extends ConformanceTest {
 
     /** A CQ cannot be made on another device's channel (EINVAL) nor on a destroyed one (EBADF). */
     @Test
+    @Tag("SEPARATE_DEVICES")
     void shouldRefuseAnotherDevicesOrADestroyedChannel() {
+        require(Feature.SEPARATE_DEVICES);
         CompletionChannel other = dev[1].createCompChannel();
         assertThatThrownBy(() -> dev[0].createCq(4, 0, other, null, null)).isInstanceOf(VerbsException.class)
                 .satisfies(e -> assertThat(((VerbsException) e).errno()).isEqualTo(Errno.EINVAL))

@@ -7,9 +7,12 @@ import io.rvt.api.QpType;
 import io.rvt.api.RecvWorkRequest;
 import io.rvt.api.SendWorkRequest;
 import io.rvt.api.WrOpcode;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** A seeded run is a function of its seed: same seed, same packet trace; another seed, another trace. */
+@Tag("DETERMINISTIC")
+@Tag("FAULT_INJECTION")
 public abstract class DeterminismConformanceTest extends ConformanceTest {
     private long run(long runSeed) {
         try (DriverFixture f = createFixture(runSeed)) {

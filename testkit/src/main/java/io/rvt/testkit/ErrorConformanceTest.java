@@ -13,6 +13,7 @@ import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
 import java.nio.ByteBuffer;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** RC error paths: remote access errors, receiver not ready, retries exhausted, flush after error. */
@@ -80,6 +81,7 @@ public abstract class ErrorConformanceTest extends ConformanceTest {
 
     /** A partition until retries run out: RETRY_EXC_ERR, then flush. */
     @Test
+    @Tag("FAULT_INJECTION")
     void shouldFailWithRetryExceededWhenPartitioned() {
         require(Feature.FAULT_INJECTION);
         Endpoint[] p = verbs.connected(dev[0], dev[1], QpType.RC, BUF, 7, 1);

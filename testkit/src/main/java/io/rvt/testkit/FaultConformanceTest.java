@@ -10,6 +10,7 @@ import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * RC over a faulty network: every message delivered exactly once, in order, byte-exact, with completions in order,
  * under loss, duplication, reordering and corruption.
  */
+@Tag("FAULT_INJECTION")
 public abstract class FaultConformanceTest extends ConformanceTest {
     private static final int MESSAGES = 120;
     private static final int SLOT = 8192;

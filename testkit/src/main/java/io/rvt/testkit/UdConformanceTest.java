@@ -11,6 +11,7 @@ import io.rvt.api.WcOpcode;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Unreliable datagram service: address handles, Q_Keys, the 40-byte GRH area. */
@@ -50,6 +51,7 @@ public abstract class UdConformanceTest extends ConformanceTest {
 
     /** A datagram sent to a multicast group reaches every attached QP, and stops after they detach. */
     @Test
+    @Tag("MULTICAST")
     void shouldDeliverToEveryAttachedQpWhenSentToMulticastGroup() {
         require(Feature.MULTICAST);
         Endpoint c = verbs.endpoint(dev[1], QpType.UD, 1 << 14);

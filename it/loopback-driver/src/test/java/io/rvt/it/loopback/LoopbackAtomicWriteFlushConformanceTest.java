@@ -1,0 +1,12 @@
+package io.rvt.it.loopback;
+
+import io.rvt.testkit.AtomicWriteFlushConformanceTest;
+import io.rvt.testkit.Variant;
+import java.util.List;
+
+/** The ATOMIC_WRITE and FLUSH conformance suite on the loopback driver: QPs of one device through rvt-core's loopback. */
+class LoopbackAtomicWriteFlushConformanceTest extends AtomicWriteFlushConformanceTest {
+    static List<Variant> variants() {
+        return List.of(LoopbackFixture.ONE_DEVICE);
+    }
+}

@@ -1,0 +1,12 @@
+package io.rvt.it.loopback;
+
+import io.rvt.testkit.ErrorConformanceTest;
+import io.rvt.testkit.Variant;
+import java.util.List;
+
+/** The error conformance suite on the loopback driver: QPs of one device through rvt-core's loopback. */
+class LoopbackErrorConformanceTest extends ErrorConformanceTest {
+    static List<Variant> variants() {
+        return List.of(LoopbackFixture.ONE_DEVICE);
+    }
+}
