@@ -11,8 +11,10 @@ import java.util.OptionalLong;
  * communication IDs, transaction IDs), and its default CM timing. Immutable; build with {@link #builder()}.
  *
  * <p>Threads and time: the CM has no thread of its own. It reacts to MADs on the completion handler of its GSI
- * receive CQ (the driver's completion executor) and to its timers; by default the timers run on one daemon thread
- * shared by every CM of the JVM ({@code rvt-cm-timer}, started with the first CM and stopped with the last). With a
+ * receive CQ (the driver's completion executor) and to its timers; by default the timers run on its device's clock
+ * ({@link Device#timerService()}: rvt-core's timer agent {@code rvt-DEVICE-timer} on real time), so that a CM's time
+ * goes with its device and no thread is rvt-cm's (a listener that blocks there delays the device's own timers:
+ * hand long work to a thread of the application's). With a
  * {@link Builder#timerService(TimerService) timer service} of the caller's, e.g. driver-sim's event loop in deterministic
  * mode, the CM runs entirely on that service's time: the same seed then gives the same MADs at the same virtual
  * times. {@link #of(Device)} (what {@link ConnectionManager#of(Device)} and rvt-cm's OSGi component use) takes that
@@ -100,7 +102,7 @@ public final class CmConfig {
         return new Builder();
     }
 
-    /** @return the caller's timer service, or null for the CM's shared real-time timer thread */
+    /** @return the caller's timer service, or null for the device's ({@link Device#timerService()}) */
     public TimerService timerService() {
         return timerService;
     }
@@ -166,7 +168,7 @@ public final class CmConfig {
 
     @Override
     public String toString() {
-        return "CmConfig[timer=" + (timerService == null ? "rvt-cm-timer" : timerService) + ", seed="
+        return "CmConfig[timer=" + (timerService == null ? "device" : timerService) + ", seed="
                 + (seeded ? Long.toString(seed) : "random") + ", cmResponseTimeout=" + cmResponseTimeout
                 + ", maxCmRetries=" + maxCmRetries + ", serviceTimeout=" + serviceTimeout + ", listenBacklog="
                 + listenBacklog + ", maxRequestHold=" + maxRequestHold.toMillis() + " ms]";

@@ -51,8 +51,8 @@ final class CmEngine {
     static final long MIN_TIMEWAIT_NANOS = 1_000_000L;
     final Device device;
     private final CmConfig config;
+    /** The caller's timer service, else the device's ({@link Device#timerService()}). */
     final TimerService timers;
-    private final boolean sharedTimer;
     private final SplittableRandom random;
     private final long caGuid;
     private final DeviceAttributes attrs;
@@ -88,8 +88,9 @@ final class CmEngine {
     private CmEngine(Device device, CmConfig config) {
         this.device = device;
         this.config = config;
-        this.sharedTimer = config.timerService() == null;
-        this.timers = sharedTimer ? SharedTimer.acquire() : config.timerService();
+        // no thread of rvt-cm's own: without a clock of the caller's the CM keeps its device's time, rvt-core's timer
+        // agent (rvt-DEVICE-timer) on real time, a deterministic fabric's event loop on virtual time
+        this.timers = config.timerService() != null ? config.timerService() : device.timerService();
         this.random = config.isSeeded() ? new SplittableRandom(config.seed()) : new SplittableRandom();
         this.attrs = device.queryDevice();
         this.caGuid = attrs.nodeGuid();
@@ -752,7 +753,7 @@ final class CmEngine {
 
     /** The DREQs and REJs the close sent leave before their GSI QPs go (at most {@link #CLOSE_SEND_POLLS} polls). */
     private void awaitMadSends() {
-        if (!sharedTimer && timers.replaySeed().isPresent()) {
+        if (timers.replaySeed().isPresent()) {
             // a replaying clock (driver-sim's deterministic fabric): polls here would run the fabric from whichever
             // thread closes (a component's deactivation), so the fabric's later trace would depend on thread timing
             return;
@@ -774,9 +775,6 @@ final class CmEngine {
             return; // a close that found the device gone meanwhile: deviceGone queued the release already
         }
         gsi.release();
-        if (sharedTimer) {
-            SharedTimer.release();
-        }
     }
 
     @Override

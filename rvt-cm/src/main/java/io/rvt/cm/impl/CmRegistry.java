@@ -87,9 +87,4 @@ public final class CmRegistry {
             return ENGINES.size();
         }
     }
-
-    /** @return true while the shared real-time timer thread runs (for leak tests) */
-    public static boolean timerThreadRunning() {
-        return SharedTimer.isRunning();
-    }
 }
