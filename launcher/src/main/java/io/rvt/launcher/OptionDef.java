@@ -73,8 +73,8 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--CPU-freq", "-F", null, "perf", "accepted for perftest's command lines (no CPU frequency check "
                     + "to silence)"),
             opt("--rdma_cm", "-R", null, CONNECT, "pingpong: connect through rvt-cm, rvt to rvt (without: the "
-                    + "examples' TCP exchange); perf: one process accepted (rvt-cm connects its HCAs), two refused "
-                    + "(perftest's rdma_cm exchange is not built; without -R: perftest's TCP exchange)"),
+                    + "examples' TCP exchange); perf: perftest's -R, its channel and QPs connected through rvt-cm to "
+                    + "CM port -p, RC and UC (without: perftest's TCP exchange)"),
             opt("--use-srq", null, null, "perf", "refused: " + Refusals.USE_SRQ),
             opt("--ipv6", null, null, "perf", "refused: " + Refusals.IPV6),
             opt("--output", null, "WHAT", "perf", "refused: " + Refusals.OUTPUT),

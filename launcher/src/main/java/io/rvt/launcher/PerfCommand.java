@@ -116,7 +116,7 @@ final class PerfCommand {
         PerfSpec[] table = new PerfSpec[1];
         RemotePerf remote = new RemotePerf(out, err, link, o.cmPort, o.reportGbits, (s, d, mtu, bw, lat) -> {
             PerftestJson.TestInfo info = new PerftestJson.TestInfo(s, d, mtu, host.driver().perftestLinkType(), link,
-                    PerfSizing.rxDepth(s), TCP_EXCHANGE);
+                    PerfSizing.rxDepth(s), o.rdmaCm ? DATA_EXCHANGE : TCP_EXCHANGE);
             if (perftestJson != null) {
                 // as perftest: the file is rewritten for every row, and holds the last
                 write(perftestJson, PerftestJson.report(info, bw, lat, o.reportGbits));
@@ -138,7 +138,7 @@ final class PerfCommand {
                     plot.add(lat);
                 }
             }
-        });
+        }, o.rdmaCm);
         if (o.server) {
             remote.server(host, own);
         } else {

@@ -14,7 +14,8 @@ import java.time.Duration;
 
 /**
  * perftest's channel between its server and client (perftest_communication.c): without {@code -R} a TCP connection to
- * port {@code -p} (18515). Every exchange is lock-step, as {@code ctx_xchg_data} and {@code ctx_hand_shake} are: the
+ * port {@code -p} (18515) ({@link Tcp}), with {@code -R} an RC connection that rdma_cm makes to the same port, whose
+ * exchanges are SENDs ({@link PerftestRdmaCm}). Every exchange is lock-step, as {@code ctx_xchg_data} and {@code ctx_hand_shake} are: the
  * client writes its part and reads the server's, the server reads and then writes, both of the same size. What the
  * programs exchange is a fixed script ({@link RemotePerf}): the versions, page and cache line sizes, the MTU, each
  * QP's {@link PerftestDest}, hand-shakes that synchronise the two before and after the test and between the rows of
@@ -68,6 +69,18 @@ abstract class PerftestComm implements AutoCloseable {
 
     /** Writes perftest's closing {@code "done"} after the last hand-shake, if the channel has one, and closes. */
     abstract void done();
+
+    /**
+     * @param patience the most each later exchange may wait for the peer (a server's for the client's whole test)
+     */
+    abstract void patience(Duration patience);
+
+    /** @return whether the peer has sent what this side has not read yet (it has reached its next exchange) */
+    abstract boolean peerWaiting();
+
+    /** Closes the channel (and, with {@code -R}, the connections made through it). */
+    @Override
+    public abstract void close();
 
     /**
      * The exchanges every program starts with: {@code exchange_versions}, {@code check_sys_data} and
@@ -235,9 +248,7 @@ abstract class PerftestComm implements AutoCloseable {
             }
         }
 
-        /**
-         * @param patience the most each later read may wait (a server's for the client's whole test)
-         */
+        @Override
         void patience(Duration patience) {
             try {
                 socket.setSoTimeout(millis(patience));
@@ -246,7 +257,7 @@ abstract class PerftestComm implements AutoCloseable {
             }
         }
 
-        /** @return whether the peer has sent bytes this side has not read (it has reached its next exchange) */
+        @Override
         boolean peerWaiting() {
             try {
                 return in.available() > 0;

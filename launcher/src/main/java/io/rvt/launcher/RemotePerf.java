@@ -61,6 +61,7 @@ final class RemotePerf {
     private final int port;
     private final boolean gbits;
     private final Reports reports;
+    private final boolean rdmaCm;
 
     /** Writes a row into the JSON files the command line asks for ({@code --out_json}, {@code --json}). */
     interface Reports {
@@ -83,12 +84,28 @@ final class RemotePerf {
      * @param reports writes the JSON files
      */
     RemotePerf(PrintStream out, PrintStream err, LinkOptions link, int port, boolean gbits, Reports reports) {
+        this(out, err, link, port, gbits, reports, false);
+    }
+
+    /**
+     * @param out where the table goes
+     * @param err where the client's progress line goes
+     * @param link the port, path MTU, GID index and ACK timeout
+     * @param port the TCP port, or with {@code rdmaCm} the CM port ({@code -p})
+     * @param gbits bandwidth in Gb/s ({@code --report_gbits})
+     * @param reports writes the JSON files
+     * @param rdmaCm perftest's {@code -R}: the channel and the test's QPs connected through rvt-cm
+     *        ({@link PerftestRdmaCm}) instead of the TCP exchange
+     */
+    RemotePerf(PrintStream out, PrintStream err, LinkOptions link, int port, boolean gbits, Reports reports,
+            boolean rdmaCm) {
         this.out = out;
         this.err = err;
         this.link = link;
         this.port = port;
         this.gbits = gbits;
         this.reports = reports;
+        this.rdmaCm = rdmaCm;
     }
 
     /**
@@ -101,6 +118,13 @@ final class RemotePerf {
     void client(Host host, InetAddress server, PerfSpec spec) {
         Device dev = Main.requireDevices(host, 1, "perf").get(0);
         link.check(dev);
+        if (rdmaCm) {
+            try (PerftestRdmaCm comm = PerftestRdmaCm.connect(host, dev, link, server, port, CONNECT_PATIENCE)) {
+                int mtu = comm.prologue(link.pathMtu(dev).value());
+                new Session(host, dev, spec, comm, mtu).run();
+            }
+            return;
+        }
         try (PerftestComm.Tcp comm = PerftestComm.Tcp.connect(server, port, CONNECT_PATIENCE)) {
             int mtu = comm.prologue(link.pathMtu(dev).value());
             new Session(host, dev, spec, comm, mtu).run();
@@ -117,6 +141,16 @@ final class RemotePerf {
     void server(Host host, PerfSpec spec) {
         Device dev = Main.requireDevices(host, 1, "perf").get(0);
         link.check(dev);
+        if (rdmaCm) {
+            try (PerftestRdmaCm comm = PerftestRdmaCm.accept(host, dev, link, port, RemotePingPong.SERVER_PATIENCE,
+                    () -> out.printf("rvt perf: waiting for a client on %s, CM port %d (rdma_cm)%n", dev.name(),
+                            port))) {
+                comm.patience(CONNECT_PATIENCE);
+                int mtu = comm.prologue(link.pathMtu(dev).value());
+                new Session(host, dev, spec, comm, mtu).run();
+            }
+            return;
+        }
         try (ServerSocket listen = new ServerSocket()) {
             listen.setReuseAddress(true);
             listen.bind(new InetSocketAddress(port), 1);
@@ -164,9 +198,11 @@ final class RemotePerf {
         private final Host host;
         private final Device dev;
         private final PerfSpec spec;
-        private final PerftestComm.Tcp comm;
+        private final PerftestComm comm;
+        /** The channel with {@code -R}, which also connects the test's QPs; null over TCP. */
+        private final PerftestRdmaCm cm;
         private final boolean client;
-        private final PathMtu mtu;
+        private PathMtu mtu;
         private final int n;
         private final boolean ud;
         private final int largest;
@@ -184,11 +220,12 @@ final class RemotePerf {
         private String peer;
         private PerfTable table;
 
-        Session(Host host, Device dev, PerfSpec spec, PerftestComm.Tcp comm, int mtuCode) {
+        Session(Host host, Device dev, PerfSpec spec, PerftestComm comm, int mtuCode) {
             this.host = host;
             this.dev = dev;
             this.spec = spec;
             this.comm = comm;
+            this.cm = comm instanceof PerftestRdmaCm c ? c : null;
             this.client = comm.client;
             this.peer = comm.peer;
             this.mtu = PathMtu.of(mtuCode);
@@ -215,6 +252,9 @@ final class RemotePerf {
                 setUp();
                 rows();
             } finally {
+                if (cm != null) {
+                    cm.disconnectTests();
+                }
                 e.close();
             }
         }
@@ -222,7 +262,10 @@ final class RemotePerf {
         /** Creates the QPs, exchanges their data, connects them and synchronises as perftest's program does. */
         private void setUp() {
             SigType sig = spec.latency() ? SigType.SIGNAL_ALL_WR : SigType.SIGNAL_REQ_WR;
-            for (int q = 0; q < n; q++) {
+            if (cm != null) {
+                connectThroughTheCm(sig);
+            }
+            for (int q = 0; q < n && cm == null; q++) {
                 int psn;
                 if (ud) {
                     qps[q] = e.createUdQp(PerfSizing.sendDepth(spec), PerfSizing.recvDepth(spec), sig);
@@ -253,14 +296,38 @@ final class RemotePerf {
                 peer = ClientWait.address(theirs[0].gid());
                 comm.peer = peer;
             }
-            checkGids();
-            for (int q = 0; q < n; q++) {
-                connect(q);
+            if (cm == null) {
+                // with -R perftest checks no GIDs and connects nothing here: the CM has
+                checkGids();
+                for (int q = 0; q < n; q++) {
+                    connect(q);
+                }
             }
             int extra = n + 1 + (spec.latency() && spec.test() != PerfTest.SEND ? 1 : 0);
             for (int i = 0; i < extra; i++) {
                 comm.handShake(mine[0]);
             }
+        }
+
+        /**
+         * perftest's {@code create_rdma_cm_connection}: a hand-shake, the test's QPs connected through the CM on the
+         * channel's port (the client connects, the server accepts), a hand-shake; each QP's PSN is the CM's and its
+         * path MTU what the CM agreed. Both hand-shakes carry a zeroed {@code struct pingpong_dest}, as perftest's.
+         */
+        private void connectThroughTheCm(SigType sig) {
+            PerftestDest blank = new PerftestDest(0, 0, 0, 0, 0, 0, Gid.ZERO, 0);
+            comm.handShake(blank);
+            io.rvt.cm.QpOptions options = e.qpOptions(spec.transport().qpType(), PerfSizing.sendDepth(spec),
+                    PerfSizing.recvDepth(spec), sig);
+            io.rvt.cm.Connection[] cs = client ? cm.connectQps(e, options, n) : cm.acceptQps(e, options, n, qp -> { });
+            comm.handShake(blank);
+            for (int q = 0; q < n; q++) {
+                qps[q] = cs[q].qp();
+                mine[q] = new PerftestDest(e.lid(), Endpoint.RD_ATOMIC, qps[q].qpNum(), cs[q].sendPsn(), e.mr.rkey(),
+                        e.mr.addr() + target, e.gid, 0);
+                peerQpns[q] = cs[q].remoteQpn();
+            }
+            mtu = cs[0].pathMtu();
         }
 
         /** {@code ctx_check_gid_compatibility}: both GIDs IPv4-mapped, or neither. */
@@ -320,7 +387,8 @@ final class RemotePerf {
             }
             String from = client ? dev.name() : peer;
             String to = client ? peer : dev.name();
-            table.header(spec, from, to, mtu.bytes(), host, link, PerfCommand.TCP_EXCHANGE, addresses.toString());
+            table.header(spec, from, to, mtu.bytes(), host, link, cm != null ? PerfCommand.DATA_EXCHANGE
+                    : PerfCommand.TCP_EXCHANGE, addresses.toString());
         }
 
         private void rows() {

@@ -67,6 +67,12 @@ class RemotePerfProtocolTest {
             }
         }
 
+        /** The polls run the fabric: so do the CM's waits ({@link Connector#await}), with {@code -R}. */
+        @Override
+        public Threading threading() {
+            return Threading.PROGRESS;
+        }
+
         @Override
         public void close() {
         }
@@ -108,6 +114,17 @@ class RemotePerfProtocolTest {
      * @return what the server and the client printed
      */
     static String[] serverAndClient(Side server, Side client, PerfSpec spec) throws Exception {
+        return serverAndClient(server, client, spec, false);
+    }
+
+    /**
+     * Runs {@code spec} between a {@link RemotePerf} server and a client, the server on a thread of its own, until
+     * both have ended.
+     *
+     * @param rdmaCm perftest's {@code -R}: the channel and the QPs connected through rvt-cm
+     * @return what the server and the client printed
+     */
+    static String[] serverAndClient(Host server, Host client, PerfSpec spec, boolean rdmaCm) throws Exception {
         ByteArrayOutputStream serverOut = new ByteArrayOutputStream();
         ByteArrayOutputStream clientOut = new ByteArrayOutputStream();
         PrintStream serverPrint = new PrintStream(serverOut, true, StandardCharsets.UTF_8);
@@ -115,7 +132,7 @@ class RemotePerfProtocolTest {
         RemotePerf.Reports none = (s, d, mtu, bw, lat) -> { };
         int port = freePort();
         CompletableFuture<Void> serverRun = CompletableFuture.runAsync(() -> new RemotePerf(serverPrint,
-                serverPrint, LinkOptions.DEFAULT, port, false, none).server(server, spec));
+                serverPrint, LinkOptions.DEFAULT, port, false, none, rdmaCm).server(server, spec));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!serverOut.toString(StandardCharsets.UTF_8).contains("waiting for a client")) {
             assertThat(System.nanoTime()).as("the server listens").isLessThan(deadline);
@@ -123,8 +140,8 @@ class RemotePerfProtocolTest {
             Thread.onSpinWait();
         }
         try {
-            new RemotePerf(clientPrint, clientPrint, LinkOptions.DEFAULT, port, false, none).client(client,
-                    InetAddress.getByName(SERVER_IP), spec);
+            new RemotePerf(clientPrint, clientPrint, LinkOptions.DEFAULT, port, false, none, rdmaCm).client(client,
+                    serverAddress(server), spec);
         } catch (RuntimeException e) {
             throw new AssertionError("the client failed: " + e + "\n" + clientOut + "\nthe server:\n" + serverOut, e);
         }
@@ -134,6 +151,11 @@ class RemotePerfProtocolTest {
             throw new AssertionError("the server failed: " + e.getCause() + "\n" + serverOut, e.getCause());
         }
         return new String[] {serverOut.toString(StandardCharsets.UTF_8), clientOut.toString(StandardCharsets.UTF_8)};
+    }
+
+    /** @return the server's address: its HCA's GID, an IPv4-mapped one */
+    static InetAddress serverAddress(Host server) throws java.net.UnknownHostException {
+        return InetAddress.getByAddress(server.devices().get(0).queryGid(1, 0).toBytes());
     }
 
     static List<long[]> rows(String out) {

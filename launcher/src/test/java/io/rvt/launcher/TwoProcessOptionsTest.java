@@ -36,9 +36,10 @@ class TwoProcessOptionsTest {
     }
 
     @Test
-    void shouldRefusePerftestsRdmaCmExchangeBetweenProcessesWhichIsNotBuilt() {
-        cli.assertUsage("option --rdma_cm between two processes: perftest's rdma_cm exchange is not built yet; without "
-                + "-R both speak perftest's TCP exchange (port -p)", "--driver", "jni", "perf", "--server", "-R");
+    void shouldRefuseUdThroughRdmaCmBetweenProcessesWhichIsNotBuilt() {
+        cli.assertUsage("option --rdma_cm between two processes: UD through rdma_cm (SIDR, and the QP number perftest "
+                + "sends in a SEND_WITH_IMM) is not built", "--driver", "jni", "perf", "--server", "-R", "-c", "UD");
+        assertThat(Options.parse("--driver", "jni", "perf", "--server", "-R", "-c", "UC").rdmaCm).isTrue();
     }
 
     @Test

@@ -1,0 +1,170 @@
+package io.rvt.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rvt.api.DeviceRegistry;
+import io.rvt.api.Rvt;
+import io.rvt.api.spi.agent.ThreadingMode;
+import io.rvt.driver.jni.JniDriverBuilder;
+import io.rvt.driver.sim.SimDriver;
+import io.rvt.driver.sim.fabric.Fabric;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code rvt perf -R --server} and {@code rvt perf -R HOST} as two {@link RemotePerf}s in one JVM: perftest's rdma_cm
+ * mode ({@link PerftestRdmaCm}), its channel an RC connection through rvt-cm whose SENDs carry the exchanges, the
+ * test's QPs connected through rvt-cm between two hand-shakes, on a driver-sim fabric and on two driver-jni HCAs on
+ * loopback addresses. Both sides print their rows and each other's QP as the CM connected it; neither waits for an
+ * exchange the other does not make.
+ */
+class RemotePerfRdmaCmTest {
+    private static final String SERVER_IP = "127.0.0.1";
+    private static final String CLIENT_IP = "127.0.0.2";
+    /** Loopback addresses of this run's driver-jni HCAs: 127.15.x.1 and .2. */
+    private static final String NET = "127.15." + ProcessHandle.current().pid() % 250 + ".";
+    private static final Pattern QPN = Pattern.compile("(local|remote) address: LID \\S+ QPN (0x[0-9a-f]+) PSN "
+            + "(0x[0-9a-f]+)");
+
+    private static Fabric fabric;
+    private static DeviceRegistry registry;
+    private static RemotePerfProtocolTest.Side server;
+    private static RemotePerfProtocolTest.Side client;
+
+    @BeforeAll
+    static void fabric() throws Exception {
+        fabric = Fabric.builder("perftest-cm-" + System.nanoTime()).gidPrefix(0).realTime()
+                .threading(ThreadingMode.PROGRESS).build();
+        registry = Rvt.create();
+        server = new RemotePerfProtocolTest.Side(fabric, registry.register(SimDriver.builder(fabric).name("server")
+                .nodeGuid(RemotePerfProtocolTest.guidOf(SERVER_IP) - 1).build()));
+        client = new RemotePerfProtocolTest.Side(fabric, registry.register(SimDriver.builder(fabric).name("client")
+                .nodeGuid(RemotePerfProtocolTest.guidOf(CLIENT_IP) - 1).build()));
+    }
+
+    @AfterAll
+    static void close() throws Exception {
+        registry.close();
+        fabric.close();
+    }
+
+    private static PerfSpec spec(PerfTest test, Transport t, boolean lat, int[] sizes, int qps, int iters) {
+        return new PerfSpec(test, t, lat, sizes, qps, iters, 0, lat ? 1 : 128, lat ? 1 : PerfSpec.CQ_MODERATION, 1,
+                false);
+    }
+
+    private static String[] run(Host s, Host c, PerfSpec spec) throws Exception {
+        String[] out = RemotePerfProtocolTest.serverAndClient(s, c, spec, true);
+        for (String o : out) {
+            assertThat(o).contains(spec.title(), "Data ex. method : rdma_cm", "rdma_cm QPs     : ON");
+        }
+        assertThat(out[0]).contains("waiting for a client on ", "CM port ", "(rdma_cm)");
+        // each side's QP is what the other printed as remote: the CM's QPN and send PSN, exchanged in the SENDs
+        assertThat(addresses(out[0], "local")).isEqualTo(addresses(out[1], "remote"));
+        assertThat(addresses(out[1], "local")).isEqualTo(addresses(out[0], "remote"));
+        return out;
+    }
+
+    private static List<String> addresses(String out, String side) {
+        Matcher m = QPN.matcher(out);
+        List<String> found = new java.util.ArrayList<>();
+        while (m.find()) {
+            if (m.group(1).equals(side)) {
+                found.add(m.group(2) + " " + m.group(3));
+            }
+        }
+        assertThat(found).as("%s addresses in %s", side, out).isNotEmpty();
+        return found;
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldRunSendBandwidthOverTwoQpsConnectedThroughTheCm() throws Exception {
+        String[] out = run(server, client, spec(PerfTest.SEND, Transport.RC, false, new int[] {4096}, 2, 300));
+        assertThat(RemotePerfProtocolTest.rows(out[1])).extracting(r -> r[1]).containsExactly(600L);
+        assertThat(RemotePerfProtocolTest.rows(out[0])).as(out[0]).extracting(r -> r[1]).containsExactly(600L);
+        assertThat(addresses(out[1], "local")).hasSize(2);
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldSweepWriteBandwidthWithThePassiveServerPrintingTheClientsReport() throws Exception {
+        String[] out = run(server, client, spec(PerfTest.WRITE, Transport.RC, false, new int[] {64, 65536}, 1, 200));
+        assertThat(RemotePerfProtocolTest.rows(out[1])).extracting(r -> r[0]).containsExactly(64L, 65536L);
+        String last = out[1].lines().filter(l -> l.startsWith(" 65536 ")).findFirst().orElseThrow();
+        assertThat(out[0]).contains(last);
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldRunReadLatencyAndAtomicBandwidth() throws Exception {
+        String[] read = run(server, client, spec(PerfTest.READ, Transport.RC, true, new int[] {64}, 1, 100));
+        assertThat(RemotePerfProtocolTest.rows(read[1])).extracting(r -> r[1]).containsExactly(100L);
+        String[] atomic = run(server, client, spec(PerfTest.ATOMIC, Transport.RC, false, new int[] {8}, 1, 200));
+        assertThat(RemotePerfProtocolTest.rows(atomic[1])).extracting(r -> r[1]).containsExactly(200L);
+        assertThat(RemotePerfProtocolTest.rows(atomic[0])).extracting(r -> r[1]).containsExactly(200L);
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldRunSendLatencyOverUc() throws Exception {
+        String[] out = run(server, client, spec(PerfTest.SEND, Transport.UC, true, new int[] {32}, 1, 100));
+        assertThat(RemotePerfProtocolTest.rows(out[1])).hasSize(1);
+        assertThat(RemotePerfProtocolTest.rows(out[0])).hasSize(1);
+    }
+
+    /** The same protocol between two driver-jni HCAs on loopback addresses: RoCEv2 datagrams, rdma_cm's MADs. */
+    @Test
+    @Timeout(180)
+    void shouldRunSendAndWriteBandwidthBetweenTwoJniHcas() throws Exception {
+        // one host of two HCAs (device names are the JVM's), each on UDP 4791 of its own address, as two processes
+        JniSetup setup = new JniSetup(List.of(NET + "1", NET + "2"), List.of(JniSetup.ROCEV2_PORT,
+                JniSetup.ROCEV2_PORT), JniSetup.DEFAULT_MTU, JniDriverBuilder.DEFAULT_SOURCE_PORTS, Threading.PROGRESS,
+                true, true);
+        try (PlainJniHost both = PlainJniHost.start(setup)) {
+            JniSide s = new JniSide(both, both.devices().get(0));
+            JniSide c = new JniSide(both, both.devices().get(1));
+            String[] send = run(s, c, spec(PerfTest.SEND, Transport.RC, false, new int[] {4096}, 1, 500));
+            assertThat(RemotePerfProtocolTest.rows(send[0])).extracting(r -> r[1]).containsExactly(500L);
+            String[] write = run(s, c, spec(PerfTest.WRITE, Transport.RC, false, new int[] {65536}, 1, 200));
+            assertThat(RemotePerfProtocolTest.rows(write[1])).extracting(r -> r[1]).containsExactly(200L);
+        }
+    }
+
+    /** One HCA of a two-HCA driver-jni host, as a process's host of one HCA. */
+    record JniSide(PlainJniHost both, io.rvt.api.Device device) implements Host {
+        @Override
+        public List<io.rvt.api.Device> devices() {
+            return List.of(device);
+        }
+
+        @Override
+        public String description() {
+            return "driver-jni " + device.name();
+        }
+
+        @Override
+        public DriverKind driver() {
+            return DriverKind.JNI;
+        }
+
+        @Override
+        public void progress() {
+            both.progress();
+        }
+
+        @Override
+        public Threading threading() {
+            return Threading.PROGRESS;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+}
