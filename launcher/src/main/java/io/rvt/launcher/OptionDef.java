@@ -12,7 +12,9 @@ import java.util.Map;
  * given to a command it does not belong to is an error, so that nothing is silently ignored.
  *
  * @param name the long name, e.g. {@code --size}
- * @param aliases the other names, e.g. {@code -s}
+ * @param aliases the other names, e.g. {@code -s}; {@code -l@pingpong}: a name only that command has (perftest's and
+ *                the examples' short names differ for one meaning: {@code --sl} is the examples' {@code -l} and
+ *                perftest's {@code -S})
  * @param label the value's label in help, e.g. {@code BYTES}; null for a flag
  * @param commands the commands it belongs to, space-separated ({@code default} is the run without a command)
  * @param help one line of help
@@ -47,16 +49,19 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--gid-index", "-x", "INDEX", CONNECT, "address the peer with a GRH from this GID index"),
             opt("--qp-timeout", "-u", "N", CONNECT, "RC local ACK timeout: 4.096 us x 2^N per try, 0 to 31 (14, 67 ms; "
                     + "two processes: the client's)"),
-            opt("--rx-depth", "-r", "N", "pingpong", "two processes: receives kept posted (500, the examples' -r)"),
-            opt("--sl", "-l", "SL", "pingpong", "two processes: the path's service level, 0 to 15 (0)"),
-            opt("--events", "-e", null, "pingpong", "two processes: sleep on completion events instead of polling"),
+            opt("--rx-depth", "-r", "N", CONNECT, "two processes: receives kept posted (pingpong: 500, the examples' "
+                    + "-r; perf: SEND tests, 512, perftest's -r)"),
+            opts("--sl", List.of("-l@pingpong", "-S@perf"), "SL", CONNECT, "two processes: the path's service level, "
+                    + "0 to 15 (0; pingpong -l, perf -S)"),
+            opt("--events", "-e", null, CONNECT, "two processes: sleep on completion events instead of polling (perf: "
+                    + "refused, it busy-polls)"),
             opt("--gid-idx", "-g", "INDEX", "pingpong", "the examples' -g: advertise this GID index and address the "
                     + "peer from it (RoCE: 0 unless given, as a RoCE port has no LIDs)"),
             opt("--chk", null, null, "pingpong", "the examples' -c with no value: the client zeroes the first byte "
                     + "of every 4 KiB page (every message is checked either way)"),
             opt("--new_send", "-N", null, "pingpong", "accepted: the examples' ibv_wr_* send API (rvt has one post "
                     + "call; the wire is the same)"),
-            opt("--odp", "-o", null, "pingpong", "refused: " + Refusals.ODP),
+            opts("--odp", List.of("-o@pingpong"), null, CONNECT, "refused: " + Refusals.ODP),
             opt("--iodp", "-O", null, "pingpong", "refused: " + Refusals.ODP),
             opt("--prefetch", "-P", null, "pingpong", "refused: " + Refusals.ODP),
             opt("--ts", "-t", null, "pingpong", "refused: " + Refusals.TS),
@@ -76,13 +81,87 @@ record OptionDef(String name, List<String> aliases, String label, String command
                     + "examples' TCP exchange); perf: perftest's -R, its channel and QPs connected through rvt-cm to "
                     + "CM port -p, RC and UC (without: perftest's TCP exchange)"),
             opt("--use-srq", null, null, "perf", "refused: " + Refusals.USE_SRQ),
-            opt("--ipv6", null, null, "perf", "refused: " + Refusals.IPV6),
+            opt("--ipv6", null, null, "perf", "jni: the HCA's GID is IPv6: --address must be an IPv6 address (::1 "
+                    + "unless given); perftest's own TCP socket stays IPv4"),
             opt("--output", null, "WHAT", "perf", "refused: " + Refusals.OUTPUT),
             opt("--reversed", null, null, "perf", "refused: " + Refusals.REVERSED),
             opt("--run_infinitely", null, null, "perf", "refused: " + Refusals.RUN_INFINITELY),
             opt("--retry_count", null, "N", "perf", "refused: " + Refusals.RETRY_COUNT),
             opt("--latency_gap", null, "USEC", "perf", "refused: " + Refusals.LATENCY_GAP),
             opt("--rate_limit", null, "RATE", "perf", "refused: " + Refusals.RATE_LIMIT),
+            // perftest's other flags (issue 26): docs/cli.md 'perftest's flags' has each with what rvt does
+            opt("--noPeak", "-N", null, "perf", "bandwidth: no peak (BW peak 0.00), as perftest's -N"),
+            opt("--limit_bw", "-w", "BW", "perf", "bandwidth: exit 1 unless the average reaches BW (the row's unit: "
+                    + "MiB/sec, Gb/sec with --report_gbits)"),
+            opt("--limit_msgrate", "-y", "MPPS", "perf", "bandwidth: exit 1 unless the message rate reaches MPPS"),
+            opt("--hop_limit", "-L", "N", "perf", "two processes: the GRH's hop limit, 0 to 255 (255)"),
+            opt("--tclass", null, "N", "perf", "two processes: the GRH's traffic class, 0 to 255 (0)"),
+            opt("--flow_label", null, "N", "perf", "two processes: the GRH's flow label, 0 to 0xFFFFF (0)"),
+            opt("--outs", "-o", "N", "perf", "two processes, READ and atomics: outstanding reads and atomics per QP "
+                    + "(the device's most, " + Endpoint.RD_ATOMIC + ")"),
+            opt("--wait_destroy", null, "SECONDS", "perf", "bandwidth: wait this long after the rows before the QPs, "
+                    + "CQs and region are destroyed"),
+            opt("--use_old_post_send", null, null, "perf", "accepted: rvt has one post call (ibv_post_send's)"),
+            opt("--pkey_index", null, "INDEX", "perf", "the P_Key index: 0, the one rvt's ports have"),
+            opt("--force-link", null, "IB|Ethernet", "perf", "accepted when it names the driver's link (sim: IB, jni: "
+                    + "Ethernet)"),
+            opt("--atomic_type", "-A", "TYPE", "perf", "atomics: FETCH_AND_ADD (the default); CMP_AND_SWAP refused"),
+            opt("--report-cycles", "-C", null, "perf", "refused: " + Refusals.CYCLES),
+            opt("--vector", "-X", "N", "perf", "refused: " + Refusals.EVENTS),
+            opt("--margin", "-f", "SECONDS", "perf", "refused: " + Refusals.MARGIN),
+            opt("--mcg", "-g", null, "perf", "refused: " + Refusals.MULTICAST),
+            opt("--MGID", "-M", "GID", "perf", "refused: " + Refusals.MULTICAST),
+            opt("--report-histogram", "-H", null, "perf", "refused: " + Refusals.HISTOGRAM),
+            opt("--report-unsorted", "-U", null, "perf", "refused: " + Refusals.HISTOGRAM),
+            opt("--inline_size", "-I", "BYTES", "perf", "refused: " + Refusals.INLINE),
+            opt("--inline_recv", null, "BYTES", "perf", "refused: " + Refusals.INLINE),
+            opt("--recv_post_list", null, "N", "perf", "refused: " + Refusals.RECV_POST_LIST),
+            opt("--dualport", "-O", null, "perf", "refused: " + Refusals.DUAL_PORT),
+            opt("--report-per-port", null, null, "perf", "refused: " + Refusals.DUAL_PORT),
+            opt("--tos", "-T", "TOS", "perf", "refused: " + Refusals.TOS),
+            opt("--report-counters", "-W", "COUNTERS", "perf", "refused: " + Refusals.COUNTERS),
+            opt("--comm_rdma_cm", "-z", null, "perf", "refused: " + Refusals.COMM_RDMA_CM),
+            opt("--cpu_util", null, null, "perf", "refused: " + Refusals.CPU_UTIL),
+            opt("--dlid", null, "LID", "perf", "refused: " + Refusals.DLID),
+            opt("--dont_xchg_versions", null, null, "perf", "refused: " + Refusals.XCHG_VERSIONS),
+            opt("--mmap", null, "FILE", "perf", "refused: " + Refusals.MMAP),
+            opt("--mmap-offset", null, "OFFSET", "perf", "refused: " + Refusals.MMAP),
+            opt("--mr_per_qp", null, null, "perf", "refused: " + Refusals.MR_PER_QP),
+            opt("--perform_warm_up", null, null, "perf", "refused: " + Refusals.WARM_UP),
+            opt("--report-both", null, null, "perf", "refused: " + Refusals.REPORT_BOTH),
+            opt("--use_cuda", null, "ID", "perf", "refused: " + Refusals.GPU),
+            opt("--use_cuda_bus_id", null, "BUS", "perf", "refused: " + Refusals.GPU),
+            opt("--use_rocm", null, "ID", "perf", "refused: " + Refusals.GPU),
+            opt("--use_hugepages", null, null, "perf", "refused: " + Refusals.HUGEPAGES),
+            opt("--disable_pcie_relaxed", null, null, "perf", "refused: " + Refusals.HARDWARE + " (PCIe relaxed "
+                    + "ordering)"),
+            opt("--use_ooo", null, null, "perf", "refused: " + Refusals.HARDWARE + " (out-of-order placement)"),
+            opt("--burst_size", null, "N", "perf", "refused: " + Refusals.RATE_LIMIT),
+            opt("--typical_pkt_size", null, "BYTES", "perf", "refused: " + Refusals.RATE_LIMIT),
+            opt("--rate_units", null, "M|g|p", "perf", "refused: " + Refusals.RATE_LIMIT),
+            opt("--rate_limit_type", null, "HW|SW|PP", "perf", "refused: " + Refusals.RATE_LIMIT),
+            opt("--log_dci_streams", null, "N", "perf", "refused: " + Refusals.HARDWARE + " (DC)"),
+            opt("--log_active_dci_streams", null, "N", "perf", "refused: " + Refusals.HARDWARE + " (DC)"),
+            opt("--aes_xts", null, null, "perf", "refused: " + Refusals.HARDWARE + " (AES-XTS encryption)"),
+            opt("--encrypt_on_tx", null, null, "perf", "refused: " + Refusals.HARDWARE + " (AES-XTS encryption)"),
+            opt("--sig_before", null, null, "perf", "refused: " + Refusals.HARDWARE + " (AES-XTS encryption)"),
+            opt("--aes_block_size", null, "N", "perf", "refused: " + Refusals.HARDWARE + " (AES-XTS encryption)"),
+            opt("--data_enc_keys_number", null, "N", "perf", "refused: " + Refusals.HARDWARE + " (AES-XTS "
+                    + "encryption)"),
+            opt("--kek_path", null, "FILE", "perf", "refused: " + Refusals.HARDWARE + " (AES-XTS encryption)"),
+            opt("--credentials_path", null, "FILE", "perf", "refused: " + Refusals.HARDWARE + " (AES-XTS "
+                    + "encryption)"),
+            opt("--data_enc_key_app_path", null, "FILE", "perf", "refused: " + Refusals.HARDWARE + " (AES-XTS "
+                    + "encryption)"),
+            opt("--source_mac", "-B", "MAC", "perf", "refused: " + Refusals.RAW_ETH),
+            opt("--dest_mac", "-E", "MAC", "perf", "refused: " + Refusals.RAW_ETH),
+            opt("--dest_ip", "-J", "IP", "perf", "refused: " + Refusals.RAW_ETH),
+            opt("--source_ip", "-j", "IP", "perf", "refused: " + Refusals.RAW_ETH + "; rvt's source is --address"),
+            opt("--dest_port", "-K", "PORT", "perf", "refused: " + Refusals.RAW_ETH),
+            opt("--source_port", "-k", "PORT", "perf", "refused: " + Refusals.RAW_ETH),
+            opt("--ethertype", "-Y", "TYPE", "perf", "refused: " + Refusals.RAW_ETH),
+            opt("--mac_fwd", null, null, "perf", "refused: " + Refusals.RAW_ETH),
+            opt("--use_rss", "-G", null, "perf", "refused: " + Refusals.RAW_ETH),
             opt("--verbose", "-v", null, "devices default", "device limits too"),
             opt("--list", "-l", null, "devices", "the devices' names only, as ibv_devinfo -l"),
             opt("--no-traffic", null, null, "stat", "counters only, no traffic run first"),
@@ -106,7 +185,8 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--no-osgi", null, null, EVERY, "the plain class path instead of Felix"),
             opt("--debug", null, null, EVERY, "stack traces with errors"),
             opt("--help", "-h", null, EVERY, "this help"),
-            opt("--version", null, null, EVERY, "rvt's version, the host a command runs in, the Java version"));
+            opt("--version", "-V", null, EVERY, "rvt's version, the host a command runs in, the Java version "
+                    + "(perftest's -V)"));
 
     private static final Map<String, List<OptionDef>> BY_NAME = new HashMap<>();
 
@@ -114,10 +194,16 @@ record OptionDef(String name, List<String> aliases, String label, String command
         // a short name may serve two options of different commands (-l: perf's --post_list, devices' --list), as
         // perftest's and ibv_devinfo's do; never two of one command
         for (OptionDef d : ALL) {
-            for (String n : d.names()) {
+            if (BY_NAME.containsKey(d.name)) {
+                throw new IllegalStateException("option name " + d.name + " defined twice");
+            }
+            BY_NAME.computeIfAbsent(d.name, k -> new ArrayList<>()).add(d);
+            for (String alias : d.aliases) {
+                String n = bare(alias);
                 List<OptionDef> owners = BY_NAME.computeIfAbsent(n, k -> new ArrayList<>());
+                String cmds = alias.contains("@") ? alias.substring(alias.indexOf('@') + 1) : d.commands;
                 for (OptionDef other : owners) {
-                    if (n.startsWith("--") || List.of(d.commands.split(" ")).stream().anyMatch(other::appliesTo)) {
+                    if (List.of(cmds.split(" ")).stream().anyMatch(c -> List.of(other.names(c)).contains(n))) {
                         throw new IllegalStateException("option name " + n + " defined twice");
                     }
                 }
@@ -147,9 +233,35 @@ record OptionDef(String name, List<String> aliases, String label, String command
         return List.of(commands.split(" ")).contains(command);
     }
 
+    private static String bare(String alias) {
+        int at = alias.indexOf('@');
+        return at < 0 ? alias : alias.substring(0, at);
+    }
+
     /** @return every name, the short ones first */
     String[] names() {
-        List<String> n = new ArrayList<>(aliases);
+        List<String> n = new ArrayList<>();
+        aliases.forEach(a -> n.add(bare(a)));
+        n.add(name);
+        n.sort((a, b) -> Boolean.compare(a.startsWith("--"), b.startsWith("--")));
+        return n.toArray(String[]::new);
+    }
+
+    /**
+     * @param command a command, or {@code default}
+     * @return the names the command knows it by, the short ones first; none if it does not apply to the command
+     */
+    String[] names(String command) {
+        if (!appliesTo(command)) {
+            return new String[0];
+        }
+        List<String> n = new ArrayList<>();
+        for (String a : aliases) {
+            int at = a.indexOf('@');
+            if (at < 0 || List.of(a.substring(at + 1).split(" ")).contains(command)) {
+                n.add(bare(a));
+            }
+        }
         n.add(name);
         n.sort((a, b) -> Boolean.compare(a.startsWith("--"), b.startsWith("--")));
         return n.toArray(String[]::new);

@@ -139,6 +139,26 @@ public final class Options {
     boolean chk;
     /** {@code -R}, {@code --rdma_cm}: pingpong between processes through rvt-cm instead of the TCP exchange. */
     boolean rdmaCm;
+    /** perftest's {@code -N}, {@code --noPeak}. */
+    boolean noPeak;
+    /** perftest's {@code -w}, {@code --limit_bw}; 0 unless given. */
+    double limitBw;
+    /** perftest's {@code -y}, {@code --limit_msgrate}; 0 unless given. */
+    double limitMsgRate;
+    /** perftest's {@code -L}, {@code --hop_limit}. */
+    int hopLimit = RemotePerf.HOP_LIMIT;
+    /** perftest's {@code --tclass}. */
+    int trafficClass;
+    /** perftest's {@code --flow_label}. */
+    int flowLabel;
+    /** perftest's {@code -o}, {@code --outs}; 0 unless given. */
+    int outReads;
+    /** perftest's {@code --wait_destroy}, in seconds. */
+    int waitDestroy;
+    /** perftest's {@code --force-link}; null unless given. */
+    String forceLink;
+    /** perftest's {@code --ipv6}: the HCA's GID is an IPv6 address. */
+    boolean ipv6;
 
     private Options() {
     }
@@ -218,11 +238,42 @@ public final class Options {
             case "--rdma_cm" -> rdmaCm = true;
             case "--rx-depth" -> rxDepth = inRange(name, v, 1, 16384, "a receive queue depth (1 to 16384)");
             case "--sl" -> sl = inRange(name, v, 0, 15, "a service level (0 to 15)");
-            case "--events" -> events = true;
+            case "--events" -> {
+                if (command.equals("perf")) {
+                    throw refused(name, Refusals.EVENTS);
+                }
+                events = true;
+            }
             case "--gid-idx" -> gidIndex = inRange(name, v, 0, 255, "a GID index");
             case "--chk" -> chk = true;
             case "--use-srq" -> throw refused(name, Refusals.USE_SRQ);
-            case "--ipv6" -> throw refused(name, Refusals.IPV6);
+            case "--ipv6" -> ipv6 = true;
+            case "--noPeak" -> noPeak = true;
+            case "--limit_bw" -> limitBw = nonNegative(name, v, "a bandwidth");
+            case "--limit_msgrate" -> limitMsgRate = nonNegative(name, v, "a message rate");
+            case "--hop_limit" -> hopLimit = inRange(name, v, 0, 255, "a hop limit (0 to 255)");
+            case "--tclass" -> trafficClass = inRange(name, v, 0, 255, "a traffic class (0 to 255)");
+            case "--flow_label" -> flowLabel = inRange(name, v, 0, 0xFFFFF, "a flow label (0 to 0xFFFFF)");
+            case "--outs" -> outReads = inRange(name, v, 1, 65535, "a number of outstanding reads (1 to 65535)");
+            case "--wait_destroy" -> waitDestroy = inRange(name, v, 0, 3600, "seconds (0 to 3600)");
+            case "--use_old_post_send" -> {
+                // rvt has one post call, ibv_post_send's; perftest's ibv_wr_* API puts the same on the wire
+            }
+            case "--pkey_index" -> {
+                if (longValue(name, v) != 0) {
+                    throw new UsageException("option --pkey_index: " + v + " is not a P_Key index of rvt's ports "
+                            + "(they have one, index 0)");
+                }
+            }
+            case "--force-link" -> forceLink = v;
+            case "--atomic_type" -> {
+                if (v.equals("CMP_AND_SWAP")) {
+                    throw refused(name + " CMP_AND_SWAP", Refusals.CMP_AND_SWAP);
+                }
+                if (!v.equals("FETCH_AND_ADD")) {
+                    throw new UsageException("option --atomic_type: '" + v + "' is not CMP_AND_SWAP or FETCH_AND_ADD");
+                }
+            }
             case "--output" -> throw refused(name, Refusals.OUTPUT);
             case "--reversed" -> throw refused(name, Refusals.REVERSED);
             case "--run_infinitely" -> throw refused(name, Refusals.RUN_INFINITELY);
@@ -240,7 +291,13 @@ public final class Options {
             case "--qp-timeout" -> qpTimeout = inRange(name, v, 0, LinkOptions.MAX_QP_TIMEOUT, "an ACK timeout code "
                     + "(0 to " + LinkOptions.MAX_QP_TIMEOUT + ": 4.096 us x 2^N per try)");
             case "--server" -> server = true;
-            default -> throw new IllegalStateException("option table and parser disagree on " + name);
+            default -> {
+                String help = OptionDef.byName(name, command).help();
+                if (help.startsWith("refused: ")) {
+                    throw refused(name, help.substring("refused: ".length()));
+                }
+                throw new IllegalStateException("option table and parser disagree on " + name);
+            }
         }
     }
 
@@ -306,8 +363,51 @@ public final class Options {
                 iters > 0 ? iters : PingPongCommand.DEFAULT_ITERS, rxDepth, sl, chk, events, cmPort);
     }
 
+    /** perftest's rules for its flags ({@code parser} in perftest_parameters.c), and rvt's for where they apply. */
+    private void checkPerftest() {
+        if (!command.equals("perf")) {
+            return;
+        }
+        if (given.contains("--outs") && test != PerfTest.READ && test != PerfTest.ATOMIC) {
+            throw new UsageException("option --outs: outstanding reads apply to READ and atomic tests, not "
+                    + test.option());
+        }
+        if (given.contains("--rx-depth") && test != PerfTest.SEND && rxDepth > 1) {
+            throw new UsageException("option --rx-depth: on RDMA " + test.option() + " tests the RX depth can only "
+                    + "be 1 (perftest's rule; receives are for SEND tests)");
+        }
+        if (given.contains("--atomic_type") && test != PerfTest.ATOMIC) {
+            throw new UsageException("option --atomic_type applies to atomic tests, not " + test.option());
+        }
+        for (String f : List.of("--sl", "--hop_limit", "--tclass", "--flow_label", "--outs", "--rx-depth")) {
+            if (given.contains(f) && (!twoProcesses() || rdmaCm)) {
+                throw new UsageException("option " + f + " applies between two processes over perftest's exchange "
+                        + "(--server or HOST, without -R); in one process rvt-cm sets up the path");
+            }
+        }
+        if (forceLink != null && !forceLink.equalsIgnoreCase(driver.perftestLinkType())) {
+            throw new UsageException("option --force-link: '" + forceLink + "' is not the link of --driver "
+                    + driver.name().toLowerCase(Locale.ROOT) + " (" + driver.perftestLinkType() + ")");
+        }
+        if (ipv6) {
+            if (driver != DriverKind.JNI) {
+                throw new UsageException("option --ipv6 applies to --driver jni (an IPv6 --address is its GID)");
+            }
+            if (!given.contains("--address")) {
+                addresses = JniSetup.parseAddresses("::1");
+            }
+            for (String a : addresses) {
+                if (JniSetup.resolve(a) instanceof java.net.Inet4Address) {
+                    throw new UsageException("option --ipv6: --address " + a + " is IPv4; rvt's GID is its HCA's "
+                            + "address, give an IPv6 one");
+                }
+            }
+        }
+    }
+
     private void check() {
         checkPingPong();
+        checkPerftest();
         if (given.contains("--bw") && given.contains("--lat")) {
             throw new UsageException("options --bw and --lat exclude each other");
         }
@@ -406,10 +506,9 @@ public final class Options {
                         + addresses.get(0) + "): each process needs an address of its own, e.g. --address "
                         + (local instanceof java.net.Inet6Address ? "::2 (added to lo)" : "127.0.0.2"));
             }
-            // the examples' TCP exchange may take another family than the RDMA path (an example server listens on
-            // IPv4's wildcard alone, its GID may be IPv6's); rvt-cm's IP header carries one family
-            boolean examples = command.equals("pingpong") && !rdmaCm;
-            if (!examples && remote instanceof java.net.Inet4Address != local instanceof java.net.Inet4Address) {
+            // the examples' and perftest's TCP exchange may take another family than the RDMA path (their servers
+            // listen on IPv4's wildcard alone, their GID may be IPv6's); rvt-cm's IP header carries one family
+            if (rdmaCm && remote instanceof java.net.Inet4Address != local instanceof java.net.Inet4Address) {
                 throw new UsageException("HOST " + peer + " and --address " + addresses.get(0) + " are not of one IP "
                         + "family");
             }
@@ -470,6 +569,20 @@ public final class Options {
         } catch (NumberFormatException e) {
             throw new UsageException("option " + option + " needs a whole number, got '" + v + "'");
         }
+    }
+
+    private static double nonNegative(String option, String v, String what) {
+        double d = decimal(option, v, what);
+        if (!(d >= 0 && d < Double.POSITIVE_INFINITY)) {
+            throw new UsageException("option " + option + ": " + v + " is not " + what + " (0 or more)");
+        }
+        return d;
+    }
+
+    /** @return perftest's flags beyond the table ({@link PerftestFlags}) */
+    PerftestFlags perftestFlags() {
+        return new PerftestFlags(noPeak, limitBw, limitMsgRate, sl, hopLimit, trafficClass, flowLabel, outReads,
+                given.contains("--rx-depth") ? rxDepth : 0, waitDestroy);
     }
 
     private static int positive(String option, String v) {

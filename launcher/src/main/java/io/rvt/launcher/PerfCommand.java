@@ -23,7 +23,9 @@ final class PerfCommand {
      */
     private static final Set<String> TEST_OPTIONS = Set.of("--test", "--bw", "--lat", "--size", "--all", "--qps",
             "--iters", "--duration", "--transport", "--tx-depth", "--cq-mod", "--post_list", "--bidirectional",
-            "--out_json", "--out_json_file", "--CPU-freq", "--rdma_cm", "--plot");
+            "--out_json", "--out_json_file", "--CPU-freq", "--rdma_cm", "--plot", "--noPeak", "--limit_bw",
+            "--limit_msgrate", "--wait_destroy", "--atomic_type", "--use_old_post_send", "--pkey_index",
+            "--force-link");
     /** perftest's {@code Data_ex_method}: the QPs learnt each other through the CM (rvt-cm), as perftest's -R. */
     static final String DATA_EXCHANGE = "rdma_cm";
     /** perftest's {@code Data_ex_method} without {@code -R}: the QPs' data went over TCP. */
@@ -38,6 +40,10 @@ final class PerfCommand {
     private final PrintStream out;
     private final PrintStream err;
     private final Options options;
+    private final PerftestFlags flags;
+    /** {@code -w}, {@code -y}: whether a row met the limits (perftest's {@code is_bw_limit_passed}), and the last miss. */
+    private boolean limitMet;
+    private String limitMissed;
 
     /**
      * @param out where the tables go
@@ -48,6 +54,24 @@ final class PerfCommand {
         this.out = out;
         this.err = err;
         this.options = options;
+        this.flags = options.perftestFlags();
+    }
+
+    /** perftest's verifier: a row that meets {@code -w} and {@code -y} passes the test, as any of its rows does. */
+    private void verify(BandwidthResult r) {
+        String miss = flags.missed(r, options.reportGbits);
+        if (miss == null) {
+            limitMet = true;
+        } else {
+            limitMissed = miss;
+        }
+    }
+
+    /** @throws IllegalStateException (exit 1) if the limits were given and no row met them */
+    private void checkLimits() {
+        if (!limitMet && limitMissed != null) {
+            throw new IllegalStateException(limitMissed);
+        }
     }
 
     /**
@@ -95,6 +119,7 @@ final class PerfCommand {
         if (json != null) {
             write(json, report.finish());
         }
+        checkLimits();
     }
 
     /**
@@ -126,6 +151,7 @@ final class PerfCommand {
                 begun[0] = true;
             }
             if (bw != null) {
+                verify(bw);
                 report.result(bw);
             } else {
                 report.result(lat);
@@ -138,7 +164,7 @@ final class PerfCommand {
                     plot.add(lat);
                 }
             }
-        }, o.rdmaCm);
+        }, o.rdmaCm).flags(flags);
         if (o.server) {
             remote.server(host, own);
         } else {
@@ -153,6 +179,7 @@ final class PerfCommand {
         if (json != null) {
             write(json, report.finish());
         }
+        checkLimits();
     }
 
     private void runTable(PerfSpec s, Device a, Device b, Host host, LinkOptions link, Progress progress,
@@ -179,7 +206,8 @@ final class PerfCommand {
                         plot.add(r);
                     }
                 } else {
-                    BandwidthResult r = runner.bandwidth(size);
+                    BandwidthResult r = flags.shown(runner.bandwidth(size));
+                    verify(r);
                     progress.printQuietly(() -> table.row(r));
                     report.result(r);
                     bw = r;
@@ -193,6 +221,7 @@ final class PerfCommand {
                 }
             }
             unmeasured = s.latency() ? null : runner.unmeasuredLine();
+            flags.waitBeforeDestroy();
         }
         progress.printQuietly(table::footer);
         if (unmeasured != null) {
@@ -243,7 +272,8 @@ final class PerfCommand {
         if (o.latency && o.has("--qps")) {
             throw new UsageException("option --qps applies to bandwidth tests; latency tests use one QP");
         }
-        for (String bwOnly : List.of("--bidirectional", "--post_list", "--cq-mod", "--report_gbits")) {
+        for (String bwOnly : List.of("--bidirectional", "--post_list", "--cq-mod", "--report_gbits", "--noPeak",
+                "--limit_bw", "--limit_msgrate", "--wait_destroy")) {
             if (o.latency && o.has(bwOnly)) {
                 throw new UsageException("option " + bwOnly + " applies to bandwidth tests, not to --lat");
             }

@@ -13,9 +13,6 @@ final class Refusals {
     /** perftest's {@code --use-srq}. */
     static final String USE_SRQ = "rvt perf posts each QP's receives on the QP itself; a shared receive queue "
             + "(ibv_create_srq) is not built into perf";
-    /** perftest's {@code --ipv6}. */
-    static final String IPV6 = "rvt's GID is its HCA's --address: give an IPv6 --address for RDMA over IPv6 "
-            + "(perftest's own socket stays IPv4)";
     /** perftest's {@code --output}. */
     static final String OUTPUT = "perftest's one-number output (bandwidth, message_rate, latency) is not "
             + "built: rvt perf prints the table";
@@ -25,12 +22,67 @@ final class Refusals {
     /** perftest's {@code --run_infinitely}. */
     static final String RUN_INFINITELY = "a row that never ends is not built: give -D SECONDS";
     /** perftest's {@code --retry_count}. */
-    static final String RETRY_COUNT = "rvt's RC QPs always retry 7 times (perftest takes it with -R only, "
-            + "which rvt perf between processes has not)";
+    static final String RETRY_COUNT = "rvt's RC QPs always retry 7 times (perftest takes it with -R only, where "
+            + "rvt-cm's REQ carries 7)";
     /** perftest's {@code --latency_gap}. */
     static final String LATENCY_GAP = "a pause between latency iterations is not built";
     /** perftest's {@code --rate_limit}. */
     static final String RATE_LIMIT = "rvt has no rate limiter (perftest's --rate_limit, SW or HW)";
+
+    /** perftest's {@code -C}. */
+    static final String CYCLES = "Java reads no CPU cycle counter: rvt perf reports times in usec (System.nanoTime)";
+    /** perftest's {@code -e} and {@code -X} on rvt perf. */
+    static final String EVENTS = "rvt perf busy-polls its completion queues; sleeping on completion events "
+            + "(ibv_get_cq_event) is built into rvt pingpong -e, not perf";
+    /** perftest's {@code -f}. */
+    static final String MARGIN = "the margin of a -D row is perftest's default (a quarter of -D in whole seconds); "
+            + "another is not built";
+    /** perftest's {@code -g} and {@code -M}. */
+    static final String MULTICAST = "multicast SENDs (a UD QP attached to a group) are not built into rvt perf";
+    /** perftest's {@code -H} and {@code -U}. */
+    static final String HISTOGRAM = "every sample is not printed: the latency row gives min, max, typical, average, "
+            + "stdev, 99% and 99.9%";
+    /** perftest's {@code -I} and {@code --inline_recv}. */
+    static final String INLINE = "rvt perf posts no inline data (IBV_SEND_INLINE): every message is read from the "
+            + "region";
+    /** perftest's {@code --recv_post_list}. */
+    static final String RECV_POST_LIST = "rvt perf posts its receives one at a time";
+    /** perftest's {@code -O} and {@code --report-per-port}. */
+    static final String DUAL_PORT = "rvt perf runs on one port (-i)";
+    /** perftest's {@code -T}. */
+    static final String TOS = "perftest takes the ToS with -R only, through rdma_cm; give --tclass for the GRH's "
+            + "traffic class";
+    /** perftest's {@code -W}. */
+    static final String COUNTERS = "rvt has no sysfs counter files: rvt stat prints its port counters";
+    /** perftest's {@code -z}. */
+    static final String COMM_RDMA_CM = "the exchange is perftest's TCP one (or rvt-cm's with -R in one process); "
+            + "rdma_cm as the side channel is not built";
+    /** perftest's {@code --cpu_util}. */
+    static final String CPU_UTIL = "CPU utilisation of a -D row is not measured";
+    /** perftest's {@code --dlid}. */
+    static final String DLID = "the peer's LID comes from the exchange (RoCE: none, a GID)";
+    /** perftest's {@code --dont_xchg_versions}. */
+    static final String XCHG_VERSIONS = "rvt perf always exchanges the versions and MTU, as perftest does unless told";
+    /** perftest's {@code --mmap}. */
+    static final String MMAP = "rvt perf's region is a direct Java buffer; a file mapped for P2P is not built";
+    /** perftest's {@code --mr_per_qp}. */
+    static final String MR_PER_QP = "one memory region serves every QP of a side";
+    /** perftest's {@code --perform_warm_up}. */
+    static final String WARM_UP = "between two processes rvt perf sends nothing the peer would count before the "
+            + "row; in one process its rows warm up already";
+    /** perftest's {@code --report-both}. */
+    static final String REPORT_BOTH = "a -b row adds both directions; the two apart are not printed";
+    /** perftest's {@code --use_cuda}, {@code --use_rocm}. */
+    static final String GPU = "rvt has no GPU memory to register (GPUDirect RDMA)";
+    /** perftest's {@code --use_hugepages}. */
+    static final String HUGEPAGES = "the region is a direct Java buffer; huge pages are the JVM's (-XX:+UseLargePages)";
+    /** Options of hardware features. */
+    static final String HARDWARE = "a feature of NIC hardware that rvt, a software transport, has not";
+    /** perftest's raw Ethernet options. */
+    static final String RAW_ETH = "an option of perftest's raw_ethernet_* programs (raw packets), not of the eight "
+            + "ib_* programs";
+    /** perftest's {@code -A CMP_AND_SWAP}. */
+    static final String CMP_AND_SWAP = "rvt perf's atomic rows are FETCH_AND_ADD; CMP_AND_SWAP rows are not built";
 
     private Refusals() {
     }

@@ -62,6 +62,7 @@ final class RemotePerf {
     private final boolean gbits;
     private final Reports reports;
     private final boolean rdmaCm;
+    private PerftestFlags flags = PerftestFlags.DEFAULT;
 
     /** Writes a row into the JSON files the command line asks for ({@code --out_json}, {@code --json}). */
     interface Reports {
@@ -106,6 +107,16 @@ final class RemotePerf {
         this.gbits = gbits;
         this.reports = reports;
         this.rdmaCm = rdmaCm;
+    }
+
+    /**
+     * @param perftest perftest's flags beyond the table ({@code -N}, {@code -S}, {@code -L}, {@code --tclass},
+     *                 {@code --flow_label}, {@code -o}, {@code -r}, {@code --wait_destroy})
+     * @return this
+     */
+    RemotePerf flags(PerftestFlags perftest) {
+        this.flags = perftest;
+        return this;
     }
 
     /**
@@ -251,6 +262,9 @@ final class RemotePerf {
             try {
                 setUp();
                 rows();
+                if (!spec.latency()) {
+                    flags.waitBeforeDestroy();
+                }
             } finally {
                 if (cm != null) {
                     cm.disconnectTests();
@@ -268,20 +282,20 @@ final class RemotePerf {
             for (int q = 0; q < n && cm == null; q++) {
                 int psn;
                 if (ud) {
-                    qps[q] = e.createUdQp(PerfSizing.sendDepth(spec), PerfSizing.recvDepth(spec), sig);
+                    qps[q] = e.createUdQp(PerfSizing.sendDepth(spec), recvDepth(), sig);
                     psn = e.udPsn(qps[q]);
                 } else {
                     qps[q] = e.createQp(spec.transport().qpType(), PerfSizing.sendDepth(spec),
-                            PerfSizing.recvDepth(spec), sig);
+                            recvDepth(), sig);
                     psn = PSN.nextInt(1 << 24);
                 }
                 // perftest's vaddr: where the peer targets (its RDMA WRITEs, READs and atomics)
-                mine[q] = new PerftestDest(e.lid(), Endpoint.RD_ATOMIC, qps[q].qpNum(), psn, e.mr.rkey(),
+                mine[q] = new PerftestDest(e.lid(), outReads(), qps[q].qpNum(), psn, e.mr.rkey(),
                         e.mr.addr() + target, e.gid, 0);
             }
             // receives first: a peer may send as soon as it has this side's data and its QP is in RTS
             if (spec.test().needsReceives() && (!client || spec.bidirectional())) {
-                int depth = spec.latency() ? 1 : PerfSizing.rxDepth(spec);
+                int depth = spec.latency() ? 1 : flags.rxDepth() > 0 ? flags.rxDepth() : PerfSizing.rxDepth(spec);
                 for (QueuePair qp : qps) {
                     for (int i = 0; i < depth; i++) {
                         qp.postRecv(recv);
@@ -318,16 +332,26 @@ final class RemotePerf {
             PerftestDest blank = new PerftestDest(0, 0, 0, 0, 0, 0, Gid.ZERO, 0);
             comm.handShake(blank);
             io.rvt.cm.QpOptions options = e.qpOptions(spec.transport().qpType(), PerfSizing.sendDepth(spec),
-                    PerfSizing.recvDepth(spec), sig);
+                    recvDepth(), sig);
             io.rvt.cm.Connection[] cs = client ? cm.connectQps(e, options, n) : cm.acceptQps(e, options, n, qp -> { });
             comm.handShake(blank);
             for (int q = 0; q < n; q++) {
                 qps[q] = cs[q].qp();
-                mine[q] = new PerftestDest(e.lid(), Endpoint.RD_ATOMIC, qps[q].qpNum(), cs[q].sendPsn(), e.mr.rkey(),
+                mine[q] = new PerftestDest(e.lid(), outReads(), qps[q].qpNum(), cs[q].sendPsn(), e.mr.rkey(),
                         e.mr.addr() + target, e.gid, 0);
                 peerQpns[q] = cs[q].remoteQpn();
             }
             mtu = cs[0].pathMtu();
+        }
+
+        /** @return receive queue entries per QP: room for {@code -r}'s receives */
+        private int recvDepth() {
+            return Math.max(PerfSizing.recvDepth(spec), flags.rxDepth());
+        }
+
+        /** @return the outstanding reads and atomics this side's QPs take as responders: {@code -o}, at most rvt's */
+        private int outReads() {
+            return flags.outReads() > 0 ? Math.min(flags.outReads(), Endpoint.RD_ATOMIC) : Endpoint.RD_ATOMIC;
         }
 
         /** {@code ctx_check_gid_compatibility}: both GIDs IPv4-mapped, or neither. */
@@ -343,9 +367,10 @@ final class RemotePerf {
         /** perftest's {@code ctx_connect}: RTR and RTS toward the peer's QP (UD: an address handle). */
         private void connect(int q) {
             PerftestDest r = theirs[q];
-            AhAttr av = new AhAttr().dlid(r.lid()).sl(0).srcPathBits(0).portNum(link.port());
+            AhAttr av = new AhAttr().dlid(r.lid()).sl(flags.sl()).srcPathBits(0).portNum(link.port());
             if (e.global() || r.lid() == 0) {
-                av.global(true).hopLimit(HOP_LIMIT).dgid(r.gid()).sgidIndex(Math.max(0, link.gidIndex()));
+                av.global(true).hopLimit(flags.hopLimit()).trafficClass(flags.trafficClass())
+                        .flowLabel(flags.flowLabel()).dgid(r.gid()).sgidIndex(Math.max(0, link.gidIndex()));
             }
             peerQpns[q] = r.qpn();
             if (ud) {
@@ -359,7 +384,7 @@ final class RemotePerf {
                     QpAttrMask.RQ_PSN);
             boolean rc = spec.transport() == Transport.RC;
             if (rc) {
-                rtr.maxDestRdAtomic(Endpoint.RD_ATOMIC).minRnrTimer(MIN_RNR_TIMER);
+                rtr.maxDestRdAtomic(outReads()).minRnrTimer(MIN_RNR_TIMER);
                 rtrMask |= QpAttrMask.mask(QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER);
             }
             qp.modifyQp(rtr, rtrMask);
@@ -367,7 +392,7 @@ final class RemotePerf {
             int rtsMask = QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.SQ_PSN);
             if (rc) {
                 rts.timeout(link.qpTimeout()).retryCnt(7).rnrRetry(7)
-                        .maxRdAtomic(Math.max(1, Math.min(r.outReads(), Endpoint.RD_ATOMIC)));
+                        .maxRdAtomic(Math.max(1, Math.min(r.outReads(), outReads())));
                 rtsMask |= QpAttrMask.mask(QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY,
                         QpAttrMask.MAX_QP_RD_ATOMIC);
             }
@@ -433,7 +458,7 @@ final class RemotePerf {
                 if (test == PerfTest.SEND && sweep) {
                     comm.handShake(mine[0]);
                 }
-                BandwidthResult row = r;
+                BandwidthResult row = flags.shown(r);
                 progress.printQuietly(() -> table.row(row));
                 reports.write(spec, dev, mtu.bytes(), row, null);
                 last = r;
@@ -447,7 +472,18 @@ final class RemotePerf {
                 String line = runner.unmeasuredLine();
                 progress.printQuietly(() -> out.println(line));
             }
-            comm.closeConnection(mine[0]);
+            closeConnection();
+        }
+
+        /**
+         * perftest's {@code ctx_close_connection} at the end, a hand-shake and {@code "done"}: every program but
+         * write_lat, which destroys its resources straight after its rows (write_lat.c has no closing exchange, and
+         * a peer waiting for one reads the end of the connection instead).
+         */
+        private void closeConnection() {
+            if (!(spec.latency() && spec.test() == PerfTest.WRITE)) {
+                comm.closeConnection(mine[0]);
+            }
         }
 
         private void serverRows(boolean sweep) {
@@ -462,7 +498,7 @@ final class RemotePerf {
             if (!spec.latency() && test != PerfTest.SEND && !spec.bidirectional()) {
                 comm.patience(waitForTheClient());
                 comm.handShake(mine[0]);
-                BandwidthResult theirs = theirs(comm.reports(new BandwidthResult(largest, 0, 0, 0, 0)));
+                BandwidthResult theirs = flags.shown(theirs(comm.reports(new BandwidthResult(largest, 0, 0, 0, 0))));
                 table.row(theirs);
                 reports.write(spec, dev, mtu.bytes(), theirs, null);
                 comm.closeConnection(mine[0]);
@@ -498,10 +534,11 @@ final class RemotePerf {
                 if (test == PerfTest.SEND && sweep) {
                     comm.handShake(mine[0]);
                 }
+                r = flags.shown(r);
                 table.row(r);
                 reports.write(spec, dev, mtu.bytes(), r, null);
             }
-            comm.closeConnection(mine[0]);
+            closeConnection();
             table.footer();
             out.println("(server: " + whose(spec) + ")");
         }
@@ -713,9 +750,12 @@ final class RemotePerf {
         }
     }
 
-    /** @return both directions of a bidirectional row added, as perftest's {@code -b} reports them */
+    /**
+     * @return both directions of a bidirectional row added, as perftest's {@code -b} reports them
+     *         ({@code print_full_bw_report}): the rates added, the iterations this side's own
+     */
     static BandwidthResult sum(BandwidthResult a, BandwidthResult b) {
-        return new BandwidthResult(a.size(), a.iterations() + b.iterations(), a.peakMiBps() + b.peakMiBps(),
+        return new BandwidthResult(a.size(), a.iterations(), a.peakMiBps() + b.peakMiBps(),
                 a.averageMiBps() + b.averageMiBps(), a.messageRateMpps() + b.messageRateMpps());
     }
 

@@ -121,7 +121,7 @@ final class Syntax {
                 .description(CommandHelp.description(command)).footer(CommandHelp.footer(command));
         for (OptionDef d : OptionDef.ALL) {
             if (d.appliesTo(command)) {
-                OptionSpec.Builder b = OptionSpec.builder(d.names()).description(d.help())
+                OptionSpec.Builder b = OptionSpec.builder(d.names(command)).description(d.help())
                         .usageHelp(d.name().equals("--help"));
                 if (d.flag()) {
                     b.arity("0").type(boolean.class);

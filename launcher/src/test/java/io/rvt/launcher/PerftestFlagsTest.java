@@ -59,10 +59,110 @@ class PerftestFlagsTest {
     }
 
     @Test
+    void shouldReadPerftestsOtherFlagsWithTheirMeaningsInShortAndLongForm() {
+        String[] jni = {"--driver", "jni", "--address", "127.0.0.2", "perf", "127.0.0.3", "--test", "ib_read_bw"};
+        Options s = Options.parse(concat(jni, "-N", "-w", "10.5", "-y", "0.25", "-S", "3", "-L", "7", "--tclass",
+                "32", "--flow_label", "0x12345", "-o", "4", "--wait_destroy", "1", "--use_old_post_send",
+                "--pkey_index", "0", "--force-link", "Ethernet", "-r", "1"));
+        Options l = Options.parse(concat(jni, "--noPeak", "--limit_bw=10.5", "--limit_msgrate=0.25", "--sl=3",
+                "--hop_limit=7", "--tclass=32", "--flow_label=0x12345", "--outs=4", "--wait_destroy=1",
+                "--rx-depth=1"));
+        for (Options o : List.of(s, l)) {
+            assertThat(o.perftestFlags()).isEqualTo(new PerftestFlags(true, 10.5, 0.25, 3, 7, 32, 0x12345, 4, 1, 1));
+        }
+        assertThat(Options.parse("perf", "--test", "send").perftestFlags()).isEqualTo(PerftestFlags.DEFAULT);
+        assertThat(Options.parse(concat(jni, "--test", "send", "-r", "64")).perftestFlags().rxDepth())
+                .isEqualTo(64);
+        assertThat(Options.parse("perf", "--test", "ib_atomic_bw", "-A", "FETCH_AND_ADD").test)
+                .isEqualTo(PerfTest.ATOMIC);
+        assertThat(Options.parse("perf", "--force-link", "IB").given).contains("--force-link");
+        // --ipv6: the HCA's GID is an IPv6 address, ::1 unless --address says which
+        assertThat(Options.parse("--driver", "jni", "perf", "--ipv6").addresses).containsExactly("::1", "::1");
+        assertThat(Options.parse("--driver", "jni", "--address", "::2", "perf", "--server", "--ipv6").addresses)
+                .containsExactly("::2", "::2");
+        assertThat(cli.run("perf", "-V")).isZero();
+        assertThat(cli.out()).startsWith("rvt ");
+    }
+
+    @Test
+    void shouldRefusePerftestsOtherFlagsWherePerftestOrRvtDoes() {
+        String[] jni = {"--driver", "jni", "--address", "127.0.0.2", "perf", "127.0.0.3"};
+        cli.assertUsage("option --outs: outstanding reads apply to READ and atomic tests, not write", concat(jni,
+                "--test", "write", "-o", "2"));
+        cli.assertUsage("option --rx-depth: on RDMA write tests the RX depth can only be 1", concat(jni, "--test",
+                "write", "-r", "8"));
+        cli.assertUsage("option --atomic_type applies to atomic tests, not send", "perf", "-A", "FETCH_AND_ADD");
+        cli.assertUsage("option --atomic_type: 'ADD' is not CMP_AND_SWAP or FETCH_AND_ADD", "perf", "--test",
+                "atomic", "-A", "ADD");
+        cli.assertUsage("option --atomic_type CMP_AND_SWAP is refused: rvt perf's atomic rows are FETCH_AND_ADD",
+                "perf", "--test", "atomic", "-A", "CMP_AND_SWAP");
+        for (String f : List.of("-S", "-L", "--tclass", "--flow_label")) {
+            cli.assertUsage(" applies between two processes over perftest's exchange", "perf", f, "1");
+        }
+        cli.assertUsage("option --hop_limit: 256 is not a hop limit (0 to 255)", concat(jni, "-L", "256"));
+        cli.assertUsage("option --sl: 16 is not a service level (0 to 15)", concat(jni, "-S", "16"));
+        cli.assertUsage("option --flow_label: 1048576 is not a flow label", concat(jni, "--flow_label", "1048576"));
+        cli.assertUsage("option --limit_bw: -1 is not a bandwidth (0 or more)", "perf", "-w", "-1");
+        cli.assertUsage("option --pkey_index: 1 is not a P_Key index of rvt's ports", "perf", "--pkey_index", "1");
+        cli.assertUsage("option --force-link: 'IB' is not the link of --driver jni (Ethernet)", "--driver", "jni",
+                "perf", "--force-link", "IB");
+        cli.assertUsage("option --ipv6 applies to --driver jni", "perf", "--ipv6");
+        cli.assertUsage("option --ipv6: --address 127.0.0.2 is IPv4", concat(jni, "--ipv6"));
+        cli.assertUsage("option --noPeak applies to bandwidth tests, not to --lat", "perf", "--no-osgi", "--lat",
+                "-N");
+        cli.assertUsage("option --limit_bw applies to bandwidth tests, not to --lat", "perf", "--no-osgi", "--lat",
+                "-w", "1");
+        cli.assertUsage("option --events is refused: rvt perf busy-polls its completion queues", "perf", "-e");
+    }
+
+    /** Every flag the table refuses says so in one line naming it and why, as its help line does. */
+    @Test
+    void shouldRefuseEveryRefusedPerftestFlagWithItsHelpLine() {
+        int refused = 0;
+        for (OptionDef d : OptionDef.ALL) {
+            if (!d.appliesTo("perf") || !d.help().startsWith("refused: ")) {
+                continue;
+            }
+            String why = d.help().substring("refused: ".length());
+            for (String name : d.names("perf")) {
+                String[] args = d.flag() ? new String[] {"perf", name} : new String[] {"perf", name, "1"};
+                cli.assertUsage("option " + d.name() + " is refused: " + why, args);
+                assertThat(cli.err().lines().count()).as(String.join(" ", args)).isOne();
+            }
+            refused++;
+        }
+        assertThat(refused).isGreaterThanOrEqualTo(60);
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldFailARowBelowPerftestsLimitsAndPrintNoPeakWhenAsked() {
+        assertThat(cli.run("perf", "--no-osgi", "--test", "ib_write_bw", "-s", "4096", "-n", "200", "-N", "-w",
+                "0.001", "-y", "0.000001")).as(cli.err()).isZero();
+        assertThat(cli.out().lines().filter(l -> l.startsWith(" 4096 ")).toList()).singleElement()
+                .satisfies(l -> assertThat(l.trim().split("\\s+")[2]).isEqualTo("0.00"));
+        cli.reset();
+        assertThat(cli.run("perf", "--no-osgi", "--test", "ib_write_bw", "-s", "4096", "-n", "200", "-w",
+                "100000000")).isEqualTo(1);
+        assertThat(cli.err()).contains("BW result is below bw limit").contains("-w 100000000");
+        assertThat(cli.out().lines().filter(l -> l.startsWith(" 4096 ")).toList()).singleElement()
+                .satisfies(l -> assertThat(Double.parseDouble(l.trim().split("\\s+")[2])).isPositive());
+        cli.reset();
+        assertThat(cli.run("perf", "--no-osgi", "--test", "ib_send_bw", "-s", "64", "-n", "200", "--report_gbits",
+                "-y", "1000000")).isEqualTo(1);
+        assertThat(cli.err()).contains("Msg rate is below msg_rate limit");
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] r = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, r, a.length, b.length);
+        return r;
+    }
+
+    @Test
     void shouldRefusePerftestsFlagsThatRvtPerfHasNotWithOneLineEach() {
         cli.assertUsage("option --use-srq is refused: rvt perf posts each QP's receives on the QP itself", "perf",
                 "--use-srq");
-        cli.assertUsage("option --ipv6 is refused: rvt's GID is its HCA's --address", "perf", "--ipv6");
         cli.assertUsage("option --output is refused: perftest's one-number output", "perf", "--output",
                 "bandwidth");
         cli.assertUsage("option --reversed is refused: the server sending to the client", "perf", "--reversed");

@@ -114,7 +114,7 @@ class RemotePerfProtocolTest {
      * @return what the server and the client printed
      */
     static String[] serverAndClient(Side server, Side client, PerfSpec spec) throws Exception {
-        return serverAndClient(server, client, spec, false);
+        return serverAndClient(server, client, spec, false, PerftestFlags.DEFAULT);
     }
 
     /**
@@ -125,6 +125,17 @@ class RemotePerfProtocolTest {
      * @return what the server and the client printed
      */
     static String[] serverAndClient(Host server, Host client, PerfSpec spec, boolean rdmaCm) throws Exception {
+        return serverAndClient(server, client, spec, rdmaCm, PerftestFlags.DEFAULT);
+    }
+
+    /**
+     * Runs {@code spec} as {@link #serverAndClient(Host, Host, PerfSpec, boolean)} does, both sides given
+     * perftest's {@code flags}.
+     *
+     * @return what the server and the client printed
+     */
+    static String[] serverAndClient(Host server, Host client, PerfSpec spec, boolean rdmaCm, PerftestFlags flags)
+            throws Exception {
         ByteArrayOutputStream serverOut = new ByteArrayOutputStream();
         ByteArrayOutputStream clientOut = new ByteArrayOutputStream();
         PrintStream serverPrint = new PrintStream(serverOut, true, StandardCharsets.UTF_8);
@@ -132,7 +143,7 @@ class RemotePerfProtocolTest {
         RemotePerf.Reports none = (s, d, mtu, bw, lat) -> { };
         int port = freePort();
         CompletableFuture<Void> serverRun = CompletableFuture.runAsync(() -> new RemotePerf(serverPrint,
-                serverPrint, LinkOptions.DEFAULT, port, false, none, rdmaCm).server(server, spec));
+                serverPrint, LinkOptions.DEFAULT, port, false, none, rdmaCm).flags(flags).server(server, spec));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!serverOut.toString(StandardCharsets.UTF_8).contains("waiting for a client")) {
             assertThat(System.nanoTime()).as("the server listens").isLessThan(deadline);
@@ -140,8 +151,8 @@ class RemotePerfProtocolTest {
             Thread.onSpinWait();
         }
         try {
-            new RemotePerf(clientPrint, clientPrint, LinkOptions.DEFAULT, port, false, none, rdmaCm).client(client,
-                    serverAddress(server), spec);
+            new RemotePerf(clientPrint, clientPrint, LinkOptions.DEFAULT, port, false, none, rdmaCm).flags(flags)
+                    .client(client, serverAddress(server), spec);
         } catch (RuntimeException e) {
             throw new AssertionError("the client failed: " + e + "\n" + clientOut + "\nthe server:\n" + serverOut, e);
         }
@@ -210,6 +221,22 @@ class RemotePerfProtocolTest {
 
     @Test
     @Timeout(120)
+    void shouldAdvertiseAndUsePerftestsOutstandingReadsAndShowNoPeak() throws Exception {
+        PerfSpec spec = new PerfSpec(PerfTest.READ, Transport.RC, false, new int[] {4096}, 1, 200, 0, 128,
+                PerfSpec.CQ_MODERATION, 1, false);
+        // -o 2 -N -r 1 --wait_destroy 0: each side offers 2 outstanding reads, and the rows' peak is 0
+        PerftestFlags flags = new PerftestFlags(true, 0, 0, 0, RemotePerf.HOP_LIMIT, 0, 0, 2, 1, 0);
+        String[] out = serverAndClient(server, client, spec, false, flags);
+        for (String o : out) {
+            assertThat(o.lines().filter(l -> l.contains("address: LID")).toList()).as(o).hasSize(2)
+                    .allMatch(l -> l.contains(" OUT 0x02 "));
+            assertThat(o.lines().filter(l -> l.startsWith(" 4096 ")).toList()).as(o).singleElement()
+                    .satisfies(l -> assertThat(l.trim().split("\\s+")[2]).isEqualTo("0.00"));
+        }
+    }
+
+    @Test
+    @Timeout(120)
     void shouldRunReadAndAtomicBandwidth() throws Exception {
         String[] read = run(PerfTest.READ, Transport.RC, false, new int[] {4096}, 1, 200, false);
         assertThat(rows(read[0])).hasSize(1);
@@ -247,8 +274,9 @@ class RemotePerfProtocolTest {
     void shouldAddBothSidesReportsOfABidirectionalRow() throws Exception {
         for (PerfTest test : List.of(PerfTest.SEND, PerfTest.WRITE)) {
             String[] out = run(test, Transport.RC, false, new int[] {4096}, 1, 300, true);
-            assertThat(rows(out[1])).extracting(r -> r[1]).containsExactly(600L);
-            assertThat(rows(out[0])).extracting(r -> r[1]).containsExactly(600L);
+            // perftest's print_full_bw_report: the rates of both reports added, the iterations this side's own
+            assertThat(rows(out[1])).extracting(r -> r[1]).containsExactly(300L);
+            assertThat(rows(out[0])).extracting(r -> r[1]).containsExactly(300L);
         }
     }
 }
