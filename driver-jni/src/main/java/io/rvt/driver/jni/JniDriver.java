@@ -119,7 +119,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
                 Datagrams io = open(b.addresses.get(i), b.udpPort, false);
                 int rxSlotSize = b.udpGro && io.receiveCoalesced() ? GRO_SLOT_SIZE : slotSize;
                 ports[i] = new PortEngine(this, i + 1, io, b.sourcePorts, b.maxQp, b.batch, slotSize, rxSlotSize,
-                        b.busyPoll, newDelivery(i + 1));
+                        b.busyPoll, b.pollerWaitNanos, newDelivery(i + 1));
             }
         } catch (RuntimeException e) {
             closeSockets();

@@ -21,6 +21,8 @@ public final class JniDriverBuilder {
     public static final int DEFAULT_SOURCE_PORTS = 16;
     /** The most source sockets per port: every port of 0xC000-0xFFFF. */
     public static final int MAX_SOURCE_PORTS = 0x4000;
+    /** How long a poller spins on an idle port before it waits in {@code poll}, by default ({@link #pollerWaitNanos}). */
+    public static final long DEFAULT_POLLER_WAIT_NANOS = 50_000L;
     final List<InetAddress> addresses = new ArrayList<>();
     final Map<Gid, Integer> peers = new LinkedHashMap<>();
     String name = DEFAULT_NAME;
@@ -35,6 +37,7 @@ public final class JniDriverBuilder {
     boolean ownThreads = true;
     ThreadingMode threading = ThreadingMode.PROGRESS;
     long backstopQuietNanos = ProgressEngine.DEFAULT_QUIET_NANOS;
+    long pollerWaitNanos = DEFAULT_POLLER_WAIT_NANOS;
     int batch = 32;
     int socketBufferBytes = 4 << 20;
     int sourcePorts = DEFAULT_SOURCE_PORTS;
@@ -228,6 +231,26 @@ public final class JniDriverBuilder {
             throw new IllegalArgumentException("backstopQuietNanos must be at least 1, got " + nanos);
         }
         backstopQuietNanos = nanos;
+        return this;
+    }
+
+    /**
+     * rvt extension. With {@link ThreadingMode#PROGRESS}: how long a thread's progress calls must have found a port
+     * idle (nothing received, nothing to send) before its next one waits in {@code poll} on the port's socket (up to
+     * a millisecond, or until a datagram arrives or another thread queues a send), instead of asking the socket again
+     * at once. Only while the port is the only running PROGRESS port of the JVM (between two processes, one HCA
+     * each): with two, the datagram a poller waits for may be the other's to receive. A spinning poller keeps a core
+     * from the peer process it waits for when the machine has more busy threads than cores. 0: never wait (spin, as
+     * a NIC's poller does). Default {@value #DEFAULT_POLLER_WAIT_NANOS}.
+     *
+     * @param nanos the idle time before a poller waits, at least 0
+     * @return this
+     */
+    public JniDriverBuilder pollerWaitNanos(long nanos) {
+        if (nanos < 0) {
+            throw new IllegalArgumentException("pollerWaitNanos must be at least 0, got " + nanos);
+        }
+        pollerWaitNanos = nanos;
         return this;
     }
 

@@ -20,9 +20,29 @@ import java.util.Locale;
  *        datagrams in one {@code sendmmsg} entry)
  * @param groSegments packets received inside datagrams the kernel coalesced ({@link JniDriverBuilder#udpGro}: several
  *        packets in one received datagram, counted once in {@code datagramsReceived})
+ * @param pollerWaits times a polling thread found the port idle for {@link JniDriverBuilder#pollerWaitNanos} and
+ *        waited in {@code poll} on its socket rather than spin (each a system call, not a receive)
  */
 public record SocketCalls(long sendCalls, long datagramsSent, long receiveCalls, long emptyReceives,
-        long datagramsReceived, long acksSent, long gsoSegments, long groSegments) {
+        long datagramsReceived, long acksSent, long gsoSegments, long groSegments, long pollerWaits) {
+
+    /**
+     * A snapshot without the pollers' waits (the record before {@code pollerWaits}).
+     *
+     * @param sendCalls see the record
+     * @param datagramsSent see the record
+     * @param receiveCalls see the record
+     * @param emptyReceives see the record
+     * @param datagramsReceived see the record
+     * @param acksSent see the record
+     * @param gsoSegments see the record
+     * @param groSegments see the record
+     */
+    public SocketCalls(long sendCalls, long datagramsSent, long receiveCalls, long emptyReceives,
+            long datagramsReceived, long acksSent, long gsoSegments, long groSegments) {
+        this(sendCalls, datagramsSent, receiveCalls, emptyReceives, datagramsReceived, acksSent, gsoSegments,
+                groSegments, 0);
+    }
 
     /**
      * A snapshot without received GRO segments (the record before {@code groSegments}).
@@ -37,7 +57,7 @@ public record SocketCalls(long sendCalls, long datagramsSent, long receiveCalls,
      */
     public SocketCalls(long sendCalls, long datagramsSent, long receiveCalls, long emptyReceives,
             long datagramsReceived, long acksSent, long gsoSegments) {
-        this(sendCalls, datagramsSent, receiveCalls, emptyReceives, datagramsReceived, acksSent, gsoSegments, 0);
+        this(sendCalls, datagramsSent, receiveCalls, emptyReceives, datagramsReceived, acksSent, gsoSegments, 0, 0);
     }
 
     /** @return datagrams per send call, 0 without calls */
@@ -58,7 +78,8 @@ public record SocketCalls(long sendCalls, long datagramsSent, long receiveCalls,
         return new SocketCalls(sendCalls - earlier.sendCalls, datagramsSent - earlier.datagramsSent,
                 receiveCalls - earlier.receiveCalls, emptyReceives - earlier.emptyReceives,
                 datagramsReceived - earlier.datagramsReceived, acksSent - earlier.acksSent,
-                gsoSegments - earlier.gsoSegments, groSegments - earlier.groSegments);
+                gsoSegments - earlier.gsoSegments, groSegments - earlier.groSegments,
+                pollerWaits - earlier.pollerWaits);
     }
 
     /** @return e.g. {@code 120 sendmmsg (3.20 datagrams each), 400 recvmmsg (250 empty, 0.96 each), 30 ACKs sent} */

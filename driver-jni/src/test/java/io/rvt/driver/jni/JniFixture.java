@@ -53,6 +53,7 @@ final class JniFixture implements DriverFixture {
     private int sourcePorts = JniDriverBuilder.DEFAULT_SOURCE_PORTS;
     private int socketBufferBytes = -1;
     private long backstopQuietNanos = -1;
+    private long pollerWaitNanos = -1;
     private boolean udpGso = true;
     private boolean udpGro = true;
     private boolean numberIpv4Ids;
@@ -107,6 +108,15 @@ final class JniFixture implements DriverFixture {
      */
     JniFixture backstopQuietNanos(long nanos) {
         backstopQuietNanos = nanos;
+        return this;
+    }
+
+    /**
+     * @param nanos a poller's idle time on a port before it waits in poll ({@link JniDriverBuilder#pollerWaitNanos})
+     * @return this
+     */
+    JniFixture pollerWaitNanos(long nanos) {
+        pollerWaitNanos = nanos;
         return this;
     }
 
@@ -185,6 +195,9 @@ final class JniFixture implements DriverFixture {
             }
             if (backstopQuietNanos > 0) {
                 builder.backstopQuietNanos(backstopQuietNanos);
+            }
+            if (pollerWaitNanos >= 0) {
+                builder.pollerWaitNanos(pollerWaitNanos);
             }
             List<Ipv4IdNumbering> numbered = new CopyOnWriteArrayList<>();
             numberings.add(numbered);
