@@ -36,6 +36,15 @@ import java.util.zip.CRC32;
  * The Identification is covered, and a receiver does not see it: {@link #recoverRoceV4Id} checks a packet by solving
  * for the one ID its ICRC matches under.
  *
+ * <p><b>Linux's RC FLUSH</b> (opcode 0x1C, rxe since 6.2) is the one exception, and rvt follows Linux on the wire:
+ * rxe's opcode table gives FLUSH no payload offset, so its ICRC ({@code rxe_icrc_generate}, checked the same way by
+ * {@code rxe_icrc_check}) covers, after the masked headers, FETH and RETH, the packet's bytes from the BTH to the
+ * ICRC a second time, unmasked, as if they were payload. Found against Debian 13's 6.12.118 (2026-12-02): every one
+ * of 111 captured FLUSH packets of rxe's failed IBTA's ICRC and matched this one; rxe drops a FLUSH whose ICRC is
+ * IBTA's silently. {@link #startRoceV4}, {@link #startRoceV6} and the compute, check and write methods of RoCEv2 do
+ * this for a BTH whose opcode is {@link #LINUX_FLUSH_OPCODE} ({@link #value()} adds the repeat); native IB framing
+ * keeps IBTA's ICRC.
+ *
  * <p>An instance keeps a {@link CRC32}, a scratch array for the masked header copies and an IPv4 ID solver with its
  * cache, so it allocates nothing per packet; it is not thread-safe: use one per thread (one per driver agent).
  * Buffers are read with absolute indexes: their position, limit and mark are never touched. Heap buffers are read in
@@ -51,6 +60,9 @@ public final class Icrc {
     /** Length of a UDP header. */
     public static final int UDP_HEADER_LENGTH = 8;
 
+    /** RC FLUSH's opcode, whose RoCEv2 ICRC Linux's rxe computes over its headers twice (see the class comment). */
+    public static final int LINUX_FLUSH_OPCODE = 0x1C;
+
     /** The largest RoCEv2 UDP payload whose IPv4 total length still fits 16 bits. */
     static final int MAX_ROCE_PAYLOAD = 0xFFFF - IPV4_HEADER_LENGTH - UDP_HEADER_LENGTH;
 
@@ -65,6 +77,10 @@ public final class Icrc {
     private final byte[] scratch = new byte[SCRATCH_LENGTH];
     /** Big-endian view of {@link #scratch}, for writing the rebuilt headers. */
     private final ByteBuffer scratchBuf = ByteBuffer.wrap(scratch);
+    /** A Linux FLUSH's packet, which {@link #value()} covers once more (null otherwise). */
+    private ByteBuffer repeat;
+    private int repeatOffset;
+    private int repeatLength;
 
     /** Creates an instance with its own scratch state. */
     public Icrc() {
@@ -82,6 +98,7 @@ public final class Icrc {
      */
     public int computeIb(ByteBuffer packet, int offset, int lengthWithoutIcrc) {
         Objects.checkFromIndexSize(offset, lengthWithoutIcrc, packet.limit());
+        repeat = null;
         boolean global = LrhDescriptor.lnh(packet, offset) == LrhDescriptor.LNH_IBA_GLOBAL;
         int headers = LrhDescriptor.LENGTH + (global ? GrhDescriptor.LENGTH : 0) + BthDescriptor.LENGTH;
         if (lengthWithoutIcrc < headers) {
@@ -161,7 +178,7 @@ public final class Icrc {
         s.putInt(20, srcIp);
         s.putInt(24, dstIp);
         int n = putUdp(28, udpSrcPort, udpDstPort, udpLength);
-        return startRoce(bth, offset, n);
+        return startRoce(bth, offset, n, lengthWithoutIcrc);
     }
 
     /**
@@ -212,7 +229,7 @@ public final class Icrc {
         src.write(s, 16);
         dst.write(s, 32);
         int n = putUdp(8 + IPV6_HEADER_LENGTH, udpSrcPort, udpDstPort, udpLength);
-        return startRoce(bth, offset, n);
+        return startRoce(bth, offset, n, lengthWithoutIcrc);
     }
 
     /**
@@ -343,7 +360,9 @@ public final class Icrc {
         }
         int syndrome = computeRoceV4(srcIp, dstIp, 0, dontFragment, udpSrcPort, udpDstPort, udpPayload, offset,
                 length - LENGTH) ^ read(udpPayload, offset + length - LENGTH);
-        return syndrome == 0 ? 0 : idSolver.solve(syndrome, length - LENGTH);
+        // Linux's FLUSH: the ICRC covers the packet twice, so the ID is that much further from its end
+        int covered = (length - LENGTH) * (isLinuxFlush(udpPayload, offset) ? 2 : 1);
+        return syndrome == 0 ? 0 : idSolver.solve(syndrome, covered);
     }
 
     /**
@@ -403,12 +422,24 @@ public final class Icrc {
         return at + UDP_HEADER_LENGTH;
     }
 
-    private Icrc startRoce(ByteBuffer bth, int offset, int n) {
+    private Icrc startRoce(ByteBuffer bth, int offset, int n, int lengthWithoutIcrc) {
         Objects.checkFromIndexSize(offset, BthDescriptor.LENGTH, bth.limit());
         n = copyMaskedBth(bth, offset, n);
         crc.reset();
         crc.update(scratch, 0, n);
+        repeat = null;
+        if (isLinuxFlush(bth, offset)) {
+            Objects.checkFromIndexSize(offset, lengthWithoutIcrc, bth.limit());
+            repeat = bth;
+            repeatOffset = offset;
+            repeatLength = lengthWithoutIcrc;
+        }
         return this;
+    }
+
+    /** @return whether the BTH at offset is an RC FLUSH's, whose RoCEv2 ICRC Linux covers its packet twice */
+    private static boolean isLinuxFlush(ByteBuffer bth, int offset) {
+        return (bth.get(offset) & 0xFF) == LINUX_FLUSH_OPCODE;
     }
 
     /**
@@ -427,6 +458,11 @@ public final class Icrc {
 
     /** @return the ICRC of the bytes fed since the start */
     public int value() {
+        if (repeat != null) { // Linux's FLUSH: the packet once more, after everything else
+            ByteBuffer b = repeat;
+            repeat = null;
+            update(b, repeatOffset, repeatLength);
+        }
         return (int) crc.getValue();
     }
 

@@ -289,4 +289,33 @@ class IcrcTest {
                 .isInstanceOf(IndexOutOfBoundsException.class);
         assertThatThrownBy(() -> icrc.checkIb(buf, 10, 60)).isInstanceOf(IndexOutOfBoundsException.class);
     }
+
+    /**
+     * An RC FLUSH of Linux's rxe as captured on the wire (Debian 13, 6.12.118, 192.0.2.2 to 192.0.2.1, IP ID 0x5fb2,
+     * DF): its ICRC covers the masked headers, then BTH, FETH and RETH once more, unmasked (rxe's opcode table gives
+     * FLUSH no payload offset). Checked, its IP ID recovered, and written again the same by the gathering path.
+     */
+    @Test
+    void shouldComputeLinuxRxesFlushIcrcOverThePacketTwice() {
+        byte[] udp = HexFormat.of().parseHex("1c00ffff0000000780799b710000000100000000000120100001020000000100dba65d5c");
+        ByteBuffer buf = ByteBuffer.wrap(udp);
+        int guest = 0xC000_0202;
+        int host = 0xC000_0201;
+        assertThat(icrc.checkRoceV4(guest, host, 0x5fb2, true, 0xc0ee, 4791, buf, 0, udp.length)).isTrue();
+        assertThat(icrc.recoverRoceV4Id(guest, host, true, 0xc0ee, 4791, buf, 0, udp.length)).isEqualTo(0x5fb2);
+        int wire = Icrc.read(buf, udp.length - Icrc.LENGTH);
+        assertThat(icrc.startRoceV4(guest, host, 0x5fb2, true, 0xc0ee, 4791, buf, 0, udp.length - Icrc.LENGTH)
+                .add(buf, 12, 20).value()).isEqualTo(wire);
+        // the same bytes as any other opcode: IBTA's ICRC, which is not the one rxe sent
+        byte[] other = udp.clone();
+        other[0] = 0x0A; // RC RDMA WRITE ONLY's code, for the CRC's sake
+        ByteBuffer o = ByteBuffer.wrap(other);
+        icrc.writeRoceV4(guest, host, 0x5fb2, true, 0xc0ee, 4791, o, 0, other.length);
+        o.put(0, (byte) 0x1C);
+        assertThat(icrc.checkRoceV4(guest, host, 0x5fb2, true, 0xc0ee, 4791, o, 0, other.length)).isFalse();
+        Gid a = Gid.of(1, 2);
+        Gid b = Gid.of(3, 4);
+        icrc.writeRoceV6(a, b, 9, 4791, buf, 0, udp.length);
+        assertThat(icrc.checkRoceV6(a, b, 9, 4791, buf, 0, udp.length)).isTrue();
+    }
 }

@@ -65,7 +65,7 @@ final class ReferenceIcrc {
         i = udp(p, i, sport, dport, udpLength);
         System.arraycopy(udpPayload, 0, p, i, udpPayload.length);
         p[i + 4] = (byte) 0xFF; // BTH resv8a
-        return crc(p);
+        return crc(linuxFlush(p, udpPayload));
     }
 
     static int roceV6(Gid src, Gid dst, int sport, int dport, byte[] udpPayload) {
@@ -90,7 +90,7 @@ final class ReferenceIcrc {
         i = udp(p, i, sport, dport, udpLength);
         System.arraycopy(udpPayload, 0, p, i, udpPayload.length);
         p[i + 4] = (byte) 0xFF;
-        return crc(p);
+        return crc(linuxFlush(p, udpPayload));
     }
 
     private static int udp(byte[] p, int i, int sport, int dport, int udpLength) {
@@ -103,6 +103,16 @@ final class ReferenceIcrc {
         p[i++] = (byte) 0xFF;
         p[i++] = (byte) 0xFF;
         return i;
+    }
+
+    /** Linux's RC FLUSH (opcode 0x1C): the UDP payload once more, unmasked, after the pseudo-packet. */
+    private static byte[] linuxFlush(byte[] p, byte[] udpPayload) {
+        if ((udpPayload[0] & 0xFF) != 0x1C) {
+            return p;
+        }
+        byte[] twice = java.util.Arrays.copyOf(p, p.length + udpPayload.length);
+        System.arraycopy(udpPayload, 0, twice, p.length, udpPayload.length);
+        return twice;
     }
 
     private static int crc(byte[] p) {
