@@ -7,7 +7,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.jar.JarFile;
 import java.util.regex.Matcher;
@@ -20,8 +22,11 @@ import org.junit.jupiter.api.Test;
  * rvt-api (the system bundle exports it from the class path).
  */
 class FelixHostBundlesTest {
-    /** A {@code -runbundles} entry's symbolic name. */
-    private static final Pattern ENTRY = Pattern.compile("([A-Za-z0-9_.-]+);version=");
+    /** A {@code -runbundles} entry's symbolic name and version range. */
+    private static final Pattern VERSIONED_ENTRY = Pattern.compile("([A-Za-z0-9_.-]+);version='([^']+)'");
+    /** A feature's {@code <bundle>mvn:group/artifact/version</bundle>}. */
+    private static final Pattern FEATURE_BUNDLE = Pattern.compile(
+            "<bundle[^>]*>mvn:([^/<]+)/([^/<]+)/([^/<]+)</bundle>");
 
     @Test
     void shouldInstallExactlyTheResolvedRunBundlesWhenBootingEitherDriver() throws IOException {
@@ -40,18 +45,76 @@ class FelixHostBundlesTest {
         assertThat(installed).isEqualTo(resolved);
     }
 
-    private static Set<String> runBundles(Path bndrun) throws IOException {
+    /**
+     * Karaf's features install what FelixHost boots: the bundles of the features rvt, rvt-sim and rvt-jni
+     * ({@code features/src/main/feature/feature.xml}) are felix-host.bndrun's {@code -runbundles} (rvt-api included),
+     * less Felix SCR and the OSGi libraries it needs, which the feature rvt takes from Karaf's own {@code scr}
+     * feature; Config Admin at a version in the bndrun's range. A bundle added to or dropped from one list and not
+     * the other fails here.
+     */
+    @Test
+    void shouldListTheRunBundlesInTheKarafFeatures() throws IOException {
+        Map<String, String> resolved = runBundleVersions(Path.of("felix-host.bndrun"));
+        for (String scr : List.of("org.apache.felix.scr", "org.osgi.service.component", "org.osgi.util.function",
+                "org.osgi.util.promise")) {
+            assertThat(resolved.remove(scr)).as("%s in felix-host.bndrun -runbundles", scr).isNotNull();
+        }
+        String xml = Files.readString(Path.of("..", "features", "src", "main", "feature", "feature.xml"));
+        Map<String, String> features = new TreeMap<>();
+        for (String name : List.of("rvt", "rvt-sim", "rvt-jni")) {
+            // a top-level feature's body, up to its closing tag on a line of its own (nested ones close on theirs)
+            Matcher f = Pattern.compile("<feature name=\"" + name + "\"[^>]*>(.*?)\n  </feature>", Pattern.DOTALL)
+                    .matcher(xml);
+            assertThat(f.find()).as("feature %s in feature.xml", name).isTrue();
+            if (name.equals("rvt")) {
+                assertThat(f.group(1)).as("feature rvt takes SCR from Karaf").contains("<feature>scr</feature>");
+            }
+            Matcher b = FEATURE_BUNDLE.matcher(f.group(1));
+            while (b.find()) {
+                features.put(symbolicName(b.group(1), b.group(2)), b.group(3));
+            }
+        }
+        assertThat(features.keySet()).as("the bundles of features rvt, rvt-sim and rvt-jni")
+                .isEqualTo(resolved.keySet());
+        String range = resolved.get("org.apache.felix.configadmin");
+        assertThat(range).as("Config Admin's range in felix-host.bndrun").startsWith("[" + features.get(
+                "org.apache.felix.configadmin") + ",");
+    }
+
+    /**
+     * @return the symbolic name of {@code mvn:groupId/artifactId}: an rvt bundle's by rvt's rule (io.rvt. and the
+     *         artifactId without "rvt-", '-' as '.'), checked against the jar's manifest where the bundle directory
+     *         has the jar; any other's, its artifactId (as Felix's are named)
+     */
+    private static String symbolicName(String groupId, String artifactId) throws IOException {
+        if (!groupId.equals("io.rvt")) {
+            return artifactId;
+        }
+        String bsn = "io.rvt." + artifactId.replaceFirst("^rvt-", "").replace('-', '.');
+        Path jar = Main.bundleDir().resolve(artifactId + ".jar");
+        if (Files.exists(jar)) {
+            assertThat(symbolicName(jar)).as("symbolic name of %s", jar).isEqualTo(bsn);
+        }
+        return bsn;
+    }
+
+    /** @return each {@code -runbundles} entry's symbolic name and version range */
+    private static Map<String, String> runBundleVersions(Path bndrun) throws IOException {
         String text = Files.readString(bndrun).replace("\\\n", "");
-        Set<String> out = new TreeSet<>();
+        Map<String, String> out = new TreeMap<>();
         for (String line : text.split("\n")) {
             if (line.startsWith("-runbundles:")) {
-                Matcher m = ENTRY.matcher(line);
+                Matcher m = VERSIONED_ENTRY.matcher(line);
                 while (m.find()) {
-                    out.add(m.group(1));
+                    out.put(m.group(1), m.group(2));
                 }
             }
         }
         return out;
+    }
+
+    private static Set<String> runBundles(Path bndrun) throws IOException {
+        return new TreeSet<>(runBundleVersions(bndrun).keySet());
     }
 
     private static String symbolicName(Path jar) throws IOException {
