@@ -42,7 +42,7 @@ import java.util.zip.CRC32;
  * ICRC a second time, unmasked, as if they were payload. Found against Debian 13's 6.12.118 (2026-12-02): every one
  * of 111 captured FLUSH packets of rxe's failed IBTA's ICRC and matched this one; rxe drops a FLUSH whose ICRC is
  * IBTA's silently. {@link #startRoceV4}, {@link #startRoceV6} and the compute, check and write methods of RoCEv2 do
- * this for a BTH whose opcode is {@link #LINUX_FLUSH_OPCODE} ({@link #value()} adds the repeat); native IB framing
+ * this for a BTH whose opcode is 0x1C ({@link #value()} adds the repeat); native IB framing
  * keeps IBTA's ICRC.
  *
  * <p>An instance keeps a {@link CRC32}, a scratch array for the masked header copies and an IPv4 ID solver with its
@@ -61,7 +61,7 @@ public final class Icrc {
     public static final int UDP_HEADER_LENGTH = 8;
 
     /** RC FLUSH's opcode, whose RoCEv2 ICRC Linux's rxe computes over its headers twice (see the class comment). */
-    public static final int LINUX_FLUSH_OPCODE = 0x1C;
+    static final int LINUX_FLUSH_OPCODE = 0x1C;
 
     /** The largest RoCEv2 UDP payload whose IPv4 total length still fits 16 bits. */
     static final int MAX_ROCE_PAYLOAD = 0xFFFF - IPV4_HEADER_LENGTH - UDP_HEADER_LENGTH;
