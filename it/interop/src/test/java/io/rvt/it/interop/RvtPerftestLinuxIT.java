@@ -6,6 +6,7 @@ import io.rvt.launcher.Main;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -13,17 +14,19 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * {@code rvt perf} (the launcher, in a child JVM in the peer's namespace, its HCA on the host's IPv4 address) against
- * the guest's perftest 4.5 ({@code ib_send_bw}, {@code ib_write_bw}, {@code ib_read_lat}, {@code ib_atomic_bw}),
- * either side as server, over perftest's TCP exchange (perftest's socket is IPv4 only), and with {@code -R} over its
- * rdma_cm mode (rvt-cm against Linux's rdma_cm), RoCE v2 between the IPv4-mapped GIDs: both exit 0, the client prints its row (and a SEND or WRITE bandwidth server its own or the
- * client's), and each side's QPN and PSN are what the other printed as remote. Small tables: the guest is TCG.
+ * {@code rvt perf} (the launcher, in a child JVM in the peer's namespace, its HCA on the host's IPv4 or IPv6 address)
+ * against the guest's perftest 4.5 (the eight {@code ib_*} programs), either side as server, over perftest's TCP
+ * exchange (perftest's socket is IPv4 only), and with {@code -R} over its rdma_cm mode (rvt-cm against Linux's
+ * rdma_cm), RoCE v2 between the IPv4-mapped or the IPv6 GIDs: both exit 0, the
+ * client prints its rows (and the server its own or the client's where perftest's does), and each side's QPN and PSN
+ * are what the other printed as remote. Small tables: the guest is TCG.
  */
 @ExtendWith(LinuxPeerExtension.class)
 class RvtPerftestLinuxIT {
     private static final Duration GUEST = Duration.ofSeconds(240);
     private static final Duration CHILD = Duration.ofSeconds(300);
     private static final int ITERS = 50;
+    private static final AtomicInteger PORTS = new AtomicInteger();
     private static final Pattern LOCAL = Pattern.compile("local address: LID \\S+ QPN (0x[0-9a-f]+) PSN "
             + "(0x[0-9a-f]+)");
     private static final Pattern REMOTE = Pattern.compile("remote address: LID \\S+ QPN (0x[0-9a-f]+) PSN "
@@ -31,38 +34,56 @@ class RvtPerftestLinuxIT {
     /** A row: bytes, iterations and at least three numbers more. */
     private static final Pattern ROW = Pattern.compile("(?m)^[ \\t]+(\\d+)[ \\t]+(\\d+)([ \\t]+[0-9.]+){3,}");
 
+    /**
+     * The matrix (issue 26), rvt the client: SEND, WRITE, READ and atomic bandwidth and latency, UC and UD where
+     * perftest has them, {@code -a} (over UD: every size up to the MTU), {@code -b}, small messages, RDMA over IPv6 GIDs
+     * (perftest's TCP socket stays IPv4), and perftest's flags that change the path or the rows ({@code -o}, {@code -N},
+     * {@code -S}, {@code --tclass}, {@code -L}).
+     */
     @ParameterizedTest
-    @CsvSource({"ib_send_bw, 4096, true", "ib_write_bw, 65536, true", "ib_read_lat, 64, false",
-        "ib_atomic_bw, 8, true"})
-    void shouldRunRvtPerfAgainstThePerftestServer(String program, int size, boolean serverRow, LinuxPeer peer)
-            throws Exception {
-        int port = 18600 + List.of("ib_send_bw", "ib_write_bw", "ib_read_lat", "ib_atomic_bw").indexOf(program);
-        GuestProcess server = peer.spawn(perftest(peer, program, size, port, null));
+    @CsvSource({"ib_send_bw, 4096, , false", "ib_write_bw, 65536, , false", "ib_read_lat, 64, , false",
+        "ib_atomic_bw, 8, , false", "ib_send_bw, 4096, -c UC, false", "ib_send_bw, 512, -c UD, false",
+        "ib_write_bw, 65536, -c UC, false", "ib_send_bw, , -c UD -a, false", "ib_send_bw, 4096, -b, false",
+        "ib_write_bw, 65536, -b, false", "ib_send_lat, 64, , false", "ib_write_lat, 64, , false",
+        "ib_read_bw, 65536, , false", "ib_atomic_lat, 8, , false", "ib_write_bw, 64, , false",
+        "ib_read_bw, 64, , false", "ib_send_bw, 4096, , true", "ib_read_lat, 64, , true",
+        "ib_read_bw, 4096, -o 4 -N, false", "ib_send_bw, 4096, -S 1 --tclass 32 -L 64, false"})
+    void shouldRunRvtPerfAgainstThePerftestServer(String program, Integer size, String flags, boolean ipv6,
+            LinuxPeer peer) throws Exception {
+        int port = nextPort();
+        GuestProcess server = peer.spawn(perftest(peer, program, size, flags, ipv6, port, null));
         peer.awaitListener(port, GUEST);
-        try (NamespaceJvm client = peer.jvm("rvt-client", Main.class, rvt(peer, program, size, port,
+        try (NamespaceJvm client = peer.jvm("rvt-client", Main.class, rvt(peer, program, size, flags, ipv6, port,
                 peer.guestIpv4().getHostAddress()))) {
             int exit = client.awaitExit(CHILD);
             GuestResult r = server.await(GUEST);
             assertThat(exit).as("rvt perf: " + client.outputs() + "\nguest: " + r.output()).isZero();
             String guest = r.assertSuccess();
-            check(guest, client.out(), program, size, serverRow);
+            check(guest, client.out(), program, size, flags);
         }
     }
 
     // ib_atomic_bw's client steps its FETCH_AND_ADDs through a page of rvt's target, 64 bytes apart: docs/interop.md
+    /** The same matrix, rvt the server and perftest the client. */
     @ParameterizedTest
-    @CsvSource({"ib_send_bw, 4096, true", "ib_write_bw, 65536, true", "ib_read_lat, 64, false",
-        "ib_atomic_bw, 8, true"})
-    void shouldServeThePerftestClient(String program, int size, boolean serverRow, LinuxPeer peer)
-            throws Exception {
-        int port = 18610 + List.of("ib_send_bw", "ib_write_bw", "ib_read_lat", "ib_atomic_bw").indexOf(program);
-        try (NamespaceJvm server = peer.jvm("rvt-server", Main.class, rvt(peer, program, size, port, "--server"))) {
+    @CsvSource({"ib_send_bw, 4096, , false", "ib_write_bw, 65536, , false", "ib_read_lat, 64, , false",
+        "ib_atomic_bw, 8, , false", "ib_send_bw, 4096, -c UC, false", "ib_send_bw, 512, -c UD, false",
+        "ib_write_bw, 65536, -c UC, false", "ib_send_bw, , -c UD -a, false", "ib_send_bw, 4096, -b, false",
+        "ib_write_bw, 65536, -b, false", "ib_send_lat, 64, , false", "ib_write_lat, 64, , false",
+        "ib_read_bw, 65536, , false", "ib_atomic_lat, 8, , false", "ib_write_bw, 64, , false",
+        "ib_read_bw, 64, , false", "ib_send_bw, 4096, , true", "ib_read_lat, 64, , true",
+        "ib_read_bw, 4096, -o 4 -N, false", "ib_send_bw, 4096, -S 1 --tclass 32 -L 64, false"})
+    void shouldServeThePerftestClient(String program, Integer size, String flags, boolean ipv6,
+            LinuxPeer peer) throws Exception {
+        int port = nextPort();
+        try (NamespaceJvm server = peer.jvm("rvt-server", Main.class, rvt(peer, program, size, flags, ipv6, port,
+                "--server"))) {
             server.awaitLine("rvt perf: waiting for a client", CHILD);
-            GuestResult r = peer.exec(GUEST, perftest(peer, program, size, port,
+            GuestResult r = peer.exec(GUEST, perftest(peer, program, size, flags, ipv6, port,
                     peer.hostIpv4().getHostAddress()));
             int exit = server.awaitExit(CHILD);
             assertThat(exit).as("rvt perf --server: " + server.outputs() + "\nguest: " + r.output()).isZero();
-            check(server.out(), r.assertSuccess(), program, size, serverRow);
+            check(server.out(), r.assertSuccess(), program, size, flags);
         }
     }
 
@@ -77,8 +98,8 @@ class RvtPerftestLinuxIT {
     void shouldRunRvtPerfAgainstThePerftestServerWithR(String program, int size, boolean serverRow, LinuxPeer peer)
             throws Exception {
         int port = 18620 + List.of("ib_send_bw", "ib_write_bw", "ib_read_lat").indexOf(program);
-        GuestProcess server = peer.spawn(withR(perftest(peer, program, size, port, null)));
-        try (NamespaceJvm client = peer.jvm("rvt-client", Main.class, withR(rvt(peer, program, size, port,
+        GuestProcess server = peer.spawn(withR(perftest(peer, program, size, null, false, port, null)));
+        try (NamespaceJvm client = peer.jvm("rvt-client", Main.class, withR(rvt(peer, program, size, null, false, port,
                 peer.guestIpv4().getHostAddress())))) {
             int exit = client.awaitExit(CHILD);
             GuestResult r = server.await(GUEST);
@@ -94,10 +115,10 @@ class RvtPerftestLinuxIT {
     void shouldServeThePerftestClientWithR(String program, int size, boolean serverRow, LinuxPeer peer)
             throws Exception {
         int port = 18630 + List.of("ib_send_bw", "ib_write_bw", "ib_read_lat").indexOf(program);
-        try (NamespaceJvm server = peer.jvm("rvt-server", Main.class, withR(rvt(peer, program, size, port,
+        try (NamespaceJvm server = peer.jvm("rvt-server", Main.class, withR(rvt(peer, program, size, null, false, port,
                 "--server")))) {
             server.awaitLine("rvt perf: waiting for a client", CHILD);
-            GuestResult r = peer.exec(GUEST, withR(perftest(peer, program, size, port,
+            GuestResult r = peer.exec(GUEST, withR(perftest(peer, program, size, null, false, port,
                     peer.hostIpv4().getHostAddress())));
             int exit = server.awaitExit(CHILD);
             assertThat(exit).as("rvt perf -R --server: " + server.outputs() + "\nguest: " + r.output()).isZero();
@@ -128,36 +149,81 @@ class RvtPerftestLinuxIT {
         assertThat(groups(LOCAL, clientOut)).as("client's QP, %s", program).isEqualTo(groups(REMOTE, serverOut));
     }
 
-    /**
-     * perftest's command line: the IPv4 GID (rxe's index of ::ffff:192.0.2.2), RC's ACK timeout 18 (1 s: rxe under
-     * TCG is slow to answer), a few iterations.
-     */
-    private static String[] perftest(LinuxPeer peer, String program, int size, int port, String server)
-            throws InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(program, "-x", Integer.toString(peer.gidIndex(peer.guestIpv4())),
-                "-n", Integer.toString(ITERS), "-s", Integer.toString(size), "-p", Integer.toString(port), "-u",
-                "18"));
+    private static int nextPort() {
+        return 18640 + PORTS.getAndIncrement() % 100;
+    }
+
+    private static String[] perftest(LinuxPeer peer, String program, Integer size, String flags, boolean ipv6,
+            int port, String server) throws InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(program, "-x", Integer.toString(peer.gidIndex(ipv6
+                ? peer.guestIpv6() : peer.guestIpv4())), "-n", Integer.toString(ITERS), "-p", Integer.toString(port)));
+        cmd.addAll(common(program, size, flags));
         if (server != null) {
             cmd.add(server);
         }
         return cmd.toArray(String[]::new);
     }
 
-    /** The rvt side's command line: one HCA on the host's IPv4 address, the same test options as perftest's. */
-    private static String[] rvt(LinuxPeer peer, String program, int size, int port, String role) {
-        return new String[] {"--driver", "jni", "--no-osgi", "--address", peer.hostIpv4().getHostAddress(), "perf",
-            role, "--test", program, "-n", Integer.toString(ITERS), "-s", Integer.toString(size), "-p",
-            Integer.toString(port), "-u", "18"};
+    private static String[] rvt(LinuxPeer peer, String program, Integer size, String flags, boolean ipv6, int port,
+            String role) {
+        List<String> cmd = new ArrayList<>(List.of("--driver", "jni", "--no-osgi", "--address", (ipv6
+                ? peer.hostIpv6() : peer.hostIpv4()).getHostAddress(), "perf", role, "--test", program, "-n",
+                Integer.toString(ITERS), "-p", Integer.toString(port)));
+        cmd.addAll(common(program, size, flags));
+        return cmd.toArray(String[]::new);
     }
 
-    /** The client printed its row (the server too where perftest's does), and each side's QP is the other's remote. */
-    private static void check(String serverOut, String clientOut, String program, int size, boolean serverRow) {
-        assertThat(rows(clientOut)).as(clientOut).containsExactly(size + " " + ITERS);
+    /** The options both sides take: the size, the flags of the case, RC's ACK timeout 18 (1 s: rxe under TCG). */
+    private static List<String> common(String program, Integer size, String flags) {
+        List<String> cmd = new ArrayList<>();
+        if (size != null) {
+            cmd.addAll(List.of("-s", Integer.toString(size)));
+        }
+        if (flags != null) {
+            cmd.addAll(List.of(flags.trim().split(" +")));
+        }
+        if (flags == null || !flags.contains("-c U")) {
+            cmd.addAll(List.of("-u", "18"));
+        }
+        return cmd;
+    }
+
+    /**
+     * The client printed a row of {@value #ITERS} iterations for the size (with {@code -a}: for every size from 2 up,
+     * at least two), the server a row of one of those sizes where perftest's does (READ and atomic latency servers
+     * print none), and each side's QP is the other's remote.
+     */
+    private static void check(String serverOut, String clientOut, String program, Integer size, String flags) {
+        List<String> client = rows(clientOut);
+        boolean all = flags != null && flags.contains("-a");
+        if (all) {
+            assertThat(client).as(clientOut).hasSizeGreaterThan(1);
+            for (int i = 0; i < client.size(); i++) {
+                assertThat(client.get(i)).as(clientOut).isEqualTo((2 << i) + " " + ITERS);
+            }
+        } else {
+            assertThat(client).as(clientOut).containsExactly(size + " " + ITERS);
+        }
+        List<String> sizes = client.stream().map(r -> r.split(" ")[0] + " ").toList();
+        boolean serverRow = !program.equals("ib_read_lat") && !program.equals("ib_atomic_lat");
         if (serverRow) {
-            assertThat(rows(serverOut)).as(serverOut).hasSize(1).allMatch(r -> r.startsWith(size + " "));
+            assertThat(rows(serverOut)).as(serverOut).isNotEmpty()
+                    .allMatch(r -> sizes.stream().anyMatch(r::startsWith));
         }
         assertThat(groups(LOCAL, serverOut)).as("server's QP, %s", program).isEqualTo(groups(REMOTE, clientOut));
         assertThat(groups(LOCAL, clientOut)).as("client's QP, %s", program).isEqualTo(groups(REMOTE, serverOut));
+        if (flags != null && flags.contains("-o 4")) {
+            // -o: each side offers 4 outstanding reads in its pingpong_dest
+            for (String out : List.of(serverOut, clientOut)) {
+                assertThat(out.lines().filter(l -> l.contains("address: LID")).toList()).as(out).hasSize(2)
+                        .allMatch(l -> l.contains(" OUT 0x04 "));
+            }
+        }
+        if (flags != null && flags.contains("-N")) {
+            // -N: no peak, 0.00 in its column
+            assertThat(clientOut.lines().filter(l -> ROW.matcher(l).find()).toList()).as(clientOut).isNotEmpty()
+                    .allMatch(l -> l.trim().split("\\s+")[2].equals("0.00"));
+        }
     }
 
     private static List<String> rows(String out) {
