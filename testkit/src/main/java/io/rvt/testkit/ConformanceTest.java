@@ -36,12 +36,12 @@ public abstract class ConformanceTest {
     /** The seed of the running test. */
     protected long seed;
 
-    /** Prints the seed of a failed test. */
+    /** Prints the variant and the seed of a failed test. */
     @RegisterExtension
     final TestWatcher seedPrinter = new TestWatcher() {
         @Override
         public void testFailed(ExtensionContext context, Throwable cause) {
-            System.err.println("FAILED " + context.getDisplayName() + " with seed " + seed
+            System.err.println("FAILED " + context.getDisplayName() + " on " + variant + " with seed " + seed
                     + " (replay with -Drvt.test.seed=" + seed + ")");
         }
     };

@@ -41,12 +41,15 @@ final class LoopbackFixture implements DriverFixture {
         return false; // the driver's engine thread and the posting threads run the loopback
     }
 
-    /** UC, UD, atomics and SRQs; no multicast (no groups), no faults (no wire), not deterministic (a thread). */
+    /**
+     * UC, UD, atomics and SRQs; no multicast (no groups), no faults (no wire), not deterministic (a thread), one
+     * device.
+     */
     @Override
     public boolean supports(Feature feature) {
         return switch (feature) {
             case UC, UD, ATOMICS, SRQ -> true;
-            case MULTICAST, FAULT_INJECTION, DETERMINISTIC -> false;
+            case MULTICAST, FAULT_INJECTION, DETERMINISTIC, SEPARATE_DEVICES -> false;
         };
     }
 
