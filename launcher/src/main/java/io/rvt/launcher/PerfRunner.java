@@ -9,6 +9,7 @@ import io.rvt.api.SendWorkRequest;
 import io.rvt.api.SigType;
 import io.rvt.api.WorkCompletion;
 import io.rvt.cm.Connection;
+import java.io.PrintStream;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 
@@ -208,6 +209,36 @@ final class PerfRunner implements AutoCloseable {
                     sendQps[q].postRecv(replyRecvs[q]);
                 }
             }
+        }
+    }
+
+    /**
+     * Warms this process up for a bandwidth table whose other side is another process ({@link RemotePerf}), where no
+     * message of the table may be a warm-up (perftest's server counts every one it receives): the table's first size
+     * between two QPs of this process's own HCA, connected through its CM on {@code cmPort}, until the JIT has settled
+     * ({@link WarmUp#untilSteady}, 1-2 s). Both processes run the requester's and the responder's code that way before
+     * they meet, so the measured row is not the JIT's: without it the compiler threads took 54-60 % of each process's
+     * CPU in the row's second and third seconds (64 B SEND, load 24).
+     *
+     * @param host this process's host
+     * @param dev its HCA
+     * @param spec the table (RC or UC; not UD, whose SIDR services would take one CM port twice)
+     * @param link the port, path MTU and GID index
+     * @param cmPort a CM port no one else uses on {@code dev}
+     * @param err where a warm-up that fails says so (the table runs without it)
+     * @return the warm-up's messages, 0 if it failed
+     */
+    static long warmUpLocally(Host host, Device dev, PerfSpec spec, LinkOptions link, int cmPort, PrintStream err) {
+        int size = spec.sizes()[0];
+        try (PerfRunner r = new PerfRunner(host, dev, dev, spec, size, new Progress(err, false), link, cmPort)) {
+            r.resize(size);
+            long[] messages = new long[1];
+            WarmUp.untilSteady(size, n -> messages[0] += r.windowed(n, 0, false).iterations());
+            return messages[0];
+        } catch (RuntimeException e) {
+            err.println("rvt perf: the warm-up on " + dev.name() + " failed, the table runs without it: "
+                    + e.getMessage());
+            return 0;
         }
     }
 

@@ -54,6 +54,9 @@ final class RemotePerf {
     /** perftest's {@code MIN_RNR_TIMER}. */
     static final int MIN_RNR_TIMER = 12;
     private static final SecureRandom PSN = new SecureRandom();
+    /** The warm-up's CM port on this HCA, above {@code -p} ({@link #warmUp}). */
+    static final int WARM_UP_CM_PORT_OFFSET = 1000;
+    private long warmUpMessages;
 
     private final PrintStream out;
     private final PrintStream err;
@@ -129,6 +132,7 @@ final class RemotePerf {
     void client(Host host, InetAddress server, PerfSpec spec) {
         Device dev = Main.requireDevices(host, 1, "perf").get(0);
         link.check(dev);
+        warmUp(host, dev, spec);
         if (rdmaCm) {
             try (PerftestRdmaCm comm = PerftestRdmaCm.connect(host, dev, link, server, port, CONNECT_PATIENCE)) {
                 int mtu = comm.prologue(link.pathMtu(dev).value());
@@ -152,6 +156,7 @@ final class RemotePerf {
     void server(Host host, PerfSpec spec) {
         Device dev = Main.requireDevices(host, 1, "perf").get(0);
         link.check(dev);
+        warmUp(host, dev, spec);
         if (rdmaCm) {
             try (PerftestRdmaCm comm = PerftestRdmaCm.accept(host, dev, link, port, RemotePingPong.SERVER_PATIENCE,
                     () -> out.printf("rvt perf: waiting for a client on %s, CM port %d (rdma_cm)%n", dev.name(),
@@ -186,6 +191,28 @@ final class RemotePerf {
         } catch (IOException e) {
             throw new IllegalStateException("cannot listen on TCP port " + port + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * A bandwidth table over RC or UC warms this process up on its own HCA before it meets the peer
+     * ({@link PerfRunner#warmUpLocally}): the rows themselves carry no warm-up, which perftest's server would count.
+     * The CM port is {@link #WARM_UP_CM_PORT_OFFSET} above {@code -p}, so as not to take the one {@code -R} listens on.
+     */
+    private void warmUp(Host host, Device dev, PerfSpec spec) {
+        if (spec.latency() || spec.transport() == Transport.UD) {
+            return;
+        }
+        warmUpMessages = PerfRunner.warmUpLocally(host, dev, spec, link, (port + WARM_UP_CM_PORT_OFFSET) & 0xFFFF,
+                err);
+        if (warmUpMessages > 0) {
+            out.printf(" Warm-up         : %d messages between two QPs of %s before meeting the peer (it saw none)%n",
+                    warmUpMessages, dev.name());
+        }
+    }
+
+    /** @return the messages this process's warm-up ran on its own HCA (0: none, or not yet) */
+    long warmUpMessages() {
+        return warmUpMessages;
     }
 
     /** @return what the server's rows are, for its closing line */

@@ -36,6 +36,7 @@ class RemotePerfProtocolTest {
     /** The devices' GIDs are these addresses' RoCEv2 GIDs ({@code ::ffff:a.b.c.d}). */
     private static final String SERVER_IP = "127.0.0.1";
     private static final String CLIENT_IP = "127.0.0.2";
+    private static final Pattern WARM_UP = Pattern.compile(" Warm-up         : (\\d+) messages between two QPs of");
     private static final Pattern ROW = Pattern.compile("(?m)^ (\\d+)\\s+(\\d+)\\s+[0-9.]+");
 
     private static Fabric fabric;
@@ -197,6 +198,12 @@ class RemotePerfProtocolTest {
         assertThat(rows(out[1])).extracting(r -> r[1]).containsExactly(1000L);
         assertThat(rows(out[0])).as(out[0]).extracting(r -> r[1]).containsExactly(1000L);
         assertThat(out[0]).contains("(server: measured here");
+        // each side warmed up on its own HCA first, and the server counted none of it
+        for (String o : out) {
+            Matcher m = WARM_UP.matcher(o);
+            assertThat(m.find()).as(o).isTrue();
+            assertThat(Long.parseLong(m.group(1))).isPositive();
+        }
     }
 
     @Test
