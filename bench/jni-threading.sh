@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # driver-jni with its progress hook (the default: the command's polls run the port engines, each port's thread a
-# backstop) against its port threads only (--threading network), A and B interleaved in rounds:
-#   pingpong   ./rvt --driver jni [--threading network] pingpong -n <iters>          (µs per iteration)
-#   perf       ./rvt --driver jni [--threading network] perf -s 64 -D <secs>         (64 B RC SEND, M msg/s)
-#   jmh        JniBenchmark.pingPong8 and .sendRate, threading=progress,network[,invoker] (µs per op)
-# Felix (the default host) unless NO_OSGI=1. Prints every measurement and, per figure, the ratio network/progress of
+# backstop) against its port threads only (--threading dedicated), A and B interleaved in rounds:
+#   pingpong   ./rvt --driver jni [--threading dedicated] pingpong -n <iters>          (µs per iteration)
+#   perf       ./rvt --driver jni [--threading dedicated] perf -s 64 -D <secs>         (64 B RC SEND, M msg/s)
+#   jmh        JniBenchmark.pingPong8 and .sendRate, threading=progress,dedicated[,invoker] (µs per op)
+# Felix (the default host) unless NO_OSGI=1. Prints every measurement and, per figure, the ratio dedicated/progress of
 # each round. Build first: mvn -q -pl bench,launcher -am package -DskipTests.
 # Usage: bench/jni-threading.sh [rounds] [seconds] [iters]     (defaults: 3 rounds, 2 s, 20000 iterations)
 set -euo pipefail
@@ -18,7 +18,7 @@ trap 'rm -rf "$out"' EXIT
 [ -f "$jar" ] || { echo "build first: mvn -q -pl bench,launcher -am package -DskipTests" >&2; exit 2; }
 host=()
 [ "${NO_OSGI:-0}" = 1 ] && host=(--no-osgi)
-modes="${JMH_THREADINGS:-progress network}"
+modes="${JMH_THREADINGS:-progress dedicated}"
 
 rvt() { "$here/rvt" --driver jni "${host[@]}" "$@" 2>/dev/null || true; } # a failed run: no figure
 pingpong() { rvt "$@" pingpong -n "$iters" | sed -n 's/.* = *\([0-9.]*\) usec\/iter.*/\1/p'; }
@@ -32,9 +32,9 @@ jmh() {
 
 echo "jni-threading: $rounds rounds, ${host[*]:-Felix}, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq 1 "$rounds"); do
-    for t in progress network; do
+    for t in progress dedicated; do
         extra=()
-        [ "$t" = network ] && extra=(--threading network)
+        [ "$t" = dedicated ] && extra=(--threading dedicated)
         echo "$r pingpong-us $t $(pingpong "${extra[@]}")" | tee -a "$out/results"
         echo "$r perf-Mpps $t $(perf "${extra[@]}")" | tee -a "$out/results"
     done
@@ -56,7 +56,7 @@ for fig, modes in by.items():
     cells = [f"{m} {statistics.median(v.values()):.3f} ({min(v.values()):.3f}-{max(v.values()):.3f})"
              for m, v in modes.items()]
     p = modes.get("progress", {})
-    ratios = [modes["network"][k] / p[k] for k in sorted(p) if p[k] and k in modes.get("network", {})]
-    print(f"{fig:<20} " + "; ".join(cells) + "; network/progress per round: "
+    ratios = [modes["dedicated"][k] / p[k] for k in sorted(p) if p[k] and k in modes.get("dedicated", {})]
+    print(f"{fig:<20} " + "; ".join(cells) + "; dedicated/progress per round: "
           + " ".join(f"{x:.2f}" for x in ratios))
 PY

@@ -60,13 +60,13 @@ public class JniBenchmark {
 
     /**
      * "progress" (driver-jni's default, {@link ThreadingMode#PROGRESS}): the benchmark thread's empty polls run both
-     * HCAs' port engines (the progress hook), each port's thread a backstop; "network" ({@link ThreadingMode#DEDICATED},
-     * {@code rvt --threading network}): only the ports' threads (waiting in {@code poll} when idle); "invoker": no
-     * thread, the benchmark thread calls both drivers' {@code doWork()} when its CQs are empty; "shared": no thread of
-     * the drivers', one thread runs both drivers' {@code doWork()} (spinning, yielding when idle) beside the benchmark
-     * thread, as driver-sim's shared mode does.
+     * HCAs' port engines (the progress hook), each port's thread a backstop; "dedicated"
+     * ({@link ThreadingMode#DEDICATED}, {@code rvt --threading dedicated}, before "network"): only the ports' threads
+     * (waiting in {@code poll} when idle); "invoker": no thread, the benchmark thread calls both drivers'
+     * {@code doWork()} when its CQs are empty; "shared": no thread of the drivers', one thread runs both drivers'
+     * {@code doWork()} (spinning, yielding when idle) beside the benchmark thread, as driver-sim's shared mode does.
      */
-    @Param({"progress", "network", "invoker", "shared"})
+    @Param({"progress", "dedicated", "invoker", "shared"})
     public String threading;
 
     /**
@@ -146,9 +146,9 @@ public class JniBenchmark {
         invoker = "invoker".equals(threading);
         ThreadingMode mode = switch (threading) {
             case "progress" -> ThreadingMode.PROGRESS;
-            case "network" -> ThreadingMode.DEDICATED;
+            case "dedicated" -> ThreadingMode.DEDICATED;
             case "invoker", "shared" -> ThreadingMode.INVOKER;
-            default -> throw new IllegalArgumentException("threading: progress, network, invoker or shared, got "
+            default -> throw new IllegalArgumentException("threading: progress, dedicated, invoker or shared, got "
                     + threading);
         };
         j0 = JniDriver.builder().name("j0").address(address).udpPort(0).wire(w).threading(mode).udpGso(gso)

@@ -224,7 +224,7 @@ final class Connector implements AutoCloseable {
      */
     <T> T await(CompletableFuture<T> future, String what, Duration patience) {
         try {
-            if (host.threading() != Threading.NETWORK) {
+            if (!host.threading().ownThreads()) {
                 // this thread runs the network (invoker, or the progress hook): run it until the CM is done
                 long deadline = System.nanoTime() + patience.toNanos();
                 while (!future.isDone()) {

@@ -13,7 +13,7 @@ interface HcaConfigurations {
 
     /** @return who runs the network between the HCAs, as the host reports it */
     default Threading threadingMode() {
-        return Threading.NETWORK;
+        return Threading.DEDICATED;
     }
 
     /** @return the driver bundle's jar name in the bundle directory, without ".jar" */

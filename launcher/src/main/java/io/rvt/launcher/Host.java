@@ -52,9 +52,9 @@ public interface Host extends AutoCloseable {
         Thread.onSpinWait();
     }
 
-    /** @return who runs the network between the devices: {@link Threading#NETWORK} unless the host says otherwise */
+    /** @return who runs the network between the devices: {@link Threading#DEDICATED} unless the host says otherwise */
     default Threading threading() {
-        return Threading.NETWORK;
+        return Threading.DEDICATED;
     }
 
     /**

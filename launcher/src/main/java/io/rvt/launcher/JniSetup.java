@@ -29,7 +29,7 @@ import java.util.Map;
  * @param mtu the ports' MTU in bytes
  * @param sourcePorts UDP source sockets per port ({@code --source-ports}; {@link JniDriverBuilder#sourcePorts})
  * @param threading who runs the port engines ({@code --threading}): {@link Threading#PROGRESS}, the driver's default
- *        (the command's polls, each port's thread a backstop), or {@link Threading#NETWORK} (only the ports' threads,
+ *        (the command's polls, each port's thread a backstop), or {@link Threading#DEDICATED} (only the ports' threads,
  *        {@link ThreadingMode#DEDICATED})
  * @param udpGso whether IPv6 ports send runs of equal datagrams as UDP GSO messages ({@code --udp-gso};
  *        {@link JniDriverBuilder#udpGso})
@@ -58,13 +58,14 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
     }
 
     /**
-     * @param t {@link Threading#PROGRESS} or {@link Threading#NETWORK} ({@code --threading invoker} is refused for
-     *        {@code --driver jni} before this)
+     * @param t {@link Threading#PROGRESS} or {@link Threading#DEDICATED} ({@code --threading shared} and
+     *        {@code invoker} are refused for {@code --driver jni} before this)
      * @return this setup with the port engines run as {@code t} says
      */
     JniSetup threading(Threading t) {
-        if (t == Threading.INVOKER) {
-            throw new IllegalArgumentException("driver-jni's engines cannot be run by the command's thread alone");
+        if (t == Threading.INVOKER || t == Threading.SHARED) {
+            throw new IllegalArgumentException("driver-jni runs each port's engine on a thread of its own or from the "
+                    + "command's polls (dedicated or progress), not " + t.option());
         }
         return new JniSetup(addresses, udpPorts, mtu, sourcePorts, t, udpGso, udpGro);
     }
@@ -80,7 +81,7 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
 
     /** @return the driver's threading mode for {@link #threading()} */
     private ThreadingMode mode() {
-        return threading == Threading.NETWORK ? ThreadingMode.DEDICATED : ThreadingMode.PROGRESS;
+        return threading == Threading.DEDICATED ? ThreadingMode.DEDICATED : ThreadingMode.PROGRESS;
     }
 
     /** @return how many HCAs: 1 or 2 */

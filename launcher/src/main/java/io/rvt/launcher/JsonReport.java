@@ -10,7 +10,7 @@ package io.rvt.launcher;
  */
 final class JsonReport {
     private final JsonWriter w = new JsonWriter();
-    /** Who ran the network ({@code --threading}): {@code network} or {@code invoker}. */
+    /** Who ran the network, as {@code --threading} spells it: progress, dedicated, shared or invoker. */
     private final String threading;
     /** Bandwidth in Gb/s ({@code --report_gbits}) rather than MiB/s. */
     private final boolean gbits;

@@ -118,6 +118,9 @@ public final class Main {
             err.println("rvt: " + e.getMessage());
             return EXIT_USAGE;
         }
+        for (String d : options.deprecations) {
+            err.println("rvt: " + d);
+        }
         if (options.version) {
             out.println(VersionInfo.describe(options));
             return EXIT_OK;

@@ -180,8 +180,9 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--reorder", null, "P", EVERY, "sim: probability of delaying a frame past later ones"),
             opt("--seed", null, "N", EVERY, "sim: the seed of every fault draw"),
             opt("--deterministic", null, null, EVERY, "sim: virtual time on one event loop"),
-            opt("--threading", null, "progress|network|invoker", NOT_SHELL, "who runs the network (progress: the "
-                    + "command's polls and a backstop; network: its own threads; invoker: sim, needs --no-osgi)"),
+            opt("--threading", null, "progress|dedicated|shared|invoker", NOT_SHELL, "who runs the network (progress: "
+                    + "the command's polls and a backstop; dedicated: its own threads; shared: one thread, sim real "
+                    + "time; invoker: sim, needs --no-osgi; network, deprecated: dedicated or shared)"),
             opt("--no-osgi", null, null, EVERY, "the plain class path instead of Felix"),
             opt("--debug", null, null, EVERY, "stack traces with errors"),
             opt("--help", "-h", null, EVERY, "this help"),

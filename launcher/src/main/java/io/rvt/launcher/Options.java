@@ -3,6 +3,7 @@ package io.rvt.launcher;
 import io.rvt.driver.jni.JniDriver;
 import io.rvt.driver.jni.JniDriverBuilder;
 import io.rvt.driver.sim.fabric.Fabric;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -71,6 +72,10 @@ public final class Options {
     boolean deterministic;
     /** {@code --threading}: who runs the simulated network. */
     Threading threading = Threading.PROGRESS;
+    /** {@code --threading network}, the old spelling: resolved by {@link #check()} to what it meant. */
+    private boolean threadingNetwork;
+    /** Lines for stderr before the command runs (a deprecated spelling's); none usually. */
+    final List<String> deprecations = new ArrayList<>();
     /** {@code -v}, {@code --verbose}. */
     boolean verbose;
     /** {@code -l}, {@code --list} (devices). */
@@ -204,7 +209,10 @@ public final class Options {
             case "--reorder" -> reorder = probability(name, v);
             case "--seed" -> seed = longValue(name, v);
             case "--deterministic" -> deterministic = true;
-            case "--threading" -> threading = Threading.parse(v);
+            case "--threading" -> {
+                threadingNetwork = Threading.DEPRECATED_NETWORK.equals(v);
+                threading = threadingNetwork ? Threading.SHARED : Threading.parse(v);
+            }
             case "--verbose" -> verbose = true;
             case "--list" -> list = true;
             case "--transport" -> transport(v);
@@ -448,15 +456,36 @@ public final class Options {
         }
     }
 
-    /** {@code --threading invoker} needs a simulated real-time fabric whose agents the launcher holds. */
+    /**
+     * Resolves {@code --threading network}: {@code shared} on a real-time simulated fabric, {@code dedicated} on a
+     * deterministic one and with {@code --driver jni}, what it ran before the words were one. {@code shared} needs a
+     * real-time simulated fabric; {@code invoker} a simulated real-time fabric whose agents the launcher holds.
+     */
     private void checkThreading() {
+        if (threadingNetwork) {
+            threading = driver == DriverKind.JNI || deterministic ? Threading.DEDICATED : Threading.SHARED;
+            deprecations.add("--threading network is deprecated: it is '" + threading.option() + "' here ("
+                    + (threading == Threading.SHARED ? "one thread for the fabric and both HCAs"
+                            : driver == DriverKind.JNI ? "a thread per port" : "the deterministic fabric's event loop")
+                    + "); say --threading " + threading.option());
+        }
+        if (threading == Threading.SHARED) {
+            if (driver == DriverKind.JNI) {
+                throw new UsageException("option --threading shared applies to the simulated fabric, not to --driver "
+                        + "jni (each port runs on a thread of its own: dedicated)");
+            }
+            if (deterministic) {
+                throw new UsageException("option --threading shared needs a real-time fabric (a deterministic one runs "
+                        + "the fabric and both HCAs on its event loop's thread: dedicated)");
+            }
+        }
         if (threading != Threading.INVOKER) {
             return;
         }
         if (driver == DriverKind.JNI) {
             throw new UsageException("option --threading invoker applies to the simulated fabric, not to --driver jni "
                     + "(its HCAs' port threads are the backstop of the command's polls: progress, the default, or "
-                    + "run the engines alone: network)");
+                    + "run the engines alone: dedicated)");
         }
         if (!noOsgi) {
             throw new UsageException("option --threading invoker needs --no-osgi (under OSGi the driver-sim bundle "
@@ -675,8 +704,8 @@ public final class Options {
                 "           --threading progress (default: the command's polls run the fabric and both HCAs,",
                 "                       a backstop thread when they stop; with --deterministic, in OSGi and",
                 "                       --no-osgi: same seed, same trace)",
-                "                     | network (a thread of its own runs them) | invoker (only the command's",
-                "                       thread; --no-osgi)",
+                "                     | dedicated (threads of their own) | shared (one thread for all;",
+                "                       real time) | invoker (only the command's thread; --no-osgi)",
                 "jni:       --address A[,B] (127.0.0.1; ::1 for IPv6)  --udp-port P (P and P+1; default: free ports)",
                 "           --source-ports N (UDP source ports per HCA, one per flow from 0xC000; default "
                         + JniDriverBuilder.DEFAULT_SOURCE_PORTS + "; 1: all from P)",

@@ -27,13 +27,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the command's polls run through rvt-core's progress hook, and a backstop thread runs when they stop (a
  * deterministic fabric's event loop the same way: the same seed and command give the same trace). As overrides: in
  * real time the fabric's delivery agent and both HCAs' send engines run as one {@link CompositeAgent}:
- * with {@link Threading#NETWORK} on a thread of its own (named {@value #NETWORK_THREAD} and the fabric's name), which
+ * with {@link Threading#SHARED} on a thread of its own (named {@value #NETWORK_THREAD} and the fabric's name), which
  * leaves the other core of a small machine to the command's thread; with {@link Threading#INVOKER} on the command's
- * thread, one duty cycle per {@link #progress()}, so that no packet's cache lines move between cores. A deterministic
- * fabric (virtual time) has one event loop, which also runs the HCAs' send engines and timers: with
- * {@link Threading#NETWORK} a thread of its own drives it while the command's thread posts and polls (so where a post
- * lands in virtual time depends on the two threads' timing); with {@link Threading#INVOKER} the command's thread
- * drives it, one event per {@link #progress()}, and the same seed and command give the same packet trace
+ * thread, one duty cycle per {@link #progress()}, so that no packet's cache lines move between cores; with
+ * {@link Threading#DEDICATED} each on a thread of its own (the fabric's and each HCA's, as driver-sim's Config Admin
+ * {@code threading=dedicated}). A deterministic fabric (virtual time) has one event loop, which also runs the HCAs'
+ * send engines and timers: with {@link Threading#DEDICATED} a thread of its own drives it while the command's thread
+ * posts and polls (so where a post lands in virtual time depends on the two threads' timing); with
+ * {@link Threading#INVOKER} the command's thread drives it, one event per {@link #progress()}, and the same seed and command give the same packet trace
  * ({@code trace_hash} in {@link #fabricCounters()}).
  */
 public final class PlainHost implements Host {
@@ -46,7 +47,7 @@ public final class PlainHost implements Host {
     private final Threading threading;
     private final Fabric fabric;
     private final DeviceRegistry registry;
-    /** The network thread ({@link Threading#NETWORK} in real time), else null. */
+    /** The network thread ({@link Threading#SHARED}), else null. */
     private final AgentRunner network;
     /** The network's agents, run by {@link #progress()} ({@link Threading#INVOKER} in real time), else null. */
     private final AgentInvoker invoker;
@@ -63,6 +64,10 @@ public final class PlainHost implements Host {
                 .reorder(options.reorder(), options.reorder() > 0 ? FabricOptions.MAX_REORDER_DELAY_NANOS : 0)
                 .build();
         boolean progress = threading == Threading.PROGRESS;
+        if (threading == Threading.SHARED && options.deterministic()) {
+            throw new IllegalArgumentException("a deterministic fabric runs on its event loop's thread: dedicated, "
+                    + "not shared");
+        }
         if (progress) {
             // the progress hook: the command's polls run the fabric and both HCAs; a backstop that never spins
             FabricBuilder b = Fabric.builder(name).seed(options.seed()).threading(ThreadingMode.PROGRESS)
@@ -72,6 +77,11 @@ public final class PlainHost implements Host {
             fabric = Fabric.builder(name).deterministic(options.seed())
                     .threading(threading == Threading.INVOKER ? ThreadingMode.INVOKER : ThreadingMode.DEDICATED)
                     .idleStrategy(idle()).faults(faults).build();
+        } else if (threading == Threading.DEDICATED) {
+            // three engine threads and the command's on two cores: they back off when idle (driver-sim's default),
+            // where three spinning ones left the command's thread and each other too little for RC's retry budget
+            fabric = Fabric.builder(name).realTime().seed(options.seed()).threading(ThreadingMode.DEDICATED)
+                    .faults(faults).build();
         } else {
             fabric = Fabric.builder(name).realTime().seed(options.seed()).threading(ThreadingMode.INVOKER)
                     .faults(faults).build();
@@ -80,7 +90,8 @@ public final class PlainHost implements Host {
         SimDriver sim1 = driver("sim1");
         registry = Rvt.create();
         devices = List.of(registry.register(sim0), registry.register(sim1));
-        Agent agents = options.deterministic() || progress ? null : new CompositeAgent(NETWORK_THREAD + name,
+        Agent agents = options.deterministic() || progress || threading == Threading.DEDICATED ? null
+                : new CompositeAgent(NETWORK_THREAD + name,
                 List.of(fabric.agent(), sim0.sendAgent(), sim1.sendAgent()));
         invoker = threading == Threading.INVOKER && agents != null ? new AgentInvoker(agents) : null;
         drivesLoop = threading == Threading.INVOKER && options.deterministic();
@@ -103,6 +114,9 @@ public final class PlainHost implements Host {
 
     private SimDriver driver(String name) {
         SimDriver.Builder b = SimDriver.builder(fabric).name(name);
+        if (threading == Threading.DEDICATED && !options.deterministic()) {
+            return b.threading(ThreadingMode.DEDICATED).build(); // backing off when idle, as the fabric's thread
+        }
         return (threading == Threading.PROGRESS ? b : b.threading(ThreadingMode.INVOKER)).build();
     }
 
@@ -123,7 +137,7 @@ public final class PlainHost implements Host {
      * @param options the fabric to build
      * @param threading who runs the network: a thread of its own, or the caller of {@link #progress()}
      * @return the running host
-     * @throws IllegalArgumentException for {@link Threading#INVOKER} on a deterministic fabric
+     * @throws IllegalArgumentException for {@link Threading#SHARED} on a deterministic fabric
      */
     public static PlainHost start(FabricOptions options, Threading threading) {
         return new PlainHost(options, threading);

@@ -15,7 +15,7 @@ import java.util.Map;
  * plain-Java device registry ({@link Rvt#create()}), talking over real UDP sockets. The command's threads post and
  * poll; by default their empty polls run the port engines (driver-jni's progress hook), {@link #progress()} those
  * of both HCAs ({@link ProgressPolls}), and each port's thread is the backstop, as under OSGi; with
- * {@code --threading network} only the ports' threads run them (they spin briefly, then wait in {@code poll}).
+ * {@code --threading dedicated} only the ports' threads run them (they spin briefly, then wait in {@code poll}).
  */
 final class PlainJniHost implements Host {
     private final JniSetup setup;

@@ -62,14 +62,15 @@ record SimConfigurations(FabricOptions options, Threading threading) implements 
      * @return the configuration of one HCA of driver-sim's factory PID with the fabric options
      */
     static Map<String, Object> properties(FabricOptions options, String name, boolean spin) {
-        return properties(options, Threading.NETWORK, name, spin);
+        return properties(options, options.deterministic() ? Threading.DEDICATED : Threading.SHARED, name, spin);
     }
 
     /**
      * @param options the fabric options
      * @param threading {@link Threading#PROGRESS}: the HCAs' pollers run the fabric, a backstop thread that never
-     *                  spins when they stop; otherwise a network thread, as {@link #properties(FabricOptions, String,
-     *                  boolean)} says
+     *                  spins when they stop; {@link Threading#DEDICATED} or {@link Threading#SHARED}: driver-sim's
+     *                  {@code threading} of the same name (not {@link Threading#INVOKER}: the launcher holds no
+     *                  agent of the bundle's)
      * @param name the HCA's name
      * @param spin whether a network thread busy-spins when idle
      * @return the configuration of one HCA
@@ -80,9 +81,9 @@ record SimConfigurations(FabricOptions options, Threading threading) implements 
         p.put("fabric", FABRIC);
         p.put("ports", 1);
         p.put("mtu", 4096);
-        // a deterministic fabric runs everything on its own event loop thread; real time shares one thread
+        // the same words: a deterministic fabric runs everything on its event loop's thread (dedicated)
         boolean progress = threading == Threading.PROGRESS;
-        p.put("threading", progress ? "progress" : options.deterministic() ? "dedicated" : "shared");
+        p.put("threading", threading.option());
         p.put("idle", spin && !progress ? "spin" : "backoff");
         p.put("deterministic", options.deterministic());
         p.put("seed", options.seed());

@@ -74,7 +74,7 @@ class ExamplesPingPongTest {
         InetAddress lo = InetAddress.getLoopbackAddress();
         ByteArrayOutputStream sb = new ByteArrayOutputStream();
         ByteArrayOutputStream cb = new ByteArrayOutputStream();
-        try (PlainHost host = PlainHost.start(Options.parse().fabric(), Threading.NETWORK)) {
+        try (PlainHost host = PlainHost.start(Options.parse().fabric(), Threading.SHARED)) {
             Device a = host.devices().get(0);
             Device b = host.devices().get(1);
             ExamplesPingPong server = new ExamplesPingPong(new PrintStream(sb, true, StandardCharsets.UTF_8),

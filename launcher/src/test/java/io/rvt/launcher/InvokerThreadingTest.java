@@ -24,42 +24,43 @@ class InvokerThreadingTest {
     Path dir;
 
     @Test
-    void shouldRunTheNetworkThroughTheProgressHookUnlessAskedForNetworkOrInvoker() {
+    void shouldRunTheNetworkThroughTheProgressHookUnlessAskedForAnotherThreading() {
         assertThat(Options.parse().threading).isEqualTo(Threading.PROGRESS);
         assertThat(Options.parse("pingpong", "--no-osgi").threading).isEqualTo(Threading.PROGRESS);
         assertThat(Options.parse("pingpong", "--threading", "progress").threading).isEqualTo(Threading.PROGRESS);
-        assertThat(Options.parse("pingpong", "--no-osgi", "--threading", "network").threading)
-                .isEqualTo(Threading.NETWORK);
+        assertThat(Options.parse("pingpong", "--no-osgi", "--threading", "shared").threading)
+                .isEqualTo(Threading.SHARED);
         assertThat(Options.parse("pingpong", "--no-osgi", "--threading", "invoker").threading)
                 .isEqualTo(Threading.INVOKER);
         assertThat(Options.parse("perf", "--no-osgi", "--threading=invoker", "--seed", "7").threading)
                 .isEqualTo(Threading.INVOKER);
-        assertThat(Options.parse("--threading", "network").threading).isEqualTo(Threading.NETWORK); // OSGi: fine
+        assertThat(Options.parse("--threading", "shared").threading).isEqualTo(Threading.SHARED); // OSGi: fine
         // --deterministic: the command's polls drive virtual time through the progress hook, with or without OSGi
         assertThat(Options.parse("stat", "--no-osgi", "--deterministic").threading).isEqualTo(Threading.PROGRESS);
         assertThat(Options.parse("stat", "--no-osgi", "--deterministic", "--threading", "invoker").threading)
                 .isEqualTo(Threading.INVOKER);
-        assertThat(Options.parse("stat", "--no-osgi", "--deterministic", "--threading", "network").threading)
-                .isEqualTo(Threading.NETWORK);
+        assertThat(Options.parse("stat", "--no-osgi", "--deterministic", "--threading", "dedicated").threading)
+                .isEqualTo(Threading.DEDICATED);
         assertThat(Options.parse("stat", "--deterministic").threading).isEqualTo(Threading.PROGRESS);
     }
 
     @Test
     void shouldRefuseInvokerWithOneUsageLineWhenTheLauncherDoesNotHoldTheNetwork() {
-        cli.assertUsage("option --threading: unknown threading 'inline' (progress, network or invoker)",
+        cli.assertUsage("option --threading: unknown threading 'inline' (progress, dedicated, shared or invoker)",
                 "pingpong", "--no-osgi", "--threading", "inline");
         cli.assertUsage("option --threading needs a value", "pingpong", "--threading");
         cli.assertUsage("option --threading invoker needs --no-osgi", "pingpong", "--threading", "invoker");
         cli.assertUsage("option --threading invoker applies to the simulated fabric, not to --driver jni",
                 "pingpong", "--no-osgi", "--driver", "jni", "--threading", "invoker");
-        cli.assertUsage("option --threading does not apply to 'shell'", "shell", "--threading", "network");
+        cli.assertUsage("option --threading does not apply to 'shell'", "shell", "--threading", "shared");
         assertThat(cli.out()).isEmpty();
     }
 
     @Test
     void shouldListThreadingWithTheFabricOptionsInHelp() {
         assertThat(cli.run("--help")).isZero();
-        assertThat(cli.out()).contains("--threading progress", "| network (a thread of its own", "| invoker (only");
+        assertThat(cli.out()).contains("--threading progress", "| dedicated (threads of their own)", "| shared (one thread",
+                "| invoker (only");
     }
 
     @Test
@@ -114,10 +115,9 @@ class InvokerThreadingTest {
                 .doesNotContain("--threading");
         assertThat(map(tests(parseFile(json)).get(0).get("test_info"))).containsEntry("Threading", "progress");
         cli.reset();
-        assertThat(cli.run("perf", "--no-osgi", "--threading", "network", "--test", "read", "--lat", "-n", "100"))
+        assertThat(cli.run("perf", "--no-osgi", "--threading", "shared", "--test", "read", "--lat", "-n", "100"))
                 .as(cli.err()).isZero();
-        assertThat(cli.out()).contains(" Threading       : network (the network's own threads)",
-                "; --threading network)");
+        assertThat(cli.out()).contains(" Threading       : shared (one network thread)", "; --threading shared)");
     }
 
     @Test
@@ -157,8 +157,8 @@ class InvokerThreadingTest {
             new PingPongCommand(cli.out, Transport.RC, 64, 100).run(host);
             assertThat(networkThreads()).isEmpty();
         }
-        // the same check finds the thread that network threading starts
-        try (PlainHost host = PlainHost.start(Options.parse().fabric(), Threading.NETWORK)) {
+        // the same check finds the thread that shared threading starts
+        try (PlainHost host = PlainHost.start(Options.parse().fabric(), Threading.SHARED)) {
             new PingPongCommand(cli.out, Transport.RC, 64, 100).run(host);
             assertThat(networkThreads()).contains(PlainHost.NETWORK_THREAD + host.fabric().name());
         }

@@ -87,19 +87,19 @@ class JniOptionsTest {
     }
 
     @Test
-    void shouldRunThePortEnginesFromThePollsUnlessThreadingIsNetwork() {
+    void shouldRunThePortEnginesFromThePollsUnlessThreadingIsDedicated() {
         JniSetup progress = Options.parse("perf", "--driver", "jni", "--udp-port", "6000").jniSetup();
-        JniSetup network = Options.parse("perf", "--driver", "jni", "--udp-port", "6000", "--threading", "network")
+        JniSetup network = Options.parse("perf", "--driver", "jni", "--udp-port", "6000", "--threading", "dedicated")
                 .jniSetup();
         assertThat(progress.threading()).isEqualTo(Threading.PROGRESS);
         assertThat(progress.properties(0)).containsEntry("threading", "progress");
-        assertThat(network.threading()).isEqualTo(Threading.NETWORK);
+        assertThat(network.threading()).isEqualTo(Threading.DEDICATED);
         assertThat(network.properties(1)).containsEntry("threading", "dedicated");
         try (JniDriver p = JniSetup.of(JniSetup.parseAddresses("127.0.0.1"), 0, 1).builder(0).build();
-                JniDriver n = JniSetup.of(JniSetup.parseAddresses("127.0.0.1"), 0, 1).threading(Threading.NETWORK)
+                JniDriver n = JniSetup.of(JniSetup.parseAddresses("127.0.0.1"), 0, 1).threading(Threading.DEDICATED)
                         .builder(0).build()) {
             assertThat(p.threading()).isEqualTo(ThreadingMode.PROGRESS);
-            assertThat(n.threading()).isEqualTo(ThreadingMode.DEDICATED); // --threading network reaches the driver
+            assertThat(n.threading()).isEqualTo(ThreadingMode.DEDICATED); // --threading dedicated reaches the driver
         }
     }
 

@@ -32,7 +32,7 @@ class PingpongLoopTest {
 
     /** @return the client's nanoseconds; {@code badByte} >= 0: the client's data has that byte zeroed */
     private static long run(int badByte) throws Exception {
-        try (PlainHost host = PlainHost.start(Options.parse().fabric(), Threading.NETWORK)) {
+        try (PlainHost host = PlainHost.start(Options.parse().fabric(), Threading.SHARED)) {
             Side s = new Side(host.devices().get(0));
             Side c = new Side(host.devices().get(1));
             PingpongQp.Path path = new PingpongQp.Path(PathMtu.MTU_1024, 0, -1, 14, true);

@@ -3,6 +3,12 @@ package io.rvt.api.spi.agent;
 /**
  * Which threads run an engine (Aeron's {@code ThreadingMode}, with rvt's progress mode added). One value decides it
  * for every piece of a driver: a simulated fabric and its HCAs' send engines, driver-jni's port engines.
+ *
+ * <p>rvt's one threading vocabulary is these names in lower case, {@code progress}, {@code dedicated} and
+ * {@code invoker}, and Aeron's {@code shared}, which is a driver's arrangement rather than an engine's mode: its
+ * engines are built {@link #INVOKER} and one {@link AgentRunner} runs them together as a {@link CompositeAgent}.
+ * driver-sim's and driver-jni's Config Admin property {@code threading} and the {@code rvt} command's
+ * {@code --threading} use the same words.
  */
 public enum ThreadingMode {
     /**
