@@ -10,6 +10,8 @@ module io.rvt.api {
     exports io.rvt.api;
     exports io.rvt.api.spi;
     exports io.rvt.api.spi.agent;
+    // The engine state rvt-core and rvt-transport share: not part of the driver SPI.
+    exports io.rvt.api.spi.engine to io.rvt.core, io.rvt.transport;
 
     uses io.rvt.api.DeviceRegistry;
 }

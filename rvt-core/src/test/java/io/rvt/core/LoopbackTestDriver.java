@@ -9,9 +9,10 @@ import io.rvt.api.spi.DriverParams;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.OperationFlag;
 import io.rvt.api.spi.OperationTable;
-import io.rvt.api.spi.QpFlags;
-import io.rvt.api.spi.SendWqe;
 import io.rvt.api.spi.WrShape;
+import io.rvt.api.spi.engine.EngineQp;
+import io.rvt.api.spi.engine.QpFlags;
+import io.rvt.api.spi.engine.SendWqe;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -179,7 +180,8 @@ public class LoopbackTestDriver extends TestDriver {
     }
 
     /** @return false if the engine must not run the loopback now (another engine holds the QP) */
-    private boolean completeLeadingReserved(DriverQp qp) {
+    private boolean completeLeadingReserved(DriverQp driverQp) {
+        EngineQp qp = EngineQp.of(driverQp);
         qp.recvLock().lock();
         qp.sendLock().lock();
         try {

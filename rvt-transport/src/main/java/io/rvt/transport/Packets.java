@@ -6,7 +6,7 @@ import io.rvt.api.QpType;
 import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.Sge;
-import io.rvt.api.spi.SgeState;
+import io.rvt.api.spi.engine.SgeState;
 import io.rvt.transport.header.BthDescriptor;
 import io.rvt.transport.header.LrhDescriptor;
 import java.nio.ByteBuffer;

@@ -1,6 +1,6 @@
 package io.rvt.transport;
 
-import io.rvt.api.spi.DriverQp;
+import io.rvt.api.spi.engine.EngineQp;
 import io.rvt.transport.header.PacketHeaders;
 import java.nio.ByteBuffer;
 
@@ -22,7 +22,7 @@ public interface ProtocolEngine<S extends QpProtocolState> {
      * @param tx filled with the destination and sizes
      * @return transport bytes written, 0 if nothing to send
      */
-    int makePacket(DriverQp qp, S st, ByteBuffer buf, int offset, TxInfo tx);
+    int makePacket(EngineQp qp, S st, ByteBuffer buf, int offset, TxInfo tx);
 
     /**
      * Processes a packet whose transport, opcode and P_Key the transport already checked ({@link Transport#receive}).
@@ -34,7 +34,7 @@ public interface ProtocolEngine<S extends QpProtocolState> {
      * @param rx what the framing told the driver
      * @param pkeyIndex the P_Key table index that matched
      */
-    void receive(DriverQp qp, S st, ByteBuffer buf, PacketHeaders hdr, RxInfo rx, int pkeyIndex);
+    void receive(EngineQp qp, S st, ByteBuffer buf, PacketHeaders hdr, RxInfo rx, int pkeyIndex);
 
     /**
      * The QP entered ERR ({@link Transport#errorQp}): drop what the engine holds. Nothing by default.
@@ -42,7 +42,7 @@ public interface ProtocolEngine<S extends QpProtocolState> {
      * @param qp the QP
      * @param st its protocol state
      */
-    default void error(DriverQp qp, S st) {
+    default void error(EngineQp qp, S st) {
     }
 
     /**
@@ -53,6 +53,6 @@ public interface ProtocolEngine<S extends QpProtocolState> {
      * @param psn the PSN to resend from
      * @param wait 1 to send one packet and wait for its ACK
      */
-    default void restart(DriverQp qp, S st, int psn, int wait) {
+    default void restart(EngineQp qp, S st, int psn, int wait) {
     }
 }

@@ -1,6 +1,7 @@
 package io.rvt.transport;
 
 import io.rvt.api.spi.DriverQp;
+import io.rvt.api.spi.engine.EngineQp;
 import io.rvt.transport.header.PacketHeaders;
 import java.nio.ByteBuffer;
 
@@ -18,7 +19,7 @@ import java.nio.ByteBuffer;
  * through the core to the driver.
  */
 public abstract class QpProtocolState {
-    private final DriverQp qp;
+    private final EngineQp qp;
     private final SendScheduler scheduler;
     /** Set by the subclass's constructor ({@link #engine}), before the state is published through the QP. */
     private Bound<?> engine;
@@ -29,7 +30,7 @@ public abstract class QpProtocolState {
      * @param scheduler how its send engine is scheduled: the driver's {@code scheduleSend}
      */
     protected QpProtocolState(DriverQp qp, SendScheduler scheduler) {
-        this.qp = qp;
+        this.qp = EngineQp.of(qp);
         this.scheduler = scheduler;
     }
 
@@ -39,7 +40,7 @@ public abstract class QpProtocolState {
     }
 
     /** @return the QP this state belongs to */
-    public final DriverQp qp() {
+    public final EngineQp qp() {
         return qp;
     }
 

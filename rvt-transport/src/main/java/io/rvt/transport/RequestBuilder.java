@@ -4,10 +4,10 @@ import io.rvt.api.QpState;
 import io.rvt.api.SendFlag;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WrOpcode;
-import io.rvt.api.spi.DriverQp;
-import io.rvt.api.spi.QpFlags;
-import io.rvt.api.spi.SendQueue;
-import io.rvt.api.spi.SendWqe;
+import io.rvt.api.spi.engine.EngineQp;
+import io.rvt.api.spi.engine.QpFlags;
+import io.rvt.api.spi.engine.SendQueue;
+import io.rvt.api.spi.engine.SendWqe;
 import io.rvt.transport.header.IethDescriptor;
 import io.rvt.transport.header.ImmDtDescriptor;
 import io.rvt.transport.header.Opcode;
@@ -139,7 +139,7 @@ public final class RequestBuilder {
      *        {@code PROCESS_NEXT_SEND_OK})
      * @return true if the state allows {@code ops}
      */
-    public static boolean canSendOrFlush(DriverQp qp, QpState state, int ops) {
+    public static boolean canSendOrFlush(EngineQp qp, QpState state, int ops) {
         if (state.can(ops)) {
             return true;
         }
@@ -154,7 +154,7 @@ public final class RequestBuilder {
      *
      * @param qp the QP
      */
-    public static void flush(DriverQp qp) {
+    public static void flush(EngineQp qp) {
         SendQueue sq = qp.sendQueue();
         int last;
         while ((last = sq.last()) != sq.head()) {
@@ -170,7 +170,7 @@ public final class RequestBuilder {
      * @param qp the QP
      * @param wqe the local operation's WQE
      */
-    public static void completeLocalOp(DriverQp qp, SendWqe wqe) {
+    public static void completeLocalOp(EngineQp qp, SendWqe wqe) {
         WcStatus status = WcStatus.SUCCESS;
         boolean deferred = wqe.opcode() == WrOpcode.LOCAL_INV
                 && (wqe.sendFlags() & QpFlags.SEND_COMPLETION_ONLY) == 0;

@@ -5,12 +5,13 @@ import static io.rvt.api.Errno.EINVAL;
 import io.rvt.api.Gid;
 import io.rvt.api.PortCounter;
 import io.rvt.api.QpType;
-import io.rvt.api.spi.CallSend;
 import io.rvt.api.spi.DriverDevice;
 import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.McastGroup;
-import io.rvt.api.spi.SendWqe;
+import io.rvt.api.spi.engine.CallSend;
+import io.rvt.api.spi.engine.EngineQp;
+import io.rvt.api.spi.engine.SendWqe;
 import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.PacketHeaders;
 import io.rvt.transport.header.RejectReason;
@@ -87,11 +88,11 @@ public final class Transport {
     public QpProtocolState newQpState(DriverQp qp) {
         switch (qp.type()) {
             case RC:
-                return new RcState(qp, rc, scheduler);
+                return new RcState(EngineQp.of(qp), rc, scheduler);
             case UC:
-                return new UcState(qp, uc, scheduler);
+                return new UcState(EngineQp.of(qp), uc, scheduler);
             default:
-                return new UdState(qp, ud, scheduler);
+                return new UdState(EngineQp.of(qp), ud, scheduler);
         }
     }
 
@@ -277,10 +278,10 @@ public final class Transport {
     }
 
     /**
-     * The transport's part of {@code setup_wqe}, for a driver's {@link io.rvt.api.spi.RvtDriver#setupWqe}: rejects a
-     * UD (or GSI/SMI) message longer than its address handle's path MTU ({@code 1 << ah.logPmtu()}, set by the
-     * driver's {@code notifyNewAh}), and an RC/UC message longer than 2^31 bytes, as hfi1 does. Leaves the
-     * {@code callSend} decision alone.
+     * The transport's part of {@code setup_wqe}, for a driver's
+     * {@link io.rvt.api.spi.engine.WqeSetup#setupWqe}: rejects a UD (or GSI/SMI) message longer than its address
+     * handle's path MTU ({@code 1 << ah.logPmtu()}, set by the driver's {@code notifyNewAh}), and an RC/UC message
+     * longer than 2^31 bytes, as hfi1 does. Leaves the {@code callSend} decision alone.
      *
      * @param qp the QP
      * @param wqe the WQE being posted

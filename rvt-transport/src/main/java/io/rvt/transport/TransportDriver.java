@@ -3,12 +3,13 @@ package io.rvt.transport;
 import io.rvt.api.DeviceAttributes;
 import io.rvt.api.PathMtu;
 import io.rvt.api.QpAttr;
-import io.rvt.api.spi.CallSend;
 import io.rvt.api.spi.DriverDevice;
 import io.rvt.api.spi.DriverParams;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.RvtDriver;
-import io.rvt.api.spi.SendWqe;
+import io.rvt.api.spi.engine.CallSend;
+import io.rvt.api.spi.engine.SendWqe;
+import io.rvt.api.spi.engine.WqeSetup;
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
@@ -18,7 +19,7 @@ import org.osgi.annotation.versioning.ConsumerType;
  * {@link #attach(DriverDevice)} from {@code registered}, and supplies its identity, ports and send/receive engines.
  */
 @ConsumerType
-public abstract class TransportDriver implements RvtDriver {
+public abstract class TransportDriver implements RvtDriver, WqeSetup {
     private volatile Transport transport;
 
     /** For subclasses. */

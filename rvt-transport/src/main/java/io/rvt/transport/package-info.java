@@ -26,5 +26,5 @@
  * {@code struct rvt_qp} is added to the SPI's state class, not to a getter/setter pair of {@code DriverQp}.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("2.0.0")
 package io.rvt.transport;

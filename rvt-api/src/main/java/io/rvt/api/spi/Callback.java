@@ -10,8 +10,6 @@ public enum Callback {
     SCHEDULE_SEND("schedule_send", "scheduleSend"),
     /** {@code schedule_send_no_lock}. */
     SCHEDULE_SEND_NO_LOCK("schedule_send_no_lock", "scheduleSendNoLock"),
-    /** {@code setup_wqe}. */
-    SETUP_WQE("setup_wqe", "setupWqe"),
     /** {@code do_send}. */
     DO_SEND("do_send", "doSend"),
     /** {@code get_pci_dev}. */

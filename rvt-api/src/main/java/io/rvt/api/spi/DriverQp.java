@@ -3,23 +3,22 @@ package io.rvt.api.spi;
 import io.rvt.api.AhAttr;
 import io.rvt.api.MigState;
 import io.rvt.api.ProtectionDomain;
-import io.rvt.api.QueuePair;
+import io.rvt.api.QpState;
+import io.rvt.api.QpType;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import java.util.concurrent.locks.Lock;
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
- * The driver's view of a queue pair ({@code struct rvt_qp}): its identity and attributes, its three locks, and its
- * state as four objects, each with its locking rule on the class:
- * <ul>
- * <li>{@link #sendQueue()}: the send ring and its index protocol ({@code s_head}, {@code s_last}, reserved WQEs);</li>
- * <li>{@link #requester()}: the send engine's cursors, PSNs, retries, credits and timers ({@code sendLock});</li>
- * <li>{@link #responder()}: the receive path's PSN, MSN, flags and receive cursor ({@code recvLock});</li>
- * <li>{@link #ackQueue()}: RC's ack queue, where the receive path hands responses to the send engine.</li>
- * </ul>
- * Protocol state of a transport beyond rdmavt's (scratch objects, engine-private cursors) lives in the driver's
- * {@link #priv()} object.
+ * The driver's view of a queue pair ({@code struct rvt_qp}): its identity and attributes, its three locks, the
+ * driver's private object, and the helpers of rdmavt a driver calls on a QP ({@code rvt_send_cq},
+ * {@code rvt_error_qp}, {@code rvt_rkey_ok}, {@code rvt_ruc_loopback}, {@code rvt_get_qp}/{@code rvt_put_qp}, ...).
+ * It is not the application's {@link io.rvt.api.QueuePair}: a callback, which may hold the QP's locks, cannot post,
+ * modify or destroy through it (Netty's {@code Channel.Unsafe} is the model: what the transport may do, apart from
+ * what the user may do). Protocol state of a transport beyond rdmavt's lives in the driver's {@link #priv()} object;
+ * the send ring, requester, responder and ack-queue state that rvt-core and rvt-transport share is not part of the
+ * driver SPI (it is {@code io.rvt.api.spi.engine}, exported to those two modules only).
  *
  * <h2>Locks</h2>
  * Three locks, always taken in the order {@link #recvLock()} ({@code r_lock}) → {@link #postLock()}
@@ -28,9 +27,18 @@ import org.osgi.annotation.versioning.ProviderType;
  * sees them stable. They are plain {@link Lock}s: drivers lock, unlock and try; there are no conditions.
  */
 @ProviderType
-public interface DriverQp extends QueuePair {
-    @Override
+public interface DriverQp {
+    /** @return the QP's device ({@code ibqp.device}) */
     DriverDevice device();
+
+    /** @return the QP number ({@code ibqp.qp_num}) */
+    int qpNum();
+
+    /** @return the QP type ({@code ibqp.qp_type}) */
+    QpType type();
+
+    /** @return the QP state ({@code state}; stable while {@code recvLock} or {@code sendLock} is held) */
+    QpState state();
 
     /** @return mirrors {@code rvt_to_iport}: the QP's port ({@code ports[port_num - 1]}), or null before PORT is set */
     DriverPort iport();
@@ -113,20 +121,6 @@ public interface DriverQp extends QueuePair {
 
     /** @return the receive CQ */
     DriverCq recvCompletionQueue();
-
-    // ------------------------------------------------------------------ state objects
-
-    /** @return the send ring and its index protocol */
-    SendQueue sendQueue();
-
-    /** @return the requester's state, credits and timers ({@code sendLock}) */
-    RequesterState requester();
-
-    /** @return the responder's state and receive-WQE helpers ({@code recvLock}) */
-    ResponderState responder();
-
-    /** @return RC's responder ack queue ({@code s_ack_queue}); empty (size 0) for other QP types */
-    AckQueue ackQueue();
 
     // ------------------------------------------------------------------ completion and error helpers
 

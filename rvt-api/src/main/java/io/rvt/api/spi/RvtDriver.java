@@ -163,21 +163,6 @@ public interface RvtDriver {
     }
 
     /**
-     * Mirrors {@code setup_wqe}: validate or adjust a WQE being posted, after SGE validation, UD address caching and
-     * PSN/SSN assignment, before the slot is published. May change {@code psn}/{@code lpsn}/{@code opcode}/{@code priv},
-     * and may decide through {@code callSend} whether the post runs {@link #doSend} (true) or schedules. Only
-     * {@code postLock} held. Optional; default: accept, decision unchanged.
-     *
-     * @param qp the QP
-     * @param wqe the WQE being built
-     * @param callSend the decision, changeable
-     * @return 0 or positive to accept, a negative errno to fail the post with it
-     */
-    default int setupWqe(DriverQp qp, SendWqe wqe, CallSend callSend) {
-        return 0;
-    }
-
-    /**
      * Mirrors {@code do_send}: run the send engine on {@code qp} synchronously, in the poster's thread. Called by
      * {@code postSend} when exactly one WR was posted and the decision says so; no lock held. Required by
      * {@link Verb#POST_SEND}.

@@ -7,14 +7,14 @@ import java.nio.ByteBuffer;
  * A test {@link DriverMr} over a heap buffer, counting {@link #retain()} and {@link #release()} calls. Its virtual
  * addresses start at {@code base}.
  */
-final class HeapMr implements DriverMr {
+public final class HeapMr implements DriverMr {
     private final ByteBuffer memory;
     private final long base;
     private final int lkey;
-    int retains;
-    int releases;
+    public int retains;
+    public int releases;
 
-    HeapMr(int lkey, long base, int length) {
+    public HeapMr(int lkey, long base, int length) {
         this.lkey = lkey;
         this.base = base;
         this.memory = ByteBuffer.allocate(length);
@@ -25,11 +25,11 @@ final class HeapMr implements DriverMr {
      * @param sgeLength bytes of the entry
      * @return a validated SGE over {@code [offset, offset + sgeLength)}, the segment running to the region's end
      */
-    Sge sge(int offset, int sgeLength) {
+    public Sge sge(int offset, int sgeLength) {
         return new Sge().set(this, base + offset, (int) length() - offset, sgeLength);
     }
 
-    byte[] bytes() {
+    public byte[] bytes() {
         return memory.array().clone();
     }
 

@@ -31,28 +31,6 @@ class RvtDriverDefaultsTest {
     private final DriverQp qp = mock(DriverQp.class);
 
     @Test
-    void shouldAcceptAndLeaveCallSendUnchangedWhenSetupWqeIsNotProvided() {
-        SendWqe wqe = mock(SendWqe.class);
-        for (boolean initial : new boolean[] {true, false}) {
-            CallSend callSend = new CallSend();
-            callSend.set(initial);
-            assertThat(driver.setupWqe(qp, wqe, callSend)).isZero();
-            assertThat(callSend.get()).as("call_send unchanged from %s", initial).isEqualTo(initial);
-        }
-        verifyNoInteractions(wqe, qp);
-    }
-
-    @Test
-    void shouldStartFalseAndHoldValueWhenCallSendIsSet() {
-        CallSend c = new CallSend();
-        assertThat(c.get()).isFalse();
-        c.set(true);
-        assertThat(c.get()).isTrue();
-        c.set(false);
-        assertThat(c.get()).isFalse();
-    }
-
-    @Test
     void shouldSucceedWithoutSideEffectsWhenOptionalQpCallbacksAreNotProvided() {
         QpAttr attr = new QpAttr();
         assertThat(driver.qpPrivInit(rdi, qp, new QpInitAttr())).isZero();
@@ -262,7 +240,7 @@ class RvtDriverDefaultsTest {
         }
         Set<Callback> optional = EnumSet.complementOf(EnumSet.copyOf(required));
         optional.remove(Callback.SCHEDULE_SEND_NO_LOCK); // needs a QP's lock; covered above
-        assertThat(optional).containsExactlyInAnyOrder(Callback.SETUP_WQE, Callback.QP_PRIV_INIT,
+        assertThat(optional).containsExactlyInAnyOrder(Callback.QP_PRIV_INIT,
                 Callback.CHECK_AH, Callback.NOTIFY_NEW_AH, Callback.ALLOC_QPN, Callback.CHECK_MODIFY_QP,
                 Callback.MODIFY_QP, Callback.NOTIFY_CREATE_MAD_AGENT, Callback.NOTIFY_FREE_MAD_AGENT,
                 Callback.COMP_VECT_CPU_LOOKUP);

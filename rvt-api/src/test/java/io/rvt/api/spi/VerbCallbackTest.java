@@ -69,8 +69,8 @@ class VerbCallbackTest {
 
     @Test
     void shouldNameEveryRvtDriverProvidedMemberWhenCallbackConstantsAreListed() {
-        // rdmavt-semantics.md §2.2 (UPSTREAM; port_callback is OOT-2022 only)
-        Set<String> spec = Set.of("schedule_send", "schedule_send_no_lock", "setup_wqe", "do_send", "get_pci_dev",
+        // rdmavt-semantics.md §2.2 (UPSTREAM; port_callback is OOT-2022 only); setup_wqe is the engine's WqeSetup
+        Set<String> spec = Set.of("schedule_send", "schedule_send_no_lock", "do_send", "get_pci_dev",
                 "qp_priv_alloc", "qp_priv_init", "qp_priv_free", "notify_qp_reset", "get_pmtu_from_attr",
                 "flush_qp_waiters", "stop_send_queue", "quiesce_qp", "notify_error_qp", "mtu_from_qp",
                 "mtu_to_path_mtu", "get_guid_be", "query_port_state", "shut_down_port", "cap_mask_chg",

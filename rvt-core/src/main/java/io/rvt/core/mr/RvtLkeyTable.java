@@ -289,7 +289,7 @@ public final class RvtLkeyTable {
     }
 
     /**
-     * {@link #lkeyOk} for an entry that holds no region reference ({@link io.rvt.api.spi.SgeState#borrow}): the
+     * {@link #lkeyOk} for an entry that holds no region reference ({@link io.rvt.api.spi.engine.SgeState#borrow}): the
      * caller holds the receiving QP's {@code recvLock}, the region is in that QP's PD, and the entry is used up or
      * pinned before the lock is released, so a {@code deregMr} of the region waits for it in
      * {@code rvt_qp_mr_clean} as it would for a reference. No merge with a previous entry.

@@ -4,8 +4,8 @@ import io.rvt.api.DeviceAttributes;
 import io.rvt.api.DeviceCounter;
 import io.rvt.api.PortAttr;
 import io.rvt.api.PortCounter;
-import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.QpIter;
+import io.rvt.api.spi.engine.EngineQp;
 import io.rvt.core.RvtDevice;
 import java.io.PrintStream;
 import java.util.List;
@@ -135,7 +135,7 @@ public final class RvtCommands {
         for (RvtDevice d : select(device)) {
             QpIter it = d.qpIter();
             while (it.next()) {
-                DriverQp qp = it.qp();
+                EngineQp qp = EngineQp.of(it.qp());
                 sb.append(String.format("%-16s 0x%06x %-4s %-6s %6d %6d %6d %6d %8d%n", d.name(), qp.qpNum(),
                         qp.type(), qp.state(), qp.sendQueue().size(), qp.sendQueue().head(), qp.requester().tail,
                         qp.sendQueue().last(), qp.sendQueue().reservedUsed()));

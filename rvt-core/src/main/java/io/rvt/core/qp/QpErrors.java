@@ -5,7 +5,7 @@ import io.rvt.api.QpState;
 import io.rvt.api.QpState.Ops;
 import io.rvt.api.QpType;
 import io.rvt.api.WcStatus;
-import io.rvt.api.spi.QpFlags;
+import io.rvt.api.spi.engine.QpFlags;
 import java.util.concurrent.RejectedExecutionException;
 
 /**

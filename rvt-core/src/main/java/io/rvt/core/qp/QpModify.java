@@ -1,5 +1,6 @@
 package io.rvt.core.qp;
 
+import io.rvt.api.AccessFlag;
 import io.rvt.api.AhAttr;
 import io.rvt.api.AsyncEventType;
 import io.rvt.api.MigState;
@@ -11,11 +12,10 @@ import io.rvt.api.QpState;
 import io.rvt.api.QpType;
 import io.rvt.api.SigType;
 import io.rvt.api.WcStatus;
-import io.rvt.api.AccessFlag;
 import io.rvt.api.spi.Callback;
 import io.rvt.api.spi.DriverParams;
-import io.rvt.api.spi.QpFlags;
 import io.rvt.api.spi.Timeouts;
+import io.rvt.api.spi.engine.QpFlags;
 import io.rvt.core.Errors;
 import io.rvt.core.ah.RvtAh;
 

@@ -3,6 +3,7 @@ package io.rvt.core.qp;
 import static io.rvt.api.Errno.EINVAL;
 import static io.rvt.api.Errno.ENOMEM;
 
+import io.rvt.api.AccessFlag;
 import io.rvt.api.Errno;
 import io.rvt.api.QpState;
 import io.rvt.api.QpState.Ops;
@@ -12,12 +13,12 @@ import io.rvt.api.SendWorkRequest;
 import io.rvt.api.VerbsException;
 import io.rvt.api.WorkRequestException;
 import io.rvt.api.WrOpcode;
-import io.rvt.api.AccessFlag;
 import io.rvt.api.spi.Callback;
 import io.rvt.api.spi.OperationFlag;
 import io.rvt.api.spi.OperationParams;
-import io.rvt.api.spi.QpFlags;
 import io.rvt.api.spi.Sge;
+import io.rvt.api.spi.engine.QpFlags;
+import io.rvt.api.spi.engine.WqeSetup;
 import io.rvt.core.ah.RvtAh;
 import io.rvt.core.mr.RvtMr;
 import io.rvt.core.mr.RvtMw;
@@ -253,8 +254,8 @@ final class QpPostSend {
             wqe.psn = qp.req.nextPsn;
             wqe.lpsn = wqe.psn + (length != 0 ? (length - 1) >>> lp : 0);
         }
-        if (qp.dev.provides(Callback.SETUP_WQE)) {
-            int r = qp.driver.setupWqe(qp, wqe, qp.callSend);
+        if (qp.driver instanceof WqeSetup setup) {
+            int r = setup.setupWqe(qp, wqe, qp.callSend);
             if (r < 0) {
                 if (udLike) {
                     wqe.clearAh();

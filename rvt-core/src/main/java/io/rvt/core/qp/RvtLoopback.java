@@ -1,7 +1,5 @@
 package io.rvt.core.qp;
 
-import io.rvt.api.spi.ResponderState;
-import io.rvt.core.SpinningLock;
 import io.rvt.api.AccessFlag;
 import io.rvt.api.AsyncEventType;
 import io.rvt.api.PortCounter;
@@ -14,10 +12,12 @@ import io.rvt.api.WcOpcode;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
-import io.rvt.api.spi.QpFlags;
 import io.rvt.api.spi.Sge;
-import io.rvt.api.spi.SgeState;
+import io.rvt.api.spi.engine.QpFlags;
+import io.rvt.api.spi.engine.ResponderState;
+import io.rvt.api.spi.engine.SgeState;
 import io.rvt.core.RvtIbport;
+import io.rvt.core.SpinningLock;
 
 /**
  * Mirrors {@code rvt_ruc_loopback}: delivers an RC or UC QP's send WQEs straight into the local QP

@@ -14,6 +14,7 @@ import io.rvt.api.QpAttr;
 import io.rvt.api.QpInitAttr;
 import io.rvt.api.QpState;
 import io.rvt.api.QpType;
+import io.rvt.api.QueuePair;
 import io.rvt.api.RecvWorkRequest;
 import io.rvt.api.SendWorkRequest;
 import io.rvt.api.SigType;
@@ -21,15 +22,16 @@ import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WorkRequestException;
 import io.rvt.api.WrOpcode;
-import io.rvt.api.spi.AckQueue;
-import io.rvt.api.spi.CallSend;
 import io.rvt.api.spi.DriverParams;
 import io.rvt.api.spi.DriverQp;
-import io.rvt.api.spi.QpFlags;
 import io.rvt.api.spi.RvtDriver;
 import io.rvt.api.spi.Sge;
 import io.rvt.api.spi.Timeouts;
 import io.rvt.api.spi.TimerService;
+import io.rvt.api.spi.engine.AckQueue;
+import io.rvt.api.spi.engine.CallSend;
+import io.rvt.api.spi.engine.EngineQp;
+import io.rvt.api.spi.engine.QpFlags;
 import io.rvt.core.Errors;
 import io.rvt.core.RvtDevice;
 import io.rvt.core.RvtIbport;
@@ -52,7 +54,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code recvLock → postLock → sendLock}, as rdmavt's {@code r_lock → s_hlock → s_lock}. The send ring's two
  * cross-thread indices and the reserved count follow the protocol on {@link RvtSendQueue}.
  */
-public final class RvtQp implements DriverQp {
+public final class RvtQp implements EngineQp, QueuePair {
     /** The ack queue of a QP that has none (not RC, or not yet out of RESET): size 0, never written. */
     static final AckQueue NO_ACK_QUEUE = new AckQueue(0);
     /** How long a device removal waits for an engine that holds {@code S_BUSY} before it flushes anyway. */

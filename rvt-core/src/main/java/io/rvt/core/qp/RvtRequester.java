@@ -2,13 +2,13 @@ package io.rvt.core.qp;
 
 import io.rvt.api.PortCounter;
 import io.rvt.api.spi.Aeth;
-import io.rvt.api.spi.QpFlags;
-import io.rvt.api.spi.RequesterState;
 import io.rvt.api.spi.RvtTimer;
-import io.rvt.api.spi.SendWqe;
 import io.rvt.api.spi.Seq24;
 import io.rvt.api.spi.Timeouts;
 import io.rvt.api.spi.TimerService;
+import io.rvt.api.spi.engine.QpFlags;
+import io.rvt.api.spi.engine.RequesterState;
+import io.rvt.api.spi.engine.SendWqe;
 import io.rvt.core.RvtIbport;
 
 /**

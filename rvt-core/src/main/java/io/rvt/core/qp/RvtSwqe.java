@@ -5,9 +5,9 @@ import io.rvt.api.SendWorkRequest;
 import io.rvt.api.WrOpcode;
 import io.rvt.api.spi.DriverAh;
 import io.rvt.api.spi.DriverMr;
-import io.rvt.api.spi.SendWqe;
 import io.rvt.api.spi.Sge;
 import io.rvt.api.spi.WrShape;
+import io.rvt.api.spi.engine.SendWqe;
 
 /**
  * One slot of a QP's send ring ({@code struct rvt_swqe}), pre-allocated with {@code max_send_sge} SGEs, so posting

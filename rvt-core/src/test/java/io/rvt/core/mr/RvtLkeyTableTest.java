@@ -11,7 +11,7 @@ import io.rvt.api.Errno;
 import io.rvt.api.ScatterGatherEntry;
 import io.rvt.api.VerbsException;
 import io.rvt.api.spi.Sge;
-import io.rvt.api.spi.SgeState;
+import io.rvt.api.spi.engine.SgeState;
 import io.rvt.core.RvtDevice;
 import io.rvt.core.TestDriver;
 import java.nio.ByteBuffer;

@@ -17,11 +17,12 @@ import io.rvt.api.SrqInitAttr;
 import io.rvt.api.VerbsException;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
-import io.rvt.api.spi.CallSend;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.DriverValidationException;
-import io.rvt.api.spi.SendWqe;
+import io.rvt.api.spi.engine.CallSend;
+import io.rvt.api.spi.engine.SendWqe;
 import io.rvt.core.LoopbackTestDriver;
+import io.rvt.core.SetupWqeTestDriver;
 import io.rvt.core.TestDriver;
 import io.rvt.core.ah.RvtAh;
 import io.rvt.core.mr.RvtMr;
@@ -45,7 +46,7 @@ import org.junit.jupiter.api.TestFactory;
 class BadInputMessagesTest {
     /** A device with an RC and a UD QP in RTS, regions, an SRQ and an address handle whose path MTU is 4096. */
     private static final class Fx {
-        final TestDriver driver = new TestDriver() {
+        final TestDriver driver = new SetupWqeTestDriver() {
             @Override
             public int setupWqe(DriverQp qp, SendWqe wqe, CallSend callSend) {
                 // What hfi1 and rvt-transport refuse: a UD message longer than the path MTU.

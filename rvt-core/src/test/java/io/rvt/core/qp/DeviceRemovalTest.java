@@ -17,11 +17,12 @@ import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WorkRequestException;
 import io.rvt.api.WrOpcode;
-import io.rvt.api.spi.CallSend;
 import io.rvt.api.spi.DriverDevice;
 import io.rvt.api.spi.DriverQp;
-import io.rvt.api.spi.SendWqe;
+import io.rvt.api.spi.engine.CallSend;
+import io.rvt.api.spi.engine.SendWqe;
 import io.rvt.core.LoopbackTestDriver;
+import io.rvt.core.SetupWqeTestDriver;
 import io.rvt.core.TestDriver;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -30,8 +31,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
@@ -268,7 +269,7 @@ class DeviceRemovalTest {
         CountDownLatch inSetup = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         AtomicBoolean hold = new AtomicBoolean(true);
-        TestDriver driver = new TestDriver() {
+        TestDriver driver = new SetupWqeTestDriver() {
             @Override
             public int setupWqe(DriverQp qp, SendWqe wqe, CallSend callSend) {
                 if (hold.getAndSet(false)) {

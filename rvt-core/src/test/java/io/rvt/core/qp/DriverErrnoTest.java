@@ -10,11 +10,12 @@ import io.rvt.api.SendWorkRequest;
 import io.rvt.api.VerbsException;
 import io.rvt.api.WorkRequestException;
 import io.rvt.api.WrOpcode;
-import io.rvt.api.spi.CallSend;
 import io.rvt.api.spi.DriverDevice;
 import io.rvt.api.spi.DriverQp;
-import io.rvt.api.spi.SendWqe;
+import io.rvt.api.spi.engine.CallSend;
+import io.rvt.api.spi.engine.SendWqe;
 import io.rvt.core.LoopbackTestDriver;
+import io.rvt.core.SetupWqeTestDriver;
 import io.rvt.core.TestDriver;
 import org.junit.jupiter.api.Test;
 
@@ -28,7 +29,7 @@ class DriverErrnoTest {
 
     @Test
     void shouldCarryAnUnknownErrnoWithTheBadIndexWhenSetupWqeRefusesAWorkRequest() {
-        TestDriver driver = new TestDriver() {
+        TestDriver driver = new SetupWqeTestDriver() {
             @Override
             public int setupWqe(DriverQp qp, SendWqe wqe, CallSend callSend) {
                 return wqe.wrId() == 2 ? E2BIG : 0;

@@ -15,7 +15,7 @@ import io.rvt.api.WcFlag;
 import io.rvt.api.WcOpcode;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
-import io.rvt.api.spi.QpFlags;
+import io.rvt.api.spi.engine.QpFlags;
 import io.rvt.core.LoopbackTestDriver;
 import io.rvt.core.mr.RvtMr;
 import java.nio.ByteBuffer;

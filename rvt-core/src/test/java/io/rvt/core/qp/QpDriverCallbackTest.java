@@ -26,12 +26,14 @@ import io.rvt.api.SendWorkRequest;
 import io.rvt.api.VerbsException;
 import io.rvt.api.WorkRequestException;
 import io.rvt.api.WrOpcode;
-import io.rvt.api.spi.CallSend;
 import io.rvt.api.spi.DriverDevice;
 import io.rvt.api.spi.DriverQp;
-import io.rvt.api.spi.QpFlags;
 import io.rvt.api.spi.RvtDriver;
-import io.rvt.api.spi.SendWqe;
+import io.rvt.api.spi.engine.CallSend;
+import io.rvt.api.spi.engine.EngineQp;
+import io.rvt.api.spi.engine.QpFlags;
+import io.rvt.api.spi.engine.SendWqe;
+import io.rvt.api.spi.engine.WqeSetup;
 import io.rvt.core.LoopbackTestDriver;
 import io.rvt.core.TestDriver;
 import io.rvt.core.mr.RvtMr;
@@ -49,7 +51,7 @@ import org.mockito.InOrder;
  */
 class QpDriverCallbackTest {
     /** Provides every optional QP callback (a spy keeps the provided set of the class it spies on). */
-    static class CallbackDriver extends TestDriver {
+    static class CallbackDriver extends TestDriver implements WqeSetup {
         CallbackDriver() {
             params(LoopbackTestDriver.loopbackParams(1).build());
             postParms(LoopbackTestDriver.operationTable());
@@ -381,7 +383,7 @@ class QpDriverCallbackTest {
         RvtMr mr = env.reg(64);
         List<String> seen = new ArrayList<>();
         doAnswer(inv -> {
-            DriverQp q = inv.getArgument(0);
+            EngineQp q = EngineQp.of(inv.getArgument(0));
             SendWqe w = inv.getArgument(1);
             CallSend cs = inv.getArgument(2);
             seen.add("wrId=" + w.wrId() + " psn=" + w.psn() + " lpsn=" + w.lpsn() + " ssn=" + w.ssn() + " len="

@@ -11,7 +11,7 @@ import io.rvt.api.WcOpcode;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkRequestException;
 import io.rvt.api.WrOpcode;
-import io.rvt.api.spi.QpFlags;
+import io.rvt.api.spi.engine.QpFlags;
 import io.rvt.core.LoopbackTestDriver;
 import io.rvt.core.TestDriver;
 import io.rvt.core.mr.RvtMr;

@@ -1,7 +1,7 @@
 package io.rvt.transport.header;
 
 import io.rvt.api.Gid;
-import io.rvt.api.spi.SgeState;
+import io.rvt.api.spi.engine.SgeState;
 import java.nio.ByteBuffer;
 
 /**

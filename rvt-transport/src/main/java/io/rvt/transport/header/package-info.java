@@ -9,5 +9,5 @@
  * Nothing here allocates on the per-packet path unless its Javadoc says so.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.3.0")
+@org.osgi.annotation.versioning.Version("2.0.0")
 package io.rvt.transport.header;

@@ -4,14 +4,14 @@ import io.rvt.api.PortCounter;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WrOpcode;
 import io.rvt.api.spi.Aeth;
-import io.rvt.api.spi.DriverQp;
-import io.rvt.api.spi.QpFlags;
-import io.rvt.api.spi.RequesterState;
-import io.rvt.api.spi.ResponderState;
-import io.rvt.api.spi.SendQueue;
-import io.rvt.api.spi.SendWqe;
 import io.rvt.api.spi.Seq24;
 import io.rvt.api.spi.Sge;
+import io.rvt.api.spi.engine.EngineQp;
+import io.rvt.api.spi.engine.QpFlags;
+import io.rvt.api.spi.engine.RequesterState;
+import io.rvt.api.spi.engine.ResponderState;
+import io.rvt.api.spi.engine.SendQueue;
+import io.rvt.api.spi.engine.SendWqe;
 import io.rvt.transport.Packets;
 import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.PacketHeaders;
@@ -39,7 +39,7 @@ final class RcAckProcessor {
     static final int NAK_REMOTE_OPERATIONAL_ERROR = 3;
 
     /** Processes a response packet for the requester. */
-    static void receiveResponse(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr) {
+    static void receiveResponse(EngineQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr) {
         RequesterState rq = qp.requester();
         ResponderState rs = qp.responder();
         SendQueue sq = qp.sendQueue();
@@ -139,7 +139,7 @@ final class RcAckProcessor {
     }
 
     /** FIRST or MIDDLE read response data: exactly one MTU, and more must follow. */
-    private static void readMiddle(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr, int psn, int pmtu,
+    private static void readMiddle(EngineQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr, int psn, int pmtu,
             SendWqe wqe) {
         RequesterState rq = qp.requester();
         if (hdr.payloadLength() != pmtu || pmtu >= rq.rdmaReadLen) {
@@ -158,7 +158,7 @@ final class RcAckProcessor {
     }
 
     /** LAST or ONLY read response data: exactly what is left; completes the READ. */
-    private static void readLast(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr, int psn, SendWqe wqe) {
+    private static void readLast(EngineQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr, int psn, SendWqe wqe) {
         RequesterState rq = qp.requester();
         int tlen = hdr.payloadLength();
         if (tlen != rq.rdmaReadLen) {
@@ -177,7 +177,7 @@ final class RcAckProcessor {
      *
      * @return true if the packet is an ACK that the caller may process further (READ response data)
      */
-    static boolean doRcAck(DriverQp qp, RcState st, int aeth, int psn, int opcode, long val) {
+    static boolean doRcAck(EngineQp qp, RcState st, int aeth, int psn, int opcode, long val) {
         SendQueue sq = qp.sendQueue();
         sq.beginCompletions(); // one release per region for the WQEs this ACK retires
         try {
@@ -187,7 +187,7 @@ final class RcAckProcessor {
         }
     }
 
-    private static boolean doRcAck(DriverQp qp, RcState st, SendQueue sq, int aeth, int psn, int opcode, long val) {
+    private static boolean doRcAck(EngineQp qp, RcState st, SendQueue sq, int aeth, int psn, int opcode, long val) {
         RequesterState rq = qp.requester();
         ResponderState rs = qp.responder();
         int syndrome = Aeth.syndromeClass(aeth);
@@ -330,7 +330,7 @@ final class RcAckProcessor {
      *
      * @return the new WQE at {@code sendAcked}
      */
-    static SendWqe complete(DriverQp qp, SendWqe wqe) {
+    static SendWqe complete(EngineQp qp, SendWqe wqe) {
         RequesterState rq = qp.requester();
         SendQueue sq = qp.sendQueue();
         int acked = rq.acked;
@@ -354,7 +354,7 @@ final class RcAckProcessor {
     }
 
     /** @return true if the unacknowledged WQE that {@code psn} falls in is an ATOMIC_WRITE or FLUSH sent at it */
-    private static boolean answersAtomicWriteOrFlush(DriverQp qp, int psn) {
+    private static boolean answersAtomicWriteOrFlush(EngineQp qp, int psn) {
         RequesterState rq = qp.requester();
         SendQueue sq = qp.sendQueue();
         for (int i = rq.acked; i != rq.tail; i = sq.swqeIncr(i)) {
@@ -367,7 +367,7 @@ final class RcAckProcessor {
     }
 
     /** {@code rdma_seq_err}: a READ response arrived out of sequence: complete what it covers, restart the READ. */
-    static void rdmaSeqErr(DriverQp qp, RcState st, int psn) {
+    static void rdmaSeqErr(EngineQp qp, RcState st, int psn) {
         RequesterState rq = qp.requester();
         rq.stopRcTimers();
         SendWqe wqe = qp.sendQueue().swqe(rq.acked);
@@ -389,14 +389,14 @@ final class RcAckProcessor {
      * IBTA class B error (and local errors on a response): completes the oldest WQE with {@code status} and moves the
      * QP to ERR; the send engine then flushes the rest.
      */
-    static void fail(DriverQp qp, SendWqe wqe, WcStatus status) {
+    static void fail(EngineQp qp, SendWqe wqe, WcStatus status) {
         if (qp.sendQueue().last() == qp.requester().acked) {
             qp.sendQueue().sendComplete(wqe, status);
             qp.rcError(WcStatus.WR_FLUSH_ERR);
         }
     }
 
-    private static void clearWaitAck(DriverQp qp, RcState st) {
+    private static void clearWaitAck(EngineQp qp, RcState st) {
         int flags = qp.requester().flags;
         if ((flags & QpFlags.S_WAIT_ACK) != 0) {
             qp.requester().flags = flags & ~QpFlags.S_WAIT_ACK;
@@ -405,7 +405,7 @@ final class RcAckProcessor {
     }
 
     /** Completions may unblock the engine (a local operation waiting for them, an unsent WQE): wake it. */
-    private static void afterProgress(DriverQp qp, RcState st, boolean progress) {
+    private static void afterProgress(EngineQp qp, RcState st, boolean progress) {
         if (progress && qp.requester().cur != qp.sendQueue().head()) {
             st.scheduleSend();
         }

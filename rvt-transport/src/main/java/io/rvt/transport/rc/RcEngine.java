@@ -3,10 +3,10 @@ package io.rvt.transport.rc;
 import io.rvt.api.PortCounter;
 import io.rvt.api.QpState.Ops;
 import io.rvt.api.WcStatus;
-import io.rvt.api.spi.DriverQp;
-import io.rvt.api.spi.QpFlags;
-import io.rvt.api.spi.RequesterState;
 import io.rvt.api.spi.Seq24;
+import io.rvt.api.spi.engine.EngineQp;
+import io.rvt.api.spi.engine.QpFlags;
+import io.rvt.api.spi.engine.RequesterState;
 import io.rvt.transport.Packets;
 import io.rvt.transport.ProtocolEngine;
 import io.rvt.transport.QpSendEngine;
@@ -100,7 +100,7 @@ public final class RcEngine implements ProtocolEngine<RcState> {
      * @return transport bytes written, or 0
      */
     @Override
-    public int makePacket(DriverQp qp, RcState st, ByteBuffer buf, int off, TxInfo tx) {
+    public int makePacket(EngineQp qp, RcState st, ByteBuffer buf, int off, TxInfo tx) {
         int n;
         Lock sl = qp.sendLock();
         sl.lock();
@@ -138,7 +138,7 @@ public final class RcEngine implements ProtocolEngine<RcState> {
      * that is cheap to recognise and the common one of a stream: no response owed, the requester between messages and
      * every posted WQE started. {@code sendLock} held.
      */
-    private static void markIfDrained(DriverQp qp, TxInfo tx) {
+    private static void markIfDrained(EngineQp qp, TxInfo tx) {
         RequesterState rq = qp.requester();
         if ((rq.flags & (QpFlags.S_RESP_PENDING | QpFlags.S_ACK_PENDING)) == 0 && RcRequester.betweenMessages(rq.state)
                 && rq.cur == qp.sendQueue().head() && qp.state().can(Ops.PROCESS_SEND_OK)) {
@@ -158,7 +158,7 @@ public final class RcEngine implements ProtocolEngine<RcState> {
      * @param pkeyIndex the P_Key index that matched (only UD needs it)
      */
     @Override
-    public void receive(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr, RxInfo rx, int pkeyIndex) {
+    public void receive(EngineQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr, RxInfo rx, int pkeyIndex) {
         Lock rl = qp.recvLock();
         rl.lock();
         try {
@@ -193,7 +193,7 @@ public final class RcEngine implements ProtocolEngine<RcState> {
      * What a response changed for the window: PSNs acknowledged open it, the port's count follows, and a requester
      * stopped at it goes on. {@code recvLock} and {@code sendLock} held.
      */
-    private void afterResponse(DriverQp qp, RcState st, int lastBefore) {
+    private void afterResponse(EngineQp qp, RcState st, int lastBefore) {
         RequesterState rq = qp.requester();
         int acked = Seq24.delta(rq.lastPsn, lastBefore);
         if (acked > 0) {
@@ -214,7 +214,7 @@ public final class RcEngine implements ProtocolEngine<RcState> {
      * @param st its state
      */
     @Override
-    public void error(DriverQp qp, RcState st) {
+    public void error(EngineQp qp, RcState st) {
         qp.ackQueue().rdmaSge.clear();
         qp.requester().rdmaReadLen = 0;
         RcWindow.refund(st);
@@ -229,7 +229,7 @@ public final class RcEngine implements ProtocolEngine<RcState> {
      * @param wait non-zero to send one packet and wait for its ACK
      */
     @Override
-    public void restart(DriverQp qp, RcState st, int psn, int wait) {
+    public void restart(EngineQp qp, RcState st, int psn, int wait) {
         if (!qp.state().can(Ops.PROCESS_SEND_OK)) {
             return;
         }

@@ -7,12 +7,12 @@ import io.rvt.api.QpState.Ops;
 import io.rvt.api.SendFlag;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WrOpcode;
-import io.rvt.api.spi.DriverQp;
-import io.rvt.api.spi.QpFlags;
-import io.rvt.api.spi.RequesterState;
-import io.rvt.api.spi.SendQueue;
-import io.rvt.api.spi.SendWqe;
 import io.rvt.api.spi.Seq24;
+import io.rvt.api.spi.engine.EngineQp;
+import io.rvt.api.spi.engine.QpFlags;
+import io.rvt.api.spi.engine.RequesterState;
+import io.rvt.api.spi.engine.SendQueue;
+import io.rvt.api.spi.engine.SendWqe;
 import io.rvt.transport.Packets;
 import io.rvt.transport.RequestBuilder;
 import io.rvt.transport.TxInfo;
@@ -71,7 +71,7 @@ final class RcRequester {
      * @return bytes written, 0 if there is nothing to send now, {@link #FATAL} if the WQE at {@code sendCur} has an
      *         operation the transport does not know (it was completed with {@code LOC_QP_OP_ERR})
      */
-    static int makeRequest(DriverQp qp, RcState st, ByteBuffer buf, int off, TxInfo tx, RcWindow window,
+    static int makeRequest(EngineQp qp, RcState st, ByteBuffer buf, int off, TxInfo tx, RcWindow window,
             boolean backoff) {
         RequesterState rq = qp.requester();
         SendQueue sq = qp.sendQueue();
@@ -292,7 +292,7 @@ final class RcRequester {
      *
      * @return the shift for {@code addRetryTimerExt}
      */
-    static int backoffShift(DriverQp qp, RequesterState rq) {
+    static int backoffShift(EngineQp qp, RequesterState rq) {
         int used = qp.retryCnt() - rq.retry;
         int room = BACKOFF_CEILING_TIMEOUT - qp.timeout();
         return qp.timeout() == 0 || used <= 0 || room <= 0 ? 0 : Math.min(used, room);
@@ -324,7 +324,7 @@ final class RcRequester {
         }
     }
 
-    private static void extendRun(DriverQp qp, RcState st, SendWqe wqe, int pmtu, TxInfo tx, RcWindow window) {
+    private static void extendRun(EngineQp qp, RcState st, SendWqe wqe, int pmtu, TxInfo tx, RcWindow window) {
         RequesterState rq = qp.requester();
         boolean windowed = window != null || st.cwnd != RcWindow.UNLIMITED;
         while (rq.len > 0 && (rq.flags & WAIT_MASK) == 0) {
@@ -366,7 +366,7 @@ final class RcRequester {
      * Whether the packet the WQE at {@code cur} would give next fits the window ({@link RcWindow#admit}): one PSN, or
      * for an RDMA READ request the PSNs of the responses it asks for. True when there is nothing to send.
      */
-    private static boolean admitted(DriverQp qp, RcState st, RcWindow window, SendWqe wqe, int cur) {
+    private static boolean admitted(EngineQp qp, RcState st, RcWindow window, SendWqe wqe, int cur) {
         RequesterState rq = qp.requester();
         int span = 1;
         switch (rq.state) {
@@ -393,7 +393,7 @@ final class RcRequester {
     }
 
     /** Counts a new RDMA READ/atomic against {@code max_rd_atomic}; false (and WAIT_RDMAR) if none is left. */
-    private static boolean takeReadAtomicSlot(DriverQp qp) {
+    private static boolean takeReadAtomicSlot(EngineQp qp) {
         RequesterState rq = qp.requester();
         if (rq.numRdAtomic >= qp.maxRdAtomic()) {
             rq.flags |= QpFlags.S_WAIT_RDMAR;
@@ -404,7 +404,7 @@ final class RcRequester {
     }
 
     /** REG_MR (already done at post) or LOCAL_INV (deferred by a fence or earlier invalidations) at sendCur. */
-    private static void completeLocalOp(DriverQp qp, SendWqe wqe, int cur) {
+    private static void completeLocalOp(EngineQp qp, SendWqe wqe, int cur) {
         RequesterState rq = qp.requester();
         rq.cur = qp.sendQueue().swqeIncr(cur);
         rq.tail = qp.sendQueue().swqeIncr(rq.tail);
@@ -417,7 +417,7 @@ final class RcRequester {
      *
      * @param wait true to send one packet and wait for its ACK ({@code SEND_ONE}), as after a timeout
      */
-    static void restart(DriverQp qp, RcState st, int psn, boolean wait) {
+    static void restart(EngineQp qp, RcState st, int psn, boolean wait) {
         RequesterState rq = qp.requester();
         if (rq.acked == rq.tail) {
             return; // nothing outstanding: a stale timer or NAK
@@ -448,7 +448,7 @@ final class RcRequester {
      * and {@code sendState} at the boundary or at a restart marker, so that the next packet built carries
      * {@code psn}.
      */
-    static void resetPsn(DriverQp qp, int psn) {
+    static void resetPsn(EngineQp qp, int psn) {
         RequesterState rq = qp.requester();
         SendQueue sq = qp.sendQueue();
         int n = rq.acked;

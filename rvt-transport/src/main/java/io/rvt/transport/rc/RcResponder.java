@@ -7,14 +7,14 @@ import io.rvt.api.WcFlag;
 import io.rvt.api.WcOpcode;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
-import io.rvt.api.spi.AckEntry;
-import io.rvt.api.spi.AckQueue;
 import io.rvt.api.spi.DriverMr;
-import io.rvt.api.spi.DriverQp;
-import io.rvt.api.spi.QpFlags;
-import io.rvt.api.spi.RequesterState;
-import io.rvt.api.spi.ResponderState;
 import io.rvt.api.spi.Seq24;
+import io.rvt.api.spi.engine.AckEntry;
+import io.rvt.api.spi.engine.AckQueue;
+import io.rvt.api.spi.engine.EngineQp;
+import io.rvt.api.spi.engine.QpFlags;
+import io.rvt.api.spi.engine.RequesterState;
+import io.rvt.api.spi.engine.ResponderState;
 import io.rvt.transport.Packets;
 import io.rvt.transport.RxInfo;
 import io.rvt.transport.header.BthDescriptor;
@@ -49,7 +49,7 @@ final class RcResponder {
     static final int ACK_COALESCE_LIMIT = 16;
 
     /** Processes a request packet, {@code recvLock} held. */
-    static void receiveRequest(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr, RxInfo rx) {
+    static void receiveRequest(EngineQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr, RxInfo rx) {
         ResponderState rs = qp.responder();
         int opcode = hdr.opcode();
         int psn = hdr.psn();
@@ -200,7 +200,7 @@ final class RcResponder {
      * goes out once per batch, for its newest PSN, as it did when each was queued, but with one {@code sendLock} per
      * batch instead of one per packet), else queued now.
      */
-    private static void deferAck(DriverQp qp, RcState st, RxInfo rx) {
+    private static void deferAck(EngineQp qp, RcState st, RxInfo rx) {
         if (!st.ackListed) {
             if (rx == null || !rx.deferAck(st)) {
                 queueAck(qp, st);
@@ -233,7 +233,7 @@ final class RcResponder {
     }
 
     /** Consumes a receive WQE; on failure queues the RNR NAK or the remote operational error NAK. */
-    private static boolean takeRwqe(DriverQp qp, RcState st, boolean wrIdOnly) {
+    private static boolean takeRwqe(EngineQp qp, RcState st, boolean wrIdOnly) {
         return tookRwqe(qp, st, qp.responder().getRwqe(wrIdOnly));
     }
 
@@ -241,11 +241,11 @@ final class RcResponder {
      * {@link #takeRwqe} for a SEND that ends in this packet: its SGEs hold no region references while this
      * {@code recvLock} hold places the data and completes it ({@code ResponderState.getRwqeForOnePacket}).
      */
-    private static boolean takeRwqeForOnePacket(DriverQp qp, RcState st) {
+    private static boolean takeRwqeForOnePacket(EngineQp qp, RcState st) {
         return tookRwqe(qp, st, qp.responder().getRwqeForOnePacket());
     }
 
-    private static boolean tookRwqe(DriverQp qp, RcState st, int r) {
+    private static boolean tookRwqe(EngineQp qp, RcState st, int r) {
         if (r > 0) {
             return true;
         }
@@ -258,7 +258,7 @@ final class RcResponder {
     }
 
     /** A FIRST or MIDDLE packet: exactly one MTU of data, within what the receive WQE (or RETH) allows. */
-    private static boolean middle(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr) {
+    private static boolean middle(EngineQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr) {
         ResponderState rs = qp.responder();
         int pmtu = qp.pmtu();
         if (hdr.payloadLength() != pmtu) {
@@ -280,7 +280,7 @@ final class RcResponder {
      *
      * @param write true for RDMA WRITE, whose data must add up to the RETH length exactly
      */
-    private static boolean last(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr, WcOpcode wcOpcode,
+    private static boolean last(EngineQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr, WcOpcode wcOpcode,
             boolean write) {
         ResponderState rs = qp.responder();
         int tlen = hdr.payloadLength();
@@ -307,7 +307,7 @@ final class RcResponder {
     }
 
     /** An RDMA READ request: validate the source now, queue the response. */
-    private static void readRequest(DriverQp qp, RcState st, PacketHeaders hdr, int psn) {
+    private static void readRequest(EngineQp qp, RcState st, PacketHeaders hdr, int psn) {
         ResponderState rs = qp.responder();
         if (!AccessFlag.REMOTE_READ.in(qp.accessFlags())) {
             nak(qp, st, SYNDROME_NAK_INVALID_REQUEST, WcStatus.LOC_QP_OP_ERR);
@@ -346,7 +346,7 @@ final class RcResponder {
     }
 
     /** A compare-and-swap or fetch-and-add: execute it now, queue the atomic ACK with the original value. */
-    private static void atomicRequest(DriverQp qp, RcState st, PacketHeaders hdr, int opcode, int psn) {
+    private static void atomicRequest(EngineQp qp, RcState st, PacketHeaders hdr, int opcode, int psn) {
         if (!AccessFlag.REMOTE_ATOMIC.in(qp.accessFlags())) {
             nak(qp, st, SYNDROME_NAK_INVALID_REQUEST, WcStatus.LOC_QP_OP_ERR);
             return;
@@ -389,7 +389,7 @@ final class RcResponder {
      * a zero-length RDMA READ RESPONSE ONLY (rxe's {@code send_read_response_ack}), which a duplicate replays without
      * executing the operation again.
      */
-    private static void atomicWriteOrFlush(DriverQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr, int opcode,
+    private static void atomicWriteOrFlush(EngineQp qp, RcState st, ByteBuffer buf, PacketHeaders hdr, int opcode,
             int psn) {
         boolean write = opcode == Opcode.RC_ATOMIC_WRITE;
         int need;
@@ -439,7 +439,7 @@ final class RcResponder {
     }
 
     /** NAKs a READ, atomic, ATOMIC_WRITE or FLUSH its handler refused ({@code nakSyndrome} 0: nothing to do). */
-    private static void nakIfRefused(DriverQp qp, RcState st, int nakSyndrome) {
+    private static void nakIfRefused(EngineQp qp, RcState st, int nakSyndrome) {
         if (nakSyndrome == SYNDROME_NAK_REMOTE_ACCESS) {
             nak(qp, st, nakSyndrome, WcStatus.LOC_PROT_ERR);
         } else if (nakSyndrome != 0) {
@@ -454,7 +454,7 @@ final class RcResponder {
      *
      * @return the index after the head, or -1 to NAK the request as invalid
      */
-    private static int claimAckEntry(DriverQp qp) {
+    private static int claimAckEntry(EngineQp qp) {
         AckQueue aq = qp.ackQueue();
         int head = aq.head;
         int next = incr(qp, head);
@@ -476,7 +476,7 @@ final class RcResponder {
     }
 
     /** @return entries from {@code sendTailAckQueue} to the head whose response is not completely sent */
-    private static int owedResponses(DriverQp qp) {
+    private static int owedResponses(EngineQp qp) {
         AckQueue aq = qp.ackQueue();
         int n = 0;
         int head = aq.head;
@@ -489,7 +489,7 @@ final class RcResponder {
     }
 
     /** Publishes a new ack-queue entry and schedules its response; {@code sendLock} held. */
-    private static void queued(DriverQp qp, RcState st, int opcode, int next) {
+    private static void queued(EngineQp qp, RcState st, int opcode, int next) {
         ResponderState rs = qp.responder();
         // The MSN counts the request now, not when its response goes out: a duplicate must not count it again.
         rs.msn = (rs.msn + 1) & Seq24.MASK;
@@ -507,7 +507,7 @@ final class RcResponder {
      *
      * @return true if handled, false if the caller must queue an ACK (for a duplicate that asked for one)
      */
-    private static boolean receiveOutOfSequence(DriverQp qp, RcState st, PacketHeaders hdr, int opcode, int psn,
+    private static boolean receiveOutOfSequence(EngineQp qp, RcState st, PacketHeaders hdr, int opcode, int psn,
             int diff) {
         RequesterState rq = qp.requester();
         ResponderState rs = qp.responder();
@@ -634,7 +634,7 @@ final class RcResponder {
     }
 
     /** Queues an RNR NAK: no receive WQE; the requester retries after the QP's minimum RNR timer. */
-    private static void rnrNak(DriverQp qp, RcState st) {
+    private static void rnrNak(EngineQp qp, RcState st) {
         ResponderState rs = qp.responder();
         rs.nakState = SYNDROME_RNR_NAK | (qp.minRnrTimer() & 0x1F);
         rs.ackPsn = rs.psn;
@@ -645,7 +645,7 @@ final class RcResponder {
      * Fails the request: moves the responder to ERR ({@code rvt_rc_error}, completing the receive WQE in progress
      * with {@code err}) and queues the NAK.
      */
-    static void nak(DriverQp qp, RcState st, int syndrome, WcStatus err) {
+    static void nak(EngineQp qp, RcState st, int syndrome, WcStatus err) {
         ResponderState rs = qp.responder();
         qp.rcError(err);
         rs.nakState = syndrome;
@@ -657,7 +657,7 @@ final class RcResponder {
      * {@code queue_rc_ack}: hands the ACK/NAK now due to the send engine. Coalesces: a newer ACK replaces one not yet
      * sent (it acknowledges more). Takes {@code sendLock}.
      */
-    static void queueAck(DriverQp qp, RcState st) {
+    static void queueAck(EngineQp qp, RcState st) {
         ResponderState rs = qp.responder();
         AckQueue aq = qp.ackQueue();
         st.unackedPackets = 0;
@@ -686,7 +686,7 @@ final class RcResponder {
         }
     }
 
-    static int incr(DriverQp qp, int i) {
+    static int incr(EngineQp qp, int i) {
         return i + 1 == qp.ackQueue().size() ? 0 : i + 1;
     }
 }

@@ -2,13 +2,13 @@ package io.rvt.transport.rc;
 
 import io.rvt.api.MigState;
 import io.rvt.api.QpState.Ops;
-import io.rvt.api.spi.AckEntry;
-import io.rvt.api.spi.AckQueue;
-import io.rvt.api.spi.DriverQp;
-import io.rvt.api.spi.QpFlags;
-import io.rvt.api.spi.ResponderState;
 import io.rvt.api.spi.Seq24;
 import io.rvt.api.spi.Sge;
+import io.rvt.api.spi.engine.AckEntry;
+import io.rvt.api.spi.engine.AckQueue;
+import io.rvt.api.spi.engine.EngineQp;
+import io.rvt.api.spi.engine.QpFlags;
+import io.rvt.api.spi.engine.ResponderState;
 import io.rvt.transport.Packets;
 import io.rvt.transport.TxInfo;
 import io.rvt.transport.header.AethDescriptor;
@@ -35,7 +35,7 @@ final class RcResponseBuilder {
      *
      * @return bytes written, or 0 if no response is due (the pending flags are then cleared)
      */
-    static int makeResponse(DriverQp qp, RcState st, ByteBuffer buf, int off, TxInfo tx) {
+    static int makeResponse(EngineQp qp, RcState st, ByteBuffer buf, int off, TxInfo tx) {
         ResponderState rs = qp.responder();
         AckQueue aq = qp.ackQueue();
         if (!qp.state().can(Ops.PROCESS_RECV_OK)) {
@@ -123,7 +123,7 @@ final class RcResponseBuilder {
     }
 
     /** The queued ACK or NAK. */
-    private static int plainAck(DriverQp qp, RcState st, ByteBuffer buf, int off, TxInfo tx) {
+    private static int plainAck(EngineQp qp, RcState st, ByteBuffer buf, int off, TxInfo tx) {
         AckQueue aq = qp.ackQueue();
         aq.state = Opcode.RC_SEND_ONLY;
         qp.requester().flags &= ~QpFlags.S_ACK_PENDING;
@@ -135,7 +135,7 @@ final class RcResponseBuilder {
         return finish(qp, buf, off, tx, Opcode.RC_ACKNOWLEDGE, aq.psn, hdr + AethDescriptor.LENGTH, 0);
     }
 
-    private static int finish(DriverQp qp, ByteBuffer buf, int off, TxInfo tx, int op, int psn, int end, int len) {
+    private static int finish(EngineQp qp, ByteBuffer buf, int off, TxInfo tx, int op, int psn, int end, int len) {
         int pkey = Packets.pkeyOf(qp);
         int maskedPsn = psn & BthDescriptor.MASK_24;
         BthDescriptor.write(buf, off, op, false, qp.migState() == MigState.MIGRATED, Packets.padCount(len), pkey,
@@ -146,7 +146,7 @@ final class RcResponseBuilder {
     }
 
     /** Nothing (more) to respond: clear the pending flags so the requester side runs. */
-    private static int bail(DriverQp qp) {
+    private static int bail(EngineQp qp) {
         qp.ackQueue().state = Opcode.RC_ACKNOWLEDGE;
         qp.requester().flags &= ~(QpFlags.S_RESP_PENDING | QpFlags.S_ACK_PENDING);
         return 0;

@@ -1,8 +1,8 @@
 package io.rvt.transport.rc;
 
 import io.rvt.api.WorkCompletion;
-import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.Sge;
+import io.rvt.api.spi.engine.EngineQp;
 import io.rvt.transport.QpProtocolState;
 import io.rvt.transport.RxInfo;
 import io.rvt.transport.SendScheduler;
@@ -51,7 +51,7 @@ public final class RcState extends QpProtocolState {
      * @param engine the RC engine
      * @param scheduler the driver's send scheduler
      */
-    public RcState(DriverQp qp, RcEngine engine, SendScheduler scheduler) {
+    public RcState(EngineQp qp, RcEngine engine, SendScheduler scheduler) {
         super(qp, scheduler);
         engine(engine, this);
     }
@@ -72,7 +72,7 @@ public final class RcState extends QpProtocolState {
     /** Queues the ACK the last receive batch deferred ({@link RcResponder#deferAck}); takes the QP's locks. */
     @Override
     protected void flushDeferredAck() {
-        DriverQp qp = qp();
+        EngineQp qp = qp();
         Lock rl = qp.recvLock();
         rl.lock();
         try {

@@ -1,9 +1,9 @@
 package io.rvt.transport.rc;
 
-import io.rvt.api.spi.DriverQp;
-import io.rvt.api.spi.QpFlags;
-import io.rvt.api.spi.RequesterState;
 import io.rvt.api.spi.Seq24;
+import io.rvt.api.spi.engine.EngineQp;
+import io.rvt.api.spi.engine.QpFlags;
+import io.rvt.api.spi.engine.RequesterState;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -70,7 +70,7 @@ final class RcWindow {
     // ------------------------------------------------------------------ per QP (sendLock held)
 
     /** @return the PSNs {@code qp} has sent and not had acknowledged */
-    static int outstanding(DriverQp qp) {
+    static int outstanding(EngineQp qp) {
         RequesterState rq = qp.requester();
         if (rq.acked == rq.tail) {
             return 0;
@@ -84,7 +84,7 @@ final class RcWindow {
      * @param w the port's budget, or null
      * @return true if it may
      */
-    static boolean admit(DriverQp qp, RcState st, RcWindow w, int span) {
+    static boolean admit(EngineQp qp, RcState st, RcWindow w, int span) {
         int out = outstanding(qp);
         if (out == 0) {
             return true;
@@ -111,7 +111,7 @@ final class RcWindow {
      * @param pending PSNs built but not yet settled: 1 when asked before the packet is counted (a run), else 0
      * @return true to set AckReq
      */
-    static boolean asksForAck(DriverQp qp, RcState st, RcWindow w, int psn, int pending) {
+    static boolean asksForAck(EngineQp qp, RcState st, RcWindow w, int psn, int pending) {
         int limit = w != null ? Math.min(st.cwnd, w.packets) : st.cwnd;
         if (limit == UNLIMITED) {
             return false;
@@ -125,7 +125,7 @@ final class RcWindow {
     }
 
     /** Brings the port's count of the QP's PSNs in flight up to date (after a packet, an ACK, a rewind). */
-    static void settle(DriverQp qp, RcState st, RcWindow w) {
+    static void settle(EngineQp qp, RcState st, RcWindow w) {
         if (st.chargedTo != w) {
             refund(st);
             st.chargedTo = w;
@@ -159,7 +159,7 @@ final class RcWindow {
      * round trip is long against the time a packet takes there) nothing changes: halving made go-back-N resend 10 %
      * of the frames instead of 79 % at 1 % loss, but moved a fifth of the data per second.
      */
-    static void lost(DriverQp qp, RcState st) {
+    static void lost(EngineQp qp, RcState st) {
         if (st.chargedTo == null) {
             return;
         }

@@ -10,13 +10,13 @@ import io.rvt.api.WcOpcode;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
-import io.rvt.api.spi.DriverQp;
-import io.rvt.api.spi.QpFlags;
-import io.rvt.api.spi.RequesterState;
-import io.rvt.api.spi.ResponderState;
-import io.rvt.api.spi.SendQueue;
-import io.rvt.api.spi.SendWqe;
 import io.rvt.api.spi.Seq24;
+import io.rvt.api.spi.engine.EngineQp;
+import io.rvt.api.spi.engine.QpFlags;
+import io.rvt.api.spi.engine.RequesterState;
+import io.rvt.api.spi.engine.ResponderState;
+import io.rvt.api.spi.engine.SendQueue;
+import io.rvt.api.spi.engine.SendWqe;
 import io.rvt.transport.Packets;
 import io.rvt.transport.ProtocolEngine;
 import io.rvt.transport.RequestBuilder;
@@ -51,7 +51,7 @@ public final class UcEngine implements ProtocolEngine<UcState> {
      * @return transport bytes written, or 0
      */
     @Override
-    public int makePacket(DriverQp qp, UcState st, ByteBuffer buf, int off, TxInfo tx) {
+    public int makePacket(EngineQp qp, UcState st, ByteBuffer buf, int off, TxInfo tx) {
         RequesterState rq = qp.requester();
         SendQueue sq = qp.sendQueue();
         Lock sl = qp.sendLock();
@@ -133,7 +133,7 @@ public final class UcEngine implements ProtocolEngine<UcState> {
      * @param pkeyIndex the P_Key index that matched (only UD needs it)
      */
     @Override
-    public void receive(DriverQp qp, UcState st, ByteBuffer buf, PacketHeaders hdr, RxInfo rx, int pkeyIndex) {
+    public void receive(EngineQp qp, UcState st, ByteBuffer buf, PacketHeaders hdr, RxInfo rx, int pkeyIndex) {
         Lock rl = qp.recvLock();
         rl.lock();
         try {
@@ -147,7 +147,7 @@ public final class UcEngine implements ProtocolEngine<UcState> {
         }
     }
 
-    private static void receiveLocked(DriverQp qp, UcState st, ByteBuffer buf, PacketHeaders hdr) {
+    private static void receiveLocked(EngineQp qp, UcState st, ByteBuffer buf, PacketHeaders hdr) {
         ResponderState rs = qp.responder();
         int opcode = hdr.opcode();
         int psn = hdr.psn();
@@ -285,7 +285,7 @@ public final class UcEngine implements ProtocolEngine<UcState> {
     }
 
     /** A gap or an out-of-place opcode: a SEND in progress keeps its receive WQE for reuse, a WRITE just ends. */
-    private static void abandonMessage(DriverQp qp, UcState st) {
+    private static void abandonMessage(EngineQp qp, UcState st) {
         ResponderState rs = qp.responder();
         int state = rs.state;
         // The cursor's references go either way; a SEND's receive WQE lives on in the saved copy.
@@ -296,7 +296,7 @@ public final class UcEngine implements ProtocolEngine<UcState> {
         rs.state = Opcode.UC_SEND_LAST;
     }
 
-    private static boolean sendMiddle(DriverQp qp, UcState st, ByteBuffer buf, PacketHeaders hdr, int pmtu) {
+    private static boolean sendMiddle(EngineQp qp, UcState st, ByteBuffer buf, PacketHeaders hdr, int pmtu) {
         ResponderState rs = qp.responder();
         if (hdr.payloadLength() != pmtu) {
             rewind(qp, st);
@@ -312,14 +312,14 @@ public final class UcEngine implements ProtocolEngine<UcState> {
     }
 
     /** A SEND that cannot be placed: keep its receive WQE for the next SEND and drop the packet. */
-    private static void rewind(DriverQp qp, UcState st) {
+    private static void rewind(EngineQp qp, UcState st) {
         qp.responder().sge.putSs();
         st.rewind = true;
         qp.responder().state = Opcode.UC_SEND_LAST;
         drop(qp);
     }
 
-    private static boolean writeMiddle(DriverQp qp, UcState st, ByteBuffer buf, PacketHeaders hdr, int pmtu) {
+    private static boolean writeMiddle(EngineQp qp, UcState st, ByteBuffer buf, PacketHeaders hdr, int pmtu) {
         ResponderState rs = qp.responder();
         if (hdr.payloadLength() != pmtu) {
             drop(qp);
@@ -334,7 +334,7 @@ public final class UcEngine implements ProtocolEngine<UcState> {
         return true;
     }
 
-    private static boolean writeLast(DriverQp qp, UcState st, ByteBuffer buf, PacketHeaders hdr, int pmtu,
+    private static boolean writeLast(EngineQp qp, UcState st, ByteBuffer buf, PacketHeaders hdr, int pmtu,
             boolean withImm) {
         ResponderState rs = qp.responder();
         int tlen = hdr.payloadLength();
@@ -372,7 +372,7 @@ public final class UcEngine implements ProtocolEngine<UcState> {
         return true;
     }
 
-    private static void complete(DriverQp qp, WorkCompletion wc, WcOpcode opcode, int byteLen, PacketHeaders hdr) {
+    private static void complete(EngineQp qp, WorkCompletion wc, WcOpcode opcode, int byteLen, PacketHeaders hdr) {
         if (!qp.responder().testAndClearAflags(QpFlags.RA_WRID_VALID)) {
             return;
         }
@@ -382,7 +382,7 @@ public final class UcEngine implements ProtocolEngine<UcState> {
         qp.recvCq(wc, hdr.solicitedEvent());
     }
 
-    private static void drop(DriverQp qp) {
+    private static void drop(EngineQp qp) {
         Packets.count(qp, PortCounter.PKT_DROPS);
     }
 
@@ -394,7 +394,7 @@ public final class UcEngine implements ProtocolEngine<UcState> {
      * @param st its state
      */
     @Override
-    public void error(DriverQp qp, UcState st) {
+    public void error(EngineQp qp, UcState st) {
         st.release();
     }
 }

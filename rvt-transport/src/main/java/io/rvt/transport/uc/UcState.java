@@ -1,9 +1,9 @@
 package io.rvt.transport.uc;
 
 import io.rvt.api.WorkCompletion;
-import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.Sge;
-import io.rvt.api.spi.SgeState;
+import io.rvt.api.spi.engine.EngineQp;
+import io.rvt.api.spi.engine.SgeState;
 import io.rvt.transport.QpProtocolState;
 import io.rvt.transport.SendScheduler;
 
@@ -39,7 +39,7 @@ public final class UcState extends QpProtocolState {
      * @param engine the UC engine
      * @param scheduler the driver's send scheduler
      */
-    public UcState(DriverQp qp, UcEngine engine, SendScheduler scheduler) {
+    public UcState(EngineQp qp, UcEngine engine, SendScheduler scheduler) {
         super(qp, scheduler);
         engine(engine, this);
     }

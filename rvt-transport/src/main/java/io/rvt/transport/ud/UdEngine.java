@@ -13,12 +13,12 @@ import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
 import io.rvt.api.spi.DriverPort;
-import io.rvt.api.spi.DriverQp;
-import io.rvt.api.spi.QpFlags;
-import io.rvt.api.spi.ResponderState;
-import io.rvt.api.spi.SendQueue;
-import io.rvt.api.spi.SendWqe;
-import io.rvt.api.spi.SgeState;
+import io.rvt.api.spi.engine.EngineQp;
+import io.rvt.api.spi.engine.QpFlags;
+import io.rvt.api.spi.engine.ResponderState;
+import io.rvt.api.spi.engine.SendQueue;
+import io.rvt.api.spi.engine.SendWqe;
+import io.rvt.api.spi.engine.SgeState;
 import io.rvt.transport.Packets;
 import io.rvt.transport.ProtocolEngine;
 import io.rvt.transport.RequestBuilder;
@@ -57,7 +57,7 @@ public final class UdEngine implements ProtocolEngine<UdState> {
      * @return transport bytes written, or 0
      */
     @Override
-    public int makePacket(DriverQp qp, UdState st, ByteBuffer buf, int off, TxInfo tx) {
+    public int makePacket(EngineQp qp, UdState st, ByteBuffer buf, int off, TxInfo tx) {
         SendQueue sq = qp.sendQueue();
         Lock sl = qp.sendLock();
         sl.lock();
@@ -116,7 +116,7 @@ public final class UdEngine implements ProtocolEngine<UdState> {
     }
 
     /** SMI: the default P_Key; GSI: the work request's P_Key index; others: the QP's. */
-    private static int pkeyFor(DriverQp qp, SendWqe wqe) {
+    private static int pkeyFor(EngineQp qp, SendWqe wqe) {
         if (qp.type() == QpType.GSI) {
             DriverPort port = qp.iport();
             return port == null ? BthDescriptor.DEFAULT_PKEY : port.pkey(wqe.pkeyIndex());
@@ -135,7 +135,7 @@ public final class UdEngine implements ProtocolEngine<UdState> {
      * @param pkeyIndex the P_Key table index that matched (reported by GSI completions)
      */
     @Override
-    public void receive(DriverQp qp, UdState st, ByteBuffer buf, PacketHeaders hdr, RxInfo rx, int pkeyIndex) {
+    public void receive(EngineQp qp, UdState st, ByteBuffer buf, PacketHeaders hdr, RxInfo rx, int pkeyIndex) {
         ResponderState rs = qp.responder();
         Lock rl = qp.recvLock();
         rl.lock();
@@ -203,7 +203,7 @@ public final class UdEngine implements ProtocolEngine<UdState> {
         }
     }
 
-    private static void drop(DriverQp qp) {
+    private static void drop(EngineQp qp) {
         Packets.count(qp, PortCounter.PKT_DROPS);
     }
 }

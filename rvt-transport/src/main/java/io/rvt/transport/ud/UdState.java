@@ -1,7 +1,7 @@
 package io.rvt.transport.ud;
 
 import io.rvt.api.WorkCompletion;
-import io.rvt.api.spi.DriverQp;
+import io.rvt.api.spi.engine.EngineQp;
 import io.rvt.transport.QpProtocolState;
 import io.rvt.transport.SendScheduler;
 
@@ -18,7 +18,7 @@ public final class UdState extends QpProtocolState {
      * @param engine the UD engine
      * @param scheduler the driver's send scheduler
      */
-    public UdState(DriverQp qp, UdEngine engine, SendScheduler scheduler) {
+    public UdState(EngineQp qp, UdEngine engine, SendScheduler scheduler) {
         super(qp, scheduler);
         engine(engine, this);
     }

@@ -1,4 +1,4 @@
-package io.rvt.api.spi;
+package io.rvt.api.spi.engine;
 
 /**
  * An RC QP's responder ack queue ({@code s_ack_queue} of {@code struct rvt_qp}, sized {@code rvt_max_atomic}) and

@@ -1,5 +1,6 @@
-package io.rvt.api.spi;
+package io.rvt.api.spi.engine;
 
+import io.rvt.api.spi.Sge;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 

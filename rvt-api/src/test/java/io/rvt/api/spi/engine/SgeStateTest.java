@@ -1,10 +1,12 @@
-package io.rvt.api.spi;
+package io.rvt.api.spi.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
 
+import io.rvt.api.spi.HeapMr;
+import io.rvt.api.spi.Sge;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;

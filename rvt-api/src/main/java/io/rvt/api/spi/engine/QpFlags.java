@@ -1,4 +1,4 @@
-package io.rvt.api.spi;
+package io.rvt.api.spi.engine;
 
 /**
  * Bit masks of a QP's send flags ({@code s_flags}, under {@code sendLock}), receive flags ({@code r_flags}, under

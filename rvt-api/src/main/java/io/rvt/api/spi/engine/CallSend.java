@@ -1,4 +1,4 @@
-package io.rvt.api.spi;
+package io.rvt.api.spi.engine;
 
 /**
  * The {@code bool *call_send} of {@code setup_wqe}: whether post send runs the driver's {@code do_send} in the

@@ -1,7 +1,10 @@
-package io.rvt.api.spi;
+package io.rvt.api.spi.engine;
 
 import io.rvt.api.AhAttr;
 import io.rvt.api.WrOpcode;
+import io.rvt.api.spi.DriverAh;
+import io.rvt.api.spi.DriverMr;
+import io.rvt.api.spi.Sge;
 import org.osgi.annotation.versioning.ProviderType;
 
 /**

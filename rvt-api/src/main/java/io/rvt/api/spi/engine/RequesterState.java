@@ -1,4 +1,4 @@
-package io.rvt.api.spi;
+package io.rvt.api.spi.engine;
 
 import org.osgi.annotation.versioning.ProviderType;
 
@@ -9,13 +9,13 @@ import org.osgi.annotation.versioning.ProviderType;
  * {@code s_rdma_read_len}), and rdmavt's RC credit and timer helpers, which act on them.
  *
  * <h2>Locking</h2>
- * Every field is read and written with the QP's {@link DriverQp#sendLock() sendLock} ({@code s_lock}) held, and so is
+ * Every field is read and written with the QP's {@link io.rvt.api.spi.DriverQp#sendLock() sendLock} ({@code s_lock}) held, and so is
  * every method. rvt-core writes them too, with {@code recvLock} held as well: {@code modify_qp} (SQ_PSN, RETRY_CNT,
  * RNR_RETRY), the reset to RESET ({@code rvt_init_qp}) and the error paths ({@code rvt_error_qp}). The one exception
- * is {@link #nextPsn}, which the post path assigns under {@link DriverQp#postLock() postLock}.
+ * is {@link #nextPsn}, which the post path assigns under {@link io.rvt.api.spi.DriverQp#postLock() postLock}.
  *
  * <h2>The send engine's cursors</h2>
- * Over the ring of {@link DriverQp#sendQueue()}: WQEs in {@code [acked, tail)} have been (at least partly) sent and
+ * Over the ring of {@link EngineQp#sendQueue()}: WQEs in {@code [acked, tail)} have been (at least partly) sent and
  * wait for their ACK or response, {@link #cur} is the WQE being turned into packets, and the circular order is
  * {@code last <= acked <= cur <= tail <= head}. {@link SendQueue#sendComplete} drags them past a completed slot.
  */

@@ -1,4 +1,4 @@
-package io.rvt.api.spi;
+package io.rvt.api.spi.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.rvt.api.spi;
+package io.rvt.api.spi.engine;
 
 import org.osgi.annotation.versioning.ProviderType;
 
@@ -9,7 +9,7 @@ import org.osgi.annotation.versioning.ProviderType;
  * report credits.
  *
  * <h2>Locking</h2>
- * Every field is read and written with the QP's {@link DriverQp#recvLock() recvLock} ({@code r_lock}) held, and so is
+ * Every field is read and written with the QP's {@link io.rvt.api.spi.DriverQp#recvLock() recvLock} ({@code r_lock}) held, and so is
  * every method. rvt-core writes them too, with {@code sendLock} held as well: {@code modify_qp} (RQ_PSN, the
  * {@code COMM_EST} bit), the reset to RESET and the error paths. {@link #aflags()} ({@code r_aflags}) is written
  * under {@code recvLock} too (rdmavt's are atomic bit operations because kernel paths touch them without

@@ -1,4 +1,6 @@
-package io.rvt.api.spi;
+package io.rvt.api.spi.engine;
+
+import io.rvt.api.spi.Sge;
 
 /**
  * One entry of an RC QP's responder ack queue ({@code struct rvt_ack_entry}): a request that needs a response beyond

@@ -1,4 +1,4 @@
-package io.rvt.api.spi;
+package io.rvt.api.spi.engine;
 
 import io.rvt.api.WcOpcode;
 import io.rvt.api.WcStatus;
