@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs one of rvt's counterparts of the Linux RDMA tools (io.rvt.it.interop.tools: Rping, RdmaServer, RdmaClient,
-# Ucmatose, Udaddy, RcPingpong, UcPingpong, UdPingpong) on it/interop's test class path: the rvt side of a case run by
+# Ucmatose, Udaddy, RcPingpong, UcPingpong, UdPingpong; MwFlushClient drives the trixie guest's mw_flush_peer) on
+# it/interop's test class path: the rvt side of a case run by
 # hand (run-case.sh's host command, inside the peer's namespace). Its last line is the result,
 # 'RVT-RESULT <tool> <role> OK|FAIL key=value ... [-- why]', with rvt's port counters; exit 0 only if OK.
 #
@@ -14,6 +15,9 @@
 # Example (in the namespace, against the guest's rping server):
 #   it/interop/linux-peer/run-case.sh -l 7174 -g 'rping -s -a 192.0.2.2 -C 10 -V' -- \
 #     it/interop/linux-peer/rvt-tool.sh Rping -c -a 192.0.2.2 -C 10 -V --bind 192.0.2.1 --ack-timeout 18
+# Windows, ATOMIC_WRITE and FLUSH, on a peer of start.sh --variant trixie:
+#   it/interop/linux-peer/run-case.sh -s "$S" -l 18600 -g 'mw_flush_peer -g 1 -u 18' -- \
+#     it/interop/linux-peer/rvt-tool.sh MwFlushClient 192.0.2.2 --bind 192.0.2.1 --ack-timeout 18
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib.sh"
@@ -37,7 +41,7 @@ fi
 tool=$1
 shift
 case "$tool" in
-  Rping|RdmaServer|RdmaClient|Ucmatose|Udaddy|RcPingpong|UcPingpong|UdPingpong) ;;
-  *) die "unknown tool '$tool' (Rping, RdmaServer, RdmaClient, Ucmatose, Udaddy, RcPingpong, UcPingpong, UdPingpong)" ;;
+  Rping|RdmaServer|RdmaClient|Ucmatose|Udaddy|RcPingpong|UcPingpong|UdPingpong|MwFlushClient) ;;
+  *) die "unknown tool '$tool' (Rping, RdmaServer, RdmaClient, Ucmatose, Udaddy, RcPingpong, UcPingpong, UdPingpong, MwFlushClient)" ;;
 esac
 exec java -cp "$cp" "io.rvt.it.interop.tools.$tool" "$@"

@@ -4,12 +4,14 @@
 # 9p share. Waits (bounded) until rxe0 port 1 is ACTIVE and the agent answers, then prints the state folder (the last
 # line of stdout), which guest.sh and stop.sh take. Nothing leaves the namespace: it has no other interface.
 #
-# Usage: start.sh [--state DIR] [--netns NAME] [--owner PID] [--smp N] [--mem MB]
+# Usage: start.sh [--state DIR] [--netns NAME] [--owner PID] [--smp N] [--mem MB] [--variant NAME]
 #   --state DIR    the state folder to create (default /tmp/rvt-linux-peer-NETNS)
 #   --netns NAME   the namespace to create (default rvtpeer<pid of this script>)
 #   --owner PID    stop the peer (stop.sh) when process PID ends, however it ends
 #   --smp N        guest CPUs (default 1: boots as fast as 2 here and leaves a host core free)
 #   --mem MB       guest memory (default 1024)
+#   --variant NAME boot build-variant.sh's image NAME (trixie: Debian 13, kernel 6.12) instead of build-image.sh's
+#                  Debian 12
 # Environment: RVT_PEER_BOOT_TIMEOUT (s, default 600) bounds the wait for ACTIVE; RVT_PEER_SMP and RVT_PEER_MEM are
 # the defaults of --smp and --mem (LinuxPeer passes the test JVM's environment on).
 #
@@ -23,7 +25,7 @@ HOST_IPV4=192.0.2.1 GUEST_IPV4=192.0.2.2 PREFIX_IPV4=24
 HOST_IPV6=2001:db8::1 GUEST_IPV6=2001:db8::2 PREFIX_IPV6=64
 GUEST_MAC=52:54:00:c0:00:02
 
-state= netns= owner= smp=${RVT_PEER_SMP:-1} mem=${RVT_PEER_MEM:-1024}
+state= netns= owner= variant= smp=${RVT_PEER_SMP:-1} mem=${RVT_PEER_MEM:-1024}
 boot_timeout=${RVT_PEER_BOOT_TIMEOUT:-600}
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -32,6 +34,7 @@ while [ $# -gt 0 ]; do
     --owner) owner=$2; shift 2 ;;
     --smp) smp=$2; shift 2 ;;
     --mem) mem=$2; shift 2 ;;
+    --variant) variant=$2; shift 2 ;;
     *) die "unknown argument '$1' (see the usage at the top of $0)" ;;
   esac
 done
@@ -39,7 +42,11 @@ need_root
 ensure_host_deps
 [ -e /dev/net/tun ] || die "no /dev/net/tun: the TAP device needs the tun driver"
 
-image=$("$here/build-image.sh" | tail -n 1)
+if [ -n "$variant" ]; then
+  image=$("$here/build-variant.sh" "$variant" | tail -n 1)
+else
+  image=$("$here/build-image.sh" | tail -n 1)
+fi
 netns=${netns:-rvtpeer$$}
 state=${state:-/tmp/rvt-linux-peer-$netns}
 ip netns list | grep -qw "^$netns" && die "network namespace $netns exists already"

@@ -109,15 +109,36 @@ public final class LinuxPeer implements AutoCloseable {
         if (attach != null) {
             return new LinuxPeer(scripts(), Path.of(attach), false);
         }
+        return start(null);
+    }
+
+    /**
+     * Starts a peer of an image variant ({@code build-variant.sh}; {@code trixie}: Debian 13, kernel 6.12, whose rxe
+     * has ATOMIC_WRITE and FLUSH, with the verbs programs of {@code linux-peer/variant/} in /usr/local/bin), or of the
+     * default image for null. A variant's first start builds its image (about 20 minutes on a busy machine; then
+     * cached). {@value #STATE_PROPERTY} is not consulted: a variant is always started here and stopped by
+     * {@link #close()}.
+     *
+     * @param variant the variant's name, or null for the default Debian 12 image
+     * @return the running peer
+     * @throws IllegalStateException with start.sh's messages and the guest's console if it does not come up
+     * @throws IOException if the scripts cannot be run
+     * @throws InterruptedException if interrupted (the half-started peer is stopped)
+     */
+    public static LinuxPeer start(String variant) throws IOException, InterruptedException {
         Path scripts = scripts();
-        String netns = "rvtpeer" + ProcessHandle.current().pid();
+        // a variant's peer may run beside the run's default one (LinuxPeerExtension): a namespace of its own
+        String netns = "rvtpeer" + ProcessHandle.current().pid() + (variant == null ? "" : "-" + variant);
         Path state = Path.of(System.getProperty("java.io.tmpdir"), "rvt-linux-peer-" + netns);
         if (Files.exists(state)) { // left by an earlier JVM with this pid that its watcher has not cleaned yet
             stop(scripts, state, false);
         }
-        Process p = new ProcessBuilder(scripts.resolve("start.sh").toString(), "--state", state.toString(),
-                "--netns", netns, "--owner", Long.toString(ProcessHandle.current().pid()))
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        List<String> cmd = new ArrayList<>(List.of(scripts.resolve("start.sh").toString(), "--state",
+                state.toString(), "--netns", netns, "--owner", Long.toString(ProcessHandle.current().pid())));
+        if (variant != null) {
+            cmd.addAll(List.of("--variant", variant));
+        }
+        Process p = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         StringBuilder messages = new StringBuilder();
         Thread pump = new Thread(() -> echo(p, messages), "rvt-linux-peer-start");
         pump.setDaemon(true);
