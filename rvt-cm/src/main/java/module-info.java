@@ -14,4 +14,8 @@ module io.rvt.cm {
     requires static org.osgi.service.component.annotations;  // CLASS retention
 
     exports io.rvt.cm;
+
+    // ConnectionManager.of reaches the implementation as a service, so that io.rvt.cm names no io.rvt.cm.impl class
+    uses io.rvt.cm.CmProvider;
+    provides io.rvt.cm.CmProvider with io.rvt.cm.impl.RegistryProvider;
 }

@@ -3,7 +3,6 @@ package io.rvt.cm;
 import io.rvt.api.Device;
 import io.rvt.api.Gid;
 import io.rvt.api.QueuePair;
-import io.rvt.cm.impl.CmRegistry;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -105,7 +104,7 @@ public interface ConnectionManager extends AutoCloseable {
      * @throws io.rvt.api.VerbsException the verbs' error if a GSI QP cannot be created
      */
     static ConnectionManager of(Device device, CmConfig config) {
-        return CmRegistry.acquire(device, config);
+        return CmProviders.PROVIDER.acquire(device, config); // io.rvt.cm.impl's, through a ServiceLoader
     }
 
     /**

@@ -3,5 +3,5 @@
  * {@link io.rvt.cm.ConnectRequest}, {@link io.rvt.cm.Connection}, their options, events and errors.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 package io.rvt.cm;
