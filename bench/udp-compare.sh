@@ -18,6 +18,16 @@
 # (udploop -G adds UDP GRO on the receive side: see its header and docs/benchmarks.md "UDP GSO on IPv6")
 # and with GRO=1 each jmh/jmh6/perf/perf6 row followed by its twin with driver-jni's UDP GRO off (JniBenchmark
 # -p gro=false, ./rvt --udp-gro off), named <row>-nogro (docs/driver-jni.md "UDP GRO on receive")
+# and with TWO=1 (issue 30: two processes against one; run it alone, as TWO=1 bench/udp-compare.sh 3 5):
+#   c-pp       udploop -P -s 64: the kernel's blocking UDP round trip, a thread each (rate: round trips per second)
+#   send1 / send2    ./rvt --driver jni perf --test send -s 64 -D <secs> in one process / between two (a server on
+#              127.0.0.N, a client on 127.0.0.M, N and M random per run), the client's message rate
+#   write1 / write2  the same with --test write -s 65536 (messages of 64 KiB per second)
+#   pp2        ./rvt --driver jni pingpong --server / pingpong HOST -s 64 -n $PP_ITERS (default 20000) between two
+#              processes, as round trips per second (1e6 / usec/iter)
+#   for the perf rows also the CPU of the JVM(s) per message inside the row (user + system of every thread, from
+#   /proc, over the row's seconds after its first but the last two (at least 1 s), divided by the row's rate times that time), and a second table of
+#   the ratios per round: send2/send1, write2/write1, pp2/c-pp (above 1 is faster than the reference)
 # and prints each row's messages per second over the rounds (median, min-max) and its ratio to c-rc per round, and
 # for udploop and JMH the process CPU time per message (every thread's; a machine shared with other work inflates it
 # far less than the rate) and its ratio to c-rc's.
@@ -82,6 +92,73 @@ print(r["bytes"] / 64 / r["seconds"] if r else (s["packets"] - s["lost_packets"]
         "$out/iperf3.json" 2>/dev/null || true
 }
 
+# two processes: a random pair of loopback addresses, so that runs beside other sessions' do not collide on UDP 4791
+pair() { echo "127.0.0.$((20 + RANDOM % 100)) 127.0.0.$((130 + RANDOM % 100))"; }
+# the CPU seconds (user + system) the processes $@ used so far, from /proc (clock ticks)
+cpu_of() {
+    local t=0 p
+    for p in "$@"; do
+        t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+    done
+    echo "$t"
+}
+# waits until the file names a table's row header, up to 120 s
+wait_row() { for _ in $(seq 1 1200); do grep -q '#bytes' "$1" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
+# a perf row in one process (one=1) or two: messages per second and CPU ns per message inside the row
+perf_row() {
+    local one=$1
+    shift
+    local a b srv cli pids
+    read -r a b < <(pair)
+    rm -f "$out/srv" "$out/cli"
+    if [ "$one" = 1 ]; then
+        "$here/rvt" --driver jni --address "$a" perf "$@" -D "$secs" >"$out/cli" 2>&1 &
+        cli=$!
+        pids="$cli"
+    else
+        "$here/rvt" --driver jni --address "$a" perf --server "$@" -D "$secs" >"$out/srv" 2>&1 &
+        srv=$!
+        for _ in $(seq 1 1200); do grep -q 'waiting for a client' "$out/srv" 2>/dev/null && break; sleep 0.1; done
+        "$here/rvt" --driver jni --address "$b" perf "$a" "$@" -D "$secs" >"$out/cli" 2>&1 &
+        cli=$!
+        pids="$cli $srv"
+    fi
+    local c0=0 c1=0 w=0
+    if wait_row "$out/cli"; then
+        sleep 1 # the row's first second: its first messages
+        local t0 t1
+        t0=$(date +%s.%N)
+        # shellcheck disable=SC2086
+        c0=$(cpu_of $pids)
+        sleep "$(awk -v s="$secs" 'BEGIN { print (s > 4 ? s - 3 : 1) }')" # ends before the row: a loaded machine starts processes slowly
+        # shellcheck disable=SC2086
+        c1=$(cpu_of $pids)
+        t1=$(date +%s.%N)
+        w=$(python3 -c "print($t1 - $t0)")
+        # shellcheck disable=SC2086
+        kill -0 $pids 2>/dev/null || w=0 # one had ended: its CPU left the sum, no figure
+
+    fi
+    # shellcheck disable=SC2086
+    wait $pids 2>/dev/null || true
+    awk '$1 ~ /^[0-9]+$/ && NF >= 5 { r = $5 } END { if (r != "") print r * 1e6 }' "$out/cli" | while read -r rate; do
+        python3 -c 'import os, sys; r, c, w = map(float, sys.argv[1:4]); hz = os.sysconf("SC_CLK_TCK")
+print(r, c / hz * 1e9 / (r * w) if r > 0 and w > 0 else 0)' "$rate" "$((c1 - c0))" "$w"
+    done
+}
+# two-process ping-pong: round trips per second
+pp_row() {
+    local a b srv
+    read -r a b < <(pair)
+    rm -f "$out/srv" "$out/cli"
+    "$here/rvt" --driver jni --address "$a" pingpong --server -s 64 -n "${PP_ITERS:-20000}" >"$out/srv" 2>&1 &
+    srv=$!
+    for _ in $(seq 1 1200); do grep -q 'waiting for a client' "$out/srv" 2>/dev/null && break; sleep 0.1; done
+    "$here/rvt" --driver jni --address "$b" pingpong "$a" -s 64 -n "${PP_ITERS:-20000}" >"$out/cli" 2>&1 || true
+    wait "$srv" 2>/dev/null || true
+    sed -n 's/.* = *\([0-9.]*\) usec\/iter.*/\1/p' "$out/cli" | awk '$1 > 0 { print 1e6 / $1 }'
+}
+
 nogro() { [ "${GRO:-0}" = 1 ] && echo "$1 $1-nogro" || echo "$1"; }
 rows="c-rc c-stream"
 for t in $threadings; do rows="$rows $(nogro "jmh-$t")"; done
@@ -93,6 +170,7 @@ if [ "${IPV6:-0}" = 1 ]; then
 fi
 [ "${PERF_NO_OSGI:-0}" = 1 ] && rows="$rows perf-no-osgi"
 [ "$have_iperf3" = 1 ] && rows="$rows iperf3"
+[ "${TWO:-0}" = 1 ] && rows="c-pp send1 send2 write1 write2 pp2"
 echo "udp-compare: $rounds rounds of: $rows ($secs s each), $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq 1 "$rounds"); do
     for row in $rows; do
@@ -111,6 +189,12 @@ for r in $(seq 1 "$rounds"); do
             perf6-nogro) v="$(perf --address ::1 --udp-gro off)" ;;
             perf-no-osgi) v="$(perf --no-osgi)" ;;
             iperf3) v="$(iperf)" ;;
+            c-pp) v="$(udploop -P -s 64)" ;;
+            send1) v="$(perf_row 1 --test send -s 64)" ;;
+            send2) v="$(perf_row 2 --test send -s 64)" ;;
+            write1) v="$(perf_row 1 --test write -s 65536)" ;;
+            write2) v="$(perf_row 2 --test write -s 65536)" ;;
+            pp2) v="$(pp_row)" ;;
         esac
         if [ -n "$v" ] && [ "${v%% *}" != 0 ]; then
             echo "$r $row $v" | tee -a "$out/results"
@@ -119,27 +203,39 @@ for r in $(seq 1 "$rounds"); do
         fi
     done
 done
-python3 - "$out/results" "$rows" <<'PY'
+echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - "$out/results" "$rows" "${TWO:-0}" <<'PY'
 import statistics, sys
 rows = sys.argv[2].split()
 rate, cpu = {}, {}
 for line in open(sys.argv[1]):
     f = line.split()
     rate.setdefault(f[1], {})[int(f[0])] = float(f[2])
-    if len(f) > 3:
+    if len(f) > 3 and float(f[3]) > 0:
         cpu.setdefault(f[1], {})[int(f[0])] = float(f[3])
 def ratios(d, ref):
     return " ".join(f"{d[k] / ref[k]:.2f}x" for k in sorted(d) if ref.get(k))
-print(f"{'row':<20}{'median M msg/s':>15}{'min-max':>15}  {'vs c-rc per round':<22}{'CPU ns/msg':>11}  vs c-rc")
+ref = "c-rc" if "c-rc" in rate else "c-pp"
+print(f"{'row':<20}{'median M msg/s':>15}{'min-max':>15}  {'vs ' + ref + ' per round':<22}{'CPU ns/msg':>11}  vs {ref}")
 for row in rows:
     v = rate.get(row)
     if not v:
         continue
     xs = list(v.values())
     line = (f"{row:<20}{statistics.median(xs) / 1e6:>15.3f}{min(xs) / 1e6:>8.3f}-{max(xs) / 1e6:<6.3f}  "
-            f"{ratios(v, rate['c-rc']):<22}")
+            f"{ratios(v, rate[ref]) if ref in rate else '':<22}")
     c = cpu.get(row)
     if c:
-        line += f"{statistics.median(c.values()):>11.0f}  {ratios(c, cpu['c-rc'])}"
+        line += f"{statistics.median(c.values()):>11.0f}  {ratios(c, cpu[ref]) if ref in cpu else ''}"
     print(line)
+if sys.argv[3] == "1":
+    print("two processes against their reference, per round (rate: above 1 is faster; CPU per message: below 1 is "
+          "cheaper)")
+    for two, one in (("send2", "send1"), ("write2", "write1"), ("pp2", "c-pp")):
+        a, b = rate.get(two, {}), rate.get(one, {})
+        line = f"{two}/{one:<8} rate {ratios(a, b)}"
+        ca, cb = cpu.get(two, {}), cpu.get(one, {})
+        if ratios(ca, cb):
+            line += f"; CPU per message {ratios(ca, cb)}"
+        print(line)
 PY

@@ -29,6 +29,9 @@
  *       2026-12-01)
  *   -B  SO_RCVBUF/SO_SNDBUF (the FORCE variants first, as driver-jni does; default 4 MiB, driver-jni's default)
  *   -q  one line only: the machine-readable result
+ *   -P  ping-pong, the kernel's blocking round trip: a thread sends one datagram of -s bytes and blocks in recv for
+ *       the answer, the other blocks in recv and answers each (a thread each, as two processes' would); rate is round
+ *       trips per second, cpu_ns_per_msg the CPU per round trip (both threads); -b, -w, -a, -g, -G do not apply
  *
  * Result line: "udploop threads=2 size=64 batch=32 window=0 acks=0 names=0 cmsgs=0 family=4 gso=0 gro=0 secs=5.00 sent=N received=N lost=N rate=X
  * cpu_ns_per_msg=Y": rate the received datagrams per second, Y the process's CPU time (user + system, every thread)
@@ -75,9 +78,10 @@ struct config {
     int ipv6;
     int gso;
     int gro;
+    int pingpong;
 };
 
-static struct config cfg = {64, 32, 5.0, 0, 0, 4 << 20, 0, 0, 0, 0, 0, 0, 0};
+static struct config cfg = {64, 32, 5.0, 0, 0, 4 << 20, 0, 0, 0, 0, 0, 0, 0, 0};
 static int data_fd;   /* the receiver's socket: datagrams arrive here */
 static int ack_fd;    /* the sender's socket: datagrams leave from here, acknowledgements arrive here */
 static struct sockaddr_storage data_addr;
@@ -108,7 +112,8 @@ static double now(void)
 
 static int open_socket(struct sockaddr_storage *bound)
 {
-    int fd = socket(cfg.ipv6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    /* -P blocks in recv; every other mode polls */
+    int fd = socket(cfg.ipv6 ? AF_INET6 : AF_INET, SOCK_DGRAM | (cfg.pingpong ? 0 : SOCK_NONBLOCK) | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         die("socket");
     }
@@ -364,9 +369,46 @@ static void *both(void *arg)
     return NULL;
 }
 
+/* -P, the pinging thread: one datagram out, block until its answer, count the round trip. */
+static void *pinger(void *arg)
+{
+    (void) arg;
+    uint8_t buf[MAX_SIZE];
+    memset(buf, 0x5a, sizeof buf);
+    while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+        if (sendto(ack_fd, buf, (size_t) cfg.size, 0, (struct sockaddr *) &data_addr, addr_len) < 0) {
+            die("sendto");
+        }
+        atomic_fetch_add_explicit(&sent, 1, memory_order_relaxed);
+        ssize_t r;
+        while ((r = recv(ack_fd, buf, sizeof buf, 0)) < 0 && (errno == EAGAIN || errno == EINTR)
+               && !atomic_load_explicit(&stop, memory_order_relaxed)) {
+            /* the receive timeout: look at stop again */
+        }
+        if (r > 0) {
+            atomic_fetch_add_explicit(&received, 1, memory_order_relaxed);
+        }
+    }
+    return NULL;
+}
+
+/* -P, the answering thread: block until a datagram arrives, send it back. */
+static void *ponger(void *arg)
+{
+    (void) arg;
+    uint8_t buf[MAX_SIZE];
+    while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+        ssize_t r = recv(data_fd, buf, sizeof buf, 0);
+        if (r > 0 && sendto(data_fd, buf, (size_t) r, 0, (struct sockaddr *) &ack_addr, addr_len) < 0) {
+            die("sendto");
+        }
+    }
+    return NULL;
+}
+
 static void usage(void)
 {
-    fprintf(stderr, "usage: udploop [-1] [-6] [-g] [-G] [-s bytes] [-b batch 1..%d] [-t seconds] [-w window] [-a] [-n] [-c] [-B bytes] [-q]\n",
+    fprintf(stderr, "usage: udploop [-1] [-6] [-g] [-G] [-s bytes] [-b batch 1..%d] [-t seconds] [-w window] [-a] [-n] [-c] [-B bytes] [-q] [-P]\n",
             MAX_BATCH);
     exit(2);
 }
@@ -374,7 +416,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
     int c;
-    while ((c = getopt(argc, argv, "s:b:t:w:anB:cq16gG")) != -1) {
+    while ((c = getopt(argc, argv, "s:b:t:w:anB:cq16gGP")) != -1) {
         char *end = NULL;
         switch (c) {
         case 's': cfg.size = (int) strtol(optarg, &end, 10); break;
@@ -390,6 +432,7 @@ int main(int argc, char **argv)
         case '6': cfg.ipv6 = 1; break;
         case 'g': cfg.gso = 1; break;
         case 'G': cfg.gro = 1; break;
+        case 'P': cfg.pingpong = 1; break;
         default: usage();
         }
         if (end != NULL && (*end != '\0' || end == optarg)) {
@@ -429,7 +472,18 @@ int main(int argc, char **argv)
     (void) getsockopt(data_fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &len);
     pthread_t rt;
     pthread_t st;
-    if (cfg.one_thread ? pthread_create(&st, NULL, both, NULL) != 0
+    if (cfg.pingpong) {
+        /* blocking receives that give up every 100 ms, so that both threads see stop */
+        struct timeval tv = {0, 100000};
+        if (setsockopt(data_fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0
+            || setsockopt(ack_fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) {
+            die("setsockopt SO_RCVTIMEO");
+        }
+        cfg.one_thread = 0;
+        if (pthread_create(&rt, NULL, ponger, NULL) != 0 || pthread_create(&st, NULL, pinger, NULL) != 0) {
+            die("pthread_create");
+        }
+    } else if (cfg.one_thread ? pthread_create(&st, NULL, both, NULL) != 0
                        : pthread_create(&rt, NULL, receiver, NULL) != 0 || pthread_create(&st, NULL, sender, NULL) != 0) {
         die("pthread_create");
     }
@@ -465,8 +519,8 @@ int main(int argc, char **argv)
                atomic_load(&stalls));
     }
     double cpu_ns = nr > 0 ? (c1 - c0) * 1e9 / (double) nr : 0;
-    printf("udploop threads=%d size=%d batch=%d window=%ld acks=%d names=%d cmsgs=%d family=%d gso=%d gro=%d secs=%.2f sent=%ld "
-           "received=%ld lost=%ld rate=%.0f cpu_ns_per_msg=%.0f\n", cfg.one_thread ? 1 : 2, cfg.size, cfg.batch,
+    printf("udploop threads=%d pingpong=%d size=%d batch=%d window=%ld acks=%d names=%d cmsgs=%d family=%d gso=%d gro=%d secs=%.2f sent=%ld "
+           "received=%ld lost=%ld rate=%.0f cpu_ns_per_msg=%.0f\n", cfg.one_thread ? 1 : 2, cfg.pingpong, cfg.size, cfg.batch,
            cfg.window, cfg.acks, cfg.names, cfg.cmsgs, cfg.ipv6 ? 6 : 4, cfg.gso, cfg.gro, secs, ns, nr, ns > nr ? ns - nr : 0, rate, cpu_ns);
     close(data_fd);
     close(ack_fd);
