@@ -111,11 +111,6 @@ public final class BenchDriver implements RvtDriver {
     }
 
     @Override
-    public String getPciDev() {
-        return "bench:0";
-    }
-
-    @Override
     public Object qpPrivAlloc(DriverDevice rdi, DriverQp qp) {
         return null;
     }
@@ -126,11 +121,6 @@ public final class BenchDriver implements RvtDriver {
 
     @Override
     public void notifyQpReset(DriverQp qp) {
-    }
-
-    @Override
-    public int freeAllQps(DriverDevice rdi) {
-        return 0;
     }
 
     @Override

@@ -228,12 +228,6 @@ public class TestDriver implements RvtDriver {
     }
 
     @Override
-    public String getPciDev() {
-        count(Callback.GET_PCI_DEV);
-        return "test0";
-    }
-
-    @Override
     public Object qpPrivAlloc(DriverDevice rdi, DriverQp qp) {
         count(Callback.QP_PRIV_ALLOC);
         return null;
@@ -252,12 +246,6 @@ public class TestDriver implements RvtDriver {
     @Override
     public void notifyRestartRc(DriverQp qp, int psn, int wait) {
         count(Callback.NOTIFY_RESTART_RC);
-    }
-
-    @Override
-    public int freeAllQps(DriverDevice rdi) {
-        count(Callback.FREE_ALL_QPS);
-        return 0;
     }
 
     @Override

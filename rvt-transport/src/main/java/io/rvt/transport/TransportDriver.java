@@ -114,12 +114,6 @@ public abstract class TransportDriver implements RvtDriver, WqeSetup {
         transport.restartRc(qp, psn, wait);
     }
 
-    /** Mirrors {@code free_all_qps}: a packet driver has no QPs of its own (QP0/QP1) to free. */
-    @Override
-    public int freeAllQps(DriverDevice rdi) {
-        return 0;
-    }
-
     /** Mirrors {@code stop_send_queue}: waits for a drain running on another thread. */
     @Override
     public void stopSendQueue(DriverQp qp) {

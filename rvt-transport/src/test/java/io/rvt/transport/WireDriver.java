@@ -388,11 +388,6 @@ final class WireDriver extends TransportDriver {
     }
 
     @Override
-    public String getPciDev() {
-        return name;
-    }
-
-    @Override
     public void flushQpWaiters(DriverQp qp) {
     }
 

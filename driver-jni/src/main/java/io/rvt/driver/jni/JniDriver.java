@@ -427,7 +427,10 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         return OperationTable.standard();
     }
 
-    @Override
+    /**
+     * @return {@code roce:<address>:<port>,...}, the device for logs: what rdmavt's {@code get_pci_dev} gave, no
+     *         longer a callback
+     */
     public String getPciDev() {
         StringBuilder s = new StringBuilder("roce:");
         for (PortEngine p : ports) {

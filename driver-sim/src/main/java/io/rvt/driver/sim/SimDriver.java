@@ -204,7 +204,10 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
         return OperationTable.standard();
     }
 
-    @Override
+    /**
+     * @return {@code sim:<fabric>:<name>}, the device for logs: what rdmavt's {@code get_pci_dev} gave, no
+     *         longer a callback
+     */
     public String getPciDev() {
         return "sim:" + fabric.name() + ":" + name;
     }

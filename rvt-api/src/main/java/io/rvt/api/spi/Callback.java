@@ -12,8 +12,6 @@ public enum Callback {
     SCHEDULE_SEND_NO_LOCK("schedule_send_no_lock", "scheduleSendNoLock"),
     /** {@code do_send}. */
     DO_SEND("do_send", "doSend"),
-    /** {@code get_pci_dev}. */
-    GET_PCI_DEV("get_pci_dev", "getPciDev"),
     /** {@code qp_priv_alloc}. */
     QP_PRIV_ALLOC("qp_priv_alloc", "qpPrivAlloc"),
     /** {@code qp_priv_init}. */
@@ -44,8 +42,6 @@ public enum Callback {
     SHUT_DOWN_PORT("shut_down_port", "shutDownPort"),
     /** {@code cap_mask_chg}. */
     CAP_MASK_CHG("cap_mask_chg", "capMaskChg"),
-    /** {@code free_all_qps}. */
-    FREE_ALL_QPS("free_all_qps", "freeAllQps"),
     /** {@code check_ah}. */
     CHECK_AH("check_ah", "checkAh"),
     /** {@code notify_new_ah}. */

@@ -17,7 +17,9 @@ import org.osgi.annotation.versioning.ConsumerType;
  *
  * <h2>Which callbacks a driver must provide</h2>
  * <ul>
- * <li>Abstract methods are required unconditionally (as rdmavt's registration requires them always).</li>
+ * <li>Abstract methods are required unconditionally (as rdmavt's registration requires them always). rdmavt's
+ * {@code get_pci_dev} (the device of its log lines) and {@code free_all_qps} (a count of the driver's own QPs at
+ * unregistration) have no counterpart: rvt-core logs the device's name and counts QPs in its own table.</li>
  * <li>Callbacks that a verb needs ({@link Verb#requiredCallbacks()}) are default methods that throw: a driver
  * provides them by overriding, and registration refuses a driver that misses one, naming the verb and the callback,
  * unless the driver declines the verb in {@link #unsupportedVerbs()}.</li>
@@ -212,16 +214,6 @@ public interface RvtDriver {
         return progress(WAIT_BUDGET) > 0;
     }
 
-    // ------------------------------------------------------------------ device
-
-    /**
-     * Mirrors {@code get_pci_dev}: identifies the device behind this driver instance for logs and diagnostics (a PCI
-     * address, a simulator name, an interface address). Required ({@link Verb#MISC}).
-     *
-     * @return a short identifier
-     */
-    String getPciDev();
-
     // ------------------------------------------------------------------ QP lifecycle
 
     /**
@@ -344,15 +336,6 @@ public interface RvtDriver {
     default int mtuToPathMtu(int mtu) {
         throw new UnsupportedOperationException(name() + " does not provide mtu_to_path_mtu");
     }
-
-    /**
-     * Mirrors {@code free_all_qps}: count (and in old rdmavt, free) QPs in use at unregistration. Required by the QP
-     * subsystem but, as in current rdmavt, not called.
-     *
-     * @param rdi the device
-     * @return QPs in use
-     */
-    int freeAllQps(DriverDevice rdi);
 
     /**
      * Mirrors {@code notify_restart_rc}: rewind the RC requester to {@code psn} (go-back-N) after the retry timer

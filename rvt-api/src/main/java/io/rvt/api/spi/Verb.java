@@ -7,10 +7,13 @@ package io.rvt.api.spi;
  * {@link #MISC} and the QP subsystem's own needs ({@link #QP_INIT}) can never be waived.
  */
 public enum Verb {
-    /** Always checked ({@code MISC}): the driver must identify its device. */
-    MISC(Callback.GET_PCI_DEV),
+    /**
+     * Always checked ({@code MISC}); rdmavt requires {@code get_pci_dev} here, for its log lines, which rvt does not
+     * need (it names the device by its name): nothing to provide.
+     */
+    MISC(),
     /** QP subsystem initialisation ({@code rvt_driver_qp_init}), always checked. */
-    QP_INIT(Callback.FREE_ALL_QPS, Callback.QP_PRIV_ALLOC, Callback.QP_PRIV_FREE, Callback.NOTIFY_QP_RESET,
+    QP_INIT(Callback.QP_PRIV_ALLOC, Callback.QP_PRIV_FREE, Callback.NOTIFY_QP_RESET,
             Callback.NOTIFY_RESTART_RC),
     /** {@code query_port}. */
     QUERY_PORT(Callback.QUERY_PORT_STATE),

@@ -31,11 +31,6 @@ class MinimalDriver implements RvtDriver {
     }
 
     @Override
-    public String getPciDev() {
-        return "minimal0";
-    }
-
-    @Override
     public Object qpPrivAlloc(DriverDevice rdi, DriverQp qp) {
         return null;
     }
@@ -46,11 +41,6 @@ class MinimalDriver implements RvtDriver {
 
     @Override
     public void notifyQpReset(DriverQp qp) {
-    }
-
-    @Override
-    public int freeAllQps(DriverDevice rdi) {
-        return 0;
     }
 
     @Override

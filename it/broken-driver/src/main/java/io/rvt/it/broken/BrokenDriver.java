@@ -30,11 +30,6 @@ public final class BrokenDriver implements RvtDriver {
     }
 
     @Override
-    public String getPciDev() {
-        return "broken0";
-    }
-
-    @Override
     public Object qpPrivAlloc(DriverDevice rdi, DriverQp qp) {
         return null;
     }
@@ -45,11 +40,6 @@ public final class BrokenDriver implements RvtDriver {
 
     @Override
     public void notifyQpReset(DriverQp qp) {
-    }
-
-    @Override
-    public int freeAllQps(DriverDevice rdi) {
-        return 0;
     }
 
     @Override

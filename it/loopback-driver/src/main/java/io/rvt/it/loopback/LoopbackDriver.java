@@ -70,11 +70,6 @@ public final class LoopbackDriver implements RvtDriver {
         return Set.of(Verb.MODIFY_PORT);
     }
 
-    @Override
-    public String getPciDev() {
-        return "loopback0";
-    }
-
     // ------------------------------------------------------------------ lifecycle
 
     @Override
@@ -140,11 +135,6 @@ public final class LoopbackDriver implements RvtDriver {
 
     @Override
     public void notifyRestartRc(DriverQp qp, int psn, int wait) {
-    }
-
-    @Override
-    public int freeAllQps(DriverDevice rdi) {
-        return 0;
     }
 
     @Override
