@@ -87,7 +87,8 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--reversed", null, null, "perf", "refused: " + Refusals.REVERSED),
             opt("--run_infinitely", null, null, "perf", "refused: " + Refusals.RUN_INFINITELY),
             opt("--retry_count", null, "N", "perf", "refused: " + Refusals.RETRY_COUNT),
-            opt("--latency_gap", null, "USEC", "perf", "refused: " + Refusals.LATENCY_GAP),
+            opt("--latency_gap", null, "USEC", "perf", "latency: wait USEC before each post, inside the measured time "
+                    + "as perftest's"),
             opt("--rate_limit", null, "RATE", "perf", "refused: " + Refusals.RATE_LIMIT),
             // perftest's other flags (issue 26): docs/cli.md 'perftest's flags' has each with what rvt does
             opt("--noPeak", "-N", null, "perf", "bandwidth: no peak (BW peak 0.00), as perftest's -N"),

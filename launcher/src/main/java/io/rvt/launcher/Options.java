@@ -160,6 +160,8 @@ public final class Options {
     int outReads;
     /** perftest's {@code --wait_destroy}, in seconds. */
     int waitDestroy;
+    /** perftest's {@code --latency_gap}, in microseconds. */
+    int latencyGap;
     /** perftest's {@code --force-link}; null unless given. */
     String forceLink;
     /** perftest's {@code --ipv6}: the HCA's GID is an IPv6 address. */
@@ -286,7 +288,7 @@ public final class Options {
             case "--reversed" -> throw refused(name, Refusals.REVERSED);
             case "--run_infinitely" -> throw refused(name, Refusals.RUN_INFINITELY);
             case "--retry_count" -> throw refused(name, Refusals.RETRY_COUNT);
-            case "--latency_gap" -> throw refused(name, Refusals.LATENCY_GAP);
+            case "--latency_gap" -> latencyGap = inRange(name, v, 0, 1_000_000, "microseconds (0 to 1000000)");
             case "--rate_limit" -> throw refused(name, Refusals.RATE_LIMIT);
             case "--odp", "--iodp", "--prefetch" -> throw refused(name, Refusals.ODP);
             case "--ts" -> throw refused(name, Refusals.TS);
@@ -611,7 +613,7 @@ public final class Options {
     /** @return perftest's flags beyond the table ({@link PerftestFlags}) */
     PerftestFlags perftestFlags() {
         return new PerftestFlags(noPeak, limitBw, limitMsgRate, sl, hopLimit, trafficClass, flowLabel, outReads,
-                given.contains("--rx-depth") ? rxDepth : 0, waitDestroy);
+                given.contains("--rx-depth") ? rxDepth : 0, waitDestroy, latencyGap);
     }
 
     private static int positive(String option, String v) {

@@ -25,7 +25,7 @@ final class PerfCommand {
             "--iters", "--duration", "--transport", "--tx-depth", "--cq-mod", "--post_list", "--bidirectional",
             "--out_json", "--out_json_file", "--CPU-freq", "--rdma_cm", "--plot", "--noPeak", "--limit_bw",
             "--limit_msgrate", "--wait_destroy", "--atomic_type", "--use_old_post_send", "--pkey_index",
-            "--force-link");
+            "--force-link", "--latency_gap");
     /** perftest's {@code Data_ex_method}: the QPs learnt each other through the CM (rvt-cm), as perftest's -R. */
     static final String DATA_EXCHANGE = "rdma_cm";
     /** perftest's {@code Data_ex_method} without {@code -R}: the QPs' data went over TCP. */
@@ -193,7 +193,8 @@ final class PerfCommand {
             largest = Math.max(largest, size);
         }
         String unmeasured = null;
-        try (PerfRunner runner = new PerfRunner(host, a, b, s, largest, progress, link, options.cmPort)) {
+        try (PerfRunner runner = new PerfRunner(host, a, b, s, largest, progress, link, options.cmPort)
+                .latencyGap(flags.latencyGapMicros() * 1000L)) {
             for (int size : s.sizes()) {
                 BandwidthResult bw = null;
                 LatencyResult lat = null;
@@ -271,6 +272,9 @@ final class PerfCommand {
         }
         if (o.latency && o.has("--qps")) {
             throw new UsageException("option --qps applies to bandwidth tests; latency tests use one QP");
+        }
+        if (!o.latency && o.has("--latency_gap")) {
+            throw new UsageException("option --latency_gap applies to latency tests, not to --bw");
         }
         for (String bwOnly : List.of("--bidirectional", "--post_list", "--cq-mod", "--report_gbits", "--noPeak",
                 "--limit_bw", "--limit_msgrate", "--wait_destroy")) {

@@ -104,6 +104,8 @@ final class PerfRunner implements AutoCloseable {
     private boolean perftest;
     /** With {@link #perftest}: where the peer's RDMA WRITEs land in this side's buffer. */
     private int target;
+    /** perftest's {@code --latency_gap}: nanoseconds each side waits before each of its latency posts. */
+    private long gapNanos;
 
     /**
      * Sets up both sides for every row of {@code spec}.
@@ -319,6 +321,18 @@ final class PerfRunner implements AutoCloseable {
     PerfRunner perftestPeer(int target) {
         this.perftest = true;
         this.target = target;
+        return this;
+    }
+
+    /**
+     * perftest's {@code --latency_gap}: each side busy-waits before each of its latency posts, inside the measured
+     * time, as perftest's samples are the times between its posts ({@code run_iter_lat*}).
+     *
+     * @param nanos the gap; 0 for none
+     * @return this
+     */
+    PerfRunner latencyGap(long nanos) {
+        this.gapNanos = nanos;
         return this;
     }
 
@@ -571,9 +585,11 @@ final class PerfRunner implements AutoCloseable {
             } else {
                 switch (test) {
                     case SEND -> {
+                        PerftestFlags.gap(gapNanos);
                         a.postSend(ping);
                         Completions.await(host, responder.recvCq, wc, atResponder, hint);
                         b.postRecv(recvs[0]);
+                        PerftestFlags.gap(gapNanos);
                         b.postSend(pong);
                         Completions.await(host, requester.recvCq, wc, receiveAtRequester, hint);
                         a.postRecv(replyRecvs[0]);
@@ -583,15 +599,18 @@ final class PerfRunner implements AutoCloseable {
                     case WRITE -> {
                         byte s = nextStamp();
                         requester.buffer.put(size - 1, s);
+                        PerftestFlags.gap(gapNanos);
                         a.postSend(ping);
                         awaitByte(responder.buffer, pollIndex, s, responder);
                         responder.buffer.put(size - 1, s);
+                        PerftestFlags.gap(gapNanos);
                         b.postSend(pong);
                         awaitByte(requester.buffer, pollIndex, s, requester);
                         drain(requester.sendCq);
                         drain(responder.sendCq);
                     }
                     default -> { // READ, ATOMIC: one operation, its completion is its end
+                        PerftestFlags.gap(gapNanos);
                         a.postSend(ping);
                         Completions.await(host, requester.sendCq, wc, atRequester, hint);
                     }
@@ -615,6 +634,7 @@ final class PerfRunner implements AutoCloseable {
         QueuePair a = sendQps[0];
         switch (spec.test()) {
             case SEND -> {
+                PerftestFlags.gap(gapNanos);
                 a.postSend(wrs[0]);
                 Completions.await(host, requester.recvCq, wc, receiveAtRequester, hint);
                 a.postRecv(replyRecvs[0]);
@@ -626,17 +646,20 @@ final class PerfRunner implements AutoCloseable {
                     byte s = (byte) (i + 1);
                     awaitByte(requester.buffer, pollIndex, s, requester);
                     requester.buffer.put(size - 1, s);
+                    PerftestFlags.gap(gapNanos);
                     a.postSend(wrs[0]);
                     drain(requester.sendCq);
                     return;
                 }
                 byte s = nextStamp();
                 requester.buffer.put(size - 1, s);
+                PerftestFlags.gap(gapNanos);
                 a.postSend(wrs[0]);
                 awaitByte(requester.buffer, pollIndex, s, requester);
                 drain(requester.sendCq);
             }
             default -> {
+                PerftestFlags.gap(gapNanos);
                 a.postSend(wrs[0]);
                 Completions.await(host, requester.sendCq, wc, atRequester, hint);
             }

@@ -17,11 +17,13 @@ package io.rvt.launcher;
  * @param outReads {@code -o}: outstanding RDMA READs and atomics per QP; 0 for the most the endpoint takes
  * @param rxDepth {@code -r}: receives kept posted by a SEND test's receiving side; 0 for perftest's default
  * @param waitDestroySeconds {@code --wait_destroy}: seconds to wait after the rows before teardown
+ * @param latencyGapMicros {@code --latency_gap}: microseconds each side waits before each of its latency posts,
+ *                         inside the measured time as perftest's (its samples are the times between posts)
  */
 record PerftestFlags(boolean noPeak, double limitBw, double limitMsgRate, int sl, int hopLimit, int trafficClass,
-        int flowLabel, int outReads, int rxDepth, int waitDestroySeconds) {
-    /** perftest's defaults: a peak, no limits, SL 0, hop limit 255, no traffic class or flow label. */
-    static final PerftestFlags DEFAULT = new PerftestFlags(false, 0, 0, 0, RemotePerf.HOP_LIMIT, 0, 0, 0, 0, 0);
+        int flowLabel, int outReads, int rxDepth, int waitDestroySeconds, int latencyGapMicros) {
+    /** perftest's defaults: a peak, no limits, SL 0, hop limit 255, no traffic class or flow label, no gap. */
+    static final PerftestFlags DEFAULT = new PerftestFlags(false, 0, 0, 0, RemotePerf.HOP_LIMIT, 0, 0, 0, 0, 0, 0);
 
     /**
      * @param r a bandwidth row as measured
@@ -53,6 +55,26 @@ record PerftestFlags(boolean noPeak, double limitBw, double limitMsgRate, int sl
 
     private static String plain(double v) {
         return java.math.BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
+    }
+
+    /** Busy-waits {@link #latencyGapMicros} before a latency post, as perftest's {@code run_iter_lat*} do. */
+    void latencyGap() {
+        gap(latencyGapMicros * 1000L);
+    }
+
+    /**
+     * Busy-waits, as perftest's loop on {@code get_cycles()}: a latency post follows as soon as the gap is over.
+     *
+     * @param nanos how long; nothing if 0
+     */
+    static void gap(long nanos) {
+        if (nanos <= 0) {
+            return;
+        }
+        long until = System.nanoTime() + nanos;
+        while (System.nanoTime() - until < 0) {
+            Thread.onSpinWait();
+        }
     }
 
     /** Waits {@link #waitDestroySeconds} (perftest's {@code --wait_destroy}: resources stay that long). */

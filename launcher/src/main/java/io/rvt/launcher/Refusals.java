@@ -24,8 +24,6 @@ final class Refusals {
     /** perftest's {@code --retry_count}. */
     static final String RETRY_COUNT = "rvt's RC QPs always retry 7 times (perftest takes it with -R only, where "
             + "rvt-cm's REQ carries 7)";
-    /** perftest's {@code --latency_gap}. */
-    static final String LATENCY_GAP = "a pause between latency iterations is not built";
     /** perftest's {@code --rate_limit}. */
     static final String RATE_LIMIT = "rvt has no rate limiter (perftest's --rate_limit, SW or HW)";
 

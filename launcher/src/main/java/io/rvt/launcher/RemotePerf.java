@@ -449,7 +449,7 @@ final class RemotePerf {
                 try (Progress progress = new Progress(err, err == System.err && System.console() != null)) {
                     PerfRunner runner = new PerfRunner(host, e, null, qps, ahs, ud ? peerQpns : null,
                             new PerfRegion(theirs[0].vaddr(), theirs[0].rkey()), spec, progress, peer)
-                            .perftestPeer(target);
+                            .perftestPeer(target).latencyGap(flags.latencyGapMicros() * 1000L);
                     progress.printQuietly(this::header);
                     clientRows(runner, progress, sweep);
                 }
@@ -681,6 +681,7 @@ final class RemotePerf {
                     arrivals[pings] = now;
                 }
                 pings++;
+                flags.latencyGap();
                 qps[0].postSend(pong);
                 outstanding++;
                 while (e.sendCq.pollCq(wc)) {
@@ -715,6 +716,7 @@ final class RemotePerf {
                     got++;
                 }
                 e.buffer.put(size - 1, (byte) i);
+                flags.latencyGap();
                 qps[0].postSend(ping);
                 outstanding++;
                 while (e.sendCq.pollCq(wc)) {
