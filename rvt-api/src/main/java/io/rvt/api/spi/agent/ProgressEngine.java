@@ -19,7 +19,10 @@ import java.util.function.Consumer;
  *       is in it (a try-lock: the others return at once). A backstop thread runs it only when no caller has for a
  *       quiet period (timers, retransmissions, applications waiting on completion events), spinning briefly, then
  *       parking with a growing pause; while callers progress it (or one is in it) it parks a quiet period at a time
- *       and never spins.</li>
+ *       and never spins. A caller that stays inside one duty cycle for longer than the quiet period (a busy machine
+ *       takes a spinning thread off its core there for hundreds of milliseconds) keeps the backstop out, unless the
+ *       engine has a stand-in: a second duty cycle, safe beside the first, that the backstop then runs until the
+ *       caller moves on ({@link #start(Agent, Agent, ThreadingMode, IdleStrategy, long, Consumer)}).</li>
  *   <li>{@link ThreadingMode#INVOKER}: only {@link #progress(int)}; no thread.</li>
  *   <li>{@link ThreadingMode#DEDICATED}: only a thread of its own; {@link #progress(int)} returns 0.</li>
  * </ul>
@@ -37,18 +40,22 @@ public final class ProgressEngine implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ProgressEngine.class.getName());
     private static final VarHandle HOLDER;
     private static final VarHandle CALLER_CYCLES;
+    private static final VarHandle CYCLE_STARTS;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             HOLDER = l.findVarHandle(ProgressEngine.class, "holder", Thread.class);
             CALLER_CYCLES = l.findVarHandle(ProgressEngine.class, "callerCycles", long.class);
+            CYCLE_STARTS = l.findVarHandle(ProgressEngine.class, "cycleStarts", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
     private final Agent agent;
+    /** Run by the backstop beside a caller stalled inside a cycle ({@link ThreadingMode#PROGRESS}), or null. */
+    private final Agent standIn;
     private final ThreadingMode mode;
     private final long quietNanos;
     private final Consumer<Throwable> errorHandler;
@@ -57,6 +64,10 @@ public final class ProgressEngine implements AutoCloseable {
     private volatile Thread holder;
     /** Calls of {@link #progress} that ran the engine; written by the holder (opaque), read by the backstop. */
     private long callerCycles;
+    /** Duty cycles begun by a caller; written by the holder (opaque), read by the backstop to see a stalled one. */
+    private long cycleStarts;
+    /** Cycles of the stand-in that did work; written by the backstop only. */
+    private volatile long standInWork;
     /** Duty cycles the backstop ran that did work; written by the backstop only. */
     private volatile long backstopWork;
     private volatile boolean terminated;
@@ -66,9 +77,10 @@ public final class ProgressEngine implements AutoCloseable {
     /** The backstop ({@link ThreadingMode#PROGRESS}) or the engine's thread ({@link ThreadingMode#DEDICATED}). */
     private final AgentRunner runner;
 
-    private ProgressEngine(Agent agent, ThreadingMode mode, IdleStrategy idle, long quietNanos,
+    private ProgressEngine(Agent agent, Agent standIn, ThreadingMode mode, IdleStrategy idle, long quietNanos,
             Consumer<Throwable> errorHandler) {
         this.agent = Objects.requireNonNull(agent, "agent");
+        this.standIn = standIn;
         this.mode = Objects.requireNonNull(mode, "mode");
         this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler");
         if (quietNanos < 1) {
@@ -104,7 +116,32 @@ public final class ProgressEngine implements AutoCloseable {
      */
     public static ProgressEngine start(Agent agent, ThreadingMode mode, IdleStrategy idle, long quietNanos,
             Consumer<Throwable> errorHandler) {
-        return new ProgressEngine(agent, mode, idle, quietNanos, errorHandler);
+        return new ProgressEngine(agent, null, mode, idle, quietNanos, errorHandler);
+    }
+
+    /**
+     * rvt extension: {@link #start(Agent, ThreadingMode, IdleStrategy, long, Consumer)} with a stand-in. With
+     * {@link ThreadingMode#PROGRESS}, when a caller has been inside one duty cycle of the engine for longer than the
+     * quiet period (no cycle begun since the backstop last looked, at least {@code quietNanos} ago), the backstop runs
+     * {@code standIn}'s duty cycle, beside the stalled caller, until that caller begins another cycle or leaves; it
+     * idles between empty stand-in cycles as {@code idle} says. A busy machine takes a spinning thread off its core
+     * for hundreds of milliseconds wherever it is, and a poller spends most of its time inside the engine: without a
+     * stand-in nothing runs the engine meanwhile. Only the backstop runs the stand-in (one thread at a time), and
+     * only its {@link Agent#doWork()}; it must be safe to run concurrently with the agent's own cycle (driver-jni's
+     * is a second receive batch and send scratch on the same socket).
+     *
+     * @param agent the engine's work
+     * @param standIn the work the backstop does beside a stalled caller, or null (it waits for the caller)
+     * @param mode who runs it; the stand-in is used only with PROGRESS
+     * @param idle what the engine's thread does between empty cycles
+     * @param quietNanos how long no caller must have progressed, or a caller must have stayed in one cycle, before
+     *        the backstop steps in, at least 1
+     * @param errorHandler receives what {@code doWork} throws, on the thread that ran it
+     * @return the engine
+     */
+    public static ProgressEngine start(Agent agent, Agent standIn, ThreadingMode mode, IdleStrategy idle,
+            long quietNanos, Consumer<Throwable> errorHandler) {
+        return new ProgressEngine(agent, standIn, mode, idle, quietNanos, errorHandler);
     }
 
     /**
@@ -144,6 +181,8 @@ public final class ProgressEngine implements AutoCloseable {
             int total = 0;
             int w;
             do {
+                // opaque: the backstop sees a caller that begins no cycle for a quiet period as stalled in one
+                CYCLE_STARTS.setOpaque(this, cycleStarts + 1);
                 w = cycle();
                 total += w;
             } while (w > 0 && total < budget);
@@ -201,6 +240,11 @@ public final class ProgressEngine implements AutoCloseable {
     /** @return the duty cycles the backstop ran that did work (0 while the application progresses the engine) */
     public long backstopWork() {
         return backstopWork;
+    }
+
+    /** @return the stand-in's cycles that did work, beside a caller stalled inside the engine (0 without one) */
+    public long standInWork() {
+        return standInWork;
     }
 
     /** @return the calls of {@link #progress(int)} that ran the engine */
@@ -287,6 +331,9 @@ public final class ProgressEngine implements AutoCloseable {
         private long seen = -1;
         /** True when the last check saw a caller progress: the idle strategy then parks a quiet period. */
         private boolean callersActive;
+        /** The caller's cycle starts when the backstop last saw them change, and when (System.nanoTime). */
+        private long startsSeen = -1;
+        private long startsSeenAt;
 
         @Override
         public int doWork() {
@@ -297,8 +344,14 @@ public final class ProgressEngine implements AutoCloseable {
             // A caller in the engine now counts as active too: it finishes its call (progress is bounded), while
             // a backstop that idled as the engine would (driver-jni: in poll on the socket the caller reads) would
             // spin on the datagram the caller is about to receive, or be woken by each one, and take the core from
-            // a caller that was preempted in the engine.
-            if (c != seen || holder != null) {
+            // a caller that was preempted in the engine. Unless it has stayed in one cycle for a quiet period: then
+            // the stand-in, if any, runs beside it.
+            if (holder != null) {
+                seen = c;
+                return standInBesideHolder();
+            }
+            startsSeen = -1;
+            if (c != seen) {
                 seen = c;
                 callersActive = true;
                 return 0;
@@ -317,6 +370,37 @@ public final class ProgressEngine implements AutoCloseable {
             }
             if (w > 0) {
                 backstopWork++; // only this thread writes it
+            }
+            return w;
+        }
+
+        /** A caller holds the engine: the stand-in's cycle if the caller began none for a quiet period, else 0. */
+        private int standInBesideHolder() {
+            long starts = (long) CYCLE_STARTS.getOpaque(ProgressEngine.this);
+            long now = System.nanoTime();
+            if (standIn == null || starts != startsSeen) {
+                startsSeen = starts;
+                startsSeenAt = now;
+                callersActive = true;
+                return 0;
+            }
+            if (now - startsSeenAt < quietNanos) {
+                callersActive = true;
+                return 0;
+            }
+            callersActive = false; // standing in: idle as the engine's thread between empty cycles
+            int w;
+            try {
+                w = standIn.doWork();
+            } catch (AgentTerminationException end) {
+                terminated = true;
+                return 0;
+            } catch (Throwable t) {
+                fail(t);
+                return 0;
+            }
+            if (w > 0) {
+                standInWork++; // only this thread writes it
             }
             return w;
         }

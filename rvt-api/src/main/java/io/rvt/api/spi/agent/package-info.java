@@ -14,5 +14,5 @@
  * service is an agent), rvt-transport, driver-sim and driver-jni. rvt-core cannot depend on rvt-transport.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 package io.rvt.api.spi.agent;

@@ -320,4 +320,64 @@ class ProgressEngineTest {
         assertThat(closes.get()).isEqualTo(1);
         assertThat(e.thread().isAlive()).isFalse();
     }
+
+    @Test
+    @Timeout(60)
+    void shouldRunTheStandInBesideACallerStalledInsideACycleUntilItLeaves() throws Exception {
+        Recording a = new Recording();
+        Recording standIn = new Recording();
+        long quiet = TimeUnit.MILLISECONDS.toNanos(1);
+        try (ProgressEngine e = ProgressEngine.start(a, standIn, ThreadingMode.PROGRESS, new BackoffIdleStrategy(),
+                quiet, Throwable::printStackTrace)) {
+            // a caller taken off its core inside the engine (held on purpose): the backstop cannot run the agent
+            a.hold = new CountDownLatch(1);
+            a.entered = new CountDownLatch(1);
+            CountDownLatch entered = a.entered;
+            Thread holder = new Thread(() -> {
+                while (entered.getCount() > 0) {
+                    e.progress(1); // 0 while the backstop is in the engine (no caller yet): try again
+                }
+            }, "stalled-caller");
+            a.holdOnly = holder;
+            holder.start();
+            assertThat(a.entered.await(20, TimeUnit.SECONDS)).isTrue();
+            int cycles = a.cycles.get();
+            // ... but it runs the stand-in once the caller has begun no cycle for the quiet period
+            standIn.work.set(5);
+            await(() -> standIn.work.get() == 0, "the stand-in to do its work beside the stalled caller");
+            assertThat(standIn.lastThread.get()).isSameAs(e.thread());
+            assertThat(e.standInWork()).isEqualTo(5);
+            assertThat(a.cycles.get()).as("no cycle of the agent beside the stalled caller's").isEqualTo(cycles);
+            a.hold.countDown();
+            holder.join();
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldLeaveAStalledCallerAloneWithoutAStandIn() throws Exception {
+        Recording a = new Recording();
+        try (ProgressEngine e = start(a, ThreadingMode.PROGRESS, TimeUnit.MILLISECONDS.toNanos(1))) {
+            a.hold = new CountDownLatch(1);
+            a.entered = new CountDownLatch(1);
+            CountDownLatch entered = a.entered;
+            Thread holder = new Thread(() -> {
+                while (entered.getCount() > 0) {
+                    e.progress(1); // 0 while the backstop is in the engine (no caller yet): try again
+                }
+            }, "stalled-caller");
+            a.holdOnly = holder;
+            holder.start();
+            assertThat(a.entered.await(20, TimeUnit.SECONDS)).isTrue();
+            int cycles = a.cycles.get();
+            a.work.set(1);
+            // the backstop checks once a quiet period: give it many, measured, then see it did not enter
+            long start = System.nanoTime();
+            await(() -> System.nanoTime() - start > TimeUnit.MILLISECONDS.toNanos(200), "200 quiet periods");
+            assertThat(a.cycles.get()).as("no second thread in the agent").isEqualTo(cycles);
+            assertThat(e.standInWork()).isZero();
+            a.hold.countDown();
+            holder.join();
+        }
+    }
 }
