@@ -30,7 +30,7 @@ final class JdkDatagrams implements Datagrams {
     private final DatagramChannel channel;
     private final Selector selector;
     private volatile int lastErrno;
-    /** The last sender seen and its encoding, so that a repeat costs nothing. */
+    /** The last sender seen and its encoding, so that a repeat costs nothing (under this object's lock). */
     private SocketAddress lastSender;
     private boolean lastV6;
     private long lastHi;
@@ -142,7 +142,9 @@ final class JdkDatagrams implements Datagrams {
     }
 
     @Override
-    public int receive(RxBatch batch) {
+    public synchronized int receive(RxBatch batch) {
+        // synchronized: the last-sender cache is shared, and two threads may receive (a port's engine holder and the
+        // backstop standing in for it); the channel takes a lock of its own for each receive anyway
         int n = 0;
         try {
             while (n < batch.slots) {

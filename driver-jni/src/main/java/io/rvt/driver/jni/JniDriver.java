@@ -17,6 +17,7 @@ import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.OperationTable;
 import io.rvt.api.spi.agent.ThreadingMode;
+import io.rvt.transport.Delivery;
 import io.rvt.transport.PacketDriver;
 import io.rvt.transport.Packets;
 import io.rvt.transport.QpSendEngine;
@@ -212,7 +213,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
      *         and granted)
      */
     public boolean receivesCoalesced(int portNum) {
-        return port(portNum).rx.slotSize == GRO_SLOT_SIZE;
+        return port(portNum).lane.rx.slotSize == GRO_SLOT_SIZE;
     }
 
     /** @return the most UDP source sockets per port ({@link JniDriverBuilder#sourcePorts(int)}) */
@@ -264,7 +265,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
      * @return packets dropped on it because their ICRC did not match
      */
     public long icrcErrors(int portNum) {
-        return port(portNum).icrcErrors;
+        return port(portNum).icrcErrors.sum();
     }
 
     /**
@@ -292,7 +293,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
      * @return datagrams dropped on it as malformed: truncated, unparsable, bad ICRC, unknown QP, wrong family
      */
     public long malformed(int portNum) {
-        return port(portNum).malformed;
+        return port(portNum).malformed.sum();
     }
 
     /**
@@ -700,7 +701,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
      */
     @Override
     protected void packetsOut(QpSendEngine s, TxScratch sc) {
-        if (threading != ThreadingMode.PROGRESS || sc.port == null || sc != sc.port.tx) {
+        if (threading != ThreadingMode.PROGRESS || sc.port == null || sc != sc.port.lane.tx) {
             flush(sc);
         }
     }
@@ -710,9 +711,17 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
         drain(s, sc);
     }
 
-    /** A port engine's receive batch ended: its RX counters, then the sends its packets deferred. */
-    void batchEnded(PortEngine p) {
-        endBatch(p.delivery, p.tx);
+    /** A port engine lane's receive batch ended: its RX counters, then the sends its packets deferred. */
+    void batchEnded(EngineLane l) {
+        endBatch(l.delivery, l.tx);
+    }
+
+    /**
+     * @param portNum a port, 1-based
+     * @return a receive path of its own for a second thread receiving on the port (the backstop's stand-in lane)
+     */
+    Delivery laneDelivery(int portNum) {
+        return newDelivery(portNum);
     }
 
     /** @return 1 if a packet was made (sent, queued or dropped), 0 if the QP has nothing to send now */
@@ -748,19 +757,19 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
 
     // ------------------------------------------------------------------ receive path
 
-    /** A port's datagram: RoCEv2 checks and parsing ({@link RoceReceiver}), then the packet skeleton's receive. */
-    void onDatagram(PortEngine p, int i) {
-        receiver.onDatagram(p, i);
+    /** A port's datagram in lane {@code l}'s batch: RoCEv2 checks and parsing, then the skeleton's receive. */
+    void onDatagram(PortEngine p, EngineLane l, int i) {
+        receiver.onDatagram(p, l, i);
     }
 
-    /** Hands a parsed unicast packet of port {@code p} to the skeleton ({@link #receive}). */
-    void deliver(PortEngine p, ByteBuffer buf, PacketHeaders h, RxInfo rx) {
-        receive(p.delivery, buf, h, rx);
+    /** Hands a parsed unicast packet of lane {@code l}'s batch to the skeleton ({@link #receive}). */
+    void deliver(EngineLane l, ByteBuffer buf, PacketHeaders h, RxInfo rx) {
+        receive(l.delivery, buf, h, rx);
     }
 
-    /** Hands a parsed multicast packet of port {@code p}'s receive batch to the skeleton. */
-    void deliverMulticast(PortEngine p, Gid mgid, int mlid, RxInfo rx) {
-        receiveMulticast(p.delivery, mgid, mlid, p.rx.data, p.headers, rx);
+    /** Hands a parsed multicast packet of lane {@code l}'s receive batch to the skeleton. */
+    void deliverMulticast(EngineLane l, Gid mgid, int mlid, RxInfo rx) {
+        receiveMulticast(l.delivery, mgid, mlid, l.rx.data, l.headers, rx);
     }
 
     @Override
@@ -787,7 +796,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements 
 
     @Override
     protected void dropMalformed(DriverPort port) {
-        ports[port.portNum() - 1].malformed++;
+        ports[port.portNum() - 1].malformed.increment();
         super.dropMalformed(port);
     }
 

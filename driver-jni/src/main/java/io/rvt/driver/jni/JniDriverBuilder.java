@@ -223,7 +223,9 @@ public final class JniDriverBuilder {
 
     /**
      * @param nanos with {@link ThreadingMode#PROGRESS}: how long no poller may have run a port's engine before its
-     *        thread does, at least 1 (default {@value ProgressEngine#DEFAULT_QUIET_NANOS})
+     *        thread does, and how long a poller may stay inside one duty cycle (taken off its core there) before the
+     *        port's thread stands in beside it with a receive and send lane of its own, at least 1 (default
+     *        {@value ProgressEngine#DEFAULT_QUIET_NANOS})
      * @return this
      */
     public JniDriverBuilder backstopQuietNanos(long nanos) {

@@ -7,17 +7,13 @@ import io.rvt.api.spi.agent.ProgressEngine;
 import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.transport.Delivery;
 import io.rvt.transport.QpSendEngine;
-import io.rvt.transport.RxInfo;
-import io.rvt.transport.header.Icrc;
-import io.rvt.transport.header.PacketHeaders;
-import io.rvt.transport.header.PacketParser;
 import java.net.Inet6Address;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One port of a {@link JniDriver}: its socket, and the engine that serves it, an {@link Agent} whose duty cycle
@@ -30,6 +26,16 @@ import java.util.concurrent.atomic.LongAdder;
  * engine) and the port's thread is the backstop; with DEDICATED only the port's thread; with INVOKER only
  * {@link JniDriver#doWork()}. The port's thread, idle, spins, then (unless busy-polling) waits in {@code poll} on the
  * socket and an eventfd that {@link #schedule} signals.
+ *
+ * <p>With PROGRESS the backstop also stands in for a caller stalled inside the engine: a polling thread spends most
+ * of its time in the duty cycle, and a busy machine takes it off its core there for up to half a second (measured,
+ * docs/driver-jni.md), during which the port would neither receive, nor ACK, nor retransmit. When a caller has begun
+ * no cycle for the backstop's quiet period while holding the engine, the backstop runs the same cycle with a lane of
+ * its own ({@link EngineLane}: a second receive batch, parse scratch, {@link Delivery} and send batch) on the same
+ * socket, sending each QP's packets as it drains it, until the caller moves on. Both take datagrams from one socket
+ * and QPs from one queue; the transport serialises per QP (its locks, the drain's pending counter). The stalled
+ * caller's batch may hold datagrams received before the stand-in's and packets drained before them: those are then
+ * handled after later ones, as a network may reorder (RC recovers as from loss: a sequence NAK or a duplicate).
  */
 final class PortEngine implements Agent {
     /**
@@ -72,19 +78,12 @@ final class PortEngine implements Agent {
     /** IPv4 address, big-endian int (IPv4 ports). */
     final int localV4;
     final QpQueue queue;
-    final RxBatch rx;
-    final TxScratch tx;
-    /** The GRH the receive path synthesises for UD receives (SGID from the sender's address, DGID ours). */
-    final ByteBuffer grh = ByteBuffer.allocate(40);
-    /** Receive-path scratch, touched only by the engine thread. */
-    final PacketParser parser = new PacketParser(false);
-    final PacketHeaders headers = new PacketHeaders();
-    final RxInfo info = new RxInfo();
-    /** The port's receive path in the driver's packet skeleton: sends deferred by a batch, its RX counters. */
-    final Delivery delivery;
-    /** The sender of the datagram being delivered (the driver's address check reads it). */
-    Gid rxSource;
-    final Icrc icrc = new Icrc();
+    /** The engine holder's receive and send scratch. */
+    final EngineLane lane;
+    /** The backstop's lane when it stands in for a stalled caller, made when it first does; else null. */
+    private volatile EngineLane standIn;
+    private final int batch;
+    private final int slotSize;
     private final boolean busyPoll;
     /** {@link JniDriverBuilder#pollerWaitNanos}: a poller's idle time on the port before it waits, 0: never. */
     private final long pollerWaitNanos;
@@ -94,6 +93,11 @@ final class PortEngine implements Agent {
     private long idleSince;
     /** The pollers' waits in {@code poll} ({@link SocketCalls#pollerWaits}); the holder's. */
     private volatile long pollerWaits;
+    /**
+     * A poller waits in {@code poll} inside the engine ({@link #waitIfIdle}): not stalled, the datagram wakes it, so
+     * the backstop does not stand in for it (nor wait on the same socket).
+     */
+    private volatile boolean pollerWaiting;
     /** True while the port counts among {@link #PROGRESS_PORTS} (from start to stop, which the driver serialises). */
     private boolean countedProgress;
     private volatile boolean running;
@@ -112,8 +116,6 @@ final class PortEngine implements Agent {
     private boolean socketEmptied;
     /** The port's slot in {@link OwedSends}' table while it runs in PROGRESS mode, else -1. */
     private volatile int owedSlot = -1;
-    /** True from a duty cycle's start until its batch is sent. */
-    private volatile boolean cycling;
     /** The thread that asked for a cycle without its receive ({@link #sendScheduled}), or null. */
     private volatile Thread sendOnly;
     /** INVOKER: the thread that {@link #adopt adopted} the engine; else null. */
@@ -121,14 +123,11 @@ final class PortEngine implements Agent {
     /** PROGRESS or DEDICATED: who is in the engine, and the port's thread (null before {@link #start}). */
     private volatile ProgressEngine engine;
     private String roleName = "rvt-jni-port";
-    /** The last sender's GID, kept while the sender stays the same (no allocation per packet). */
-    private long lastSrcHi;
-    private long lastSrcLo;
-    private Gid lastSrc;
 
+    /** Counted by whichever lane receives. */
+    final LongAdder icrcErrors = new LongAdder();
+    final LongAdder malformed = new LongAdder();
     // Single-writer counters (the engine thread); volatile so that any thread may read them.
-    volatile long icrcErrors;
-    volatile long malformed;
     volatile long sendErrors;
     volatile long kernelDrops;
     /** The kernel's drop count at the last reading (from the socket's opening: it counts from 0). */
@@ -148,11 +147,6 @@ final class PortEngine implements Agent {
     private final LongAdder gsoSegments = new LongAdder();
     private final LongAdder datagramsSent = new LongAdder();
     final LongAdder acksSent = new LongAdder();
-    private volatile long receiveCalls;
-    private volatile long emptyReceives;
-    private volatile long datagramsReceived;
-    /** Packets that arrived in datagrams UDP GRO coalesced (the engine's holder; {@link SocketCalls#groSegments}). */
-    volatile long groSegments;
 
     /**
      * @param slotSize bytes of a send slot: the largest packet
@@ -175,11 +169,15 @@ final class PortEngine implements Agent {
         this.linkMtu = new LinkMtu(io.localAddress(), driver.portMtu());
         this.localV4 = (int) localGid.interfaceId();
         this.queue = new QpQueue(maxQp);
-        this.rx = new RxBatch(batch, rxSlotSize);
-        this.tx = new TxScratch(batch, slotSize, driver.wire() == Wire.NATIVE);
+        this.batch = batch;
+        this.slotSize = slotSize;
+        this.lane = new EngineLane(new RxBatch(batch, rxSlotSize), newTxScratch(), delivery);
         this.busyPoll = busyPoll;
         this.pollerWaitNanos = pollerWaitNanos;
-        this.delivery = delivery;
+    }
+
+    private TxScratch newTxScratch() {
+        return new TxScratch(batch, slotSize, driver.wire() == Wire.NATIVE);
     }
 
     /**
@@ -197,7 +195,8 @@ final class PortEngine implements Agent {
             PROGRESS_PORTS.incrementAndGet();
             countedProgress = true;
         }
-        engine = ProgressEngine.start(this, mode, new SocketWait(), quietNanos,
+        engine = ProgressEngine.start(this, mode == ThreadingMode.PROGRESS ? new StandIn() : null, mode,
+                new SocketWait(), quietNanos,
                 e -> System.getLogger(JniDriver.class.getName()).log(System.Logger.Level.WARNING,
                         "port " + portNum + " engine of " + driver.name() + " failed", e));
     }
@@ -270,7 +269,14 @@ final class PortEngine implements Agent {
 
     /** @return true while a thread runs a duty cycle (whose batch may hold packets not yet sent) */
     boolean isCycling() {
-        return cycling;
+        EngineLane s = standIn;
+        return lane.cycling || s != null && s.cycling;
+    }
+
+    /** @return the stand-in's cycles that did work beside a caller stalled in the engine (PROGRESS), else 0 */
+    long standInWork() {
+        ProgressEngine e = engine;
+        return e != null ? e.standInWork() : 0;
     }
 
     /** @return the duty cycles the port's backstop thread ran that did work (PROGRESS), else 0 */
@@ -284,10 +290,26 @@ final class PortEngine implements Agent {
         return owedSlot;
     }
 
-    /** @return true if the calling thread is this port's engine (now: it holds it) */
+    /** @return true if the calling thread is this port's engine (now: it holds it, or stands in for its holder) */
     boolean isEngineThread() {
         ProgressEngine e = engine;
-        return e != null ? e.isHeldByCurrentThread() : Thread.currentThread() == thread;
+        if (e == null) {
+            return Thread.currentThread() == thread;
+        }
+        if (e.isHeldByCurrentThread()) {
+            return true;
+        }
+        EngineLane s = standIn;
+        return s != null && s.cycling && s.owner == Thread.currentThread();
+    }
+
+    /**
+     * @return the lane the calling thread receives with: the stand-in's on the backstop standing in, else the holder's
+     *         (the backstop's too when it runs the engine itself)
+     */
+    EngineLane receivingLane() {
+        EngineLane s = standIn;
+        return s != null && s.cycling && s.owner == Thread.currentThread() ? s : lane;
     }
 
     /** @return the empty cycles the port's thread spun before its last wait in poll after work, -1 if none yet */
@@ -347,6 +369,10 @@ final class PortEngine implements Agent {
                 if (idle == SPINS) {
                     lastSpinRun = idle;
                 }
+                if (pollerWaiting) {
+                    LockSupport.parkNanos(POLLER_WAIT_MILLIS * 1_000_000L); // the waiting poller is woken instead
+                    return;
+                }
                 sleeping = true;
                 if (queue.isEmpty() && running) {
                     io.await(WAIT_MILLIS);
@@ -373,33 +399,82 @@ final class PortEngine implements Agent {
      * @return the datagrams received plus the QPs drained (0: idle)
      */
     int cycle() {
+        EngineLane l = lane;
         int work = 0;
-        cycling = true;
+        l.cycling = true;
         try {
             boolean emptied = socketEmptied;
             socketEmptied = false;
             if (sendOnly == Thread.currentThread() ? receiveOverdue() : !emptied) {
                 work += receive();
             }
-            QpSendEngine q;
-            while ((q = queue.poll()) != null) {
-                driver.drainQueued(q, tx);
-                work++;
-            }
-            driver.flush(tx);
+            work += drainQueue(l);
             if (work > 0) {
                 idleSince = 0;
             } else if (mayWait == Thread.currentThread()) {
                 waitIfIdle();
             }
         } catch (RuntimeException | Error e) {
-            // The receive path never throws for bad packets; anything else is a bug: report, keep serving.
-            System.getLogger(JniDriver.class.getName()).log(System.Logger.Level.WARNING,
-                    "port " + portNum + " engine of " + driver.name() + " failed", e);
+            failed(e);
         } finally {
-            cycling = false;
+            l.cycling = false;
         }
         return work;
+    }
+
+    /** The receive path never throws for bad packets; anything else is a bug: report, keep serving. */
+    private void failed(Throwable e) {
+        System.getLogger(JniDriver.class.getName()).log(System.Logger.Level.WARNING,
+                "port " + portNum + " engine of " + driver.name() + " failed", e);
+    }
+
+    /** The cycle's send half: the QPs queued, drained with the lane's scratch; what they made goes out. */
+    private int drainQueue(EngineLane l) {
+        int work = 0;
+        QpSendEngine q;
+        while ((q = queue.poll()) != null) {
+            driver.drainQueued(q, l.tx);
+            work++;
+        }
+        driver.flush(l.tx);
+        return work;
+    }
+
+    /**
+     * The backstop's duty cycle beside a caller stalled in the engine ({@link ProgressEngine}'s stand-in): a receive
+     * batch with the backstop's own lane, then the queued QPs, each QP's packets sent as it is drained (a lane that
+     * is not the holder's flushes per QP, {@link JniDriver#packetsOut}).
+     */
+    private final class StandIn implements Agent {
+        @Override
+        public int doWork() {
+            if (pollerWaiting) {
+                return 0;
+            }
+            EngineLane l = standIn;
+            if (l == null) {
+                l = new EngineLane(new RxBatch(batch, lane.rx.slotSize), newTxScratch(),
+                        driver.laneDelivery(portNum));
+                l.owner = Thread.currentThread();
+                standIn = l;
+            }
+            int work = 0;
+            l.cycling = true;
+            try {
+                work += receiveBatch(l);
+                work += drainQueue(l);
+            } catch (RuntimeException | Error e) {
+                failed(e);
+            } finally {
+                l.cycling = false;
+            }
+            return work;
+        }
+
+        @Override
+        public String roleName() {
+            return roleName + "-stand-in";
+        }
     }
 
     /**
@@ -419,12 +494,14 @@ final class PortEngine implements Agent {
             return;
         }
         sleeping = true;
+        pollerWaiting = true;
         try {
             if (queue.isEmpty() && running) {
                 pollerWaits++;
                 io.await(POLLER_WAIT_MILLIS);
             }
         } finally {
+            pollerWaiting = false;
             sleeping = false;
         }
     }
@@ -440,18 +517,10 @@ final class PortEngine implements Agent {
     /** The cycle's receive half: a batch, each datagram handed on, the sends it deferred; the kernel's drops. */
     private int receive() {
         lastReceiveNanos = System.nanoTime();
-        int n = io.receive(rx);
-        receiveCalls++;
-        if (n == 0) {
-            emptyReceives++;
-        } else {
-            datagramsReceived += n;
-            socketEmptied = n < rx.slots;
+        int n = receiveBatch(lane);
+        if (n != 0) {
+            socketEmptied = n < lane.rx.slots;
         }
-        for (int i = 0; i < n; i++) {
-            driver.onDatagram(this, i);
-        }
-        driver.batchEnded(this);
         // The kernel drops only while datagrams arrive: read its count when a burst ends, and now and then
         // during a long one (a system call, so not every cycle).
         // At most one reading a millisecond: a ping-pong ends a "burst" with every message, and the reading is
@@ -474,6 +543,22 @@ final class PortEngine implements Agent {
         return n;
     }
 
+    /** A receive batch with {@code l}'s scratch: each datagram handed on, then the sends the batch deferred. */
+    private int receiveBatch(EngineLane l) {
+        int n = io.receive(l.rx);
+        l.receiveCalls++;
+        if (n == 0) {
+            l.emptyReceives++;
+        } else {
+            l.datagramsReceived += n;
+        }
+        for (int i = 0; i < n; i++) {
+            driver.onDatagram(this, l, i);
+        }
+        driver.batchEnded(l);
+        return n;
+    }
+
     /**
      * Counts a batch a thread sent through one of the port's sockets.
      *
@@ -491,8 +576,12 @@ final class PortEngine implements Agent {
 
     /** @return the port's system calls and datagrams so far */
     SocketCalls socketCalls() {
-        return new SocketCalls(sendCalls.sum(), datagramsSent.sum(), receiveCalls, emptyReceives, datagramsReceived,
-                acksSent.sum(), gsoSegments.sum(), groSegments, pollerWaits);
+        EngineLane s = standIn;
+        EngineLane l = lane;
+        return new SocketCalls(sendCalls.sum(), datagramsSent.sum(),
+                l.receiveCalls + (s == null ? 0 : s.receiveCalls), l.emptyReceives + (s == null ? 0 : s.emptyReceives),
+                l.datagramsReceived + (s == null ? 0 : s.datagramsReceived), acksSent.sum(), gsoSegments.sum(),
+                l.groSegments + (s == null ? 0 : s.groSegments), pollerWaits);
     }
 
     /** Adds what the kernel dropped for the port's socket since the last reading to {@code RX_KERNEL_DROPS}. */
@@ -556,21 +645,5 @@ final class PortEngine implements Agent {
         }
         flowSockets.set(i, s);
         return s;
-    }
-
-    /**
-     * @param hi first half of the sender's IPv6 address (or the IPv4-mapped form)
-     * @param lo second half
-     * @return its GID, cached while the sender repeats
-     */
-    Gid sourceGid(long hi, long lo) {
-        Gid g = lastSrc;
-        if (g == null || hi != lastSrcHi || lo != lastSrcLo) {
-            g = Gid.of(hi, lo);
-            lastSrc = g;
-            lastSrcHi = hi;
-            lastSrcLo = lo;
-        }
-        return g;
     }
 }

@@ -6,9 +6,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * A bounded lock-free queue of QPs waiting for their port engine (many producers: whoever schedules a send; one
- * consumer: the engine). Each slot carries a sequence number that tells producers and the consumer whose turn it is
- * (the classic bounded MPMC array queue), so offer and poll allocate nothing.
+ * A bounded lock-free queue of QPs waiting for their port engine (many producers: whoever schedules a send; the
+ * consumers: the engine's holder and the backstop standing in for a stalled one). Each slot carries a sequence number
+ * that tells producers and consumers whose turn it is (the classic bounded MPMC array queue), so offer and poll
+ * allocate nothing.
  */
 final class QpQueue {
     private final int mask;
@@ -52,18 +53,27 @@ final class QpQueue {
         }
     }
 
-    /** @return the oldest QP, or null if none waits (single consumer) */
+    /**
+     * @return the oldest QP, or null if none waits (any thread: the engine's holder, and the backstop standing in for
+     *         a stalled one)
+     */
     QpSendEngine poll() {
-        long h = head.get();
-        int i = (int) h & mask;
-        if (sequence.get(i) != h + 1) {
-            return null;
+        while (true) {
+            long h = head.get();
+            int i = (int) h & mask;
+            long s = sequence.get(i);
+            if (s == h + 1) {
+                if (head.compareAndSet(h, h + 1)) {
+                    QpSendEngine qp = items.get(i);
+                    items.lazySet(i, null);
+                    sequence.set(i, h + mask + 1);
+                    return qp;
+                }
+            } else if (s < h + 1) {
+                return null;
+            }
+            Thread.onSpinWait();
         }
-        QpSendEngine qp = items.get(i);
-        items.lazySet(i, null);
-        head.lazySet(h + 1);
-        sequence.set(i, h + mask + 1);
-        return qp;
     }
 
     /** @return true if nothing waits */

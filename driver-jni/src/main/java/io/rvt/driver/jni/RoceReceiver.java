@@ -58,18 +58,18 @@ final class RoceReceiver {
      * Datagram {@code i} of the port's receive batch: each RoCEv2 packet it holds (one, or with UDP GRO the segments
      * of a coalesced datagram, the last possibly shorter) checked, parsed and handed on in order. Never throws.
      */
-    void onDatagram(PortEngine p, int i) {
+    void onDatagram(PortEngine p, EngineLane l, int i) {
         DriverDevice dev = driver.device();
         if (dev == null) {
             return;
         }
-        RxBatch rx = p.rx;
+        RxBatch rx = l.rx;
         int off = rx.offset(i);
         int len = rx.length(i);
         int seg = rx.segmentSize(i);
         DriverPort port = dev.port(p.portNum);
         if (seg == 0 || seg >= len) {
-            onPacket(p, i, port, off, len, rx.truncated(i));
+            onPacket(p, l, i, port, off, len, rx.truncated(i));
             return;
         }
         // Coalesced by the kernel (UDP GRO): every segment but the last is seg bytes; each is a packet of its own.
@@ -78,43 +78,43 @@ final class RoceReceiver {
         int whole = truncated ? len - len % seg : len;
         int packets = 0;
         for (int at = 0; at < whole; at += seg) {
-            onPacket(p, i, port, off + at, Math.min(seg, whole - at), false);
+            onPacket(p, l, i, port, off + at, Math.min(seg, whole - at), false);
             packets++;
         }
         if (truncated) {
-            onPacket(p, i, port, off + whole, len - whole, true); // the cut segment (or none): malformed
+            onPacket(p, l, i, port, off + whole, len - whole, true); // the cut segment (or none): malformed
         }
-        p.groSegments += packets;
+        l.groSegments += packets;
     }
 
     /** One packet of datagram {@code i}: check, parse, find the QP, run the transport. Never throws. */
-    private void onPacket(PortEngine p, int i, DriverPort port, int off, int len, boolean truncated) {
-        RxBatch rx = p.rx;
+    private void onPacket(PortEngine p, EngineLane l, int i, DriverPort port, int off, int len, boolean truncated) {
+        RxBatch rx = l.rx;
         ByteBuffer buf = rx.data;
-        p.delivery.received(len);
+        l.delivery.received(len);
         boolean v6 = rx.sourceIsIpv6(i);
         if (truncated || len < BthDescriptor.LENGTH + Icrc.LENGTH || v6 != p.ipv6) {
             driver.dropMalformed(port);
             return;
         }
-        PacketHeaders h = p.headers;
-        if (p.parser.parse(buf, off, len, Framing.ROCEV2, h) != RejectReason.OK) {
+        PacketHeaders h = l.headers;
+        if (l.parser.parse(buf, off, len, Framing.ROCEV2, h) != RejectReason.OK) {
             driver.dropMalformed(port);
             return;
         }
         int srcPort = rx.sourcePort(i);
         int srcV4 = v6 ? 0 : rx.sourceV4(i);
-        Gid src = v6 ? p.sourceGid(rx.sourceHi(i), rx.sourceLo(i))
-                : p.sourceGid(0, 0x0000_FFFF_0000_0000L | (srcV4 & 0xFFFF_FFFFL));
+        Gid src = v6 ? l.sourceGid(rx.sourceHi(i), rx.sourceLo(i))
+                : l.sourceGid(0, 0x0000_FFFF_0000_0000L | (srcV4 & 0xFFFF_FFFFL));
         boolean check = v6 || checkIpv4Icrc;
         if (h.destQp() == BthDescriptor.MULTICAST_QPN) {
-            deliverMulticast(p, i, port, src, srcV4, srcPort, off, len, check);
+            deliverMulticast(p, l, i, port, src, srcV4, srcPort, off, len, check);
             return;
         }
         if (check) {
-            int id = icrcMatch(p, srcV4, srcPort, src, p.localGid, p.localV4, off, len, solveIpv4Id);
+            int id = icrcMatch(p, l, srcV4, srcPort, src, p.localGid, p.localV4, off, len, solveIpv4Id);
             if (id < 0) {
-                p.icrcErrors++;
+                p.icrcErrors.increment();
                 driver.dropMalformed(port);
                 return;
             }
@@ -125,9 +125,9 @@ final class RoceReceiver {
         if (oversizeUd(h, port)) {
             return;
         }
-        synthesizeGrh(p, i, src, p.localGid, len);
-        p.rxSource = src;
-        driver.deliver(p, buf, h, p.info.set(p.portNum, 0, 0, 0, p.grh, 0));
+        synthesizeGrh(l, i, src, p.localGid, len);
+        l.rxSource = src;
+        driver.deliver(l, buf, h, l.info.set(p.portNum, 0, 0, 0, l.grh, 0));
     }
 
     /**
@@ -155,7 +155,7 @@ final class RoceReceiver {
         return alt != null && alt.isGlobal() && src.equals(alt.dgid());
     }
 
-    private void deliverMulticast(PortEngine p, int i, DriverPort port, Gid src, int srcV4,
+    private void deliverMulticast(PortEngine p, EngineLane l, int i, DriverPort port, Gid src, int srcV4,
             int srcPort, int off, int len, boolean check) {
         McastJoin[] js = joins[p.portNum - 1];
         if (js.length == 0) {
@@ -165,7 +165,7 @@ final class RoceReceiver {
         }
         if (!check) {
             for (McastJoin j : js) {
-                if (!deliverToGroup(p, i, port, src, j, len)) {
+                if (!deliverToGroup(p, l, i, port, src, j, len)) {
                     return;
                 }
             }
@@ -173,23 +173,23 @@ final class RoceReceiver {
         }
         McastJoin match = null;
         for (McastJoin j : js) { // as sent (ID 0 over IPv4) first: the ICRC names exactly one group
-            if (icrcMatch(p, srcV4, srcPort, src, j.mgid, j.v4, off, len, false) == 0) {
+            if (icrcMatch(p, l, srcV4, srcPort, src, j.mgid, j.v4, off, len, false) == 0) {
                 match = j;
                 break;
             }
         }
         if (match == null && solveIpv4Id && !p.ipv6) {
-            match = solvedGroup(p, js, srcV4, srcPort, off, len);
+            match = solvedGroup(p, l, js, srcV4, srcPort, off, len);
             if (match != null) {
                 port.addCounter(PortCounter.RX_IPV4_ID_SOLVED, 1);
             }
         }
         if (match == null) {
-            p.icrcErrors++; // corrupt, or for a group this port has not joined: the ICRC cannot tell which
+            p.icrcErrors.increment(); // corrupt, or for a group this port has not joined: the ICRC cannot tell which
             driver.dropMalformed(port);
             return;
         }
-        deliverToGroup(p, i, port, src, match, len);
+        deliverToGroup(p, l, i, port, src, match, len);
     }
 
     /**
@@ -197,10 +197,11 @@ final class RoceReceiver {
      * does: with 16 check bits left, a wrong group solves for one packet length in 65,536, and then the ICRC cannot
      * tell which group the packet is for.
      */
-    private McastJoin solvedGroup(PortEngine p, McastJoin[] js, int srcV4, int srcPort, int off, int len) {
+    private McastJoin solvedGroup(PortEngine p, EngineLane l, McastJoin[] js, int srcV4, int srcPort, int off,
+            int len) {
         McastJoin match = null;
         for (McastJoin j : js) {
-            if (p.icrc.recoverRoceV4Id(srcV4, j.v4, true, srcPort, p.io.localPort(), p.rx.data, off, len) > 0) {
+            if (l.icrc.recoverRoceV4Id(srcV4, j.v4, true, srcPort, p.io.localPort(), l.rx.data, off, len) > 0) {
                 if (match != null) {
                     return null;
                 }
@@ -211,12 +212,13 @@ final class RoceReceiver {
     }
 
     /** Delivers to a group's members unless the UD payload is over the MTU; returns false if it was. */
-    private boolean deliverToGroup(PortEngine p, int i, DriverPort port, Gid src, McastJoin j, int len) {
-        if (oversizeUd(p.headers, port)) {
+    private boolean deliverToGroup(PortEngine p, EngineLane l, int i, DriverPort port, Gid src, McastJoin j,
+            int len) {
+        if (oversizeUd(l.headers, port)) {
             return false;
         }
-        synthesizeGrh(p, i, src, j.mgid, len);
-        driver.deliverMulticast(p, j.mgid, j.mlid, p.info.set(p.portNum, 0, 0, 0, p.grh, 0));
+        synthesizeGrh(l, i, src, j.mgid, len);
+        driver.deliverMulticast(l, j.mgid, j.mlid, l.info.set(p.portNum, 0, 0, 0, l.grh, 0));
         return true;
     }
 
@@ -227,17 +229,17 @@ final class RoceReceiver {
      * @return 0 if the ICRC matches as sent (IPv6, or IPv4 with ID 0); the solved IPv4 ID if that matches; -1 if
      *         nothing does
      */
-    private static int icrcMatch(PortEngine p, int srcV4, int srcPort, Gid src, Gid dst, int dstV4, int off, int len,
-            boolean solve) {
-        ByteBuffer buf = p.rx.data;
+    private static int icrcMatch(PortEngine p, EngineLane l, int srcV4, int srcPort, Gid src, Gid dst, int dstV4,
+            int off, int len, boolean solve) {
+        ByteBuffer buf = l.rx.data;
         int localPort = p.io.localPort();
         if (p.ipv6) {
-            return p.icrc.checkRoceV6(src, dst, srcPort, localPort, buf, off, len) ? 0 : -1;
+            return l.icrc.checkRoceV6(src, dst, srcPort, localPort, buf, off, len) ? 0 : -1;
         }
         if (solve) {
-            return p.icrc.recoverRoceV4Id(srcV4, dstV4, true, srcPort, localPort, buf, off, len);
+            return l.icrc.recoverRoceV4Id(srcV4, dstV4, true, srcPort, localPort, buf, off, len);
         }
-        return p.icrc.checkRoceV4(srcV4, dstV4, 0, true, srcPort, localPort, buf, off, len) ? 0 : -1;
+        return l.icrc.checkRoceV4(srcV4, dstV4, 0, true, srcPort, localPort, buf, off, len) ? 0 : -1;
     }
 
     /**
@@ -245,19 +247,20 @@ final class RoceReceiver {
      * received (when the socket layer reports them; else 0, 0 and 64), payload length, next header UDP, SGID and
      * DGID.
      */
-    private static void synthesizeGrh(PortEngine p, int i, Gid src, Gid dst, int len) {
-        RxBatch rx = p.rx;
+    private static void synthesizeGrh(EngineLane l, int i, Gid src, Gid dst, int len) {
+        RxBatch rx = l.rx;
         if (rx.hasIpInfo(i)) {
-            GrhDescriptor.write(p.grh, 0, rx.trafficClass(i), rx.flowLabel(i), len, rx.hopLimit(i), src, dst);
+            GrhDescriptor.write(l.grh, 0, rx.trafficClass(i), rx.flowLabel(i), len, rx.hopLimit(i), src, dst);
         } else {
-            GrhDescriptor.write(p.grh, 0, 0, 0, len, 64, src, dst);
+            GrhDescriptor.write(l.grh, 0, 0, 0, len, 64, src, dst);
         }
     }
 
     /** rxe's {@code check_addr} on the packet's sender ({@link #fromRemote}), counted as {@code RX_ADDR_MISMATCH}. */
     boolean admits(DriverQp qp, DriverPort port) {
         QpType type = qp.type();
-        if ((type == QpType.RC || type == QpType.UC) && !fromRemote(qp, driver.port(port.portNum()).rxSource)) {
+        if ((type == QpType.RC || type == QpType.UC)
+                && !fromRemote(qp, driver.port(port.portNum()).receivingLane().rxSource)) {
             port.addCounter(PortCounter.RX_ADDR_MISMATCH, 1);
             return false;
         }

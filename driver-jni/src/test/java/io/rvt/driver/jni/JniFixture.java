@@ -14,6 +14,7 @@ import io.rvt.testkit.Verbs;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.UnaryOperator;
 
 /**
  * driver-jni's conformance fixture: HCAs on one loopback address ({@code 127.0.0.1} or {@code ::1}), each on an
@@ -59,6 +60,8 @@ final class JniFixture implements DriverFixture {
     private boolean numberIpv4Ids;
     private boolean solveIpv4Id = true;
     private boolean retryBackoff = true;
+    /** Wraps each socket outside the fault injection ({@link #decorate}). */
+    private UnaryOperator<Datagrams> outer = UnaryOperator.identity();
     /** Per device, its sockets' {@link Ipv4IdNumbering} (with {@link #numberIpv4Ids}). */
     private final List<List<Ipv4IdNumbering>> numberings = new ArrayList<>();
     private boolean callerRunsEngines;
@@ -126,6 +129,15 @@ final class JniFixture implements DriverFixture {
      */
     JniFixture retryBackoff(boolean on) {
         retryBackoff = on;
+        return this;
+    }
+
+    /**
+     * @param decorator wraps every socket of the devices opened from now on, outside the fault injection
+     * @return this
+     */
+    JniFixture decorate(UnaryOperator<Datagrams> decorator) {
+        outer = decorator;
         return this;
     }
 
@@ -210,11 +222,11 @@ final class JniFixture implements DriverFixture {
                         f.faults(faults);
                         f.partition(partitioned);
                         if (!numberIpv4Ids) {
-                            return f;
+                            return outer.apply(f);
                         }
                         Ipv4IdNumbering n = new Ipv4IdNumbering(f, (int) s * 7919);
                         numbered.add(n);
-                        return n;
+                        return outer.apply(n);
                     }).build();
             drivers.add(d);
         }
