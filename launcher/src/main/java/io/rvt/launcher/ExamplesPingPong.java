@@ -162,8 +162,14 @@ final class ExamplesPingPong {
             if (ud) {
                 loop.udTarget(qp.ah(), remote.qpn());
             }
+            PortTraffic traffic = params.transport() == Transport.RC ? new PortTraffic(dev, dev, link.port(), host)
+                    : null;
             long nanos = loop.run(params.iters(), server != null);
             printResults(host, nanos);
+            if (traffic != null) {
+                // what the loss cost this side: its resends, sequence NAKs and timeouts, its kernel's drops
+                out.println(traffic.since());
+            }
             // an rvt peer may still need an ACK of its last message: keep the QP until it is done too
             session.finish(GOODBYE);
         }

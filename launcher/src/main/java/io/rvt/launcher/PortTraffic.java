@@ -73,8 +73,10 @@ final class PortTraffic {
         }
         if (calls0 != null) {
             Map<String, Long> f = host.fabricCounters();
-            sb.append(System.lineSeparator()).append(" Socket calls    : ").append(calls(f, a.name())).append("; ")
-                    .append(calls(f, b.name()));
+            sb.append(System.lineSeparator()).append(" Socket calls    : ").append(calls(f, a.name()));
+            if (b != a) {
+                sb.append("; ").append(calls(f, b.name()));
+            }
         }
         return sb.toString();
     }
