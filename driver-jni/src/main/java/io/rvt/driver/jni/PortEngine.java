@@ -399,14 +399,26 @@ final class PortEngine implements Agent {
      * @return the datagrams received plus the QPs drained (0: idle)
      */
     int cycle() {
-        EngineLane l = lane;
+        return cycle(lane);
+    }
+
+    /**
+     * A duty cycle with lane {@code l}: the holder's ({@link #lane}) receives unless the socket was just emptied (or,
+     * sending only, unless a receive is overdue); the stand-in's always receives. The receive path never throws for
+     * bad packets; anything else is a bug: reported, and the engine keeps serving.
+     */
+    private int cycle(EngineLane l) {
         int work = 0;
         l.cycling = true;
         try {
-            boolean emptied = socketEmptied;
-            socketEmptied = false;
-            if (sendOnly == Thread.currentThread() ? receiveOverdue() : !emptied) {
-                work += receive();
+            if (l != lane) {
+                work += receiveBatch(l);
+            } else {
+                boolean emptied = socketEmptied;
+                socketEmptied = false;
+                if (sendOnly == Thread.currentThread() ? receiveOverdue() : !emptied) {
+                    work += receive();
+                }
             }
             work += drainQueue(l);
             if (work > 0) {
@@ -415,17 +427,12 @@ final class PortEngine implements Agent {
                 waitIfIdle();
             }
         } catch (RuntimeException | Error e) {
-            failed(e);
+            System.getLogger(JniDriver.class.getName()).log(System.Logger.Level.WARNING,
+                    "port " + portNum + " engine of " + driver.name() + " failed", e);
         } finally {
             l.cycling = false;
         }
         return work;
-    }
-
-    /** The receive path never throws for bad packets; anything else is a bug: report, keep serving. */
-    private void failed(Throwable e) {
-        System.getLogger(JniDriver.class.getName()).log(System.Logger.Level.WARNING,
-                "port " + portNum + " engine of " + driver.name() + " failed", e);
     }
 
     /** The cycle's send half: the QPs queued, drained with the lane's scratch; what they made goes out. */
@@ -458,17 +465,7 @@ final class PortEngine implements Agent {
                 l.owner = Thread.currentThread();
                 standIn = l;
             }
-            int work = 0;
-            l.cycling = true;
-            try {
-                work += receiveBatch(l);
-                work += drainQueue(l);
-            } catch (RuntimeException | Error e) {
-                failed(e);
-            } finally {
-                l.cycling = false;
-            }
-            return work;
+            return cycle(l);
         }
 
         @Override

@@ -197,8 +197,13 @@ public final class ProgressEngine implements AutoCloseable {
     }
 
     private int cycle() {
+        return cycle(agent);
+    }
+
+    /** One duty cycle of {@code a}: what it throws is counted and handed on, or ends the engine. */
+    private int cycle(Agent a) {
         try {
-            return agent.doWork();
+            return a.doWork();
         } catch (AgentTerminationException end) {
             terminated = true;
             return 0;
@@ -389,16 +394,7 @@ public final class ProgressEngine implements AutoCloseable {
                 return 0;
             }
             callersActive = false; // standing in: idle as the engine's thread between empty cycles
-            int w;
-            try {
-                w = standIn.doWork();
-            } catch (AgentTerminationException end) {
-                terminated = true;
-                return 0;
-            } catch (Throwable t) {
-                fail(t);
-                return 0;
-            }
+            int w = cycle(standIn);
             if (w > 0) {
                 standInWork++; // only this thread writes it
             }

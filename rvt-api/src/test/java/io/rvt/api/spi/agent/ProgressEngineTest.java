@@ -330,17 +330,7 @@ class ProgressEngineTest {
         try (ProgressEngine e = ProgressEngine.start(a, standIn, ThreadingMode.PROGRESS, new BackoffIdleStrategy(),
                 quiet, Throwable::printStackTrace)) {
             // a caller taken off its core inside the engine (held on purpose): the backstop cannot run the agent
-            a.hold = new CountDownLatch(1);
-            a.entered = new CountDownLatch(1);
-            CountDownLatch entered = a.entered;
-            Thread holder = new Thread(() -> {
-                while (entered.getCount() > 0) {
-                    e.progress(1); // 0 while the backstop is in the engine (no caller yet): try again
-                }
-            }, "stalled-caller");
-            a.holdOnly = holder;
-            holder.start();
-            assertThat(a.entered.await(20, TimeUnit.SECONDS)).isTrue();
+            Thread holder = stallInside(e, a);
             int cycles = a.cycles.get();
             // ... but it runs the stand-in once the caller has begun no cycle for the quiet period
             standIn.work.set(5);
@@ -358,17 +348,7 @@ class ProgressEngineTest {
     void shouldLeaveAStalledCallerAloneWithoutAStandIn() throws Exception {
         Recording a = new Recording();
         try (ProgressEngine e = start(a, ThreadingMode.PROGRESS, TimeUnit.MILLISECONDS.toNanos(1))) {
-            a.hold = new CountDownLatch(1);
-            a.entered = new CountDownLatch(1);
-            CountDownLatch entered = a.entered;
-            Thread holder = new Thread(() -> {
-                while (entered.getCount() > 0) {
-                    e.progress(1); // 0 while the backstop is in the engine (no caller yet): try again
-                }
-            }, "stalled-caller");
-            a.holdOnly = holder;
-            holder.start();
-            assertThat(a.entered.await(20, TimeUnit.SECONDS)).isTrue();
+            Thread holder = stallInside(e, a);
             int cycles = a.cycles.get();
             a.work.set(1);
             // the backstop checks once a quiet period: give it many, measured, then see it did not enter
@@ -379,5 +359,21 @@ class ProgressEngineTest {
             a.hold.countDown();
             holder.join();
         }
+    }
+
+    /** Starts a caller that enters {@code e} and stays inside {@code a}'s cycle until {@code a.hold} is counted down. */
+    private static Thread stallInside(ProgressEngine e, Recording a) throws InterruptedException {
+        a.hold = new CountDownLatch(1);
+        CountDownLatch entered = new CountDownLatch(1);
+        a.entered = entered;
+        Thread holder = new Thread(() -> {
+            while (entered.getCount() > 0) {
+                e.progress(1); // 0 while the backstop is in the engine (no caller yet): try again
+            }
+        }, "stalled-caller");
+        a.holdOnly = holder;
+        holder.start();
+        assertThat(entered.await(20, TimeUnit.SECONDS)).as("the caller is inside the engine").isTrue();
+        return holder;
     }
 }
