@@ -421,7 +421,9 @@ final class PortEngine implements Agent {
                 }
             }
             work += drainQueue(l);
-            if (work > 0) {
+            if (l != lane) {
+                return work;
+            } else if (work > 0) {
                 idleSince = 0;
             } else if (mayWait == Thread.currentThread()) {
                 waitIfIdle();
