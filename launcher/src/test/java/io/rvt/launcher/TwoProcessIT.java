@@ -129,6 +129,30 @@ class TwoProcessIT {
                 "Send Latency Test", " 2 +200( +[0-9.]+){7}", "measured here");
     }
 
+    /**
+     * -R: perftest's rdma_cm mode between two rvt processes, its channel and the test's QP connected through rvt-cm
+     * to CM port -p; the passive WRITE server prints the client's report.
+     */
+    @Test
+    void shouldRunPerfWriteBandwidthThroughRdmaCmWithR() throws Exception {
+        List<String> test = List.of("--test", "ib_write_bw", "-R", "-s", "65536", "-n", "500");
+        List<String> s = new ArrayList<>(List.of("--driver", "jni", "--no-osgi", "--address", NET + "27", "perf",
+                "--server", "-p", "18710"));
+        s.addAll(test);
+        List<String> c = new ArrayList<>(List.of("--driver", "jni", "--no-osgi", "--address", NET + "28", "perf",
+                NET + "27", "-p", "18710"));
+        c.addAll(test);
+        runPair(null, s, c, (srv, cli) -> {
+            for (RvtProcess p : List.of(srv, cli)) {
+                assertThat(p.out()).as(p.out()).contains("Data ex. method : rdma_cm", "rdma_cm QPs     : ON");
+            }
+            assertThat(srv.out()).contains("waiting for a client on roce0, CM port 18710 (rdma_cm)");
+            assertThat(rows(cli.out())).extracting(r -> r[1]).containsExactly(500L);
+            assertThat(rows(srv.out())).extracting(r -> r[1]).containsExactly(500L);
+            assertThat(srv.stderr() + cli.stderr()).doesNotContain("rvt:");
+        });
+    }
+
     @Test
     void shouldRunUcSendBandwidthWithTheServerCountingWhatArrived() throws Exception {
         perfPair(null, NET + "19", NET + "20", 18707, List.of("--test", "send", "-c", "UC", "-s", "4096", "-n",
