@@ -38,6 +38,37 @@ class RvtPerftestLinuxIT {
     private static final Pattern ROW = Pattern.compile("(?m)^[ \\t]+(\\d+)[ \\t]+(\\d+)"
             + "([ \\t]+([0-9.]+|inf|-?nan)){3,}");
 
+    /** The matrix both ways: program, message size (none: perftest's default or -a), flags, RDMA over IPv6 GIDs. */
+    private static final String MATRIX = """
+            ib_send_bw, 4096, , false
+            ib_write_bw, 65536, , false
+            ib_read_lat, 64, , false
+            ib_atomic_bw, 8, , false
+            ib_send_bw, 4096, -c UC, false
+            ib_send_bw, 512, -c UD, false
+            ib_write_bw, 65536, -c UC, false
+            ib_send_bw, , -c UD -a, false
+            ib_send_bw, 4096, -b, false
+            ib_write_bw, 65536, -b, false
+            ib_send_lat, 64, , false
+            ib_write_lat, 64, , false
+            ib_read_bw, 65536, , false
+            ib_atomic_lat, 8, , false
+            ib_write_bw, 64, , false
+            ib_read_bw, 64, , false
+            ib_send_bw, 4096, , true
+            ib_read_lat, 64, , true
+            ib_read_bw, 4096, -o 4 -N, false
+            ib_send_bw, 4096, -S 1 --tclass 32 -L 64, false
+            """;
+    /** The {@code -R} cases both ways: program, message size, whether the server prints a row too. */
+    private static final String MATRIX_R = """
+            ib_send_bw, 4096, true
+            ib_write_bw, 65536, true
+            ib_read_lat, 64, false
+            ib_atomic_bw, 8, true
+            """;
+
     /**
      * The matrix (issue 26), rvt the client: SEND, WRITE, READ and atomic bandwidth and latency, UC and UD where
      * perftest has them, {@code -a} (over UD: every size up to the MTU), {@code -b}, small messages, RDMA over IPv6 GIDs
@@ -45,13 +76,7 @@ class RvtPerftestLinuxIT {
      * {@code -S}, {@code --tclass}, {@code -L}).
      */
     @ParameterizedTest
-    @CsvSource({"ib_send_bw, 4096, , false", "ib_write_bw, 65536, , false", "ib_read_lat, 64, , false",
-        "ib_atomic_bw, 8, , false", "ib_send_bw, 4096, -c UC, false", "ib_send_bw, 512, -c UD, false",
-        "ib_write_bw, 65536, -c UC, false", "ib_send_bw, , -c UD -a, false", "ib_send_bw, 4096, -b, false",
-        "ib_write_bw, 65536, -b, false", "ib_send_lat, 64, , false", "ib_write_lat, 64, , false",
-        "ib_read_bw, 65536, , false", "ib_atomic_lat, 8, , false", "ib_write_bw, 64, , false",
-        "ib_read_bw, 64, , false", "ib_send_bw, 4096, , true", "ib_read_lat, 64, , true",
-        "ib_read_bw, 4096, -o 4 -N, false", "ib_send_bw, 4096, -S 1 --tclass 32 -L 64, false"})
+    @CsvSource(textBlock = MATRIX)
     void shouldRunRvtPerfAgainstThePerftestServer(String program, Integer size, String flags, boolean ipv6,
             LinuxPeer peer) throws Exception {
         int port = nextPort();
@@ -70,13 +95,7 @@ class RvtPerftestLinuxIT {
     // ib_atomic_bw's client steps its FETCH_AND_ADDs through a page of rvt's target, 64 bytes apart: docs/interop.md
     /** The same matrix, rvt the server and perftest the client. */
     @ParameterizedTest
-    @CsvSource({"ib_send_bw, 4096, , false", "ib_write_bw, 65536, , false", "ib_read_lat, 64, , false",
-        "ib_atomic_bw, 8, , false", "ib_send_bw, 4096, -c UC, false", "ib_send_bw, 512, -c UD, false",
-        "ib_write_bw, 65536, -c UC, false", "ib_send_bw, , -c UD -a, false", "ib_send_bw, 4096, -b, false",
-        "ib_write_bw, 65536, -b, false", "ib_send_lat, 64, , false", "ib_write_lat, 64, , false",
-        "ib_read_bw, 65536, , false", "ib_atomic_lat, 8, , false", "ib_write_bw, 64, , false",
-        "ib_read_bw, 64, , false", "ib_send_bw, 4096, , true", "ib_read_lat, 64, , true",
-        "ib_read_bw, 4096, -o 4 -N, false", "ib_send_bw, 4096, -S 1 --tclass 32 -L 64, false"})
+    @CsvSource(textBlock = MATRIX)
     void shouldServeThePerftestClient(String program, Integer size, String flags, boolean ipv6,
             LinuxPeer peer) throws Exception {
         int port = nextPort();
@@ -98,8 +117,7 @@ class RvtPerftestLinuxIT {
      * REQ for want of a listener, as perftest's own client does.
      */
     @ParameterizedTest
-    @CsvSource({"ib_send_bw, 4096, true", "ib_write_bw, 65536, true", "ib_read_lat, 64, false",
-        "ib_atomic_bw, 8, true"})
+    @CsvSource(textBlock = MATRIX_R)
     void shouldRunRvtPerfAgainstThePerftestServerWithR(String program, int size, boolean serverRow, LinuxPeer peer)
             throws Exception {
         int port = 18620 + List.of("ib_send_bw", "ib_write_bw", "ib_read_lat", "ib_atomic_bw").indexOf(program);
@@ -116,8 +134,7 @@ class RvtPerftestLinuxIT {
 
     /** {@code -R}, perftest's client against {@code rvt perf -R --server}. */
     @ParameterizedTest
-    @CsvSource({"ib_send_bw, 4096, true", "ib_write_bw, 65536, true", "ib_read_lat, 64, false",
-        "ib_atomic_bw, 8, true"})
+    @CsvSource(textBlock = MATRIX_R)
     void shouldServeThePerftestClientWithR(String program, int size, boolean serverRow, LinuxPeer peer)
             throws Exception {
         int port = 18630 + List.of("ib_send_bw", "ib_write_bw", "ib_read_lat", "ib_atomic_bw").indexOf(program);
