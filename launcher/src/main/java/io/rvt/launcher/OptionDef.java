@@ -83,7 +83,8 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--use-srq", null, null, "perf", "refused: " + Refusals.USE_SRQ),
             opt("--ipv6", null, null, "perf", "jni: the HCA's GID is IPv6: --address must be an IPv6 address (::1 "
                     + "unless given); perftest's own TCP socket stays IPv4"),
-            opt("--output", null, "WHAT", "perf", "refused: " + Refusals.OUTPUT),
+            opt("--output", null, "WHAT", "perf", "bandwidth, message_rate (bandwidth tests) or latency (latency "
+                    + "tests): each row prints that one figure (MiB/sec or Gb/sec, Mpps, usec t_avg) and nothing else"),
             opt("--reversed", null, null, "perf", "refused: " + Refusals.REVERSED),
             opt("--run_infinitely", null, null, "perf", "refused: " + Refusals.RUN_INFINITELY),
             opt("--retry_count", null, "N", "perf", "refused: " + Refusals.RETRY_COUNT),

@@ -166,6 +166,8 @@ public final class Options {
     String forceLink;
     /** perftest's {@code --ipv6}: the HCA's GID is an IPv6 address. */
     boolean ipv6;
+    /** perftest's {@code --output}: the one figure each row prints; null for the table. */
+    String output;
 
     private Options() {
     }
@@ -284,7 +286,12 @@ public final class Options {
                     throw new UsageException("option --atomic_type: '" + v + "' is not CMP_AND_SWAP or FETCH_AND_ADD");
                 }
             }
-            case "--output" -> throw refused(name, Refusals.OUTPUT);
+            case "--output" -> {
+                if (!List.of("bandwidth", "message_rate", "latency").contains(v)) {
+                    throw new UsageException("option --output: '" + v + "' is not bandwidth, message_rate or latency");
+                }
+                output = v;
+            }
             case "--reversed" -> throw refused(name, Refusals.REVERSED);
             case "--run_infinitely" -> throw refused(name, Refusals.RUN_INFINITELY);
             case "--retry_count" -> throw refused(name, Refusals.RETRY_COUNT);
@@ -415,6 +422,21 @@ public final class Options {
         }
     }
 
+    /** perftest's rule for {@code --output}: bandwidth or message_rate on a BW test, latency on a LAT test. */
+    private void checkOutput() {
+        if (output == null) {
+            return;
+        }
+        if (!given.contains("--test") && !given.contains("--bw") && !given.contains("--lat")) {
+            throw new UsageException("option --output " + output + ": prints one figure of one table, not of the "
+                    + "sweep: give --test (and --bw or --lat)");
+        }
+        if (latency != output.equals("latency")) {
+            throw new UsageException("option --output " + output + ": a " + (latency ? "latency" : "bandwidth")
+                    + " test prints " + (latency ? "latency" : "bandwidth or message_rate") + " (perftest's rule)");
+        }
+    }
+
     private void check() {
         checkPingPong();
         checkPerftest();
@@ -428,6 +450,7 @@ public final class Options {
             }
             latency = testLatency;
         }
+        checkOutput();
         if (plot != null && !all) {
             throw new UsageException("option --plot draws a sweep against the message size: add -a");
         }
@@ -613,7 +636,7 @@ public final class Options {
     /** @return perftest's flags beyond the table ({@link PerftestFlags}) */
     PerftestFlags perftestFlags() {
         return new PerftestFlags(noPeak, limitBw, limitMsgRate, sl, hopLimit, trafficClass, flowLabel, outReads,
-                given.contains("--rx-depth") ? rxDepth : 0, waitDestroy, latencyGap);
+                given.contains("--rx-depth") ? rxDepth : 0, waitDestroy, latencyGap, output);
     }
 
     private static int positive(String option, String v) {

@@ -184,7 +184,7 @@ final class PerfCommand {
 
     private void runTable(PerfSpec s, Device a, Device b, Host host, LinkOptions link, Progress progress,
             JsonReport report, PerftestJson.TestInfo info, Path perftestJson, PerfPlot plot) {
-        PerfTable table = new PerfTable(out, s.latency(), options.reportGbits);
+        PerfTable table = new PerfTable(out, s.latency(), options.reportGbits, flags.output());
         progress.printQuietly(() -> table.header(s, a, b, host, link));
         report.beginTest(info);
         PortTraffic traffic = s.latency() ? null : new PortTraffic(a, b, link.port(), host);
@@ -225,11 +225,11 @@ final class PerfCommand {
             flags.waitBeforeDestroy();
         }
         progress.printQuietly(table::footer);
-        if (unmeasured != null) {
+        if (unmeasured != null && table.full()) {
             String line = unmeasured;
             progress.printQuietly(() -> out.println(line));
         }
-        if (traffic != null) {
+        if (traffic != null && table.full()) {
             String line = traffic.since();
             progress.printQuietly(() -> out.println(line));
         }

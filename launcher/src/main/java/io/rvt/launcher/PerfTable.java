@@ -27,6 +27,7 @@ final class PerfTable {
     private final PrintStream out;
     private final List<String> columns;
     private final boolean gbits;
+    private final String output;
 
     /**
      * @param out where the table goes
@@ -42,7 +43,19 @@ final class PerfTable {
      * @param gbits bandwidth in Gb/s ({@code --report_gbits}) rather than MiB/s
      */
     PerfTable(PrintStream out, boolean latency, boolean gbits) {
+        this(out, latency, gbits, null);
+    }
+
+    /**
+     * @param out where the table goes
+     * @param latency a latency table, else bandwidth
+     * @param gbits bandwidth in Gb/s ({@code --report_gbits}) rather than MiB/s
+     * @param output perftest's {@code --output} ({@code bandwidth}, {@code message_rate}, {@code latency}): no header
+     *        or footer, each row that one figure with six decimals as perftest's {@code "%lf"}; null for the table
+     */
+    PerfTable(PrintStream out, boolean latency, boolean gbits, String output) {
         this.out = out;
+        this.output = output;
         this.gbits = gbits && !latency;
         this.columns = latency ? LAT_COLUMNS : this.gbits ? GBITS_COLUMNS : BW_COLUMNS;
     }
@@ -90,6 +103,9 @@ final class PerfTable {
      */
     void header(PerfSpec spec, String from, String to, int mtu, Host host, LinkOptions link, String dataExchange,
             String addresses) {
+        if (!full()) {
+            return;
+        }
         out.println(LINE);
         out.println("                    " + spec.title());
         out.printf(" Device          : %s -> %s%n", from, to);
@@ -129,6 +145,10 @@ final class PerfTable {
      */
     void row(BandwidthResult r) {
         // perftest prints six decimals in Gb/s when the average is below 0.1 (REPORT_FMT_EXT)
+        if (!full()) {
+            out.println(fixed(output.equals("message_rate") ? r.messageRateMpps() : r.average(gbits), 6));
+            return;
+        }
         int decimals = gbits && r.averageGbps() < 0.1 ? 6 : 2;
         cells(Integer.toString(r.size()), Long.toString(r.iterations()), fixed(r.peak(gbits), decimals),
                 fixed(r.average(gbits), decimals), fixed(r.messageRateMpps(), 6));
@@ -138,6 +158,10 @@ final class PerfTable {
      * @param r a latency row
      */
     void row(LatencyResult r) {
+        if (!full()) {
+            out.println(fixed(r.average(), 6));
+            return;
+        }
         cells(Integer.toString(r.size()), Long.toString(r.iterations()), fixed(r.min(), 2), fixed(r.max(), 2),
                 fixed(r.typical(), 2), fixed(r.average(), 2), fixed(r.stdev(), 2), fixed(r.p99(), 2),
                 fixed(r.p999(), 2));
@@ -145,7 +169,14 @@ final class PerfTable {
 
     /** Closes the table with perftest's dashed line. */
     void footer() {
-        out.println(LINE);
+        if (full()) {
+            out.println(LINE);
+        }
+    }
+
+    /** @return whether the table is printed whole, else only the figure {@code --output} names */
+    boolean full() {
+        return output == null;
     }
 
     private void cells(String... values) {

@@ -19,11 +19,14 @@ package io.rvt.launcher;
  * @param waitDestroySeconds {@code --wait_destroy}: seconds to wait after the rows before teardown
  * @param latencyGapMicros {@code --latency_gap}: microseconds each side waits before each of its latency posts,
  *                         inside the measured time as perftest's (its samples are the times between posts)
+ * @param output {@code --output}: {@code bandwidth}, {@code message_rate} or {@code latency}, each row printed as that
+ *               one figure and nothing else (perftest's {@code OUTPUT_BW}, {@code OUTPUT_MR}, {@code OUTPUT_LAT});
+ *               null for the table
  */
 record PerftestFlags(boolean noPeak, double limitBw, double limitMsgRate, int sl, int hopLimit, int trafficClass,
-        int flowLabel, int outReads, int rxDepth, int waitDestroySeconds, int latencyGapMicros) {
+        int flowLabel, int outReads, int rxDepth, int waitDestroySeconds, int latencyGapMicros, String output) {
     /** perftest's defaults: a peak, no limits, SL 0, hop limit 255, no traffic class or flow label, no gap. */
-    static final PerftestFlags DEFAULT = new PerftestFlags(false, 0, 0, 0, RemotePerf.HOP_LIMIT, 0, 0, 0, 0, 0, 0);
+    static final PerftestFlags DEFAULT = new PerftestFlags(false, 0, 0, 0, RemotePerf.HOP_LIMIT, 0, 0, 0, 0, 0, 0, null);
 
     /**
      * @param r a bandwidth row as measured

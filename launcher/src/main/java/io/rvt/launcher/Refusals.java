@@ -13,9 +13,6 @@ final class Refusals {
     /** perftest's {@code --use-srq}. */
     static final String USE_SRQ = "rvt perf posts each QP's receives on the QP itself; a shared receive queue "
             + "(ibv_create_srq) is not built into perf";
-    /** perftest's {@code --output}. */
-    static final String OUTPUT = "perftest's one-number output (bandwidth, message_rate, latency) is not "
-            + "built: rvt perf prints the table";
     /** perftest's {@code --reversed}. */
     static final String REVERSED = "the server sending to the client (perftest's --reversed) is not built: "
             + "start the sending side as the client";

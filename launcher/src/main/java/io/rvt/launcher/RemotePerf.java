@@ -204,7 +204,7 @@ final class RemotePerf {
         }
         warmUpMessages = PerfRunner.warmUpLocally(host, dev, spec, link, (port + WARM_UP_CM_PORT_OFFSET) & 0xFFFF,
                 err);
-        if (warmUpMessages > 0) {
+        if (warmUpMessages > 0 && flags.output() == null) {
             out.printf(" Warm-up         : %d messages between two QPs of %s before meeting the peer (it saw none)%n",
                     warmUpMessages, dev.name());
         }
@@ -427,7 +427,7 @@ final class RemotePerf {
         }
 
         private void header() {
-            table = new PerfTable(out, spec.latency(), gbits);
+            table = new PerfTable(out, spec.latency(), gbits, flags.output());
             StringBuilder addresses = new StringBuilder();
             boolean rdma = spec.test() != PerfTest.SEND;
             boolean read = spec.test() == PerfTest.READ || spec.test() == PerfTest.ATOMIC;
@@ -495,7 +495,7 @@ final class RemotePerf {
                 comm.reports(last);
             }
             progress.printQuietly(table::footer);
-            if (!spec.latency()) {
+            if (!spec.latency() && table.full()) {
                 String line = runner.unmeasuredLine();
                 progress.printQuietly(() -> out.println(line));
             }
@@ -519,7 +519,7 @@ final class RemotePerf {
                 comm.patience(waitForTheClient());
                 comm.closeConnection(mine[0]);
                 table.footer();
-                out.println("(server: " + whose(spec) + ")");
+                serverLine();
                 return;
             }
             if (!spec.latency() && test != PerfTest.SEND && !spec.bidirectional()) {
@@ -530,7 +530,7 @@ final class RemotePerf {
                 reports.write(spec, dev, mtu.bytes(), theirs, null);
                 comm.closeConnection(mine[0]);
                 table.footer();
-                out.println("(server: " + whose(spec) + ")");
+                serverLine();
                 return;
             }
             comm.patience(waitForTheClient());
@@ -567,7 +567,14 @@ final class RemotePerf {
             }
             closeConnection();
             table.footer();
-            out.println("(server: " + whose(spec) + ")");
+            serverLine();
+        }
+
+        /** Says under the server's table whose rows it printed (not with {@code --output}: the figures only). */
+        private void serverLine() {
+            if (table.full()) {
+                out.println("(server: " + whose(spec) + ")");
+            }
         }
 
         /** @return the peer's report, which must be a row here */

@@ -232,7 +232,7 @@ class RemotePerfProtocolTest {
         PerfSpec spec = new PerfSpec(PerfTest.READ, Transport.RC, false, new int[] {4096}, 1, 200, 0, 128,
                 PerfSpec.CQ_MODERATION, 1, false);
         // -o 2 -N -r 1 --wait_destroy 0: each side offers 2 outstanding reads, and the rows' peak is 0
-        PerftestFlags flags = new PerftestFlags(true, 0, 0, 0, RemotePerf.HOP_LIMIT, 0, 0, 2, 1, 0, 0);
+        PerftestFlags flags = new PerftestFlags(true, 0, 0, 0, RemotePerf.HOP_LIMIT, 0, 0, 2, 1, 0, 0, null);
         String[] out = serverAndClient(server, client, spec, false, flags);
         for (String o : out) {
             assertThat(o.lines().filter(l -> l.contains("address: LID")).toList()).as(o).hasSize(2)
