@@ -107,7 +107,8 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--pkey_index", null, "INDEX", "perf", "the P_Key index: 0, the one rvt's ports have"),
             opt("--force-link", null, "IB|Ethernet", "perf", "accepted when it names the driver's link (sim: IB, jni: "
                     + "Ethernet)"),
-            opt("--atomic_type", "-A", "TYPE", "perf", "atomics: FETCH_AND_ADD (the default); CMP_AND_SWAP refused"),
+            opt("--atomic_type", "-A", "TYPE", "perf", "atomics: FETCH_AND_ADD (the default, adds 1) or CMP_AND_SWAP "
+                    + "(compares 0, swaps in 0)"),
             opt("--report-cycles", "-C", null, "perf", "refused: " + Refusals.CYCLES),
             opt("--vector", "-X", "N", "perf", "refused: " + Refusals.EVENTS),
             opt("--margin", "-f", "SECONDS", "perf", "refused: " + Refusals.MARGIN),

@@ -166,6 +166,8 @@ public final class Options {
     String forceLink;
     /** perftest's {@code --ipv6}: the HCA's GID is an IPv6 address. */
     boolean ipv6;
+    /** perftest's {@code -A CMP_AND_SWAP}: atomic rows compare and swap instead of fetch and add. */
+    boolean cmpAndSwap;
     /** perftest's {@code --output}: the one figure each row prints; null for the table. */
     String output;
 
@@ -279,10 +281,8 @@ public final class Options {
             }
             case "--force-link" -> forceLink = v;
             case "--atomic_type" -> {
-                if (v.equals("CMP_AND_SWAP")) {
-                    throw refused(name + " CMP_AND_SWAP", Refusals.CMP_AND_SWAP);
-                }
-                if (!v.equals("FETCH_AND_ADD")) {
+                cmpAndSwap = v.equals("CMP_AND_SWAP");
+                if (!cmpAndSwap && !v.equals("FETCH_AND_ADD")) {
                     throw new UsageException("option --atomic_type: '" + v + "' is not CMP_AND_SWAP or FETCH_AND_ADD");
                 }
             }

@@ -311,7 +311,7 @@ final class PerfCommand {
                 : o.iters > 0 ? o.iters : o.latency ? PerfSpec.DEFAULT_LAT_ITERS : PerfSpec.DEFAULT_BW_ITERS;
         long duration = (long) (o.durationSeconds * 1e9);
         return new PerfSpec(o.test, o.transport, o.latency, sizes, o.qps, iters, duration, o.txDepth,
-                cqModeration(iters), o.postList, o.bidirectional);
+                cqModeration(iters), o.postList, o.bidirectional, o.cmpAndSwap);
     }
 
     /** perftest's rules for {@code -l} and {@code -Q}: {@code -Q} is the post list unless given, and divides it. */

@@ -378,10 +378,10 @@ final class PerfRunner implements AutoCloseable {
     }
 
     private SendWorkRequest request(Endpoint from, long toAddr, int toRkey, AddressHandle ah, int peerQpn) {
-        SendWorkRequest wr = new SendWorkRequest(1).opcode(spec.test().opcode()).sge(from.mr, dataOff, 1)
+        SendWorkRequest wr = new SendWorkRequest(1).opcode(spec.opcode()).sge(from.mr, dataOff, 1)
                 .remoteAddr(toAddr).rkey(toRkey);
-        if (spec.test() == PerfTest.ATOMIC) {
-            wr.compareAdd(1);
+        if (spec.test() == PerfTest.ATOMIC && !spec.cmpAndSwap()) {
+            wr.compareAdd(1); // perftest's add value; its CMP_AND_SWAP compares 0 and swaps in 0 (the WR's zeroes)
         }
         if (ah != null) {
             wr.ah(ah).remoteQpn(peerQpn).remoteQkey(Endpoint.QKEY);

@@ -1,5 +1,6 @@
 package io.rvt.launcher;
 
+import io.rvt.api.WrOpcode;
 import java.util.Locale;
 
 /**
@@ -17,15 +18,43 @@ import java.util.Locale;
  * @param cqMod a signaled completion every this many work requests (bandwidth; at most {@code txDepth})
  * @param postList work requests chained into one post call (bandwidth; {@code cqMod} divides it)
  * @param bidirectional both sides send at once (bandwidth), perftest's {@code -b}
+ * @param cmpAndSwap atomic rows post CMP_AND_SWAP (compare 0, swap 0, as perftest's {@code -A CMP_AND_SWAP}), else
+ *        FETCH_AND_ADD (add 1)
  */
 public record PerfSpec(PerfTest test, Transport transport, boolean latency, int[] sizes, int qps, int iters,
-        long durationNanos, int txDepth, int cqMod, int postList, boolean bidirectional) {
+        long durationNanos, int txDepth, int cqMod, int postList, boolean bidirectional, boolean cmpAndSwap) {
     /** perftest's default iterations of a bandwidth test. */
     public static final int DEFAULT_BW_ITERS = 5000;
     /** perftest's default iterations of a latency test. */
     public static final int DEFAULT_LAT_ITERS = 1000;
     /** perftest's default CQ moderation: one signaled completion per 100 work requests. */
     public static final int CQ_MODERATION = 100;
+
+    /**
+     * A table whose atomic rows, if any, are FETCH_AND_ADD (perftest's default {@code -A}).
+     *
+     * @param test the operation
+     * @param transport the transport
+     * @param latency latency, else bandwidth
+     * @param sizes the rows' sizes
+     * @param qps queue pairs
+     * @param iters iterations per row and QP, or 0 to run for {@code durationNanos}
+     * @param durationNanos how long a row runs when {@code iters} is 0
+     * @param txDepth work requests in flight per QP
+     * @param cqMod a signaled completion every this many work requests
+     * @param postList work requests chained into one post call
+     * @param bidirectional both sides send at once
+     */
+    public PerfSpec(PerfTest test, Transport transport, boolean latency, int[] sizes, int qps, int iters,
+            long durationNanos, int txDepth, int cqMod, int postList, boolean bidirectional) {
+        this(test, transport, latency, sizes, qps, iters, durationNanos, txDepth, cqMod, postList, bidirectional,
+                false);
+    }
+
+    /** @return the opcode of the table's work requests: the test's, or CMP_AND_SWAP for {@code -A CMP_AND_SWAP} */
+    public WrOpcode opcode() {
+        return test == PerfTest.ATOMIC && cmpAndSwap ? WrOpcode.ATOMIC_CMP_AND_SWP : test.opcode();
+    }
 
     /**
      * A unidirectional table with perftest's CQ moderation and no post lists.
@@ -76,7 +105,7 @@ public record PerfSpec(PerfTest test, Transport transport, boolean latency, int[
     private String name(String sep) {
         StringBuilder sb = new StringBuilder(test.perftestName()).append(sep);
         if (test == PerfTest.ATOMIC) {
-            sb.append("FETCH_AND_ADD").append(sep);
+            sb.append(cmpAndSwap ? "CMP_AND_SWAP" : "FETCH_AND_ADD").append(sep);
         }
         if (latency) {
             sb.append("Latency").append(sep);

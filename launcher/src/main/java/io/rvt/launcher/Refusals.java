@@ -76,8 +76,6 @@ final class Refusals {
     /** perftest's raw Ethernet options. */
     static final String RAW_ETH = "an option of perftest's raw_ethernet_* programs (raw packets), not of the eight "
             + "ib_* programs";
-    /** perftest's {@code -A CMP_AND_SWAP}. */
-    static final String CMP_AND_SWAP = "rvt perf's atomic rows are FETCH_AND_ADD; CMP_AND_SWAP rows are not built";
 
     private Refusals() {
     }

@@ -94,8 +94,6 @@ class PerftestFlagsTest {
         cli.assertUsage("option --atomic_type applies to atomic tests, not send", "perf", "-A", "FETCH_AND_ADD");
         cli.assertUsage("option --atomic_type: 'ADD' is not CMP_AND_SWAP or FETCH_AND_ADD", "perf", "--test",
                 "atomic", "-A", "ADD");
-        cli.assertUsage("option --atomic_type CMP_AND_SWAP is refused: rvt perf's atomic rows are FETCH_AND_ADD",
-                "perf", "--test", "atomic", "-A", "CMP_AND_SWAP");
         for (String f : List.of("-S", "-L", "--tclass", "--flow_label")) {
             cli.assertUsage(" applies between two processes over perftest's exchange", "perf", f, "1");
         }
@@ -167,6 +165,27 @@ class PerftestFlagsTest {
                 "20000")).as(cli.err()).isZero();
         String row = cli.out().lines().filter(l -> l.startsWith(" 64 ")).findFirst().orElseThrow();
         assertThat(Double.parseDouble(row.trim().split("\\s+")[2])).as(row).isGreaterThanOrEqualTo(20000);
+    }
+
+    /** perftest's -A CMP_AND_SWAP: the atomic rows post compare-and-swap, and the title names it. */
+    @Test
+    @Timeout(120)
+    void shouldRunCompareAndSwapAtomicRowsWhenAsked() {
+        Options o = Options.parse("perf", "--test", "ib_atomic_lat", "-A", "CMP_AND_SWAP");
+        PerfSpec s = new PerfSpec(o.test, o.transport, o.latency, new int[] {8}, 1, 10, 0, 1, 1, 1, false,
+                o.cmpAndSwap);
+        assertThat(s.opcode()).isEqualTo(io.rvt.api.WrOpcode.ATOMIC_CMP_AND_SWP);
+        assertThat(s.title()).isEqualTo("Atomic CMP_AND_SWAP Latency Test");
+        assertThat(Options.parse("perf", "--test", "ib_atomic_bw").cmpAndSwap).isFalse();
+        for (String test : List.of("ib_atomic_bw", "ib_atomic_lat")) {
+            cli.reset();
+            assertThat(cli.run("perf", "--no-osgi", "--test", test, "-A", "CMP_AND_SWAP", "-n", "200"))
+                    .as(cli.err()).isZero();
+            assertThat(cli.out()).contains("Atomic CMP_AND_SWAP " + (test.endsWith("bw") ? "BW" : "Latency")
+                    + " Test").doesNotContain("FETCH_AND_ADD");
+            assertThat(cli.out().lines().filter(l -> l.startsWith(" 8 ")).toList()).singleElement()
+                    .satisfies(l -> assertThat(Double.parseDouble(l.trim().split("\\s+")[3])).isPositive());
+        }
     }
 
     /** perftest's --output: each row is that one figure ("%lf"), with no test-info block, header or footer. */
