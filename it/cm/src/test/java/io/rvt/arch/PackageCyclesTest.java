@@ -88,17 +88,30 @@ class PackageCyclesTest {
         return c.getModule().isNamed() ? c.getModule().getName() : c.getPackageName();
     }
 
-    /** @return rvt's modules on the class path (jars from the repository, the reactor's classes directories) */
-    private static String rvtModulePath() {
+    /**
+     * @return rvt's modules on the class path, wherever Maven resolved them: jars from the repository or the
+     *         reactor's own target/*.jar and classes directories (a reactor build has no "/io/rvt/" in its paths)
+     */
+    private static List<String> rvtModulePath() {
         List<String> out = new ArrayList<>();
         for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
             Path p = Path.of(e);
-            boolean rvtJar = e.endsWith(".jar") && p.toString().replace('\\', '/').contains("/io/rvt/");
-            if (rvtJar || java.nio.file.Files.isRegularFile(p.resolve("module-info.class"))) {
+            boolean exploded = java.nio.file.Files.isRegularFile(p.resolve("module-info.class"));
+            if (exploded || e.endsWith(".jar") && java.nio.file.Files.isRegularFile(p) && isRvtModule(p)) {
                 out.add(e);
             }
         }
-        return String.join(java.io.File.pathSeparator, out);
+        return out;
+    }
+
+    private static boolean isRvtModule(Path jar) {
+        try {
+            return java.lang.module.ModuleFinder.of(jar).findAll().stream()
+                    .map(java.lang.module.ModuleReference::descriptor)
+                    .anyMatch(d -> !d.isAutomatic() && d.name().startsWith("io.rvt"));
+        } catch (java.lang.module.FindException notAModule) { // a jar jdeps need not see
+            return false;
+        }
     }
 
     /** @return the module's own packages, each with the module's own packages it depends on (itself left out) */
@@ -106,10 +119,14 @@ class PackageCyclesTest {
         ToolProvider jdeps = ToolProvider.findFirst("jdeps").orElseThrow(() -> new AssertionError("no jdeps"));
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int rc = jdeps.run(new PrintWriter(out), new PrintWriter(err), "--multi-release", "17",
-                "--ignore-missing-deps", "--module-path", rvtModulePath(), "-verbose:package",
-                "-filter:none", classes.toString());
-        assertThat(rc).as("jdeps on %s: %s", classes, err).isZero();
+        List<String> args = new ArrayList<>(List.of("--multi-release", "17", "--ignore-missing-deps"));
+        List<String> modules = rvtModulePath();
+        if (!modules.isEmpty()) { // jdeps refuses an empty --module-path (exit 2)
+            args.addAll(List.of("--module-path", String.join(java.io.File.pathSeparator, modules)));
+        }
+        args.addAll(List.of("-verbose:package", "-filter:none", classes.toString()));
+        int rc = jdeps.run(new PrintWriter(out, true), new PrintWriter(err, true), args.toArray(String[]::new));
+        assertThat(rc).as("jdeps %s: %s%s", args, out, err).isZero();
         Map<String, Set<String>> all = new TreeMap<>();
         List<String[]> edges = new ArrayList<>();
         for (String line : out.toString().split("\\R")) {
