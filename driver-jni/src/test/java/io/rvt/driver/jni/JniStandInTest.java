@@ -71,7 +71,12 @@ class JniStandInTest {
             Endpoint[] p = verbs.connected(dev[0], dev[1], QpType.RC, 4096, 7, 1);
             Verbs.fill(p[0].buffer, 0, 4096, 5);
             p[1].qp.postRecv(new RecvWorkRequest(1).wrId(1).sge(p[1].mr, 0, 4096));
-            Thread poller = new Thread(() -> b.progress(32), "stalled-poller");
+            // progress until inside the receive: a call that finds the backstop mid-cycle returns without entering
+            Thread poller = new Thread(() -> {
+                while (stall.entered.getCount() > 0) {
+                    b.progress(32);
+                }
+            }, "stalled-poller");
             stall.thread = poller;
             poller.start();
             try {
