@@ -58,6 +58,14 @@ public final class ProgressEngine implements AutoCloseable {
     private final Agent standIn;
     private final ThreadingMode mode;
     private final long quietNanos;
+    /**
+     * The least time a caller stays in one cycle before the stand-in runs beside it: a caller working through a batch
+     * (64 packets of a 64 KiB message, code not yet compiled) can take over a millisecond, and a stand-in beside a
+     * caller that is not stalled reorders packets (rping's 65535-byte pings against rxe saw out-of-sequence requests
+     * on a clean link); a descheduled caller stalls for tens to hundreds of milliseconds, and 20 ms is still well
+     * inside a peer's RC timeout (67 ms at timeout 14).
+     */
+    static final long STAND_IN_AFTER_NANOS = 20_000_000L;
     private final Consumer<Throwable> errorHandler;
     private final AtomicLong errors = new AtomicLong();
     /** The thread in the engine, or null; CAS from null (the try-lock). */
@@ -389,7 +397,7 @@ public final class ProgressEngine implements AutoCloseable {
                 callersActive = true;
                 return 0;
             }
-            if (now - startsSeenAt < quietNanos) {
+            if (now - startsSeenAt < Math.max(quietNanos, STAND_IN_AFTER_NANOS)) {
                 callersActive = true;
                 return 0;
             }
