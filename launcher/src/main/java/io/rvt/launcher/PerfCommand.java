@@ -144,7 +144,7 @@ final class PerfCommand {
                     PerfSizing.rxDepth(s), o.rdmaCm ? DATA_EXCHANGE : TCP_EXCHANGE);
             if (perftestJson != null) {
                 // as perftest: the file is rewritten for every row, and holds the last
-                write(perftestJson, PerftestJson.report(info, bw, lat, o.reportGbits));
+                write(perftestJson, PerftestJson.report(info, bw, lat, o.reportGbits, flags.output()));
             }
             if (!begun[0]) {
                 report.beginTest(info);
@@ -218,7 +218,7 @@ final class PerfCommand {
                 }
                 if (perftestJson != null) {
                     // as perftest: the file is rewritten for every row, and holds the last
-                    write(perftestJson, PerftestJson.report(info, bw, lat, options.reportGbits));
+                    write(perftestJson, PerftestJson.report(info, bw, lat, options.reportGbits, flags.output()));
                 }
             }
             unmeasured = s.latency() ? null : runner.unmeasuredLine();

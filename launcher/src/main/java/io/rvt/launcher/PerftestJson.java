@@ -19,19 +19,41 @@ final class PerftestJson {
      * @param bw the row, for a bandwidth table (else null)
      * @param lat the row, for a latency table (else null)
      * @param gbits bandwidth in Gb/s ({@code --report_gbits})
+     * @param output {@code --output} ({@code bandwidth}, {@code message_rate}, {@code latency}): the results hold
+     *        that one figure, as perftest's; null for the whole row
      * @return the document
      */
-    static String report(TestInfo info, BandwidthResult bw, LatencyResult lat, boolean gbits) {
+    static String report(TestInfo info, BandwidthResult bw, LatencyResult lat, boolean gbits, String output) {
         PerftestJson j = new PerftestJson();
         j.w.beginObject();
         info.write(j.w.name("test_info").beginObject());
         j.w.endObject().name("results").beginObject();
-        if (bw != null) {
+        if (output != null) {
+            figure(j.w, info.spec(), bw, lat, gbits, output);
+        } else if (bw != null) {
             result(j.w, bw, gbits);
         } else {
             result(j.w, lat);
         }
         return j.w.endObject().endObject().toJson();
+    }
+
+    /**
+     * The one figure {@code --output} names, under perftest's key: {@code bw_avg} or {@code msgRate_avg}
+     * ({@code write_bw_report_to_file}), {@code avg_lat} ({@code write_report_lat_to_file}) or, for a latency table
+     * run for a duration, {@code t_avg} ({@code write_report_lat_duration_to_file}), each {@code "%lf"} (six
+     * decimals). perftest leaves a comma after {@code bw_avg} and {@code msgRate_avg} (its JSON does not parse);
+     * rvt's does not.
+     */
+    private static void figure(JsonWriter w, PerfSpec spec, BandwidthResult bw, LatencyResult lat, boolean gbits,
+            String output) {
+        if (lat != null) {
+            w.name(spec.iters() == 0 ? "t_avg" : "avg_lat").value(lat.average(), 6);
+        } else if (output.equals("message_rate")) {
+            w.name("msgRate_avg").value(bw.messageRateMpps(), 6);
+        } else {
+            w.name("bw_avg").value(bw.average(gbits), 6);
+        }
     }
 
     /**

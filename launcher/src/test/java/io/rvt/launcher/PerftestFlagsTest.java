@@ -216,6 +216,30 @@ class PerftestFlagsTest {
                 "--output", "latency");
     }
 
+    @Test
+    @Timeout(180)
+    void shouldWriteOnlyTheFigureOutputNamesInPerftestJson() throws IOException {
+        String[][] runs = {
+            {"ib_write_bw", "bandwidth", "bw_avg"},
+            {"ib_send_bw", "message_rate", "msgRate_avg"},
+            {"ib_read_lat", "latency", "avg_lat"},
+        };
+        for (String[] run : runs) {
+            Path json = dir.resolve(run[0] + ".json");
+            cli.reset();
+            assertThat(cli.run("perf", "--no-osgi", "--test", run[0], "-s", "64", "-n", "50", "--output", run[1],
+                    "--out_json", "--out_json_file", json.toString())).as(cli.err()).isZero();
+            Map<String, Object> doc = parseFile(json);
+            assertThat(doc).as(run[0]).containsOnlyKeys("test_info", "results");
+            assertThat(map(doc.get("test_info"))).as(run[0]).containsKeys("test", "Connection_type", "Mtu");
+            Map<String, Object> results = map(doc.get("results"));
+            assertThat(results).as(run[0]).containsOnlyKeys(run[2]);
+            // the file's figure is the one printed, both "%lf"
+            double printed = Double.parseDouble(cli.out().strip());
+            assertThat((Double) results.get(run[2])).as(run[0]).isPositive().isEqualTo(printed);
+        }
+    }
+
     private static String[] concat(String[] a, String... b) {
         String[] r = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, r, a.length, b.length);
