@@ -67,6 +67,22 @@ class MwFlushLinuxIT {
     }
 
     /**
+     * An access through a window past the window's range but inside its region (IBTA C10-75 checks the window's
+     * bounds): rxe (6.12) serves rvt's READ, WRITE and FETCH_AND_ADD past its type 2 window, with the region's bytes;
+     * rvt refuses rxe's READ, WRITE and FETCH_AND_ADD past its type 1 window, each completing at rxe with
+     * {@code IBV_WC_REM_ACCESS_ERR} (10), rvt's region unchanged. docs/interop.md: rxe deviates, rvt keeps the check.
+     */
+    @Test
+    void shouldBeServedPastRxesWindowAndRefuseAccessesPastRvts() throws Exception {
+        InteropCase.Outcome o = run("bounds");
+        assertThat(o.rvt().number("cases")).as(o.describe()).isEqualTo(3);
+        assertThat(o.rvt().number("served_past_window")).as("rxe serves rvt's accesses past its window: "
+                + o.describe()).isEqualTo(3);
+        assertThat(o.rvt().number("refusals")).as(o.describe()).isEqualTo(3);
+        assertThat(o.rvt().number("bytes_checked")).as(o.describe()).isGreaterThan(16_000);
+    }
+
+    /**
      * ATOMIC_WRITE and FLUSH (range and region) from rxe to rvt and from rvt to rxe, the 8 bytes checked in place;
      * FLUSH to persistence through a QP without FLUSH_PERSISTENT refused as invalid request by either side.
      */

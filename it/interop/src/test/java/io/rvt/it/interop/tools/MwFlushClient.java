@@ -46,15 +46,17 @@ import java.util.concurrent.ThreadLocalRandom;
  * rvt's side of the memory window, ATOMIC_WRITE and FLUSH interop (issue 31): drives the guest's
  * {@code mw_flush_peer} (it/interop/linux-peer/variant/mw_flush_peer.c) over its TCP command line and plays every
  * case from both ends, one RC QP each side (a fresh pair after each case that ends in an error, which leaves both QPs
- * in ERR). Usage: {@code MwFlushClient [-p TCP_PORT] [-c windows|flush|all] GUEST --bind ADDR}.
+ * in ERR). Usage: {@code MwFlushClient [-p TCP_PORT] [-c windows|bounds|flush|all] GUEST --bind ADDR}.
  *
  * <p>The cases, in order: the capability bits of both devices; a type 2 window rxe binds (VA-based) that rvt READs,
  * WRITEs, FETCH_AND_ADDs and CMP_AND_SWPs through, then rxe's LOCAL_INV and rvt's next READ failing with
  * REM_ACCESS_ERR; a zero-based type 2 window of rxe's; a type 1 window rxe binds and deallocates; the reverse with
  * rvt's windows: type 2 used by rxe and invalidated by rvt's LOCAL_INV, type 2 invalidated by rxe's SEND_WITH_INV
- * (rvt's receive carries the rkey), type 1 deallocated; ATOMIC_WRITE and FLUSH (range and region) from rxe to rvt
- * and from rvt to rxe, and FLUSH to persistence refused by both (REM_INV_REQ_ERR: neither QP allows it). Each side's buffer is a model here: after every step
- * the whole buffer the step touched is compared with it, byte for byte (the guest's through {@code get}).
+ * (rvt's receive carries the rkey), type 1 deallocated; {@code bounds}: accesses past a window but inside its region,
+ * served by rxe, refused by rvt; ATOMIC_WRITE and FLUSH (range and region) from rxe to rvt and from rvt to rxe, and
+ * FLUSH to persistence refused by both (REM_INV_REQ_ERR: neither QP allows it). Each side's buffer is a model here:
+ * after every step the whole buffer the step touched is compared with it, byte for byte (the guest's through
+ * {@code get}).
  */
 public final class MwFlushClient implements Tool {
     /** The guest program's default TCP port. */
@@ -84,6 +86,8 @@ public final class MwFlushClient implements Tool {
     private int cases;
     private long bytesChecked;
     private int refusals;
+    /** rvt's accesses past rxe's window (inside its region) that rxe served. */
+    private int servedPastWindow;
     private String rxeCaps;
 
     /** A tool of its own (no Linux tool speaks this). */
@@ -121,8 +125,9 @@ public final class MwFlushClient implements Tool {
         ctx = context;
         int port = args.integer('p', PORT);
         String which = args.string('c', "all");
-        if (!List.of("windows", "flush", "all").contains(which)) {
-            throw new IllegalArgumentException("mw_flush_peer: -c is windows, flush or all, not '" + which + "'");
+        if (!List.of("windows", "bounds", "flush", "all").contains(which)) {
+            throw new IllegalArgumentException("mw_flush_peer: -c is windows, bounds, flush or all, not '" + which
+                    + "'");
         }
         pd = ctx.device().allocPd();
         cq = ctx.device().createCq(64, 0, null, null);
@@ -138,14 +143,19 @@ public final class MwFlushClient implements Tool {
             out = new PrintWriter(s.getOutputStream(), true, StandardCharsets.US_ASCII);
             capabilities();
             connect();
-            if (!which.equals("flush")) {
+            boolean all = which.equals("all");
+            if (all || which.equals("windows")) {
                 rxeTypeTwoWindow();
                 rxeZeroBasedAndTypeOneWindows();
                 rvtTypeTwoWindowLocallyInvalidated();
                 rvtTypeTwoWindowSendWithInvalidate();
                 rvtTypeOneWindow();
             }
-            if (!which.equals("windows")) {
+            if (all || which.equals("bounds")) {
+                rvtPastRxesWindow();
+                rxePastRvtsWindow();
+            }
+            if (all || which.equals("flush")) {
                 atomicWriteAndFlushFromRxe();
                 atomicWriteAndFlushToRxe();
             }
@@ -163,6 +173,7 @@ public final class MwFlushClient implements Tool {
         facts.put("cases", Integer.toString(cases));
         facts.put("refusals", Integer.toString(refusals));
         facts.put("bytes_checked", Long.toString(bytesChecked));
+        facts.put("served_past_window", Integer.toString(servedPastWindow));
         facts.put("rxe_cap_flags_ex", rxeCaps);
         return facts;
     }
@@ -295,6 +306,74 @@ public final class MwFlushClient implements Tool {
         checkTarget();
         connect();
         cases++;
+    }
+
+    /**
+     * An access through rxe's window past the window's range but inside its region (IBTA C10-75: the window's bounds
+     * are checked): rxe 6.12 serves rvt's READ after the window, WRITE before it and FETCH_AND_ADD after it, since its
+     * responder ({@code check_rkey}) checks the range against the window's region only; each is counted in
+     * {@code served_past_window}, and the bytes are the region's (checked against the model), so nothing is guessed.
+     * A READ inside the window first shows the window itself works.
+     */
+    private void rvtPastRxesWindow() throws Exception {
+        random.nextBytes(guestModel);
+        command("set 0 " + HEX.formatHex(guestModel));
+        String[] w = command("bind 2 400 100 rwa").split(" ");
+        int rkey = (int) Long.parseLong(w[1], 16);
+        long addr = Long.parseUnsignedLong(w[2], 16); // buf + 0x400, the window [0x400, 0x500)
+        long region = addr - 0x400;
+        readThrough(rkey, addr, 0x400, 0x100);
+        readThrough(rkey, region + 0x800, 0x800, 0x40);
+        servedPastWindow++;
+        writeThrough(rkey, region + 0x3f8, 0x3f8, 0x10); // starts 8 bytes before the window
+        servedPastWindow++;
+        long add = random.nextLong();
+        long old = le(guestModel, 0x600);
+        long got = atomic(new SendWorkRequest(1).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).compareAdd(add), rkey,
+                region + 0x600);
+        requireLong("FETCH_AND_ADD past rxe's window: the original value", got, old);
+        putLe(guestModel, 0x600, old + add);
+        servedPastWindow++;
+        checkGuest();
+        ctx.say("rxe served " + servedPastWindow + " accesses past its window [0x400, 0x500) of rkey 0x" + hex(rkey)
+                + " inside the region (its check_rkey checks the region's range only)");
+        command("inv " + Integer.toHexString(rkey));
+        cases++;
+    }
+
+    /**
+     * The reverse: rvt keeps the window's bounds, so rxe's READ after rvt's window, WRITE straddling its end and
+     * FETCH_AND_ADD before it are each NAKed (remote access error) and complete at rxe with
+     * {@code IBV_WC_REM_ACCESS_ERR} (10), rvt's region unchanged. A type 1 window, which outlives the QP pairs each
+     * refusal costs; rxe's READ inside it first.
+     */
+    private void rxePastRvtsWindow() throws Exception {
+        fillTarget();
+        MemoryWindow mw = pd.allocMw(MwType.TYPE_1);
+        try {
+            long addr = target.addr() + 0x400;
+            MwBind b = new MwBind().wrId(++wrIds).sendFlags(SendFlag.SIGNALED.bit());
+            b.bindInfo().mr(target).addr(addr).length(0x100).mwAccessFlags(RWA);
+            int rkey = qp.bindMw(mw, b);
+            waiter.await(b.wrId(), "bindMw");
+            String got = command("read " + hex(rkey) + " " + Long.toHexString(addr) + " 100").substring(3);
+            compare("rxe's READ inside rvt's window", HEX.parseHex(got), targetModel, 0x400);
+            long region = target.addr();
+            expectGuestError("10", "rxe's READ past rvt's window [0x400, 0x500), inside the region",
+                    "read " + hex(rkey) + " " + Long.toHexString(region + 0x800) + " 40");
+            connect();
+            expectGuestError("10", "rxe's WRITE straddling the end of rvt's window",
+                    "write " + hex(rkey) + " " + Long.toHexString(region + 0x4f8) + " " + HEX.formatHex(new byte[16]));
+            checkTarget();
+            connect();
+            expectGuestError("10", "rxe's FETCH_AND_ADD before rvt's window",
+                    "fadd " + hex(rkey) + " " + Long.toHexString(region + 0x300) + " 1");
+            checkTarget();
+            connect();
+            cases++;
+        } finally {
+            mw.deallocMw();
+        }
     }
 
     /** rxe's ATOMIC_WRITE and FLUSH (range, region) to rvt's region; FLUSH to persistence refused by rvt. */
