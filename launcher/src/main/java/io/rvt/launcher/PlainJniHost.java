@@ -127,6 +127,7 @@ final class PlainJniHost implements Host {
             m.put(d.name() + ".gso_segments", c.gsoSegments());
             m.put(d.name() + ".gro_segments", c.groSegments());
             m.put(d.name() + ".poller_waits", c.pollerWaits());
+            m.put(d.name() + ".stand_in_cycles", c.standInCycles());
             io.rvt.transport.RcInFlight w = d.rcInFlight(1);
             if (w != null) {
                 m.put(d.name() + ".rc_in_flight_peak", (long) w.peak());

@@ -13,7 +13,8 @@ import java.util.Map;
  * and 0 timeouts; roce1
  * received 262150, kernel dropped 0 (0.000 %)}; and where the host counts its sockets' system calls (driver-jni
  * without OSGi), a second line, e.g. {@code  Socket calls    : roce0 8200 sendmmsg (32.00 datagrams each), 9000
- * recvmmsg (4000 empty), 8000 ACKs sent; roce1 ...}.
+ * recvmmsg (4000 empty), 8000 ACKs sent, 0 stand-in cycles; roce1 ...}: the last, the duty cycles the port's backstop ran
+ * beside a poller stalled in the engine.
  */
 final class PortTraffic {
     private final Device a;
@@ -91,9 +92,10 @@ final class PortTraffic {
         long empty = delta(now, hca + ".recvmmsg_empty");
         long received = delta(now, hca + ".datagrams_received");
         long acks = delta(now, hca + ".acks_sent");
+        long standIn = delta(now, hca + ".stand_in_cycles");
         return String.format(Locale.ROOT, "%s %d sendmmsg (%.2f datagrams each), %d recvmmsg (%d empty, %.2f"
-                + " datagrams each), %d ACKs sent", hca, sends, ratio(sent, sends), recvs, empty,
-                ratio(received, recvs), acks);
+                + " datagrams each), %d ACKs sent, %d stand-in cycles", hca, sends, ratio(sent, sends), recvs, empty,
+                ratio(received, recvs), acks, standIn);
     }
 
     private long delta(Map<String, Long> now, String key) {

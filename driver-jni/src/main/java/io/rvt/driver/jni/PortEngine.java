@@ -580,7 +580,7 @@ final class PortEngine implements Agent {
         return new SocketCalls(sendCalls.sum(), datagramsSent.sum(),
                 l.receiveCalls + (s == null ? 0 : s.receiveCalls), l.emptyReceives + (s == null ? 0 : s.emptyReceives),
                 l.datagramsReceived + (s == null ? 0 : s.datagramsReceived), acksSent.sum(), gsoSegments.sum(),
-                l.groSegments + (s == null ? 0 : s.groSegments), pollerWaits);
+                l.groSegments + (s == null ? 0 : s.groSegments), pollerWaits, standInWork());
     }
 
     /** Adds what the kernel dropped for the port's socket since the last reading to {@code RX_KERNEL_DROPS}. */

@@ -22,9 +22,32 @@ import java.util.Locale;
  *        packets in one received datagram, counted once in {@code datagramsReceived})
  * @param pollerWaits times a polling thread found the port idle for {@link JniDriverBuilder#pollerWaitNanos} and
  *        waited in {@code poll} on its socket rather than spin (each a system call, not a receive)
+ * @param standInCycles duty cycles the port's backstop ran beside a caller that stayed stalled inside the port's
+ *        engine ({@code ProgressEngine#standInWork}; their receive and send calls are counted above): how often a
+ *        descheduled poller would otherwise have left the port silent
  */
 public record SocketCalls(long sendCalls, long datagramsSent, long receiveCalls, long emptyReceives,
-        long datagramsReceived, long acksSent, long gsoSegments, long groSegments, long pollerWaits) {
+        long datagramsReceived, long acksSent, long gsoSegments, long groSegments, long pollerWaits,
+        long standInCycles) {
+
+    /**
+     * A snapshot without the stand-in's cycles (the record before {@code standInCycles}).
+     *
+     * @param sendCalls see the record
+     * @param datagramsSent see the record
+     * @param receiveCalls see the record
+     * @param emptyReceives see the record
+     * @param datagramsReceived see the record
+     * @param acksSent see the record
+     * @param gsoSegments see the record
+     * @param groSegments see the record
+     * @param pollerWaits see the record
+     */
+    public SocketCalls(long sendCalls, long datagramsSent, long receiveCalls, long emptyReceives,
+            long datagramsReceived, long acksSent, long gsoSegments, long groSegments, long pollerWaits) {
+        this(sendCalls, datagramsSent, receiveCalls, emptyReceives, datagramsReceived, acksSent, gsoSegments,
+                groSegments, pollerWaits, 0);
+    }
 
     /**
      * A snapshot without the pollers' waits (the record before {@code pollerWaits}).
@@ -41,7 +64,7 @@ public record SocketCalls(long sendCalls, long datagramsSent, long receiveCalls,
     public SocketCalls(long sendCalls, long datagramsSent, long receiveCalls, long emptyReceives,
             long datagramsReceived, long acksSent, long gsoSegments, long groSegments) {
         this(sendCalls, datagramsSent, receiveCalls, emptyReceives, datagramsReceived, acksSent, gsoSegments,
-                groSegments, 0);
+                groSegments, 0, 0);
     }
 
     /**
@@ -57,7 +80,8 @@ public record SocketCalls(long sendCalls, long datagramsSent, long receiveCalls,
      */
     public SocketCalls(long sendCalls, long datagramsSent, long receiveCalls, long emptyReceives,
             long datagramsReceived, long acksSent, long gsoSegments) {
-        this(sendCalls, datagramsSent, receiveCalls, emptyReceives, datagramsReceived, acksSent, gsoSegments, 0, 0);
+        this(sendCalls, datagramsSent, receiveCalls, emptyReceives, datagramsReceived, acksSent, gsoSegments, 0, 0,
+                0);
     }
 
     /** @return datagrams per send call, 0 without calls */
@@ -79,7 +103,7 @@ public record SocketCalls(long sendCalls, long datagramsSent, long receiveCalls,
                 receiveCalls - earlier.receiveCalls, emptyReceives - earlier.emptyReceives,
                 datagramsReceived - earlier.datagramsReceived, acksSent - earlier.acksSent,
                 gsoSegments - earlier.gsoSegments, groSegments - earlier.groSegments,
-                pollerWaits - earlier.pollerWaits);
+                pollerWaits - earlier.pollerWaits, standInCycles - earlier.standInCycles);
     }
 
     /** @return e.g. {@code 120 sendmmsg (3.20 datagrams each), 400 recvmmsg (250 empty, 0.96 each), 30 ACKs sent} */
