@@ -30,6 +30,8 @@ final class BandwidthFlow {
     private final long[] lastSignaled;
     private final String atSender;
     private final String atReceiver;
+    /** The software rate limiter's bursts ({@code --rate_limit}); unlimited unless {@link #pace} says otherwise. */
+    private final RateLimit.Pacer pacer = new RateLimit.Pacer();
 
     /**
      * @param spec the table
@@ -74,13 +76,31 @@ final class BandwidthFlow {
         atReceiver = to == null ? "" : "a receive on " + to.device.name();
     }
 
-    /** Starts a row: nothing posted or completed. */
+    /** Starts a row: nothing posted or completed, and no rate limit. */
     void reset() {
         for (int q = 0; q < senders.length; q++) {
             posted[q] = 0;
             completed[q] = 0;
             lastSignaled[q] = 0;
         }
+        pacer.start(0, 0, 0);
+    }
+
+    /**
+     * Limits the row's posts to bursts of {@code burstSize}, one every {@code gapNanos} (perftest's software rate
+     * limiter), from {@code now}.
+     *
+     * @param gapNanos the gap between bursts' starts
+     * @param burstSize work requests per burst
+     * @param now the row's start
+     */
+    void pace(long gapNanos, int burstSize, long now) {
+        pacer.start(gapNanos, burstSize, now);
+    }
+
+    /** @return whether the row is rate limited: the sender must come back to {@link #post} though nothing completed */
+    boolean paced() {
+        return pacer.limited();
     }
 
     /**
@@ -93,9 +113,13 @@ final class BandwidthFlow {
         long before = total();
         int cqMod = spec.cqModeration();
         int depth = spec.txDepth();
+        long now = pacer.limited() ? System.nanoTime() : 0;
         for (int q = 0; q < senders.length; q++) {
             SendWorkRequest[] list = lists[q];
-            while (posted[q] < target) {
+            if (!pacer.mayPost(now)) {
+                continue;
+            }
+            while (posted[q] < target && pacer.inBurst()) {
                 int k = (int) Math.min(list.length, target - posted[q]);
                 if (posted[q] + k - completed[q] > depth) {
                     break;
@@ -119,6 +143,7 @@ final class BandwidthFlow {
                     }
                 }
                 posted[q] += k;
+                pacer.posted(k);
             }
         }
         return total() - before;

@@ -143,7 +143,7 @@ final class Endpoint implements AutoCloseable {
     QpOptions qpOptions(QpType type, int sendDepth, int recvDepth, SigType sigType) {
         QpOptions o = new QpOptions().pd(pd).sendCq(sendCq).recvCq(recvCq).type(type).sigType(sigType)
                 .accessFlags(ALL_ACCESS).responderResources(RD_ATOMIC).initiatorDepth(RD_ATOMIC)
-                .localAckTimeout(link.qpTimeout()).retryCount(7).rnrRetryCount(7);
+                .localAckTimeout(link.qpTimeout()).retryCount(link.retryCount()).rnrRetryCount(link.retryCount());
         o.cap().maxSendWr(sendDepth).maxRecvWr(recvDepth).maxSendSge(1).maxRecvSge(1);
         if (link.mtu() > 0) {
             o.pathMtu(PathMtu.ofBytes(link.mtu()));

@@ -15,8 +15,14 @@ import io.rvt.api.PortAttr;
  *                 else GID 0)
  * @param qpTimeout the RC local ACK timeout code, 0 to 31: each try waits 4.096 us x 2^code (IBTA's {@code timeout}
  *                  QP attribute, ibv_modify_qp's {@code IBV_QP_TIMEOUT}); rvt-cm puts it in the REQ
+ * @param retryCount the RC QPs' retry count and RNR retry count, 0 to 7 ({@code IBV_QP_RETRY_CNT},
+ *                   {@code IBV_QP_RNR_RETRY}; perftest's {@code --retry_count}, which its rdma_cm {@code -R} puts in
+ *                   {@code rdma_conn_param.retry_count} and {@code rnr_retry_count}); rvt-cm puts it in the REQ
  */
-record LinkOptions(int port, int mtu, int gidIndex, int qpTimeout) {
+record LinkOptions(int port, int mtu, int gidIndex, int qpTimeout, int retryCount) {
+    /** perftest's {@code DEF_RETRY_COUNT} and the launcher's retry count: 7 (an RNR retry count of 7 is forever). */
+    static final int DEFAULT_RETRY_COUNT = 7;
+
     /**
      * The launcher's RC local ACK timeout code, perftest's default too: 4.096 us x 2^14 = 67 ms per try, 7 retries: a
      * 2-core machine busy with other work can starve the network thread for tens of milliseconds, which a shorter
@@ -35,6 +41,16 @@ record LinkOptions(int port, int mtu, int gidIndex, int qpTimeout) {
      */
     LinkOptions(int port, int mtu, int gidIndex) {
         this(port, mtu, gidIndex, DEFAULT_QP_TIMEOUT);
+    }
+
+    /**
+     * @param port the port number, from 1
+     * @param mtu the path MTU in bytes, or 0 for the port's active MTU
+     * @param gidIndex the source GID index of a global address, or -1 for the default
+     * @param qpTimeout the RC local ACK timeout code
+     */
+    LinkOptions(int port, int mtu, int gidIndex, int qpTimeout) {
+        this(port, mtu, gidIndex, qpTimeout, DEFAULT_RETRY_COUNT);
     }
 
     /**

@@ -87,10 +87,12 @@ record OptionDef(String name, List<String> aliases, String label, String command
                     + "tests): each row prints that one figure (MiB/sec or Gb/sec, Mpps, usec t_avg) and nothing else"),
             opt("--reversed", null, null, "perf", "refused: " + Refusals.REVERSED),
             opt("--run_infinitely", null, null, "perf", "refused: " + Refusals.RUN_INFINITELY),
-            opt("--retry_count", null, "N", "perf", "refused: " + Refusals.RETRY_COUNT),
+            opt("--retry_count", null, "N", "perf", "RC: the QPs' retry count, 0 to 7 (7); with -R, as perftest's, the "
+                    + "REQ's retry and RNR retry counts"),
             opt("--latency_gap", null, "USEC", "perf", "latency: wait USEC before each post, inside the measured time "
                     + "as perftest's"),
-            opt("--rate_limit", null, "RATE", "perf", "refused: " + Refusals.RATE_LIMIT),
+            opt("--rate_limit", null, "RATE", "perf", "bandwidth: perftest's software rate limiter: at most RATE "
+                    + "(--rate_units), in bursts of --burst_size sends"),
             // perftest's other flags (issue 26): docs/cli.md 'perftest's flags' has each with what rvt does
             opt("--noPeak", "-N", null, "perf", "bandwidth: no peak (BW peak 0.00), as perftest's -N"),
             opt("--limit_bw", "-w", "BW", "perf", "bandwidth: exit 1 unless the average reaches BW (the row's unit: "
@@ -139,10 +141,12 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--disable_pcie_relaxed", null, null, "perf", "refused: " + Refusals.HARDWARE + " (PCIe relaxed "
                     + "ordering)"),
             opt("--use_ooo", null, null, "perf", "refused: " + Refusals.HARDWARE + " (out-of-order placement)"),
-            opt("--burst_size", null, "N", "perf", "refused: " + Refusals.RATE_LIMIT),
-            opt("--typical_pkt_size", null, "BYTES", "perf", "refused: " + Refusals.RATE_LIMIT),
-            opt("--rate_units", null, "M|g|p", "perf", "refused: " + Refusals.RATE_LIMIT),
-            opt("--rate_limit_type", null, "HW|SW|PP", "perf", "refused: " + Refusals.RATE_LIMIT),
+            opt("--burst_size", null, "N", "perf", "with --rate_limit: sends per burst (-t's)"),
+            opt("--typical_pkt_size", null, "BYTES", "perf", "refused: " + Refusals.TYPICAL_PKT),
+            opt("--rate_units", null, "M|g|p", "perf", "with --rate_limit: MB/sec (M), Gb/sec (g, the default) or "
+                    + "packets/sec (p)"),
+            opt("--rate_limit_type", null, "HW|SW|PP", "perf", "with --rate_limit: SW (the default in rvt; HW and PP "
+                    + "refused: " + Refusals.RATE_LIMIT_HW + ")"),
             opt("--log_dci_streams", null, "N", "perf", "refused: " + Refusals.HARDWARE + " (DC)"),
             opt("--log_active_dci_streams", null, "N", "perf", "refused: " + Refusals.HARDWARE + " (DC)"),
             opt("--aes_xts", null, null, "perf", "refused: " + Refusals.HARDWARE + " (AES-XTS encryption)"),

@@ -162,6 +162,14 @@ public final class Options {
     int waitDestroy;
     /** perftest's {@code --latency_gap}, in microseconds. */
     int latencyGap;
+    /** perftest's {@code --rate_limit}; 0 unless given. */
+    double rateLimit;
+    /** perftest's {@code --rate_units}: M, g or p. */
+    char rateUnits = 'g';
+    /** perftest's {@code --burst_size}; 0 for the TX depth. */
+    int burstSize;
+    /** perftest's {@code --retry_count}: the RC QPs' retry count. */
+    int retryCount = LinkOptions.DEFAULT_RETRY_COUNT;
     /** perftest's {@code --force-link}; null unless given. */
     String forceLink;
     /** perftest's {@code --ipv6}: the HCA's GID is an IPv6 address. */
@@ -294,9 +302,31 @@ public final class Options {
             }
             case "--reversed" -> throw refused(name, Refusals.REVERSED);
             case "--run_infinitely" -> throw refused(name, Refusals.RUN_INFINITELY);
-            case "--retry_count" -> throw refused(name, Refusals.RETRY_COUNT);
+            case "--retry_count" -> retryCount = inRange(name, v, 0, 7, "a retry count (0 to 7, the QP attribute's 3 "
+                    + "bits)");
             case "--latency_gap" -> latencyGap = inRange(name, v, 0, 1_000_000, "microseconds (0 to 1000000)");
-            case "--rate_limit" -> throw refused(name, Refusals.RATE_LIMIT);
+            case "--rate_limit" -> {
+                rateLimit = decimal(name, v, "a rate");
+                if (!(rateLimit > 0 && rateLimit < Double.POSITIVE_INFINITY)) {
+                    throw new UsageException("option --rate_limit: " + v + " is not a rate (above 0)");
+                }
+            }
+            case "--rate_units" -> {
+                if (!List.of("M", "g", "p").contains(v)) {
+                    throw new UsageException("option --rate_units: '" + v + "' is not M (MB/sec), g (Gb/sec) or p "
+                            + "(packets/sec)");
+                }
+                rateUnits = v.charAt(0);
+            }
+            case "--burst_size" -> burstSize = positive(name, v);
+            case "--rate_limit_type" -> {
+                if (v.equals("HW") || v.equals("PP")) {
+                    throw refused(name + " " + v, Refusals.RATE_LIMIT_HW);
+                }
+                if (!v.equals("SW")) {
+                    throw new UsageException("option --rate_limit_type: '" + v + "' is not HW, SW or PP");
+                }
+            }
             case "--odp", "--iodp", "--prefetch" -> throw refused(name, Refusals.ODP);
             case "--ts" -> throw refused(name, Refusals.TS);
             case "--dm" -> throw refused(name, Refusals.DM);
@@ -402,6 +432,7 @@ public final class Options {
                         + "(--server or HOST, without -R); in one process rvt-cm sets up the path");
             }
         }
+        checkRateLimit();
         if (forceLink != null && !forceLink.equalsIgnoreCase(driver.perftestLinkType())) {
             throw new UsageException("option --force-link: '" + forceLink + "' is not the link of --driver "
                     + driver.name().toLowerCase(Locale.ROOT) + " (" + driver.perftestLinkType() + ")");
@@ -419,6 +450,29 @@ public final class Options {
                             + "address, give an IPv6 one");
                 }
             }
+        }
+    }
+
+    /**
+     * perftest's rules for its software rate limiter ({@code force_dependecies}): bandwidth tests, not atomic nor
+     * bidirectional SEND; {@code --burst_size} only with a limit; and rvt's: the units and type only with a rate.
+     */
+    private void checkRateLimit() {
+        for (String f : List.of("--burst_size", "--rate_units", "--rate_limit_type")) {
+            if (given.contains(f) && rateLimit == 0) {
+                throw new UsageException("option " + f + " applies to the rate limiter: give --rate_limit"
+                        + (f.equals("--burst_size") ? " (perftest: 'Can't enable burst mode when rate limiter is off')"
+                                : ""));
+            }
+        }
+        if (rateLimit == 0) {
+            return;
+        }
+        boolean lat = given.contains("--lat") || Boolean.TRUE.equals(testLatency);
+        if (lat || test == PerfTest.ATOMIC || test == PerfTest.SEND && bidirectional) {
+            throw new UsageException("option --rate_limit: the software rate limiter runs on bandwidth tests, not "
+                    + (lat ? "latency" : test == PerfTest.ATOMIC ? "atomic" : "bidirectional SEND") + " ones "
+                    + "(perftest's rule)");
         }
     }
 
@@ -585,7 +639,7 @@ public final class Options {
 
     /** @return the port, path MTU, GID index and ACK timeout of {@code -i}, {@code -m}, {@code -x}, {@code -u} */
     LinkOptions link() {
-        return new LinkOptions(ibPort, mtu, gidIndex, qpTimeout);
+        return new LinkOptions(ibPort, mtu, gidIndex, qpTimeout, retryCount);
     }
 
     /** @return the fabric options */
@@ -631,6 +685,11 @@ public final class Options {
             throw new UsageException("option " + option + ": " + v + " is not " + what + " (0 or more)");
         }
         return d;
+    }
+
+    /** @return perftest's software rate limiter, or null without {@code --rate_limit} */
+    RateLimit rateLimit() {
+        return rateLimit > 0 ? new RateLimit(rateLimit, rateUnits, burstSize > 0 ? burstSize : txDepth) : null;
     }
 
     /** @return perftest's flags beyond the table ({@link PerftestFlags}) */

@@ -164,7 +164,7 @@ final class PerfCommand {
                     plot.add(lat);
                 }
             }
-        }, o.rdmaCm).flags(flags);
+        }, o.rdmaCm).flags(flags).rateLimit(o.rateLimit());
         if (o.server) {
             remote.server(host, own);
         } else {
@@ -194,7 +194,7 @@ final class PerfCommand {
         }
         String unmeasured = null;
         try (PerfRunner runner = new PerfRunner(host, a, b, s, largest, progress, link, options.cmPort)
-                .latencyGap(flags.latencyGapMicros() * 1000L)) {
+                .latencyGap(flags.latencyGapMicros() * 1000L).rateLimit(options.rateLimit())) {
             for (int size : s.sizes()) {
                 BandwidthResult bw = null;
                 LatencyResult lat = null;

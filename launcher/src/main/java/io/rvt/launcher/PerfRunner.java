@@ -106,6 +106,10 @@ final class PerfRunner implements AutoCloseable {
     private int target;
     /** perftest's {@code --latency_gap}: nanoseconds each side waits before each of its latency posts. */
     private long gapNanos;
+    /** perftest's software rate limiter of the measured bandwidth rows; null for none. */
+    private RateLimit rateLimit;
+    /** The size of the rows' work requests ({@link #resize}). */
+    private int size;
 
     /**
      * Sets up both sides for every row of {@code spec}.
@@ -336,6 +340,18 @@ final class PerfRunner implements AutoCloseable {
         return this;
     }
 
+    /**
+     * perftest's software rate limiter ({@code --rate_limit}): each measured bandwidth row posts in bursts (warm-ups
+     * are not limited).
+     *
+     * @param limit the limit; null for none
+     * @return this
+     */
+    PerfRunner rateLimit(RateLimit limit) {
+        this.rateLimit = limit;
+        return this;
+    }
+
     /** @return whether rows run a warm-up first: not where a perftest peer would count it */
     private boolean warms() {
         return !perftest || !spec.test().needsReceives() && !(spec.latency() && spec.test() == PerfTest.WRITE);
@@ -391,6 +407,7 @@ final class PerfRunner implements AutoCloseable {
 
     /** Sets every work request to {@code size} bytes (and write latency's target to the second half). */
     private void resize(int size) {
+        this.size = size;
         boolean writeLat = spec.latency() && spec.test() == PerfTest.WRITE;
         for (int q = 0; q < wrs.length; q++) {
             for (SendWorkRequest wr = wrs[q]; wr != null; wr = wr.next()) {
@@ -460,6 +477,13 @@ final class PerfRunner implements AutoCloseable {
             f.reset();
         }
         long start = System.nanoTime();
+        boolean paced = report && rateLimit != null;
+        if (paced) {
+            long gap = rateLimit.gapNanos(size);
+            for (BandwidthFlow f : flows) {
+                f.pace(gap, rateLimit.burstSize(), start);
+            }
+        }
         long end = durationNanos > 0 ? start + durationNanos : Long.MAX_VALUE;
         meter.start(start, durationNanos, report ? spec.marginNanos() : 0);
         long last = start;
@@ -483,7 +507,7 @@ final class PerfRunner implements AutoCloseable {
                         meter.posted(before, now);
                     }
                 }
-                room = false;
+                room = paced; // a paced sender comes back for its next burst whether or not anything completed
             }
             long before = done;
             for (BandwidthFlow f : flows) {

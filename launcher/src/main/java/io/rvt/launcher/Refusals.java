@@ -18,11 +18,12 @@ final class Refusals {
             + "start the sending side as the client";
     /** perftest's {@code --run_infinitely}. */
     static final String RUN_INFINITELY = "a row that never ends is not built: give -D SECONDS";
-    /** perftest's {@code --retry_count}. */
-    static final String RETRY_COUNT = "rvt's RC QPs always retry 7 times (perftest takes it with -R only, where "
-            + "rvt-cm's REQ carries 7)";
-    /** perftest's {@code --rate_limit}. */
-    static final String RATE_LIMIT = "rvt has no rate limiter (perftest's --rate_limit, SW or HW)";
+    /** perftest's {@code --rate_limit_type HW} and {@code PP}. */
+    static final String RATE_LIMIT_HW = "a NIC's rate limiter (a QP's static rate, packet pacing) is hardware rvt has "
+            + "not; SW, perftest's software limiter, is built";
+    /** perftest's {@code --typical_pkt_size}. */
+    static final String TYPICAL_PKT = "the typical packet size applies to packet pacing (--rate_limit_type PP), a "
+            + "hardware rate limiter rvt has not";
 
     /** perftest's {@code -C}. */
     static final String CYCLES = "Java reads no CPU cycle counter: rvt perf reports times in usec (System.nanoTime)";

@@ -66,6 +66,8 @@ final class RemotePerf {
     private final Reports reports;
     private final boolean rdmaCm;
     private PerftestFlags flags = PerftestFlags.DEFAULT;
+    /** perftest's software rate limiter ({@code --rate_limit}) of the client's bandwidth rows; null for none. */
+    private RateLimit rateLimit;
 
     /** Writes a row into the JSON files the command line asks for ({@code --out_json}, {@code --json}). */
     interface Reports {
@@ -119,6 +121,16 @@ final class RemotePerf {
      */
     RemotePerf flags(PerftestFlags perftest) {
         this.flags = perftest;
+        return this;
+    }
+
+    /**
+     * @param limit perftest's software rate limiter ({@code --rate_limit}) of the sending side's bandwidth rows; null
+     *              for none
+     * @return this
+     */
+    RemotePerf rateLimit(RateLimit limit) {
+        this.rateLimit = limit;
         return this;
     }
 
@@ -418,7 +430,7 @@ final class RemotePerf {
             QpAttr rts = new QpAttr().qpState(QpState.RTS).sqPsn(mine[q].psn());
             int rtsMask = QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.SQ_PSN);
             if (rc) {
-                rts.timeout(link.qpTimeout()).retryCnt(7).rnrRetry(7)
+                rts.timeout(link.qpTimeout()).retryCnt(link.retryCount()).rnrRetry(7)
                         .maxRdAtomic(Math.max(1, Math.min(r.outReads(), outReads())));
                 rtsMask |= QpAttrMask.mask(QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY,
                         QpAttrMask.MAX_QP_RD_ATOMIC);
@@ -449,7 +461,8 @@ final class RemotePerf {
                 try (Progress progress = new Progress(err, err == System.err && System.console() != null)) {
                     PerfRunner runner = new PerfRunner(host, e, null, qps, ahs, ud ? peerQpns : null,
                             new PerfRegion(theirs[0].vaddr(), theirs[0].rkey()), spec, progress, peer)
-                            .perftestPeer(target).latencyGap(flags.latencyGapMicros() * 1000L);
+                            .perftestPeer(target).latencyGap(flags.latencyGapMicros() * 1000L)
+                            .rateLimit(rateLimit);
                     progress.printQuietly(this::header);
                     clientRows(runner, progress, sweep);
                 }
@@ -536,7 +549,7 @@ final class RemotePerf {
             comm.patience(waitForTheClient());
             PerfRunner flow = spec.bidirectional() ? new PerfRunner(host, e, null, qps, ahs, ud ? peerQpns : null,
                     new PerfRegion(theirs[0].vaddr(), theirs[0].rkey()), spec, new Progress(err, false), peer)
-                    .perftestPeer(target) : null; // not closed: the endpoint is the session's
+                    .perftestPeer(target).rateLimit(rateLimit) : null; // not closed: the endpoint is the session's
             for (int size : spec.sizes()) {
                 if (spec.latency()) {
                     if (test == PerfTest.SEND) {

@@ -1,0 +1,85 @@
+package io.rvt.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * perftest's flags of how a test runs, taken with perftest's meaning (issue 26, item 3): {@code --retry_count} and the
+ * software rate limiter ({@code --rate_limit}, {@code --rate_units}, {@code --burst_size}, {@code --rate_limit_type}).
+ */
+class PerftestRunFlagsTest {
+    private final CommandLine cli = new CommandLine();
+
+    @Test
+    void shouldTakeTheRetryCountIntoTheLinkOptions() {
+        assertThat(Options.parse("perf", "--retry_count", "3").link().retryCount()).isEqualTo(3);
+        assertThat(Options.parse("perf", "--retry_count=0").link().retryCount()).isZero();
+        assertThat(Options.parse("perf").link().retryCount()).isEqualTo(LinkOptions.DEFAULT_RETRY_COUNT);
+        cli.assertUsage("option --retry_count: 8 is not a retry count (0 to 7", "perf", "--retry_count", "8");
+        cli.assertUsage("option --retry_count: -1 is not a retry count", "perf", "--retry_count", "-1");
+        cli.assertUsage("option --retry_count does not apply to 'pingpong'", "pingpong", "--retry_count", "3");
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldRunRcRowsWithTheRetryCountGiven() {
+        assertThat(cli.run("perf", "--no-osgi", "--test", "ib_write_bw", "-s", "4096", "-n", "200",
+                "--retry_count", "2")).as(cli.err()).isZero();
+        assertThat(cli.out().lines().filter(l -> l.startsWith(" 4096 ")).toList()).singleElement();
+    }
+
+    @Test
+    void shouldReadTheRateLimiterAsPerftestDoes() {
+        RateLimit g = Options.parse("perf", "--rate_limit", "2.5").rateLimit();
+        assertThat(g).isEqualTo(new RateLimit(2.5, 'g', 128)); // Gb/sec, bursts of the TX depth
+        assertThat(g.packetsPerSecond(1000)).isEqualTo(312_500); // 2.5e9 / 8000
+        assertThat(Options.parse("perf", "--rate_limit=100", "--rate_units=M", "--burst_size=10", "-t", "64",
+                "--rate_limit_type", "SW").rateLimit()).isEqualTo(new RateLimit(100, 'M', 10));
+        RateLimit p = Options.parse("perf", "--rate_limit", "2000", "--rate_units", "p", "--burst_size", "10")
+                .rateLimit();
+        assertThat(p.packetsPerSecond(65536)).isEqualTo(2000);
+        assertThat(p.gapNanos(65536)).isEqualTo(5_000_000); // 10 per burst, 200 bursts a second
+        assertThat(new RateLimit(100, 'M', 10).packetsPerSecond(65536)).isEqualTo(1600); // 100 MiB / 64 KiB
+        assertThat(Options.parse("perf").rateLimit()).isNull();
+    }
+
+    @Test
+    void shouldRefuseWhatPerftestsRateLimiterRefusesAndTheHardwareOnes() {
+        cli.assertUsage("option --rate_limit_type HW is refused: a NIC's rate limiter", "perf", "--rate_limit", "1",
+                "--rate_limit_type", "HW");
+        assertThat(cli.err().lines().count()).isOne();
+        cli.assertUsage("option --rate_limit_type PP is refused: a NIC's rate limiter", "perf", "--rate_limit", "1",
+                "--rate_limit_type", "PP");
+        cli.assertUsage("option --rate_limit_type: 'XX' is not HW, SW or PP", "perf", "--rate_limit", "1",
+                "--rate_limit_type", "XX");
+        cli.assertUsage("option --rate_units: 'G' is not M (MB/sec), g (Gb/sec) or p", "perf", "--rate_limit", "1",
+                "--rate_units", "G");
+        cli.assertUsage("option --rate_limit: 0 is not a rate (above 0)", "perf", "--rate_limit", "0");
+        for (String f : List.of("--burst_size", "--rate_units", "--rate_limit_type")) {
+            cli.assertUsage("option " + f + " applies to the rate limiter: give --rate_limit", "perf", f,
+                    f.equals("--burst_size") ? "4" : f.equals("--rate_units") ? "M" : "SW");
+        }
+        cli.assertUsage("not latency ones (perftest's rule)", "perf", "--test", "ib_write_lat", "--rate_limit", "1");
+        cli.assertUsage("not atomic ones", "perf", "--test", "ib_atomic_bw", "--rate_limit", "1");
+        cli.assertUsage("not bidirectional SEND ones", "perf", "--test", "ib_send_bw", "-b", "--rate_limit", "1");
+    }
+
+    /**
+     * 200 WRITEs of 64 KiB limited to 1600 a second (100 MB/sec) in bursts of 10: the bursts start 6.25 ms apart, so
+     * the 20th starts 118.75 ms after the first and the row cannot beat 200 / 118.75 ms (105 MB/sec, 1684 a second);
+     * unlimited the same row runs far faster. A bound load cannot break: a busy machine only makes the row slower.
+     */
+    @Test
+    @Timeout(120)
+    void shouldKeepABandwidthRowUnderTheSoftwareRateLimit() {
+        assertThat(cli.run("perf", "--no-osgi", "--test", "ib_write_bw", "-s", "65536", "-n", "200", "--rate_limit",
+                "100", "--rate_units", "M", "--burst_size", "10")).as(cli.err()).isZero();
+        String row = cli.out().lines().filter(l -> l.startsWith(" 65536 ")).findFirst().orElseThrow();
+        String[] f = row.trim().split("\\s+");
+        assertThat(Double.parseDouble(f[3])).as(row).isPositive().isLessThanOrEqualTo(100.0 * 20 / 19);
+        assertThat(Double.parseDouble(f[4])).as(row).isLessThanOrEqualTo(1600.0 * 20 / 19 / 1e6);
+    }
+}
