@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -64,6 +65,8 @@ final class PerftestRdmaCm extends PerftestComm {
     /** A receive has completed that no exchange has read yet ({@link #peerWaiting()} found it): it is in {@link #wc}. */
     private boolean pending;
     private long patienceNanos;
+    /** The path MTU code the server's prologue agreed ({@link #accept}); 0 on a client. */
+    private int mtu;
 
     private PerftestRdmaCm(boolean client, String peer, Host host, Connector connector, Endpoint e,
             Connection control, Listener listener, InetAddress server, int port, Duration patience) {
@@ -116,41 +119,69 @@ final class PerftestRdmaCm extends PerftestComm {
     }
 
     /**
-     * Listens on the CM port and accepts the first client's channel ({@code rdma_server_connect}); the listener stays,
-     * for the test's QPs.
+     * Listens on the CM port and accepts the first client whose channel opens as perftest's does
+     * ({@code rdma_server_connect}, then the opening exchanges of {@link #prologue}); the listener stays, for the
+     * test's QPs. A client that connects and then sends what perftest would not (a message of another size, another
+     * program's bytes) or leaves before the prologue is done is refused: its channel is disconnected and freed,
+     * {@code refused} told who it was and why, and the server waits for the next, as its TCP exchange does.
      *
      * @param host this process's host
      * @param dev its HCA
      * @param link the port, GID index and ACK timeout
      * @param port the CM port
-     * @param patience how long to wait for a client
+     * @param patience how long to wait for each client
+     * @param opening how long each exchange of the prologue (and later ones) may wait for the client
+     * @param mtuCode this side's path MTU, for the prologue
      * @param listening called once the port listens (the server's waiting line)
-     * @return the channel, its receive posted
+     * @param refused told the address of each client refused and why
+     * @return the channel, its prologue done ({@link #mtu()}), its receive posted
      * @throws IllegalStateException if no client comes, or the port is taken
      */
     static PerftestRdmaCm accept(Host host, Device dev, LinkOptions link, int port, Duration patience,
-            Runnable listening) {
+            Duration opening, int mtuCode, Runnable listening, BiConsumer<String, String> refused) {
         Connector connector = new Connector(host);
-        Endpoint e = null;
         try {
-            e = new Endpoint(dev, 2 * SEND_OFFSET, 4, link);
             Listener l = connector.listen(dev, port);
             listening.run();
-            ConnectRequest req;
-            try {
-                req = connector.request(l, patience);
-            } catch (Connector.WaitTimeout x) {
-                throw new IllegalStateException("no client on CM port " + port + " within " + patience.toSeconds()
-                        + " s", x);
+            while (true) {
+                ConnectRequest req;
+                try {
+                    req = connector.request(l, patience);
+                } catch (Connector.WaitTimeout x) {
+                    throw new IllegalStateException("no client on CM port " + port + " within "
+                            + patience.toSeconds() + " s", x);
+                }
+                PerftestRdmaCm comm = opened(host, dev, link, connector, l, req, port, opening, mtuCode, refused);
+                if (comm != null) {
+                    return comm;
+                }
             }
+        } catch (RuntimeException x) {
+            connector.close();
+            throw x;
+        }
+    }
+
+    /** One client's channel accepted and its prologue run: the channel, or null if the client was refused. */
+    private static PerftestRdmaCm opened(Host host, Device dev, LinkOptions link, Connector connector, Listener l,
+            ConnectRequest req, int port, Duration opening, int mtuCode, BiConsumer<String, String> refused) {
+        String from = ClientWait.address(req.remoteGid());
+        Endpoint e = new Endpoint(dev, 2 * SEND_OFFSET, 4, link);
+        PerftestRdmaCm comm = null;
+        try {
             RecvWorkRequest first = new RecvWorkRequest(SYNC_SPEC_ID).sge(e.mr, 0, MESSAGE);
             // the client sends first, as soon as it is established: the receive goes before the REP
             Connection c = connector.accept(e, req, channelQp(e), null, qp -> qp.postRecv(first));
-            return new PerftestRdmaCm(false, ClientWait.address(c.remoteGid()), host, connector, e, c, l, null, port,
-                    patience);
-        } catch (RuntimeException x) {
-            close(connector, e);
-            throw x;
+            comm = new PerftestRdmaCm(false, from, host, connector, e, c, l, null, port, opening);
+            comm.mtu = comm.prologue(mtuCode);
+            return comm;
+        } catch (CmException | IllegalStateException x) {
+            if (comm != null) {
+                comm.control.disconnect();
+            }
+            e.close();
+            refused.accept(from, x.getMessage());
+            return null;
         }
     }
 
@@ -313,6 +344,11 @@ final class PerftestRdmaCm extends PerftestComm {
         } catch (IllegalArgumentException x) {
             throw new IllegalStateException(x.getMessage() + " (from " + peer + ")", x);
         }
+    }
+
+    /** @return the path MTU code the prologue agreed, on a server's channel from {@link #accept} */
+    int mtu() {
+        return mtu;
     }
 
     @Override

@@ -159,8 +159,9 @@ final class RemotePerf {
     }
 
     /**
-     * Listens on the TCP port, takes one client, runs the table with it and prints its rows. A client that does not
-     * speak perftest's protocol is refused with one line, and the server waits for the next.
+     * Listens on the TCP port (with {@code -R} the CM port), takes one client, runs the table with it and prints its
+     * rows. A client that does not speak perftest's protocol, or leaves before its opening exchanges are done, is
+     * refused with one line, and the server waits for the next.
      *
      * @param host this process's host (one HCA)
      * @param spec the table, from this side's command line (perftest's server has no other)
@@ -171,11 +172,12 @@ final class RemotePerf {
         warmUp(host, dev, spec);
         if (rdmaCm) {
             try (PerftestRdmaCm comm = PerftestRdmaCm.accept(host, dev, link, port, RemotePingPong.SERVER_PATIENCE,
+                    CONNECT_PATIENCE, link.pathMtu(dev).value(),
                     () -> out.printf("rvt perf: waiting for a client on %s, CM port %d (rdma_cm)%n", dev.name(),
-                            port))) {
-                comm.patience(CONNECT_PATIENCE);
-                int mtu = comm.prologue(link.pathMtu(dev).value());
-                new Session(host, dev, spec, comm, mtu).run();
+                            port),
+                    (peer, why) -> out.printf("rvt perf: refused the client at %s: %s; waiting for the next client%n",
+                            peer, why))) {
+                new Session(host, dev, spec, comm, comm.mtu()).run();
             }
             return;
         }

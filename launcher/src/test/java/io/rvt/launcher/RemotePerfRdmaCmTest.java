@@ -1,6 +1,7 @@
 package io.rvt.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rvt.api.DeviceRegistry;
 import io.rvt.api.Rvt;
@@ -8,7 +9,14 @@ import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.driver.jni.JniDriverBuilder;
 import io.rvt.driver.sim.SimDriver;
 import io.rvt.driver.sim.fabric.Fabric;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -116,6 +124,77 @@ class RemotePerfRdmaCmTest {
         String[] out = run(server, client, spec(PerfTest.SEND, Transport.UC, true, new int[] {32}, 1, 100));
         assertThat(RemotePerfProtocolTest.rows(out[1])).hasSize(1);
         assertThat(RemotePerfProtocolTest.rows(out[0])).hasSize(1);
+    }
+
+    /**
+     * A server with {@code -R} refuses a client that connects through the CM and then opens the channel as perftest
+     * would not (a message of another size where the version goes, another program's bytes, leaving at once), says
+     * whom and why, and serves the next client, as its TCP exchange does.
+     */
+    @Test
+    @Timeout(240)
+    void shouldRefuseClientsThatOpenTheChannelBadlyAndServeTheNext() throws Exception {
+        PerfSpec spec = spec(PerfTest.SEND, Transport.RC, false, new int[] {4096}, 1, 200);
+        ByteArrayOutputStream serverOut = new ByteArrayOutputStream();
+        PrintStream serverPrint = new PrintStream(serverOut, true,
+                StandardCharsets.UTF_8);
+        RemotePerf.Reports none = (s, d, mtu, bw, lat) -> { };
+        int port = RemotePerfProtocolTest.freePort();
+        CompletableFuture<Void> serverRun = CompletableFuture.runAsync(
+                () -> new RemotePerf(serverPrint, serverPrint, LinkOptions.DEFAULT, port, false, none, true)
+                        .server(server, spec));
+        awaitServer(serverOut, serverRun, "waiting for a client", 1);
+        InetAddress at = RemotePerfProtocolTest.serverAddress(server);
+        io.rvt.api.Device dev = client.devices().get(0);
+        Duration patience = Duration.ofSeconds(30);
+        // a struct pingpong_dest where perftest's version string goes
+        try (PerftestRdmaCm bad = PerftestRdmaCm.connect(client, dev, LinkOptions.DEFAULT, at, port, patience)) {
+            assertThatThrownBy(() -> bad.exchange(new byte[PerftestRdmaCm.MESSAGE]))
+                    .isInstanceOf(IllegalStateException.class);
+        }
+        awaitServer(serverOut, serverRun, "refused the client at ", 1);
+        // another program's bytes, of the version's size
+        try (PerftestRdmaCm bad = PerftestRdmaCm.connect(client, dev, LinkOptions.DEFAULT, at, port, patience)) {
+            byte[] http = "GET / HTTP/1.1\r\n".getBytes(StandardCharsets.US_ASCII);
+            // the server answers the exchange with its version, as perftest's, then reads what came
+            assertThat(new String(bad.exchange(http), StandardCharsets.US_ASCII)).matches("\\d+\\.\\d+.*");
+        }
+        awaitServer(serverOut, serverRun, "refused the client at ", 2);
+        // connects and leaves before saying anything
+        PerftestRdmaCm.connect(client, dev, LinkOptions.DEFAULT, at, port, patience).close();
+        awaitServer(serverOut, serverRun, "refused the client at ", 3);
+        ByteArrayOutputStream clientOut = new ByteArrayOutputStream();
+        PrintStream clientPrint = new PrintStream(clientOut, true,
+                StandardCharsets.UTF_8);
+        new RemotePerf(clientPrint, clientPrint, LinkOptions.DEFAULT, port, false, none, true).client(client, at,
+                spec);
+        serverRun.get(60, TimeUnit.SECONDS);
+        String out = serverOut.toString(StandardCharsets.UTF_8);
+        List<String> refusals = out.lines().filter(l -> l.startsWith("rvt perf: refused the client at ")).toList();
+        assertThat(refusals).as(out).hasSize(3).allSatisfy(l -> assertThat(l)
+                .startsWith("rvt perf: refused the client at " + CLIENT_IP + ": ")
+                .endsWith("; waiting for the next client"));
+        assertThat(refusals.get(0)).contains("sent 56 bytes where perftest's exchange has 16");
+        assertThat(refusals.get(1)).contains("is not perftest", "GET / HTTP/1.1");
+        assertThat(RemotePerfProtocolTest.rows(out)).as(out).extracting(r -> r[1]).containsExactly(200L);
+        assertThat(RemotePerfProtocolTest.rows(clientOut.toString(StandardCharsets.UTF_8)))
+                .extracting(r -> r[1]).containsExactly(200L);
+    }
+
+    /** Waits until the server has printed {@code what} {@code times} times, failing if it ends first. */
+    private static void awaitServer(ByteArrayOutputStream out,
+            CompletableFuture<Void> run, String what, int times) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (true) {
+            String text = out.toString(StandardCharsets.UTF_8);
+            if (text.split(Pattern.quote(what), -1).length - 1 >= times) {
+                return;
+            }
+            assertThat(System.nanoTime()).as("the server printed '%s' %d times: %s", what, times, text)
+                    .isLessThan(deadline);
+            assertThat(run).as("the server: %s", text).isNotDone();
+            Thread.onSpinWait();
+        }
     }
 
     /** The same protocol between two driver-jni HCAs on loopback addresses: RoCEv2 datagrams, rdma_cm's MADs. */
