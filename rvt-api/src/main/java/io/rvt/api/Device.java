@@ -109,8 +109,9 @@ public interface Device {
      * @param handler called when an armed CQ gets a completion, or null
      * @param eventHandler receives {@link AsyncEventType#CQ_ERR} on overflow, or null
      * @return the new CQ
-     * @throws VerbsException EINVAL for a bad size or a channel of another device; EBADF for a destroyed channel;
-     *         ENOMEM when {@code max_cq} CQs exist
+     * @throws VerbsException EINVAL for a bad size; EBADF for a channel of another device or a destroyed one (as
+     *         libibverbs, whose kernel refuses another context's channel descriptor); ENOMEM when {@code max_cq}
+     *         CQs exist
      */
     CompletionQueue createCq(int cqe, int compVector, CompletionChannel channel, CompletionHandler handler,
             AsyncEventHandler eventHandler);

@@ -79,12 +79,13 @@ public final class RvtCompChannel implements CompletionChannel {
      * Associates a CQ being created ({@code ibv_create_cq}'s {@code channel}; the channel's {@code refcnt}).
      *
      * @param cqDevice the device of the CQ
-     * @throws VerbsException EINVAL for another device's channel, EBADF for a destroyed one
+     * @throws VerbsException EBADF for another device's channel or a destroyed one, as uverbs refuses a channel
+     *                        descriptor of another context ({@code lookup_get_fd_uobject})
      */
     void attach(RvtDevice cqDevice) {
         if (cqDevice != dev) {
-            throw Errors.inval("createCq: the completion channel belongs to " + dev.name() + ", not "
-                    + cqDevice.name());
+            throw new VerbsException(Errno.EBADF, "createCq: the completion channel belongs to " + dev.name()
+                    + ", not " + cqDevice.name());
         }
         lock.lock();
         try {

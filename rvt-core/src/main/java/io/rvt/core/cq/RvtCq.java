@@ -7,6 +7,7 @@ import io.rvt.api.CompletionChannel;
 import io.rvt.api.CompletionHandler;
 import io.rvt.api.CqNotify;
 import io.rvt.api.DeviceCounter;
+import io.rvt.api.Errno;
 import io.rvt.api.VerbsException;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
@@ -158,8 +159,9 @@ public final class RvtCq implements DriverCq {
      * @param handler called (on the CQ's executor) when an armed notification fires; may be null
      * @param eventHandler receives {@code CQ_ERR}; null for the device's handler
      * @return the CQ
-     * @throws VerbsException EINVAL for a bad {@code cqe} or a channel that is not rvt's or is another device's,
-     *         EBADF for a destroyed channel, ENOMEM when {@code max_cq} CQs exist
+     * @throws VerbsException EINVAL for a bad {@code cqe}; EBADF for a channel that is not rvt's, is another
+     *         device's or was destroyed (uverbs' {@code lookup_get_fd_uobject}: a descriptor that is not a completion
+     *         channel of the CQ's context); ENOMEM when {@code max_cq} CQs exist
      */
     public static RvtCq create(RvtDevice dev, int cqe, int compVector, CompletionChannel channel,
             CompletionHandler handler, AsyncEventHandler eventHandler) {
@@ -169,8 +171,8 @@ public final class RvtCq implements DriverCq {
             throw Errors.inval("createCq: cqe " + cqe + " is outside 1..max_cqe " + maxCqe);
         }
         if (channel != null && !(channel instanceof RvtCompChannel)) {
-            throw Errors.inval("createCq: " + channel.getClass().getName() + " is not a completion channel of "
-                    + dev.name() + " (createCompChannel)");
+            throw Errors.of(Errno.EBADF.value(), "createCq: " + channel.getClass().getName()
+                    + " is not a completion channel of " + dev.name() + " (createCompChannel)");
         }
         RvtCompChannel ch = (RvtCompChannel) channel;
         int vector = Math.max(compVector, 0) % Math.max(1, dev.params().numCompVectors());

@@ -272,12 +272,12 @@ class RvtCompChannelTest {
         device();
         RvtDevice other = register(new TestDriver());
         RvtCompChannel foreign = (RvtCompChannel) other.createCompChannel();
-        assertErrno(() -> dev.createCq(8, 0, foreign, null, null), Errno.EINVAL, "belongs to " + other.name(),
+        assertErrno(() -> dev.createCq(8, 0, foreign, null, null), Errno.EBADF, "belongs to " + other.name(),
                 dev.name());
         assertThat(foreign.cqCount()).isZero();
         CompletionChannel fake = (CompletionChannel) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {CompletionChannel.class}, (p, m, a) -> null);
-        assertErrno(() -> dev.createCq(8, 0, fake, null, null), Errno.EINVAL, "is not a completion channel");
+        assertErrno(() -> dev.createCq(8, 0, fake, null, null), Errno.EBADF, "is not a completion channel");
         assertThat(dev.deviceCounter(DeviceCounter.CQS_ALLOCATED)).isZero();
         foreign.destroyCompChannel();
     }
