@@ -29,8 +29,31 @@ public record LatencyResult(int size, long iterations, double min, double max, d
      * @return the row
      */
     static LatencyResult of(int size, long[] samples, int n, int rttFactor) {
+        return of(size, samples, n, rttFactor, LatencyReport.DEFAULT, null);
+    }
+
+    /**
+     * Sorts {@code samples[0..n)} in place and summarises them in the unit {@code report} says, listing them first
+     * as it asks (perftest's {@code -U} before sorting, {@code -H} after).
+     *
+     * @param size bytes per message
+     * @param samples round-trip or operation times in ns
+     * @param n how many samples, at least 1
+     * @param rttFactor 2 to report half a round trip, 1 for whole operations
+     * @param report perftest's {@code -C}, {@code -H}, {@code -U}
+     * @param listing where the lists go; null when {@code report} lists nothing
+     * @return the row
+     */
+    static LatencyResult of(int size, long[] samples, int n, int rttFactor, LatencyReport report,
+            StringBuilder listing) {
+        if (report.unsorted()) {
+            report.list(listing, samples, n, rttFactor);
+        }
         Arrays.sort(samples, 0, n);
-        double unit = 1000.0 * rttFactor; // ns per reported µs
+        if (report.histogram()) {
+            report.list(listing, samples, n, rttFactor);
+        }
+        double unit = report.nanosPerUnit() * rttFactor; // ns per reported unit
         double sum = 0;
         for (int i = 0; i < n; i++) {
             sum += samples[i];

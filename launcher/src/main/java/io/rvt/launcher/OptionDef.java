@@ -111,13 +111,14 @@ record OptionDef(String name, List<String> aliases, String label, String command
                     + "Ethernet)"),
             opt("--atomic_type", "-A", "TYPE", "perf", "atomics: FETCH_AND_ADD (the default, adds 1) or CMP_AND_SWAP "
                     + "(compares 0, swaps in 0)"),
-            opt("--report-cycles", "-C", null, "perf", "refused: " + Refusals.CYCLES),
+            opt("--report-cycles", "-C", null, "perf", "latency: figures in clock ticks, not usec (rvt's clock is "
+                    + "System.nanoTime: 1 tick = 1 ns; Java reads no CPU cycle counter)"),
             opt("--vector", "-X", "N", "perf", "refused: " + Refusals.EVENTS),
             opt("--margin", "-f", "SECONDS", "perf", "refused: " + Refusals.MARGIN),
             opt("--mcg", "-g", null, "perf", "refused: " + Refusals.MULTICAST),
             opt("--MGID", "-M", "GID", "perf", "refused: " + Refusals.MULTICAST),
-            opt("--report-histogram", "-H", null, "perf", "refused: " + Refusals.HISTOGRAM),
-            opt("--report-unsorted", "-U", null, "perf", "refused: " + Refusals.HISTOGRAM),
+            opt("--report-histogram", "-H", null, "perf", "latency: list every sample, sorted, before the row"),
+            opt("--report-unsorted", "-U", null, "perf", "latency: list every sample as taken before the row"),
             opt("--inline_size", "-I", "BYTES", "perf", "refused: " + Refusals.INLINE),
             opt("--inline_recv", null, "BYTES", "perf", "refused: " + Refusals.INLINE),
             opt("--recv_post_list", null, "N", "perf", "refused: " + Refusals.RECV_POST_LIST),

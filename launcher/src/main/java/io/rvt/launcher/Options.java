@@ -178,6 +178,12 @@ public final class Options {
     boolean cmpAndSwap;
     /** perftest's {@code --output}: the one figure each row prints; null for the table. */
     String output;
+    /** perftest's {@code -C}, {@code --report-cycles}. */
+    boolean reportCycles;
+    /** perftest's {@code -H}, {@code --report-histogram}. */
+    boolean reportHistogram;
+    /** perftest's {@code -U}, {@code --report-unsorted}. */
+    boolean reportUnsorted;
 
     private Options() {
     }
@@ -300,6 +306,9 @@ public final class Options {
                 }
                 output = v;
             }
+            case "--report-cycles" -> reportCycles = true;
+            case "--report-histogram" -> reportHistogram = true;
+            case "--report-unsorted" -> reportUnsorted = true;
             case "--reversed" -> throw refused(name, Refusals.REVERSED);
             case "--run_infinitely" -> throw refused(name, Refusals.RUN_INFINITELY);
             case "--retry_count" -> retryCount = inRange(name, v, 0, 7, "a retry count (0 to 7, the QP attribute's 3 "
@@ -696,6 +705,11 @@ public final class Options {
     PerftestFlags perftestFlags() {
         return new PerftestFlags(noPeak, limitBw, limitMsgRate, sl, hopLimit, trafficClass, flowLabel, outReads,
                 given.contains("--rx-depth") ? rxDepth : 0, waitDestroy, latencyGap, output);
+    }
+
+    /** @return perftest's {@code -C}, {@code -H}, {@code -U} */
+    LatencyReport latencyReport() {
+        return new LatencyReport(reportCycles, reportHistogram, reportUnsorted);
     }
 
     private static int positive(String option, String v) {

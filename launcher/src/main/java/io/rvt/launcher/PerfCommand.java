@@ -164,7 +164,7 @@ final class PerfCommand {
                     plot.add(lat);
                 }
             }
-        }, o.rdmaCm).flags(flags).rateLimit(o.rateLimit());
+        }, o.rdmaCm).flags(flags).rateLimit(o.rateLimit()).latencyReport(o.latencyReport());
         if (o.server) {
             remote.server(host, own);
         } else {
@@ -184,7 +184,9 @@ final class PerfCommand {
 
     private void runTable(PerfSpec s, Device a, Device b, Host host, LinkOptions link, Progress progress,
             JsonReport report, PerftestJson.TestInfo info, Path perftestJson, PerfPlot plot) {
-        PerfTable table = new PerfTable(out, s.latency(), options.reportGbits, flags.output());
+        LatencyReport latencyReport = options.latencyReport();
+        PerfTable table = new PerfTable(out, s.latency(), options.reportGbits, flags.output())
+                .cycles(latencyReport.cycles());
         progress.printQuietly(() -> table.header(s, a, b, host, link));
         report.beginTest(info);
         PortTraffic traffic = s.latency() ? null : new PortTraffic(a, b, link.port(), host);
@@ -194,13 +196,18 @@ final class PerfCommand {
         }
         String unmeasured = null;
         try (PerfRunner runner = new PerfRunner(host, a, b, s, largest, progress, link, options.cmPort)
-                .latencyGap(flags.latencyGapMicros() * 1000L).rateLimit(options.rateLimit())) {
+                .latencyGap(flags.latencyGapMicros() * 1000L).rateLimit(options.rateLimit())
+                .latencyReport(latencyReport)) {
             for (int size : s.sizes()) {
                 BandwidthResult bw = null;
                 LatencyResult lat = null;
                 if (s.latency()) {
                     LatencyResult r = runner.latency(size);
-                    progress.printQuietly(() -> table.row(r));
+                    String listing = runner.takeListing();
+                    progress.printQuietly(() -> {
+                        table.samples(listing);
+                        table.row(r);
+                    });
                     report.result(r);
                     lat = r;
                     if (plot != null) {
@@ -273,8 +280,11 @@ final class PerfCommand {
         if (o.latency && o.has("--qps")) {
             throw new UsageException("option --qps applies to bandwidth tests; latency tests use one QP");
         }
-        if (!o.latency && o.has("--latency_gap")) {
-            throw new UsageException("option --latency_gap applies to latency tests, not to --bw");
+        for (String latOnly : List.of("--latency_gap", "--report-cycles", "--report-histogram",
+                "--report-unsorted")) {
+            if (!o.latency && o.has(latOnly)) {
+                throw new UsageException("option " + latOnly + " applies to latency tests, not to --bw");
+            }
         }
         for (String bwOnly : List.of("--bidirectional", "--post_list", "--cq-mod", "--report_gbits", "--noPeak",
                 "--limit_bw", "--limit_msgrate", "--wait_destroy")) {

@@ -110,6 +110,10 @@ final class PerfRunner implements AutoCloseable {
     private RateLimit rateLimit;
     /** The size of the rows' work requests ({@link #resize}). */
     private int size;
+    /** perftest's {@code -C}, {@code -H}, {@code -U}. */
+    private LatencyReport report = LatencyReport.DEFAULT;
+    /** The last latency row's list of samples ({@code -H}, {@code -U}); empty unless asked. */
+    private final StringBuilder listing = new StringBuilder();
 
     /**
      * Sets up both sides for every row of {@code spec}.
@@ -352,6 +356,24 @@ final class PerfRunner implements AutoCloseable {
         return this;
     }
 
+    /**
+     * perftest's {@code -C}, {@code -H}, {@code -U}: the latency rows' unit and lists of samples.
+     *
+     * @param r the variants
+     * @return this
+     */
+    PerfRunner latencyReport(LatencyReport r) {
+        this.report = r;
+        return this;
+    }
+
+    /** @return the last latency row's lists of samples ({@code -U}, {@code -H}), then forgets them; "" if none */
+    String takeListing() {
+        String s = listing.toString();
+        listing.setLength(0);
+        return s;
+    }
+
     /** @return whether rows run a warm-up first: not where a perftest peer would count it */
     private boolean warms() {
         return !perftest || !spec.test().needsReceives() && !(spec.latency() && spec.test() == PerfTest.WRITE);
@@ -589,7 +611,8 @@ final class PerfRunner implements AutoCloseable {
         progress.row(spec.label() + " " + size + " B", spec.iters());
         int n = sampleLatency(size, spec.iters() > 0 ? spec.iters() : samples.length, spec.durationNanos());
         int rttFactor = spec.test() == PerfTest.READ || spec.test() == PerfTest.ATOMIC ? 1 : 2;
-        return LatencyResult.of(size, samples, n, rttFactor);
+        listing.setLength(0);
+        return LatencyResult.of(size, samples, n, rttFactor, report, listing);
     }
 
     private int sampleLatency(int size, int iters, long durationNanos) {

@@ -28,6 +28,7 @@ final class PerfTable {
     private final List<String> columns;
     private final boolean gbits;
     private final String output;
+    private boolean cycles;
 
     /**
      * @param out where the table goes
@@ -58,6 +59,17 @@ final class PerfTable {
         this.output = output;
         this.gbits = gbits && !latency;
         this.columns = latency ? LAT_COLUMNS : this.gbits ? GBITS_COLUMNS : BW_COLUMNS;
+    }
+
+    /**
+     * perftest's {@code -C}: the test-info block says what a latency row's tick is.
+     *
+     * @param ticks whether the rows are in clock ticks
+     * @return this
+     */
+    PerfTable cycles(boolean ticks) {
+        this.cycles = ticks;
+        return this;
     }
 
     /**
@@ -128,11 +140,18 @@ final class PerfTable {
         out.println(" Data ex. method : " + dataExchange);
         out.println(" Threading       : " + host.threading().describe());
         out.println(" Measured on     : " + host.measuredOn() + " -- not a hardware figure");
+        if (cycles) {
+            out.println(LatencyReport.CYCLES_LINE);
+        }
         out.println(LINE);
         if (addresses != null) {
             out.print(addresses);
             out.println(LINE);
         }
+        columnHeader();
+    }
+
+    private void columnHeader() {
         StringBuilder sb = new StringBuilder();
         for (String c : columns) {
             sb.append(' ').append(pad(c));
@@ -165,6 +184,24 @@ final class PerfTable {
         cells(Integer.toString(r.size()), Long.toString(r.iterations()), fixed(r.min(), 2), fixed(r.max(), 2),
                 fixed(r.typical(), 2), fixed(r.average(), 2), fixed(r.stdev(), 2), fixed(r.p99(), 2),
                 fixed(r.p999(), 2));
+    }
+
+    /**
+     * Prints a latency row's lists of samples ({@code -U}, {@code -H}) as perftest's {@code print_report_lat}: the
+     * lists, then its dashed line and the column header again before the row (only the lists with
+     * {@code --output}).
+     *
+     * @param listing the lists; nothing is printed if empty
+     */
+    void samples(String listing) {
+        if (listing.isEmpty()) {
+            return;
+        }
+        out.print(listing);
+        if (full()) {
+            out.println(LINE);
+            columnHeader();
+        }
     }
 
     /** Closes the table with perftest's dashed line. */

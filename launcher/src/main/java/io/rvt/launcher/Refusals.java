@@ -25,8 +25,6 @@ final class Refusals {
     static final String TYPICAL_PKT = "the typical packet size applies to packet pacing (--rate_limit_type PP), a "
             + "hardware rate limiter rvt has not";
 
-    /** perftest's {@code -C}. */
-    static final String CYCLES = "Java reads no CPU cycle counter: rvt perf reports times in usec (System.nanoTime)";
     /** perftest's {@code -e} and {@code -X} on rvt perf. */
     static final String EVENTS = "rvt perf busy-polls its completion queues; sleeping on completion events "
             + "(ibv_get_cq_event) is built into rvt pingpong -e, not perf";
@@ -35,9 +33,6 @@ final class Refusals {
             + "another is not built";
     /** perftest's {@code -g} and {@code -M}. */
     static final String MULTICAST = "multicast SENDs (a UD QP attached to a group) are not built into rvt perf";
-    /** perftest's {@code -H} and {@code -U}. */
-    static final String HISTOGRAM = "every sample is not printed: the latency row gives min, max, typical, average, "
-            + "stdev, 99% and 99.9%";
     /** perftest's {@code -I} and {@code --inline_recv}. */
     static final String INLINE = "rvt perf posts no inline data (IBV_SEND_INLINE): every message is read from the "
             + "region";

@@ -68,6 +68,7 @@ final class RemotePerf {
     private PerftestFlags flags = PerftestFlags.DEFAULT;
     /** perftest's software rate limiter ({@code --rate_limit}) of the client's bandwidth rows; null for none. */
     private RateLimit rateLimit;
+    private LatencyReport latencyReport = LatencyReport.DEFAULT;
 
     /** Writes a row into the JSON files the command line asks for ({@code --out_json}, {@code --json}). */
     interface Reports {
@@ -112,6 +113,15 @@ final class RemotePerf {
         this.gbits = gbits;
         this.reports = reports;
         this.rdmaCm = rdmaCm;
+    }
+
+    /**
+     * @param r perftest's {@code -C}, {@code -H}, {@code -U}: the latency rows' unit and lists of samples
+     * @return this
+     */
+    RemotePerf latencyReport(LatencyReport r) {
+        this.latencyReport = r;
+        return this;
     }
 
     /**
@@ -441,7 +451,7 @@ final class RemotePerf {
         }
 
         private void header() {
-            table = new PerfTable(out, spec.latency(), gbits, flags.output());
+            table = new PerfTable(out, spec.latency(), gbits, flags.output()).cycles(latencyReport.cycles());
             StringBuilder addresses = new StringBuilder();
             boolean rdma = spec.test() != PerfTest.SEND;
             boolean read = spec.test() == PerfTest.READ || spec.test() == PerfTest.ATOMIC;
@@ -464,7 +474,7 @@ final class RemotePerf {
                     PerfRunner runner = new PerfRunner(host, e, null, qps, ahs, ud ? peerQpns : null,
                             new PerfRegion(theirs[0].vaddr(), theirs[0].rkey()), spec, progress, peer)
                             .perftestPeer(target).latencyGap(flags.latencyGapMicros() * 1000L)
-                            .rateLimit(rateLimit);
+                            .rateLimit(rateLimit).latencyReport(latencyReport);
                     progress.printQuietly(this::header);
                     clientRows(runner, progress, sweep);
                 }
@@ -483,7 +493,11 @@ final class RemotePerf {
                         comm.handShake(mine[0]);
                     }
                     LatencyResult r = runner.latency(size);
-                    progress.printQuietly(() -> table.row(r));
+                    String listing = runner.takeListing();
+                    progress.printQuietly(() -> {
+                        table.samples(listing);
+                        table.row(r);
+                    });
                     reports.write(spec, dev, mtu.bytes(), null, r);
                     continue;
                 }
@@ -794,7 +808,9 @@ final class RemotePerf {
             for (int i = 0; i < k; i++) {
                 samples[i] = arrivals[i + 1] - arrivals[i];
             }
-            LatencyResult r = LatencyResult.of(size, samples, k, 2);
+            StringBuilder listing = new StringBuilder();
+            LatencyResult r = LatencyResult.of(size, samples, k, 2, latencyReport, listing);
+            table.samples(listing.toString());
             // got ping-pongs, as perftest counts them; their k intervals are the samples
             return new LatencyResult(size, got, r.min(), r.max(), r.typical(), r.average(), r.stdev(), r.p99(),
                     r.p999());
