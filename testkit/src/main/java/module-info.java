@@ -4,7 +4,6 @@
  */
 module io.rvt.testkit {
     requires transitive io.rvt.api;
-    requires transitive io.rvt.cm;
     requires transitive org.junit.jupiter.api;
     requires transitive org.junit.jupiter.params;
     requires org.assertj.core;

@@ -79,9 +79,9 @@ public abstract class ConformanceTest {
     }
 
     /**
-     * Closes the connection managers {@link #verbs} opened, then the fixture: each CM closes with its last handle
-     * (its connections' QPs and its GSI QPs destroyed, a DREQ sent for each established connection without waiting
-     * for the reply), so no CM outlives its test waiting for its device's removal.
+     * Closes {@link #verbs} (its {@link PairConnector}: a CM closes with its last handle, its connections' QPs and
+     * its GSI QPs destroyed, a DREQ sent for each established connection without waiting for the reply, so no CM
+     * outlives its test waiting for its device's removal), then the fixture.
      */
     @AfterEach
     void closeFixture() {

@@ -1,7 +1,6 @@
 package io.rvt.testkit;
 
 import io.rvt.api.Device;
-import io.rvt.cm.CmConfig;
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
@@ -70,14 +69,12 @@ public interface DriverFixture extends AutoCloseable {
     }
 
     /**
-     * @return how the devices' connection managers run, for the pairs {@link Verbs#connected} connects through
-     *         rvt-cm: a fixture whose driver runs on virtual time gives the CM that time's timer service (the default
-     *         is the CM's own real-time timer), and every fixture passes its seed so that a seeded run stays a
-     *         function of its seed
+     * @return how {@link Verbs#connected} connects its pairs, one connector per test (closed after it): by default
+     *         {@link PairConnector#direct()}, by {@code modify_qp} alone; rvt-cm's tests give one that connects
+     *         through the CM (a fixture whose driver runs on virtual time gives that CM the virtual time's timers)
      */
-    default CmConfig cmConfig() {
-        // 16: 268 ms per REQ try, short enough that a lost MAD costs little in a test
-        return CmConfig.builder().seed(seed()).cmResponseTimeout(16).build();
+    default PairConnector connector() {
+        return PairConnector.direct();
     }
 
     /** @return the seed of the fixture's randomness, printed by failing tests (0 if none) */

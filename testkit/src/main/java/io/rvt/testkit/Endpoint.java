@@ -11,7 +11,6 @@ import io.rvt.api.ProtectionDomain;
 import io.rvt.api.QpInitAttr;
 import io.rvt.api.QpType;
 import io.rvt.api.QueuePair;
-import io.rvt.cm.Connection;
 import java.nio.ByteBuffer;
 
 /**
@@ -43,8 +42,12 @@ public final class Endpoint {
      */
     public final int initialPsn;
 
-    /** The QP's connection through rvt-cm, or null for an endpoint whose QP the test moves itself. */
-    public final Connection connection;
+    /**
+     * The {@link PairConnector}'s handle of the QP's connection (rvt-cm's {@code Connection} when the pair was
+     * connected through rvt-cm), or null: for a pair connected directly, and for an endpoint whose QP the test moves
+     * itself.
+     */
+    public final Object connection;
 
     Endpoint(Device device, QpType type, int bufferBytes, int queueDepth, int maxSge, int initialPsn) {
         this(new Resources(device, bufferBytes, queueDepth), type, maxSge, initialPsn);
@@ -60,7 +63,7 @@ public final class Endpoint {
         return r.pd.createQp(init);
     }
 
-    private Endpoint(Resources r, QueuePair qp, Connection connection, int initialPsn) {
+    private Endpoint(Resources r, QueuePair qp, Object connection, int initialPsn) {
         this.initialPsn = initialPsn & 0xFF_FFFF;
         this.device = r.device;
         this.pd = r.pd;
@@ -74,24 +77,36 @@ public final class Endpoint {
 
     /**
      * @param r the endpoint's PD, CQs and region
-     * @param connection the connection rvt-cm made for them
-     * @return the endpoint of {@code connection}'s QP (its first send PSN: the Starting PSN the peer's CM sent)
+     * @param connected the QP a {@link PairConnector} connected on them
+     * @return the endpoint of that QP (its first send PSN: e.g. the Starting PSN the peer's CM sent)
      */
-    static Endpoint of(Resources r, Connection connection) {
-        return new Endpoint(r, connection.qp(), connection, connection.sendPsn());
+    public static Endpoint of(Resources r, PairConnector.Connected connected) {
+        return new Endpoint(r, connected.qp(), connected.connection(), connected.sendPsn());
     }
 
     /** What an endpoint holds before it has a QP: the PD, the CQs and the registered buffer. */
-    static final class Resources {
-        final Device device;
-        final ProtectionDomain pd;
-        final CompletionQueue sendCq;
-        final CompletionQueue recvCq;
-        final ByteBuffer buffer;
-        final MemoryRegion mr;
-        final int queueDepth;
+    public static final class Resources {
+        /** The device. */
+        public final Device device;
+        /** The PD. */
+        public final ProtectionDomain pd;
+        /** The send CQ. */
+        public final CompletionQueue sendCq;
+        /** The receive CQ. */
+        public final CompletionQueue recvCq;
+        /** The buffer behind {@link #mr}. */
+        public final ByteBuffer buffer;
+        /** A region over {@link #buffer} with {@link #ALL_ACCESS}. */
+        public final MemoryRegion mr;
+        /** Send and receive queue depth the QP is made with; each CQ holds four times as many. */
+        public final int queueDepth;
 
-        Resources(Device device, int bufferBytes, int queueDepth) {
+        /**
+         * @param device the device
+         * @param bufferBytes the registered buffer's size
+         * @param queueDepth the QP's queue depth
+         */
+        public Resources(Device device, int bufferBytes, int queueDepth) {
             this(device, bufferBytes, queueDepth, null);
         }
 

@@ -6,29 +6,16 @@ import io.rvt.api.AhAttr;
 import io.rvt.api.CompletionChannel;
 import io.rvt.api.CompletionQueue;
 import io.rvt.api.Device;
-import io.rvt.api.Gid;
-import io.rvt.api.PathMtu;
 import io.rvt.api.QpAttr;
 import io.rvt.api.QpAttrMask;
 import io.rvt.api.QpState;
 import io.rvt.api.QpType;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
-import io.rvt.cm.ConnectOptions;
-import io.rvt.cm.ConnectRequest;
-import io.rvt.cm.ConnectedPair;
-import io.rvt.cm.Connection;
-import io.rvt.cm.ConnectionManager;
-import io.rvt.cm.Listener;
-import io.rvt.cm.QpOptions;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Helpers of the conformance suite: connected QP pairs, waiting for completions with a deadline (driving the
@@ -47,12 +34,12 @@ public final class Verbs implements AutoCloseable {
      * for the 7 retries; robust against a busy machine in real time, free in virtual time.
      */
     public static final int DEFAULT_LOCAL_ACK_TIMEOUT = 14;
-    /** The first CM port connected pairs listen on; each pair takes the next. */
-    private static final int FIRST_CM_PORT = 20000;
+    /** RDMA READ and atomic operations in flight each way on connected RC QPs (bounded by the devices). */
+    private static final int RD_ATOMIC = 4;
 
     private final DriverFixture fixture;
-    private final Map<Device, ConnectionManager> cms = new IdentityHashMap<>();
-    private final AtomicInteger ports = new AtomicInteger(FIRST_CM_PORT);
+    /** How {@link #connected} connects its pairs: the fixture's, made once and closed by {@link #close()}. */
+    private PairConnector connector;
     /** Initial PSNs: random, from the fixture's seed so that a seeded run stays a function of its seed. */
     private final SplittableRandom psns;
     /** The RC local ACK timeout code of the QPs connected from now on ({@link #localAckTimeout(int)}). */
@@ -92,12 +79,13 @@ public final class Verbs implements AutoCloseable {
      * @return the endpoint, QP in RESET, with a random {@link Endpoint#initialPsn}
      */
     public Endpoint endpoint(Device device, QpType type, int bufferBytes) {
-        return new Endpoint(device, type, bufferBytes, QUEUE_DEPTH, MAX_SGE, psns.nextInt(1 << 24));
+        return new Endpoint(device, type, bufferBytes, QUEUE_DEPTH, MAX_SGE, nextPsn());
     }
 
     /**
-     * Two endpoints of {@code type} (RC or UC) on two devices, connected through rvt-cm (a REQ/REP/RTU exchange over
-     * the devices' GSI QPs, as applications connect) and in RTS. The first device's QP is the active side.
+     * Two endpoints of {@code type} (RC or UC) on two devices, connected by the fixture's
+     * {@link DriverFixture#connector()} (by default directly, by {@code modify_qp}; through rvt-cm in rvt-cm's own
+     * tests) and in RTS. The first device's QP is the active side.
      *
      * @param a first device
      * @param b second device
@@ -129,108 +117,53 @@ public final class Verbs implements AutoCloseable {
             QpType type, int bufferBytes, int rnrRetry, int minRnrTimer) {
         Endpoint.Resources ra = new Endpoint.Resources(a, bufferBytes, QUEUE_DEPTH, channelA);
         Endpoint.Resources rb = new Endpoint.Resources(b, bufferBytes, QUEUE_DEPTH, channelB);
-        CompletableFuture<ConnectedPair> f = ConnectedPair.connectAsync(cm(a), qpOptions(ra, type, rnrRetry,
-                minRnrTimer), cm(b), qpOptions(rb, type, rnrRetry, minRnrTimer), ports.getAndIncrement(), 1);
-        awaitTrue("the QPs of " + a.name() + " and " + b.name() + " connected through rvt-cm", f::isDone);
-        ConnectedPair pair = f.join();
-        return new Endpoint[] {Endpoint.of(ra, pair.active()), Endpoint.of(rb, pair.passive())};
-    }
-
-    /**
-     * The listening half of a connection between two processes: listens on CM port {@code port} of {@code device},
-     * accepts the first request and returns once the connection is established.
-     *
-     * @param device the device
-     * @param type RC or UC
-     * @param bufferBytes the registered buffer's size
-     * @param port the CM port
-     * @param maxMtu the largest path MTU to agree on (e.g. {@link PathMtu#MTU_1024} on a 1500-byte Ethernet link)
-     * @return the endpoint, in RTS, its {@link Endpoint#connection} established
-     */
-    public Endpoint accept(Device device, QpType type, int bufferBytes, int port, PathMtu maxMtu) {
-        return accept(device, listen(device, port), type, bufferBytes, maxMtu);
-    }
-
-    /**
-     * Listens on CM port {@code port} of {@code device}, for a process that must tell its peer it listens before the
-     * peer connects (a REQ that arrives first is rejected: no one listens); hand it to
-     * {@link #accept(Device, Listener, QpType, int, PathMtu)}.
-     *
-     * @param device the device
-     * @param port the CM port
-     * @return the listener
-     */
-    public Listener listen(Device device, int port) {
-        return cm(device).listen(port);
-    }
-
-    /**
-     * The listening half of a connection on a listener from {@link #listen}: accepts the first request, returns once
-     * the connection is established, and closes the listener.
-     *
-     * @param device the device it listens on
-     * @param listener the listener
-     * @param type RC or UC
-     * @param bufferBytes the registered buffer's size
-     * @param maxMtu the largest path MTU to agree on
-     * @return the endpoint, in RTS, its {@link Endpoint#connection} established
-     */
-    public Endpoint accept(Device device, Listener listener, QpType type, int bufferBytes, PathMtu maxMtu) {
-        int port = listener.port();
-        Endpoint.Resources r = new Endpoint.Resources(device, bufferBytes, QUEUE_DEPTH);
-        try {
-            CompletableFuture<ConnectRequest> request = listener.nextRequest();
-            awaitTrue("a connection request on CM port " + port + " of " + device.name(), request::isDone);
-            Connection c = request.join().acceptAsync(qpOptions(r, type, 7, 1).pathMtu(maxMtu), null);
-            awaitTrue("the connection on CM port " + port + " established", c.established()::isDone);
-            return Endpoint.of(r, c.established().join());
-        } finally {
-            listener.close();
+        if (connector == null) {
+            connector = fixture.connector();
         }
+        PairConnector.Connected[] c = connector.connect(ra, rb, spec(type, rnrRetry, minRnrTimer), this);
+        return new Endpoint[] {Endpoint.of(ra, c[0]), Endpoint.of(rb, c[1])};
     }
 
     /**
-     * The connecting half of a connection between two processes (see {@link #accept}).
+     * @param type RC or UC
+     * @param rnrRetry the RNR retry count (7 = forever)
+     * @param minRnrTimer the RNR NAK timer code
+     * @return what {@link #connected} asks of both QPs: every access right, retry count 7, the
+     *         {@link #localAckTimeout(int)} set, this class's queue depth and SGEs
+     */
+    public PairConnector.Spec spec(QpType type, int rnrRetry, int minRnrTimer) {
+        return new PairConnector.Spec(type, QUEUE_DEPTH, MAX_SGE, Endpoint.ALL_ACCESS, 7, rnrRetry, minRnrTimer,
+                localAckTimeout, RD_ATOMIC);
+    }
+
+    /**
+     * Creates what an endpoint holds before it has a QP, for a connection a test makes itself (e.g. through rvt-cm
+     * between two processes; {@link Endpoint#of} then makes the endpoint).
      *
      * @param device the device
-     * @param type RC or UC
      * @param bufferBytes the registered buffer's size
-     * @param server the listening port's GID (an IP address's GID on RoCEv2)
-     * @param port the CM port it listens on
-     * @param maxMtu the largest path MTU to agree on
-     * @return the endpoint, in RTS, its {@link Endpoint#connection} established
+     * @return its PD, CQs and registered buffer, sized for {@link #spec}'s queue depth
      */
-    public Endpoint connect(Device device, QpType type, int bufferBytes, Gid server, int port, PathMtu maxMtu) {
-        Endpoint.Resources r = new Endpoint.Resources(device, bufferBytes, QUEUE_DEPTH);
-        Connection c = cm(device).connectAsync(new ConnectOptions().destination(server).port(port)
-                .qp(qpOptions(r, type, 7, 1).pathMtu(maxMtu)));
-        awaitTrue("the connection to " + server + " CM port " + port + " established", c.established()::isDone);
-        return Endpoint.of(r, c.established().join());
+    public Endpoint.Resources resources(Device device, int bufferBytes) {
+        return new Endpoint.Resources(device, bufferBytes, QUEUE_DEPTH);
     }
 
-    /** @return the connection manager of {@code device}, opened once per device with the fixture's configuration */
-    private ConnectionManager cm(Device device) {
-        // the handle stays open for the fixture's life: the CM goes with its device when the fixture closes
-        return cms.computeIfAbsent(device, d -> ConnectionManager.of(d, fixture.cmConfig()));
+    /** @return a random first PSN (24 bits), from the fixture's seed */
+    public int nextPsn() {
+        return psns.nextInt(1 << 24);
     }
 
     /**
-     * Releases the connection managers this object opened: each device's CM closes, with its GSI QPs and every
-     * connection it still holds (their QPs are destroyed). Without it the CMs go with their devices.
+     * Releases what the connector holds (rvt-cm's connection managers, with every connection they still hold and
+     * their QPs); without it they go with the devices.
      */
     @Override
     public void close() {
-        cms.values().forEach(ConnectionManager::close);
-        cms.clear();
-    }
-
-    private QpOptions qpOptions(Endpoint.Resources r, QpType type, int rnrRetry, int minRnrTimer) {
-        QpOptions o = new QpOptions().pd(r.pd).sendCq(r.sendCq).recvCq(r.recvCq).type(type)
-                .accessFlags(Endpoint.ALL_ACCESS).responderResources(4).initiatorDepth(4).retryCount(7)
-                .rnrRetryCount(rnrRetry).minRnrTimer(minRnrTimer)
-                .localAckTimeout(localAckTimeout);
-        o.cap().maxSendWr(QUEUE_DEPTH).maxRecvWr(QUEUE_DEPTH).maxSendSge(MAX_SGE).maxRecvSge(MAX_SGE);
-        return o;
+        if (connector != null) {
+            PairConnector c = connector;
+            connector = null;
+            c.close();
+        }
     }
 
     /**

@@ -286,7 +286,7 @@ final class JniFixture implements DriverFixture {
             return false; // the engines have threads of their own
         }
         int work = 0;
-        for (JniDriver d : drivers) { // the caller's thread is the engine: e.g. while the CM connects a pair
+        for (JniDriver d : drivers) { // the caller's thread is the engine: e.g. while a CM connects a pair
             work += d.doWork();
         }
         return work > 0;

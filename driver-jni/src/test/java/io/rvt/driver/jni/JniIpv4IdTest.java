@@ -153,9 +153,9 @@ class JniIpv4IdTest {
     }
 
     /**
-     * Every datagram both HCAs receive carries a numbered ID, as between two Linux hosts: rvt-cm connects an RC pair
-     * (its MADs numbered too) and multi-packet SENDs, RDMA WRITEs and READs move every byte; every numbered packet is
-     * counted as solved and none is an ICRC error.
+     * Every datagram both HCAs receive carries a numbered ID, as between two Linux hosts: an RC pair's multi-packet
+     * SENDs, RDMA WRITEs and READs move every byte; every numbered packet is counted as solved and none is an ICRC
+     * error.
      */
     @Test
     void shouldRunRcTrafficWhenEveryPacketHasANumberedId() throws Exception {

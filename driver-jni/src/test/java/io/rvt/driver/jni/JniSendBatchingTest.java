@@ -283,14 +283,17 @@ class JniSendBatchingTest {
         return new JniFixture(seed, "127.0.0.1").backstopQuietNanos(TimeUnit.SECONDS.toNanos(60));
     }
 
-    /** An RC pair connected by rvt-cm while this thread runs both engines (the backstops may wait a minute). */
+    /**
+     * An RC pair connected while this thread runs both engines (the backstops may wait a minute): the kit connects it
+     * by modify_qp, which sends nothing, but a connector that exchanges messages (rvt-cm's) needs the engines run.
+     */
     private static Endpoint[] connectWhileProgressing(Verbs verbs, Device[] dev, JniDriver a, JniDriver b)
             throws Exception {
         CompletableFuture<Endpoint[]> connect = CompletableFuture.supplyAsync(
                 () -> verbs.connected(dev[0], dev[1], QpType.RC, 4096, 7, 1));
         long deadline = System.nanoTime() + DEADLINE;
         while (!connect.isDone() && System.nanoTime() - deadline < 0) {
-            a.progress(256); // the CM's messages need someone to run the engines
+            a.progress(256); // a connector's messages need someone to run the engines
             b.progress(256);
         }
         return connect.get(1, TimeUnit.SECONDS);

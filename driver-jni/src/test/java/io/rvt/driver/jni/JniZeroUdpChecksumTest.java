@@ -82,7 +82,7 @@ class JniZeroUdpChecksumTest {
         return io;
     }
 
-    /** UD datagrams and a multi-packet RC SEND (connected through rvt-cm, whose MADs go the same way) arrive whole. */
+    /** UD datagrams and a multi-packet RC SEND (its QPs connected by modify_qp) arrive whole. */
     @Test
     void shouldReceiveUdAndRcFromASenderOfZeroUdpChecksumsAsRxeSendsThem() {
         Endpoint a = verbs.endpoint(s, QpType.UD, 1 << 15);

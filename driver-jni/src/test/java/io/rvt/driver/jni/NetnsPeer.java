@@ -12,6 +12,7 @@ import io.rvt.api.SendWorkRequest;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
+import io.rvt.cm.Connection;
 import io.rvt.cm.Listener;
 import io.rvt.core.RvtDevice;
 import io.rvt.testkit.Endpoint;
@@ -93,17 +94,18 @@ public final class NetnsPeer {
         }
         // server and client connect through rvt-cm: the server listens, the client connects once told to
         // the server listens before it says so: a REQ that came first would be rejected (no one listens)
-        Listener listener = server ? verbs.listen(dev, CM_PORT) : null;
+        CmPeers cm = new CmPeers(verbs, dev);
+        Listener listener = server ? cm.listen(CM_PORT) : null;
         System.out.println(server ? "QPN listening on CM port " + CM_PORT : "QPN connecting");
         System.out.flush();
         in.readLine();
         Endpoint self = server
-                ? verbs.accept(dev, listener, QpType.RC, WINDOW * SLOT, mtu)
-                : verbs.connect(dev, QpType.RC, WINDOW * SLOT, Peer.gidOf(parse(peerIp)), CM_PORT, mtu);
+                ? cm.accept(listener, QpType.RC, WINDOW * SLOT, mtu)
+                : cm.connect(QpType.RC, WINDOW * SLOT, Peer.gidOf(parse(peerIp)), CM_PORT, mtu);
         CRC32 crc = new CRC32();
         WorkCompletion wc = new WorkCompletion();
         if (server) {
-            System.out.println("PATH_MTU " + self.connection.pathMtu().bytes());
+            System.out.println("PATH_MTU " + ((Connection) self.connection).pathMtu().bytes());
             for (int i = 0; i < WINDOW && i < count; i++) {
                 self.qp.postRecv(new RecvWorkRequest(1).wrId(i).sge(self.mr, (i % WINDOW) * SLOT, SLOT));
             }

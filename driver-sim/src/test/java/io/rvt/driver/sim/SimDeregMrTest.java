@@ -32,7 +32,7 @@ class SimDeregMrTest {
     }
 
     private void deregMrUnderInFlightWork(boolean deterministic) {
-        // A 1 Mbit/s link: the CM's few small MADs connect the QPs in milliseconds, and the 1 MiB write (8 s on the
+        // A 1 Mbit/s link: the QPs connect by modify_qp, sending nothing, and the 1 MiB write (8 s on the
         // wire) is surely still in flight when deregMr runs, in real time too.
         fixture = new SimFixture(7, deterministic, b -> b.defaultLink(LinkModel.of(1_000_000L, 0)));
         Device[] devs = fixture.open(2);

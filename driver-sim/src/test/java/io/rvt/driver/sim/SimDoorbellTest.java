@@ -55,7 +55,7 @@ class SimDoorbellTest {
         verbs = new Verbs(new InvokedFixture(this::cycle));
         pair = verbs.connected(a, b, QpType.RC, 4096, 7, 1);
         while (cycle() > 0) {
-            // the connection's last MADs and ACKs
+            // whatever the connection left in flight
         }
         credits();
         framesBefore = fabric.counters().txFrames();

@@ -1,7 +1,6 @@
 package io.rvt.driver.sim;
 
 import io.rvt.api.Device;
-import io.rvt.cm.CmConfig;
 import io.rvt.core.RvtDevice;
 import io.rvt.driver.sim.fabric.Fabric;
 import io.rvt.driver.sim.fabric.FabricBuilder;
@@ -64,14 +63,6 @@ final class SimFixture implements DriverFixture {
             out[i] = dev;
         }
         return out;
-    }
-
-    @Override
-    public CmConfig cmConfig() {
-        CmConfig real = DriverFixture.super.cmConfig();
-        // deterministic: the CM's timers run on the fabric's virtual time, so a seed gives one trace
-        return deterministic ? CmConfig.builder().timerService(fabric.timerService()).seed(real.seed())
-                .cmResponseTimeout(real.cmResponseTimeout()).build() : real;
     }
 
     @Override

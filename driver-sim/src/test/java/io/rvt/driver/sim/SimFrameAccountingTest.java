@@ -46,15 +46,16 @@ class SimFrameAccountingTest {
             verbs.await(b.recvCq, 1);
             verbs.await(a.sendCq, 1);
         }
-        // Each QP (the RC QP and the CM's GSI QP) may hold one frame for its next packet while it lives...
+        // Each QP (the RC QP; a CM's GSI QP where the fixture connects through one) may hold one frame for its next
+        // packet while it lives...
         assertThat(pool(0).available()).isBetween(pool(0).frames() - 2, pool(0).frames());
         assertThat(pool(1).available()).isBetween(pool(1).frames() - 2, pool(1).frames());
 
         a.qp.destroyQp();
         b.qp.destroyQp();
-        verbs.close(); // the CMs' GSI QPs, which carried the connection, go too
+        verbs.close(); // the connector's (a CM's GSI QPs, where it had any) go too
 
-        // ...and gives it back when it is destroyed (once the CMs' last DREQs are delivered).
+        // ...and gives it back when it is destroyed (once any CM's last DREQs are delivered).
         verbs.awaitTrue("every frame back in its pool", () -> pool(0).available() == pool(0).frames()
                 && pool(1).available() == pool(1).frames());
     }

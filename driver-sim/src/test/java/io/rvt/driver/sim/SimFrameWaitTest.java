@@ -73,7 +73,9 @@ class SimFrameWaitTest {
 
     @Test
     void shouldComplete1MiBWriteWhenTheLinkHasLatencyAndThePoolRunsDry() {
-        int len = 1 << 20; // 256 packets: as many as the port's pool has frames, held until delivery
+        // 1 MiB and one packet: 257 packets, one more than the port's pool has frames (each held until delivery);
+        // 1 MiB alone ran the pool dry only while a CM's GSI QP held a frame from connecting the pair
+        int len = (1 << 20) + 4096;
         Endpoint[] p = pair(LinkModel.of(0, 1000), FaultConfig.NONE, len);
         Verbs.fill(p[0].buffer, 0, len, 13);
         p[0].qp.postSend(write(p[0], p[1], 1, 0, len));

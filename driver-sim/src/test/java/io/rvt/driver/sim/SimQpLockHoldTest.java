@@ -100,7 +100,7 @@ class SimQpLockHoldTest {
         sender = (RvtQp) pair[0].qp;
         receiver = (RvtQp) pair[1].qp;
         while (cycle() > 0) {
-            // the connection's last MADs and ACKs
+            // whatever the connection left in flight
         }
         for (int i = 0; i < 64; i++) {
             pair[1].qp.postRecv(new RecvWorkRequest(1).wrId(i).sge(pair[1].mr, 64 * (i % 32), 64));
