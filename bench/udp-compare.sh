@@ -92,8 +92,9 @@ print(r["bytes"] / 64 / r["seconds"] if r else (s["packets"] - s["lost_packets"]
         "$out/iperf3.json" 2>/dev/null || true
 }
 
-# two processes: a random pair of loopback addresses, so that runs beside other sessions' do not collide on UDP 4791
-pair() { echo "127.0.0.$((20 + RANDOM % 100)) 127.0.0.$((130 + RANDOM % 100))"; }
+# two processes: pair, start_perf
+# shellcheck source=bench/perf-procs.sh
+. "$here/bench/perf-procs.sh"
 # the CPU seconds (user + system) the processes $@ used so far, from /proc (clock ticks)
 cpu_of() {
     local t=0 p
@@ -110,19 +111,7 @@ perf_row() {
     shift
     local a b srv cli pids
     read -r a b < <(pair)
-    rm -f "$out/srv" "$out/cli"
-    if [ "$one" = 1 ]; then
-        "$here/rvt" --driver jni --address "$a" perf "$@" -D "$secs" >"$out/cli" 2>&1 &
-        cli=$!
-        pids="$cli"
-    else
-        "$here/rvt" --driver jni --address "$a" perf --server "$@" -D "$secs" >"$out/srv" 2>&1 &
-        srv=$!
-        for _ in $(seq 1 1200); do grep -q 'waiting for a client' "$out/srv" 2>/dev/null && break; sleep 0.1; done
-        "$here/rvt" --driver jni --address "$b" perf "$a" "$@" -D "$secs" >"$out/cli" 2>&1 &
-        cli=$!
-        pids="$cli $srv"
-    fi
+    start_perf "$one" "$out" "$a" "$b" "$@" -D "$secs"
     local c0=0 c1=0 w=0
     if wait_row "$out/cli"; then
         sleep 1 # the row's first second: its first messages
