@@ -33,8 +33,21 @@ public interface MemoryRegion {
      * view is the caller's to move; the bytes are shared with the device.
      *
      * @return a new view of the region's bytes
+     * @throws VerbsException EINVAL for a region registered in several pieces
+     *                        ({@link ProtectionDomain#regMrPieces(ByteBuffer[], int)}): use {@link #buffers()}
      */
     ByteBuffer buffer();
+
+    /**
+     * Views of the region's bytes, piece by piece ({@link ProtectionDomain#regMrPieces(ByteBuffer[], int)}): the
+     * first view's position 0 is the byte at {@link #addr()}, each view's limit its piece's length; the bytes are
+     * shared with the device. A region of one buffer has one view, {@link #buffer()}, which is what this default returns.
+     *
+     * @return new views, one per piece, in order
+     */
+    default ByteBuffer[] buffers() {
+        return new ByteBuffer[] {buffer()};
+    }
 
     /**
      * For a region from {@link ProtectionDomain#allocMr}: sets the memory a later {@link WrOpcode#REG_MR} makes

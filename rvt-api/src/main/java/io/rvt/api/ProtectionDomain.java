@@ -27,6 +27,34 @@ public interface ProtectionDomain {
     MemoryRegion regMr(ByteBuffer buffer, int access);
 
     /**
+     * Registers memory longer than one {@link ByteBuffer} holds as one region of a 64-bit length ({@code ibv_reg_mr}
+     * over a range of more than 2 GiB; rdmavt maps any length through its segment map, a {@code ByteBuffer} has an
+     * {@code int} capacity). The region's bytes are the pieces' bytes between position and limit, one after the
+     * other; every piece but the last has the same power-of-two length, at least 4 KiB, and the last is no longer
+     * (so a 64-bit offset finds its piece by a shift). Work requests and remote accesses cross from piece to piece as
+     * within one buffer; an atomic's 8 aligned bytes are always inside one piece. The virtual address is chosen as for
+     * {@link #regMr(ByteBuffer, int)}. One piece registers exactly as {@link #regMr(ByteBuffer, int)} does; rvt's
+     * {@code io.rvt.ffm} module registers a {@code java.lang.foreign.MemorySegment} through this method. An rvt
+     * extension beyond rdmavt (whose user regions are one range of a process's memory).
+     *
+     * <p>This default registers one piece with {@link #regMr(ByteBuffer, int)} and refuses more (EOPNOTSUPP).
+     *
+     * @param pieces the memory, in order; the array is copied, each buffer's position and limit are read once
+     * @param access {@link AccessFlag} bits
+     * @return the region; {@link MemoryRegion#buffer()} is not available for a region of several pieces
+     * @throws VerbsException EINVAL for no pieces, a null or empty piece, pieces of unequal or not power-of-two
+     *                        length, a last piece longer than the others, heap buffers (pieces must be direct), a
+     *                        read-only piece with write access, a total beyond the device's {@code max_mr_size},
+     *                        or bad flags; ENOMEM when the lkey table is full
+     */
+    default MemoryRegion regMrPieces(ByteBuffer[] pieces, int access) {
+        if (pieces != null && pieces.length == 1) {
+            return regMr(pieces[0], access);
+        }
+        throw new VerbsException(Errno.EOPNOTSUPP, "regMr: this device registers no region in pieces");
+    }
+
+    /**
      * Allocates a region for fast registration ({@code ib_alloc_mr} with {@code IB_MR_TYPE_MEM_REG}; rdmavt:
      * {@code rvt_alloc_mr}): it gets keys now and memory later, through {@link MemoryRegion#mapBuffer} and a
      * {@link WrOpcode#REG_MR} work request.

@@ -75,7 +75,7 @@ public final class Packets {
             if (n <= 0) {
                 throw new IllegalStateException("reference to " + left + " bytes overruns the gather list");
             }
-            ByteBuffer mem = s.mr().memory();
+            ByteBuffer mem = s.memory();
             if (!mem.isDirect() || !tx.addSegment(mem, s.offset(), n)) {
                 // Copy after all: what was recorded goes into the buffer first, then the rest from the cursor.
                 int at = tx.payload().copyTo(buf, index);
@@ -124,7 +124,7 @@ public final class Packets {
         if (s == null || s.mr() == null || s.lengthFor(length) != length) {
             return false;
         }
-        ByteBuffer mem = s.mr().memory();
+        ByteBuffer mem = s.memory();
         if (!mem.isDirect() || !tx.addSegment(mem, s.offset(), length)) {
             return false;
         }

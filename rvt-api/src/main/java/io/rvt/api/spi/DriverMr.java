@@ -8,19 +8,45 @@ import org.osgi.annotation.versioning.ProviderType;
  * The driver's view of a memory region ({@code struct rvt_mregion}): its bytes, its key, its reference count, and
  * the 64-bit atomics the responder side of RDMA needs. Reached through a validated {@link Sge}.
  *
- * <p>rvt regions are one contiguous segment of a {@link ByteBuffer}; rdmavt's page map ({@code map[m]->segs[n]}) has
- * no counterpart, so {@code Sge.length} runs to the end of the region.
+ * <p>A region is one {@link ByteBuffer} ({@link #memory()}; {@code Sge.length} runs to the end of the region), or
+ * several pieces of one power-of-two size, the last one shorter ({@link #pieceShift()}, {@link #piece(int)}): rvt's
+ * counterpart of rdmavt's segment map ({@code map[m]->segs[n]}), through which a region's 64-bit length is reached
+ * with {@link ByteBuffer}s, each of which has an {@code int} capacity. {@code Sge.length} then runs to the end of the
+ * piece and {@link Sge#advance} steps to the next one.
  */
 @ProviderType
 public interface DriverMr extends MemoryRegion {
     /**
      * The region's bytes as one shared buffer: index 0 is the byte at {@link #addr()}, the capacity covers
-     * {@link #length()}. The same instance is returned every time, so use only absolute {@code get}/{@code put}
+     * {@link #length()} (for a region in pieces, {@link #pieceShift()} above 0, its first piece). The same instance is returned every time, so use only absolute {@code get}/{@code put}
      * methods and never move its position or limit.
      *
      * @return the shared buffer
      */
     ByteBuffer memory();
+
+    /**
+     * For a region in pieces: log2 of the size of every piece but the last, which may be shorter; the byte at
+     * {@code addr() + off} is at index {@code off & ((1 << pieceShift()) - 1)} of {@code piece(off >>> pieceShift())}.
+     * An rvt extension (rdmavt maps pages, {@code map[m]->segs[n]}).
+     *
+     * @return the shift, at least 12 (4 KiB pieces); 0 for a region of one buffer ({@link #memory()}), which is
+     *         what this default says
+     */
+    default int pieceShift() {
+        return 0;
+    }
+
+    /**
+     * The region's piece {@code i}, shared as {@link #memory()} is (absolute access only). For a region of one
+     * buffer, that buffer.
+     *
+     * @param i the piece's index, {@code 0 <= i < ceil(length() / (1 << pieceShift()))}
+     * @return the piece
+     */
+    default ByteBuffer piece(int i) {
+        return memory();
+    }
 
     /** Takes a reference ({@code rvt_get_mr}); every validated SGE holds one. */
     void retain();

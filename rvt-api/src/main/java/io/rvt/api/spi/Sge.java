@@ -1,16 +1,28 @@
 package io.rvt.api.spi;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
 /**
  * A validated scatter/gather entry ({@code struct rvt_sge}): a region, the next virtual address, the bytes left in
  * this entry ({@code sge_length}) and the bytes left in the region's current segment ({@code length}). Produced by
  * the core's key checks ({@code rvt_lkey_ok}, {@code rvt_rkey_ok}), which take a region reference for it. Mutable;
  * guarded by the lock of the QP that owns it.
+ *
+ * <p>The entry also holds the buffer its next byte is in ({@link #memory()}, {@link #offset()}): the region's one
+ * buffer, or for a region in pieces ({@link DriverMr#pieceShift()}) the current piece, where {@code length} ends; as
+ * rdmavt's {@code rvt_update_sge} steps to the next segment of {@code map[m]->segs[n]}, {@link #advance} then steps to
+ * the next piece.
  */
 public final class Sge {
     private DriverMr mr;
     private long vaddr;
     private int length;
     private int sgeLength;
+    /** The buffer the next byte is in: the region's {@code memory()}, or its current piece. */
+    private ByteBuffer mem;
+    /** The virtual address of {@code mem}'s index 0. */
+    private long memBase;
 
     /** @return the region, or null for an empty entry */
     public DriverMr mr() {
@@ -32,9 +44,63 @@ public final class Sge {
         return sgeLength;
     }
 
-    /** @return the index in {@code mr().memory()} of the next byte */
+    /** @return the index in {@link #memory()} of the next byte */
     public int offset() {
-        return (int) (vaddr - mr.addr());
+        return (int) (vaddr - memBase);
+    }
+
+    /**
+     * The buffer the next byte is in: {@code mr().memory()} for a region of one buffer, the current piece
+     * ({@code mr().piece(i)}) for a region in pieces. Shared: use only absolute {@code get}/{@code put} methods.
+     *
+     * @return the buffer, indexed by {@link #offset()}; {@link #length()} bytes from there are in it
+     */
+    public ByteBuffer memory() {
+        return mem;
+    }
+
+    /**
+     * Reads the 8 bytes at the cursor in native order (an atomic's value), also when they cross into the next piece
+     * of a region in pieces; the cursor does not move.
+     *
+     * @return the value
+     */
+    public long getLong() {
+        int at = offset();
+        if (length >= 8) {
+            return mem.getLong(at);
+        }
+        ByteBuffer tmp = ByteBuffer.allocate(8).order(ByteOrder.nativeOrder());
+        for (int i = 0; i < 8; i++) {
+            tmp.put(i, byteAt(i));
+        }
+        return tmp.getLong(0);
+    }
+
+    /**
+     * Writes {@code value} into the 8 bytes at the cursor in native order (an atomic's result), also when they cross
+     * into the next piece of a region in pieces; the cursor does not move.
+     *
+     * @param value the value
+     */
+    public void putLong(long value) {
+        int at = offset();
+        if (length >= 8) {
+            mem.putLong(at, value);
+            return;
+        }
+        ByteBuffer tmp = ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, value);
+        for (int i = 0; i < 8; i++) {
+            long a = vaddr + i - mr.addr();
+            int shift = mr.pieceShift();
+            mr.piece((int) (a >>> shift)).put((int) (a & ((1L << shift) - 1)), tmp.get(i));
+        }
+    }
+
+    private byte byteAt(int i) {
+        long a = vaddr + i - mr.addr();
+        int shift = mr.pieceShift();
+        return mr.piece((int) (a >>> shift)).get((int) (a & ((1L << shift) - 1)));
     }
 
     /**
@@ -49,8 +115,19 @@ public final class Sge {
     public Sge set(DriverMr region, long addr, int segLength, int entryLength) {
         this.mr = region;
         this.vaddr = addr;
-        this.length = segLength;
         this.sgeLength = entryLength;
+        int shift = region.pieceShift();
+        if (shift == 0) {
+            this.mem = region.memory();
+            this.memBase = region.addr();
+            this.length = segLength;
+        } else {
+            // A region in pieces: the segment ends where the piece the address is in ends.
+            int piece = (int) ((addr - region.addr()) >>> shift);
+            this.mem = region.piece(piece);
+            this.memBase = region.addr() + ((long) piece << shift);
+            this.length = (int) Math.min(segLength, memBase + mem.capacity() - addr);
+        }
         return this;
     }
 
@@ -63,6 +140,8 @@ public final class Sge {
         vaddr = o.vaddr;
         length = o.length;
         sgeLength = o.sgeLength;
+        mem = o.mem;
+        memBase = o.memBase;
         return this;
     }
 
@@ -76,7 +155,10 @@ public final class Sge {
     }
 
     /**
-     * Moves the cursor {@code n} bytes forward (the arithmetic part of {@code rvt_update_sge}).
+     * Moves the cursor {@code n} bytes forward (the arithmetic part of {@code rvt_update_sge}); at the end of a
+     * piece of a region in pieces, with bytes left in the entry, to the start of the next piece (as
+     * {@code rvt_update_sge} moves to the next segment). In a region of one buffer {@code length} never ends before
+     * {@code sgeLength}, so that step is never taken there.
      *
      * @param n bytes, at most {@link #lengthFor(int)}
      */
@@ -84,6 +166,20 @@ public final class Sge {
         vaddr += n;
         length -= n;
         sgeLength -= n;
+        if (length == 0 && sgeLength > 0) {
+            nextPiece();
+        }
+    }
+
+    private void nextPiece() {
+        int shift = mr.pieceShift();
+        if (shift == 0) {
+            return; // one buffer: the entry overruns it, which the copy loops report
+        }
+        int piece = (int) ((vaddr - mr.addr()) >>> shift);
+        mem = mr.piece(piece);
+        memBase = vaddr;
+        length = mem.capacity();
     }
 
     /**
@@ -112,6 +208,8 @@ public final class Sge {
         vaddr = 0;
         length = 0;
         sgeLength = 0;
+        mem = null;
+        memBase = 0;
     }
 
     @Override

@@ -67,14 +67,29 @@ public final class RvtMr implements DriverMr {
 
     /** What the region maps: replaced as a whole (by {@link #mapBuffer}), so readers see a consistent triple. */
     private static final class Mapping {
+        /** The one buffer, or for a region in pieces its first piece. */
         final ByteBuffer memory;
+        /** The pieces of a region in pieces ({@link #regPieces}), else null. */
+        final ByteBuffer[] pieces;
+        /** log2 of the pieces' size, 0 for one buffer. */
+        final int shift;
         final long iova;
         final long length;
 
         Mapping(ByteBuffer memory, long iova) {
+            this(memory, null, 0, iova, memory.capacity());
+        }
+
+        Mapping(ByteBuffer memory, ByteBuffer[] pieces, int shift, long iova, long length) {
             this.memory = memory;
+            this.pieces = pieces;
+            this.shift = shift;
             this.iova = iova;
-            this.length = memory.capacity();
+            this.length = length;
+        }
+
+        Mapping at(long newIova) {
+            return new Mapping(memory, pieces, shift, newIova, length);
         }
     }
 
@@ -128,13 +143,7 @@ public final class RvtMr implements DriverMr {
             throw Errors.inval("regMr: buffer is null");
         }
         checkAccess("regMr", access);
-        if (AccessFlag.ON_DEMAND.in(access)) {
-            throw Errors.notsupp("regMr: access ON_DEMAND (on-demand paging) is not supported");
-        }
-        if (AccessFlag.FLUSH_PERSISTENT.in(access)) {
-            // rxe refuses it for memory that is not pmem; a ByteBuffer never is.
-            throw Errors.inval("regMr: access FLUSH_PERSISTENT needs persistent memory, which a ByteBuffer is not");
-        }
+        checkFlagsForMemory(access);
         if (!buffer.hasRemaining()) {
             throw Errors.inval("regMr: buffer range is empty (position " + buffer.position() + ", limit "
                     + buffer.limit() + ")");
@@ -147,6 +156,68 @@ public final class RvtMr implements DriverMr {
         boolean zeroBased = AccessFlag.ZERO_BASED.in(access);
         RvtMr mr = new RvtMr(dev, pd, new Mapping(memory, 0), access, false, 0);
         publishNew(mr, !zeroBased);
+        return mr;
+    }
+
+    /**
+     * Registers a region in pieces ({@link io.rvt.api.ProtectionDomain#regMrPieces(ByteBuffer[], int)}):
+     * {@code rvt_reg_user_mr}'s checks, and the pieces' own (direct, of one power-of-two length of at least 4 KiB,
+     * the last no longer, within {@code max_mr_size}). One piece is {@link #reg(RvtPd, ByteBuffer, int)}.
+     *
+     * @param pd the PD
+     * @param pieces the memory, each piece's bytes between position and limit
+     * @param access {@link AccessFlag} bits
+     * @return the published region
+     * @throws VerbsException EINVAL as the method it mirrors says, naming the piece and the value; ENOMEM when the
+     *                        key table is full
+     */
+    static RvtMr regPieces(RvtPd pd, ByteBuffer[] pieces, int access) {
+        if (pieces == null || pieces.length == 0) {
+            throw Errors.inval("regMr: no pieces (" + (pieces == null ? "null" : "an empty array") + ")");
+        }
+        if (pieces.length == 1) {
+            return reg(pd, pieces[0], access);
+        }
+        checkAccess("regMr", access);
+        ByteBuffer[] slices = new ByteBuffer[pieces.length];
+        long total = 0;
+        int size = 0;
+        for (int i = 0; i < pieces.length; i++) {
+            ByteBuffer b = pieces[i];
+            if (b == null) {
+                throw Errors.inval("regMr: piece " + i + " of " + pieces.length + " is null");
+            }
+            int len = b.remaining();
+            if (!b.isDirect()) {
+                throw Errors.inval("regMr: piece " + i + " is a heap buffer; a region in pieces takes direct ones");
+            }
+            if (b.isReadOnly() && (access & WRITE_ACCESS) != 0) {
+                throw Errors.inval("regMr: piece " + i + " is read-only but access " + AccessFlag.describe(access)
+                        + " allows writing");
+            }
+            if (i == 0) {
+                if (len < RvtLkeyTable.PAGE_SIZE || Integer.bitCount(len) != 1) {
+                    throw Errors.inval("regMr: piece 0 has " + len + " bytes; the pieces' length must be a power"
+                            + " of two of at least " + RvtLkeyTable.PAGE_SIZE);
+                }
+                size = len;
+            } else if (i < pieces.length - 1 ? len != size : len < 1 || len > size) {
+                throw Errors.inval("regMr: piece " + i + " has " + len + " bytes; "
+                        + (i < pieces.length - 1 ? "every piece but the last must have " + size
+                        : "the last must have 1 to " + size));
+            }
+            slices[i] = b.slice().order(ByteOrder.nativeOrder());
+            total += len;
+        }
+        long max = pd.dev().props().maxMrSize();
+        if (max > 0 && total > max) {
+            throw Errors.inval("regMr: " + total + " bytes in " + pieces.length + " pieces exceed the device's"
+                    + " max_mr_size " + max);
+        }
+        checkFlagsForMemory(access);
+        Mapping m = new Mapping(slices[0], slices, Integer.numberOfTrailingZeros(size), 0, total);
+        RvtMr mr = new RvtMr(pd.dev(), pd, m, access, false, 0);
+        publishNew(mr, !AccessFlag.ZERO_BASED.in(access));
         return mr;
     }
 
@@ -187,6 +258,16 @@ public final class RvtMr implements DriverMr {
         }
     }
 
+    private static void checkFlagsForMemory(int access) {
+        if (AccessFlag.ON_DEMAND.in(access)) {
+            throw Errors.notsupp("regMr: access ON_DEMAND (on-demand paging) is not supported");
+        }
+        if (AccessFlag.FLUSH_PERSISTENT.in(access)) {
+            // rxe refuses it for memory that is not pmem; a ByteBuffer never is.
+            throw Errors.inval("regMr: access FLUSH_PERSISTENT needs persistent memory, which a ByteBuffer is not");
+        }
+    }
+
     private static void checkAccess(String verb, int access) {
         if ((access & ~AccessFlag.ALL) != 0) {
             throw Errors.inval(verb + ": access 0x" + Integer.toHexString(access) + " has unknown bits 0x"
@@ -202,7 +283,7 @@ public final class RvtMr implements DriverMr {
     // ------------------------------------------------------------------ package-private state changes
 
     void assignVaddr(long iova) {
-        mapping = new Mapping(mapping.memory, iova);
+        mapping = mapping.at(iova);
     }
 
     void publish(int newKey) {
@@ -300,6 +381,7 @@ public final class RvtMr implements DriverMr {
         return mapping.memory.isReadOnly();
     }
 
+
     // ------------------------------------------------------------------ MemoryRegion
 
     @Override
@@ -339,7 +421,36 @@ public final class RvtMr implements DriverMr {
      */
     @Override
     public ByteBuffer buffer() {
-        return mapping.memory.duplicate().order(ByteOrder.nativeOrder());
+        Mapping m = mapping;
+        if (m.pieces != null) {
+            throw Errors.inval("buffer: region lkey 0x" + Integer.toHexString(key) + " is in " + m.pieces.length
+                    + " pieces; use buffers()");
+        }
+        return m.memory.duplicate().order(ByteOrder.nativeOrder());
+    }
+
+    @Override
+    public ByteBuffer[] buffers() {
+        Mapping m = mapping;
+        if (m.pieces == null) {
+            return new ByteBuffer[] {m.memory.duplicate().order(ByteOrder.nativeOrder())};
+        }
+        ByteBuffer[] out = new ByteBuffer[m.pieces.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = m.pieces[i].duplicate().order(ByteOrder.nativeOrder());
+        }
+        return out;
+    }
+
+    @Override
+    public int pieceShift() {
+        return mapping.shift;
+    }
+
+    @Override
+    public ByteBuffer piece(int i) {
+        Mapping m = mapping;
+        return m.pieces == null ? m.memory : m.pieces[i];
     }
 
     /**
@@ -506,8 +617,9 @@ public final class RvtMr implements DriverMr {
      */
     @Override
     public long atomicFetchAdd(long vaddr, long add) {
-        ByteBuffer mem = mapping.memory;
-        int i = index(mem, vaddr);
+        Mapping m = mapping;
+        ByteBuffer mem = m.pieces == null ? m.memory : m.pieces[pieceOf(m, vaddr)];
+        int i = index(m, mem, vaddr);
         if (mem.isDirect() && mem.alignmentOffset(i, 8) == 0) {
             return (long) LONGS.getAndAdd(mem, i, add);
         }
@@ -525,8 +637,9 @@ public final class RvtMr implements DriverMr {
      */
     @Override
     public long atomicCompareSwap(long vaddr, long compare, long swap) {
-        ByteBuffer mem = mapping.memory;
-        int i = index(mem, vaddr);
+        Mapping m = mapping;
+        ByteBuffer mem = m.pieces == null ? m.memory : m.pieces[pieceOf(m, vaddr)];
+        int i = index(m, mem, vaddr);
         if (mem.isDirect() && mem.alignmentOffset(i, 8) == 0) {
             return (long) LONGS.compareAndExchange(mem, i, compare, swap);
         }
@@ -548,8 +661,9 @@ public final class RvtMr implements DriverMr {
      */
     @Override
     public void atomicWrite(long vaddr, long value) {
-        ByteBuffer mem = mapping.memory;
-        int i = index(mem, vaddr);
+        Mapping m = mapping;
+        ByteBuffer mem = m.pieces == null ? m.memory : m.pieces[pieceOf(m, vaddr)];
+        int i = index(m, mem, vaddr);
         if (mem.isDirect() && mem.alignmentOffset(i, 8) == 0) {
             LONGS.setRelease(mem, i, value);
             return;
@@ -559,14 +673,21 @@ public final class RvtMr implements DriverMr {
         }
     }
 
-    private int index(ByteBuffer mem, long vaddr) {
-        long off = vaddr - mapping.iova;
-        if (off < 0 || off > mem.capacity() - 8L) {
+    /** The piece of a region in pieces that holds the byte at {@code vaddr} (out-of-range: the last or the first). */
+    private static int pieceOf(Mapping m, long vaddr) {
+        long p = (vaddr - m.iova) >> m.shift;
+        return (int) Math.max(0, Math.min(p, m.pieces.length - 1));
+    }
+
+    private int index(Mapping m, ByteBuffer mem, long vaddr) {
+        long off = vaddr - m.iova;
+        long pieceStart = m.pieces == null ? 0 : (long) pieceOf(m, vaddr) << m.shift;
+        if (off < 0 || off - pieceStart > mem.capacity() - 8L) {
             throw new IndexOutOfBoundsException("atomic at 0x" + Long.toHexString(vaddr) + " is outside region lkey 0x"
-                    + Integer.toHexString(key) + " [0x" + Long.toHexString(mapping.iova) + ", +" + mem.capacity()
-                    + ")");
+                    + Integer.toHexString(key) + " [0x" + Long.toHexString(m.iova) + ", +" + m.length + ")"
+                    + (m.pieces == null || off >= m.length ? "" : " or crosses the end of a piece"));
         }
-        return (int) off;
+        return (int) (off - pieceStart);
     }
 
     /** The lock for the 8 bytes at {@code index}: keyed by the backing array and absolute index, for heap memory. */

@@ -109,6 +109,12 @@ public final class RvtPd implements ProtectionDomain {
     }
 
     @Override
+    public MemoryRegion regMrPieces(ByteBuffer[] pieces, int access) {
+        dev.checkAlive();
+        return RvtMr.regPieces(this, pieces, access);
+    }
+
+    @Override
     public MemoryRegion allocMr(int maxNumSg) {
         dev.checkAlive();
         return RvtMr.alloc(this, maxNumSg);

@@ -287,7 +287,7 @@ final class RvtLoopback {
                         ? target.mr().atomicFetchAdd(target.vaddr(), wqe.compareAdd())
                         : target.mr().atomicCompareSwap(target.vaddr(), wqe.compareAdd(), wqe.swap());
                 Sge dst = wqe.sge(0);
-                dst.mr().memory().putLong(dst.offset(), old);
+                dst.putLong(old);
                 target.release();
                 return COMP;
             }
@@ -300,7 +300,7 @@ final class RvtLoopback {
                     return accErr(qp);
                 }
                 Sge value = wqe.sge(0);
-                target.mr().atomicWrite(target.vaddr(), value.mr().memory().getLong(value.offset()));
+                target.mr().atomicWrite(target.vaddr(), value.getLong());
                 target.release();
                 return COMP;
             }

@@ -219,7 +219,7 @@ final class RcAckProcessor {
             }
             if (atomic) {
                 Sge s = wqe.sge(0);
-                s.mr().memory().putLong(s.offset(), val); // native order, as rvt's loopback writes it
+                s.putLong(val); // native order, as rvt's loopback writes it
             }
             if ((w == WrOpcode.RDMA_READ || atomic || zeroLengthAnswer) && rq.numRdAtomic > 0) {
                 int n = rq.numRdAtomic - 1;

@@ -245,7 +245,7 @@ public final class SgeState {
                 if (n <= 0) {
                     throw new IllegalStateException("copy of " + length + " bytes overruns the scatter list");
                 }
-                ByteBuffer dst = sge.mr().memory();
+                ByteBuffer dst = sge.memory();
                 int at = sge.offset();
                 if (inLast) {
                     VarHandle.releaseFence();
@@ -283,7 +283,7 @@ public final class SgeState {
             if (n <= 0) {
                 throw new IllegalStateException("copy of " + length + " bytes overruns the gather list");
             }
-            dst.put(dstIndex, sge.mr().memory(), sge.offset(), n);
+            dst.put(dstIndex, sge.memory(), sge.offset(), n);
             updateSge(n, release);
             dstIndex += n;
             length -= n;
@@ -308,7 +308,7 @@ public final class SgeState {
             if (n <= 0) {
                 throw new IllegalStateException("copy of " + length + " bytes overruns the source list");
             }
-            copyIn(s.mr().memory(), s.offset(), n, releaseDst, copyLast);
+            copyIn(s.memory(), s.offset(), n, releaseDst, copyLast);
             src.updateSge(n, releaseSrc);
             length -= n;
         }
