@@ -237,6 +237,28 @@ final class Endpoint implements AutoCloseable {
     }
 
     /**
+     * perftest's {@code -I}: asks this endpoint's device for a QP with {@code requested} bytes of inline data, as
+     * perftest's {@code ctx_qp_create} sets {@code max_inline_data}, and reads what the created QP's caps say it has
+     * (rvt-core's, as rdmavt's {@code rvt_create_qp}, always 0: a software QP reads every message from its SGEs); the
+     * QP is destroyed at once.
+     *
+     * @param requested bytes of inline data asked for; 0 or less asks nothing
+     * @return perftest's line when the QP has less, {@code "  Actual inline-size(G) < requested inline-size(R)"}
+     *         with its line end; "" when it has enough or nothing was asked
+     */
+    String inlineReport(int requested) {
+        if (requested <= 0) {
+            return "";
+        }
+        QpInitAttr init = new QpInitAttr().qpType(QpType.RC).sendCq(sendCq).recvCq(recvCq).sigType(SigType.SIGNAL_ALL_WR);
+        init.cap().maxSendWr(1).maxRecvWr(1).maxSendSge(1).maxRecvSge(1).maxInlineData(requested);
+        pd.createQp(init).destroyQp();
+        int granted = init.cap().maxInlineData();
+        return granted >= requested ? "" : "  Actual inline-size(" + granted + ") < requested inline-size("
+                + requested + ")" + System.lineSeparator();
+    }
+
+    /**
      * @param attr an address vector (its source GID index is used as given)
      * @return an address handle on this endpoint's PD (destroyed by {@link #close()})
      */

@@ -119,7 +119,8 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--MGID", "-M", "GID", "perf", "refused: " + Refusals.MULTICAST),
             opt("--report-histogram", "-H", null, "perf", "latency: list every sample, sorted, before the row"),
             opt("--report-unsorted", "-U", null, "perf", "latency: list every sample as taken before the row"),
-            opt("--inline_size", "-I", "BYTES", "perf", "refused: " + Refusals.INLINE),
+            opt("--inline_size", "-I", "BYTES", "perf", "inline data asked of the QPs, 0 to 1024; rvt's have none "
+                    + "(rdmavt's max_inline_data 0), said as perftest says it"),
             opt("--inline_recv", null, "BYTES", "perf", "refused: " + Refusals.INLINE),
             opt("--recv_post_list", null, "N", "perf", "refused: " + Refusals.RECV_POST_LIST),
             opt("--dualport", "-O", null, "perf", "refused: " + Refusals.DUAL_PORT),

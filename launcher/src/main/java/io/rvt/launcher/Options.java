@@ -20,6 +20,8 @@ import java.util.Set;
 public final class Options {
     /** The largest message size: 8 MiB, perftest's {@code -a} ceiling. */
     public static final int MAX_SIZE = 8 << 20;
+    /** perftest's {@code MAX_INLINE}: the most {@code -I} takes. */
+    static final int MAX_INLINE = 1024;
 
     /** The commands, in the order help lists them. */
     static final List<String> COMMANDS = List.of("devices", "pingpong", "perf", "stat", "shell");
@@ -178,6 +180,8 @@ public final class Options {
     boolean cmpAndSwap;
     /** perftest's {@code --output}: the one figure each row prints; null for the table. */
     String output;
+    /** perftest's {@code -I}, {@code --inline_size}; -1 unless given. */
+    int inlineSize = -1;
     /** perftest's {@code -C}, {@code --report-cycles}. */
     boolean reportCycles;
     /** perftest's {@code -H}, {@code --report-histogram}. */
@@ -306,6 +310,8 @@ public final class Options {
                 }
                 output = v;
             }
+            case "--inline_size" -> inlineSize = inRange(name, v, 0, MAX_INLINE, "an inline size (0 to " + MAX_INLINE
+                    + ", perftest's MAX_INLINE)");
             case "--report-cycles" -> reportCycles = true;
             case "--report-histogram" -> reportHistogram = true;
             case "--report-unsorted" -> reportUnsorted = true;
@@ -705,6 +711,14 @@ public final class Options {
     PerftestFlags perftestFlags() {
         return new PerftestFlags(noPeak, limitBw, limitMsgRate, sl, hopLimit, trafficClass, flowLabel, outReads,
                 given.contains("--rx-depth") ? rxDepth : 0, waitDestroy, latencyGap, output);
+    }
+
+    /**
+     * @return perftest's {@code -I} as it applies: 0 unless given, and 0 on READ and atomic tests, which post no
+     *         data (perftest sets it so)
+     */
+    int inlineSize() {
+        return test == PerfTest.READ || test == PerfTest.ATOMIC ? 0 : Math.max(0, inlineSize);
     }
 
     /** @return perftest's {@code -C}, {@code -H}, {@code -U} */

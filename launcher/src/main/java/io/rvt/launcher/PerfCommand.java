@@ -164,7 +164,8 @@ final class PerfCommand {
                     plot.add(lat);
                 }
             }
-        }, o.rdmaCm).flags(flags).rateLimit(o.rateLimit()).latencyReport(o.latencyReport());
+        }, o.rdmaCm).flags(flags).rateLimit(o.rateLimit()).latencyReport(o.latencyReport())
+                .inlineSize(o.inlineSize());
         if (o.server) {
             remote.server(host, own);
         } else {
@@ -198,6 +199,8 @@ final class PerfCommand {
         try (PerfRunner runner = new PerfRunner(host, a, b, s, largest, progress, link, options.cmPort)
                 .latencyGap(flags.latencyGapMicros() * 1000L).rateLimit(options.rateLimit())
                 .latencyReport(latencyReport)) {
+            String inline = runner.inlineReport(options.inlineSize());
+            progress.printQuietly(() -> out.print(inline));
             for (int size : s.sizes()) {
                 BandwidthResult bw = null;
                 LatencyResult lat = null;

@@ -374,6 +374,14 @@ final class PerfRunner implements AutoCloseable {
         return s;
     }
 
+    /**
+     * @param requested perftest's {@code -I}; 0 or less for none
+     * @return the requester's answer to it ({@link Endpoint#inlineReport})
+     */
+    String inlineReport(int requested) {
+        return requester.inlineReport(requested);
+    }
+
     /** @return whether rows run a warm-up first: not where a perftest peer would count it */
     private boolean warms() {
         return !perftest || !spec.test().needsReceives() && !(spec.latency() && spec.test() == PerfTest.WRITE);

@@ -32,14 +32,16 @@ final class Refusals {
     static final String MARGIN = "the margin of a -D row is perftest's default (a quarter of -D in whole seconds); "
             + "another is not built";
     /** perftest's {@code -g} and {@code -M}. */
-    static final String MULTICAST = "multicast SENDs (a UD QP attached to a group) are not built into rvt perf";
-    /** perftest's {@code -I} and {@code --inline_recv}. */
+    static final String MULTICAST = "multicast SENDs are not built into rvt perf: its UD rows address the peer's "
+            + "QP, none attached to a group (rvt-core's attach_mcast and driver-sim's groups are not used by perf)";
+    /** perftest's {@code --inline_recv}. */
     static final String INLINE = "rvt perf posts no inline data (IBV_SEND_INLINE): every message is read from the "
             + "region";
     /** perftest's {@code --recv_post_list}. */
     static final String RECV_POST_LIST = "rvt perf posts its receives one at a time";
     /** perftest's {@code -O} and {@code --report-per-port}. */
-    static final String DUAL_PORT = "rvt perf runs on one port (-i)";
+    static final String DUAL_PORT = "rvt perf runs its QPs on one port (-i); a second set on the device's second "
+            + "port, with rows per port, is not built";
     /** perftest's {@code -T}. */
     static final String TOS = "perftest takes the ToS with -R only, through rdma_cm; give --tclass for the GRH's "
             + "traffic class";

@@ -69,6 +69,7 @@ final class RemotePerf {
     /** perftest's software rate limiter ({@code --rate_limit}) of the client's bandwidth rows; null for none. */
     private RateLimit rateLimit;
     private LatencyReport latencyReport = LatencyReport.DEFAULT;
+    private int inlineSize;
 
     /** Writes a row into the JSON files the command line asks for ({@code --out_json}, {@code --json}). */
     interface Reports {
@@ -113,6 +114,15 @@ final class RemotePerf {
         this.gbits = gbits;
         this.reports = reports;
         this.rdmaCm = rdmaCm;
+    }
+
+    /**
+     * @param bytes perftest's {@code -I}: the inline data asked of the QPs; 0 for none
+     * @return this
+     */
+    RemotePerf inlineSize(int bytes) {
+        this.inlineSize = bytes;
+        return this;
     }
 
     /**
@@ -461,6 +471,7 @@ final class RemotePerf {
             for (PerftestDest d : theirs) {
                 addresses.append(d.describe("remote", rdma, read)).append(System.lineSeparator());
             }
+            out.print(e.inlineReport(inlineSize));
             String from = client ? dev.name() : peer;
             String to = client ? peer : dev.name();
             table.header(spec, from, to, mtu.bytes(), host, link, cm != null ? PerfCommand.DATA_EXCHANGE

@@ -68,6 +68,25 @@ class PerftestLatencyReportTest {
         }
     }
 
+    /** -I: asked of the QPs; rvt's have no inline data (rdmavt's max_inline_data 0), said in perftest's line. */
+    @Test
+    @Timeout(120)
+    void shouldAskTheQpsForInlineDataAndSayWhatTheyHaveAsPerftestDoes() {
+        assertThat(cli.run("perf", "--no-osgi", "--test", "ib_send_bw", "-s", "64", "-n", "100", "-I", "128"))
+                .as(cli.err()).isZero();
+        assertThat(cli.out()).contains("  Actual inline-size(0) < requested inline-size(128)" + System.lineSeparator());
+        assertThat(cli.out().lines().filter(l -> l.startsWith(" 64 ")).count()).isOne();
+        cli.reset();
+        assertThat(cli.run("perf", "--no-osgi", "--test", "ib_read_lat", "-s", "64", "-n", "10", "--inline_size=64"))
+                .as(cli.err()).isZero();
+        assertThat(cli.out()).doesNotContain("inline-size"); // READ posts no data: perftest asks none
+        assertThat(Options.parse("perf", "--test", "write", "-I", "1024").inlineSize()).isEqualTo(1024);
+        assertThat(Options.parse("perf", "--test", "atomic", "-I", "64").inlineSize()).isZero();
+        assertThat(Options.parse("perf").inlineSize()).isZero();
+        cli.assertUsage("option --inline_size: 1025 is not an inline size (0 to 1024, perftest's MAX_INLINE)",
+                "perf", "-I", "1025");
+    }
+
     @Test
     void shouldFormatSamplesAsCsPercentG() {
         assertThat(LatencyReport.g(1.5)).isEqualTo("1.5");

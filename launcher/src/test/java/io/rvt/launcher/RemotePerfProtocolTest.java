@@ -137,14 +137,25 @@ class RemotePerfProtocolTest {
      */
     static String[] serverAndClient(Host server, Host client, PerfSpec spec, boolean rdmaCm, PerftestFlags flags)
             throws Exception {
+        return serverAndClient(server, client, spec, rdmaCm, flags, r -> r);
+    }
+
+    /**
+     * Runs {@code spec} as {@link #serverAndClient(Host, Host, PerfSpec, boolean, PerftestFlags)} does, each side's
+     * {@link RemotePerf} also set up by {@code more}.
+     *
+     * @return what the server and the client printed
+     */
+    static String[] serverAndClient(Host server, Host client, PerfSpec spec, boolean rdmaCm, PerftestFlags flags,
+            java.util.function.UnaryOperator<RemotePerf> more) throws Exception {
         ByteArrayOutputStream serverOut = new ByteArrayOutputStream();
         ByteArrayOutputStream clientOut = new ByteArrayOutputStream();
         PrintStream serverPrint = new PrintStream(serverOut, true, StandardCharsets.UTF_8);
         PrintStream clientPrint = new PrintStream(clientOut, true, StandardCharsets.UTF_8);
         RemotePerf.Reports none = (s, d, mtu, bw, lat) -> { };
         int port = freePort();
-        CompletableFuture<Void> serverRun = CompletableFuture.runAsync(() -> new RemotePerf(serverPrint,
-                serverPrint, LinkOptions.DEFAULT, port, false, none, rdmaCm).flags(flags).server(server, spec));
+        CompletableFuture<Void> serverRun = CompletableFuture.runAsync(() -> more.apply(new RemotePerf(serverPrint,
+                serverPrint, LinkOptions.DEFAULT, port, false, none, rdmaCm).flags(flags)).server(server, spec));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!serverOut.toString(StandardCharsets.UTF_8).contains("waiting for a client")) {
             assertThat(System.nanoTime()).as("the server listens").isLessThan(deadline);
@@ -152,8 +163,8 @@ class RemotePerfProtocolTest {
             Thread.onSpinWait();
         }
         try {
-            new RemotePerf(clientPrint, clientPrint, LinkOptions.DEFAULT, port, false, none, rdmaCm).flags(flags)
-                    .client(client, serverAddress(server), spec);
+            more.apply(new RemotePerf(clientPrint, clientPrint, LinkOptions.DEFAULT, port, false, none, rdmaCm)
+                    .flags(flags)).client(client, serverAddress(server), spec);
         } catch (RuntimeException e) {
             throw new AssertionError("the client failed: " + e + "\n" + clientOut + "\nthe server:\n" + serverOut, e);
         }
@@ -263,6 +274,24 @@ class RemotePerfProtocolTest {
         }
         String[] ud = run(PerfTest.SEND, Transport.UD, true, new int[] {32}, 1, 100, false);
         assertThat(rows(ud[0])).hasSize(1);
+    }
+
+    /** -I, -C, -H, -U between processes: both sides of SEND latency say the inline size and list their samples. */
+    @Test
+    @Timeout(120)
+    void shouldAnswerInlineAndListSamplesInTicksOnBothSidesOfSendLatency() throws Exception {
+        PerfSpec spec = new PerfSpec(PerfTest.SEND, Transport.RC, true, new int[] {64}, 1, 50, 0, 1, 1, 1, false);
+        String[] out = serverAndClient(server, client, spec, false, PerftestFlags.DEFAULT,
+                r -> r.inlineSize(64).latencyReport(new LatencyReport(true, true, true)));
+        for (String o : out) {
+            assertThat(o).as(o).contains("  Actual inline-size(0) < requested inline-size(64)",
+                    LatencyReport.CYCLES_LINE);
+            assertThat(o.lines().filter("#, cycles"::equals).count()).as(o).isEqualTo(2);
+            assertThat(rows(o)).as(o).extracting(r -> r[0]).containsExactly(64L);
+        }
+        // the client lists its 50 samples; the server the intervals between its 50 arrivals
+        assertThat(out[1].lines().filter(l -> l.matches("\\d+, [0-9.e+]+")).count()).isEqualTo(100);
+        assertThat(out[0].lines().filter(l -> l.matches("\\d+, [0-9.e+]+")).count()).isEqualTo(98);
     }
 
     @Test
