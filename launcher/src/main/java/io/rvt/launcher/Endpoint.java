@@ -22,6 +22,7 @@ import io.rvt.cm.Connection;
 import io.rvt.cm.ConnectOptions;
 import io.rvt.cm.DatagramPeer;
 import io.rvt.cm.QpOptions;
+import io.rvt.launcher.pingpong.CqEvents;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
@@ -60,6 +61,13 @@ final class Endpoint implements AutoCloseable {
     final CompletionQueue sendCq;
     /** The completion queue of the QPs' receives. */
     final CompletionQueue recvCq;
+    /**
+     * perftest's {@code -e}: the completion channels the send and receive CQs were created on ({@code send_channel},
+     * {@code recv_channel}), waited on where a loop finds nothing to poll; null when busy-polling.
+     */
+    final CqEvents sendEvents;
+    /** The receive CQ's channel with {@code -e}; else null. */
+    final CqEvents recvEvents;
     /** The registered memory (direct). */
     final ByteBuffer buffer;
     /** The region over {@link #buffer}, with {@link #ALL_ACCESS}. */
@@ -107,12 +115,34 @@ final class Endpoint implements AutoCloseable {
      * @param recvHandler called when the armed receive CQ gets a completion, or null
      */
     Endpoint(Device device, int bufferBytes, int cqDepth, LinkOptions link, CompletionHandler recvHandler) {
+        this(device, bufferBytes, cqDepth, link, recvHandler, false);
+    }
+
+    /**
+     * @param device the device
+     * @param bufferBytes size of the registered buffer (direct)
+     * @param cqDepth entries of each completion queue
+     * @param link the port, path MTU and GID index ({@link LinkOptions#check checked} against the device)
+     * @param recvHandler called when the armed receive CQ gets a completion, or null
+     * @param events perftest's {@code -e}: each CQ on a completion channel of its own ({@link #sendEvents},
+     *               {@link #recvEvents}), armed
+     */
+    Endpoint(Device device, int bufferBytes, int cqDepth, LinkOptions link, CompletionHandler recvHandler,
+            boolean events) {
         link.check(device);
         this.device = device;
         this.link = link;
         this.pd = device.allocPd();
-        this.sendCq = device.createCq(cqDepth, 0, null, null);
-        this.recvCq = device.createCq(cqDepth, 0, recvHandler, null);
+        this.sendEvents = events ? new CqEvents(device) : null;
+        this.recvEvents = events ? new CqEvents(device) : null;
+        this.sendCq = events ? device.createCq(cqDepth, 0, sendEvents.channel(), null, null)
+                : device.createCq(cqDepth, 0, null, null);
+        this.recvCq = events ? device.createCq(cqDepth, 0, recvEvents.channel(), recvHandler, null)
+                : device.createCq(cqDepth, 0, recvHandler, null);
+        if (events) {
+            sendEvents.arm(sendCq);
+            recvEvents.arm(recvCq);
+        }
         this.buffer = ByteBuffer.allocateDirect(bufferBytes);
         this.mr = pd.regMr(buffer, ALL_ACCESS);
         this.lid = device.queryPort(link.port(), new PortAttr()).lid();
@@ -315,8 +345,16 @@ final class Endpoint implements AutoCloseable {
             ah.destroyAh();
         }
         ahs.clear();
+        if (sendEvents != null) {
+            sendEvents.ack(sendCq);
+            recvEvents.ack(recvCq);
+        }
         sendCq.destroyCq();
         recvCq.destroyCq();
+        if (sendEvents != null) {
+            sendEvents.close();
+            recvEvents.close();
+        }
         mr.deregMr();
         pd.deallocPd();
     }

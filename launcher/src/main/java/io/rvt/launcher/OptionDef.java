@@ -53,8 +53,8 @@ record OptionDef(String name, List<String> aliases, String label, String command
                     + "-r; perf: SEND tests, 512, perftest's -r)"),
             opts("--sl", List.of("-l@pingpong", "-S@perf"), "SL", CONNECT, "two processes: the path's service level, "
                     + "0 to 15 (0; pingpong -l, perf -S)"),
-            opt("--events", "-e", null, CONNECT, "two processes: sleep on completion events instead of polling (perf: "
-                    + "refused, it busy-polls)"),
+            opt("--events", "-e", null, CONNECT, "sleep on completion events instead of polling (pingpong: two "
+                    + "processes; perf: bandwidth rows, not WRITE)"),
             opt("--gid-idx", "-g", "INDEX", "pingpong", "the examples' -g: advertise this GID index and address the "
                     + "peer from it (RoCE: 0 unless given, as a RoCE port has no LIDs)"),
             opt("--chk", null, null, "pingpong", "the examples' -c with no value: the client zeroes the first byte "
@@ -86,7 +86,8 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--output", null, "WHAT", "perf", "bandwidth, message_rate (bandwidth tests) or latency (latency "
                     + "tests): each row prints that one figure (MiB/sec or Gb/sec, Mpps, usec t_avg) and nothing else"),
             opt("--reversed", null, null, "perf", "refused: " + Refusals.REVERSED),
-            opt("--run_infinitely", null, null, "perf", "refused: " + Refusals.RUN_INFINITELY),
+            opt("--run_infinitely", null, null, "perf", "bandwidth, one process: a row every -D SECONDS (5) until "
+                    + "killed, no peak"),
             opt("--retry_count", null, "N", "perf", "RC: the QPs' retry count, 0 to 7 (7); with -R, as perftest's, the "
                     + "REQ's retry and RNR retry counts"),
             opt("--latency_gap", null, "USEC", "perf", "latency: wait USEC before each post, inside the measured time "

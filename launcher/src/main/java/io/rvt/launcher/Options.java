@@ -164,6 +164,8 @@ public final class Options {
     int waitDestroy;
     /** perftest's {@code --latency_gap}, in microseconds. */
     int latencyGap;
+    /** perftest's {@code --run_infinitely}: one row after another, each {@code -D} long, until killed. */
+    boolean runInfinitely;
     /** perftest's {@code --rate_limit}; 0 unless given. */
     double rateLimit;
     /** perftest's {@code --rate_units}: M, g or p. */
@@ -270,12 +272,7 @@ public final class Options {
             case "--rdma_cm" -> rdmaCm = true;
             case "--rx-depth" -> rxDepth = inRange(name, v, 1, 16384, "a receive queue depth (1 to 16384)");
             case "--sl" -> sl = inRange(name, v, 0, 15, "a service level (0 to 15)");
-            case "--events" -> {
-                if (command.equals("perf")) {
-                    throw refused(name, Refusals.EVENTS);
-                }
-                events = true;
-            }
+            case "--events" -> events = true;
             case "--gid-idx" -> gidIndex = inRange(name, v, 0, 255, "a GID index");
             case "--chk" -> chk = true;
             case "--use-srq" -> throw refused(name, Refusals.USE_SRQ);
@@ -316,7 +313,7 @@ public final class Options {
             case "--report-histogram" -> reportHistogram = true;
             case "--report-unsorted" -> reportUnsorted = true;
             case "--reversed" -> throw refused(name, Refusals.REVERSED);
-            case "--run_infinitely" -> throw refused(name, Refusals.RUN_INFINITELY);
+            case "--run_infinitely" -> runInfinitely = true;
             case "--retry_count" -> retryCount = inRange(name, v, 0, 7, "a retry count (0 to 7, the QP attribute's 3 "
                     + "bits)");
             case "--latency_gap" -> latencyGap = inRange(name, v, 0, 1_000_000, "microseconds (0 to 1000000)");
@@ -448,6 +445,13 @@ public final class Options {
             }
         }
         checkRateLimit();
+        checkRunInfinitely();
+        if (events && (test == PerfTest.WRITE || latency || Boolean.TRUE.equals(testLatency))) {
+            throw new UsageException("option --events: " + (test == PerfTest.WRITE
+                    ? "perftest's events are not available on WRITE tests (its rule: the peer's writes complete "
+                    + "nothing there)" : "rvt perf waits on completion events in bandwidth rows; its latency rows "
+                    + "busy-poll (events there are not built)"));
+        }
         if (forceLink != null && !forceLink.equalsIgnoreCase(driver.perftestLinkType())) {
             throw new UsageException("option --force-link: '" + forceLink + "' is not the link of --driver "
                     + driver.name().toLowerCase(Locale.ROOT) + " (" + driver.perftestLinkType() + ")");
@@ -489,6 +493,40 @@ public final class Options {
                     + (lat ? "latency" : test == PerfTest.ATOMIC ? "atomic" : "bidirectional SEND") + " ones "
                     + "(perftest's rule)");
         }
+    }
+
+    /**
+     * perftest's rules for {@code --run_infinitely} ({@code force_dependecies}): bandwidth tests only, not with events,
+     * the rate limiter or bidirectional SEND; a row every {@code -D} (perftest's default 5 s). rvt's: one size, in
+     * one process.
+     */
+    private void checkRunInfinitely() {
+        if (!runInfinitely) {
+            return;
+        }
+        String why = null;
+        if (latency || Boolean.TRUE.equals(testLatency)) {
+            why = "runs only in bandwidth tests (perftest's rule)";
+        } else if (events) {
+            why = "does not support events (perftest's rule)";
+        } else if (rateLimit > 0) {
+            why = "does not support the rate limiter (perftest's rule)";
+        } else if (bidirectional && test == PerfTest.SEND) {
+            why = "is not supported in bidirectional SEND tests (perftest's rule)";
+        } else if (given.contains("--iters")) {
+            why = "prints a row every -D SECONDS: -n does not apply";
+        } else if (all) {
+            why = "runs one size: -a does not apply";
+        } else if (twoProcesses()) {
+            why = "between two processes is not built: the peer's side would have no end (run it in one process)";
+        }
+        if (why != null) {
+            throw new UsageException("option --run_infinitely " + why);
+        }
+        if (durationSeconds == 0) {
+            durationSeconds = 5; // perftest's DEF_DURATION
+        }
+        noPeak = true; // perftest: 'BW peak won't be measured in this run'
     }
 
     /** perftest's rule for {@code --output}: bandwidth or message_rate on a BW test, latency on a LAT test. */

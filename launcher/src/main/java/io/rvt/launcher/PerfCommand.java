@@ -165,7 +165,7 @@ final class PerfCommand {
                 }
             }
         }, o.rdmaCm).flags(flags).rateLimit(o.rateLimit()).latencyReport(o.latencyReport())
-                .inlineSize(o.inlineSize());
+                .inlineSize(o.inlineSize()).events(o.events);
         if (o.server) {
             remote.server(host, own);
         } else {
@@ -196,7 +196,8 @@ final class PerfCommand {
             largest = Math.max(largest, size);
         }
         String unmeasured = null;
-        try (PerfRunner runner = new PerfRunner(host, a, b, s, largest, progress, link, options.cmPort)
+        try (PerfRunner runner = new PerfRunner(host, a, b, s, largest, progress, link, options.cmPort,
+                options.events)
                 .latencyGap(flags.latencyGapMicros() * 1000L).rateLimit(options.rateLimit())
                 .latencyReport(latencyReport)) {
             String inline = runner.inlineReport(options.inlineSize());
@@ -216,6 +217,13 @@ final class PerfCommand {
                     if (plot != null) {
                         plot.add(r);
                     }
+                } else if (options.runInfinitely) {
+                    // perftest's --run_infinitely: a row every -D, until the process is killed
+                    runner.infinitely(size, row -> {
+                        BandwidthResult r = flags.shown(row);
+                        progress.printQuietly(() -> table.row(r));
+                        out.flush();
+                    });
                 } else {
                     BandwidthResult r = flags.shown(runner.bandwidth(size));
                     verify(r);

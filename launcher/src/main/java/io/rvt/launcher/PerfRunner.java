@@ -44,6 +44,8 @@ final class PerfRunner implements AutoCloseable {
     private final PerfSpec spec;
     /** Moves the network on whenever a loop finds nothing to poll. */
     private final Host host;
+    /** {@link Host#progress()} as a hook (made once: the loops allocate nothing). */
+    private final Runnable progressHook;
     private final Progress progress;
     /** Connected the QPs; closed last. */
     private final Connector connector;
@@ -106,6 +108,8 @@ final class PerfRunner implements AutoCloseable {
     private int target;
     /** perftest's {@code --latency_gap}: nanoseconds each side waits before each of its latency posts. */
     private long gapNanos;
+    /** {@code --run_infinitely}'s rows after the first: measured whole, without margins. */
+    private boolean noMargins;
     /** perftest's software rate limiter of the measured bandwidth rows; null for none. */
     private RateLimit rateLimit;
     /** The size of the rows' work requests ({@link #resize}). */
@@ -143,8 +147,28 @@ final class PerfRunner implements AutoCloseable {
      */
     PerfRunner(Host host, Device a, Device b, PerfSpec spec, int largest, Progress progress, LinkOptions link,
             int cmPort) {
+        this(host, a, b, spec, largest, progress, link, cmPort, false);
+    }
+
+    /**
+     * Sets up both sides for every row of {@code spec}, their CQs on completion channels with {@code events}.
+     *
+     * @param host the devices' host, whose network progresses while the loops wait
+     * @param a the requester's device
+     * @param b the responder's device
+     * @param spec the table
+     * @param largest the largest size of its rows
+     * @param progress where rows report their iterations
+     * @param link the port, path MTU and GID index of both sides
+     * @param cmPort the CM port the responder listens on (UD: the first of one per QP)
+     * @param events perftest's {@code -e}: a bandwidth row with nothing to poll waits for the requester's send CQ's
+     *               completion event instead of spinning
+     */
+    PerfRunner(Host host, Device a, Device b, PerfSpec spec, int largest, Progress progress, LinkOptions link,
+            int cmPort, boolean events) {
         this.spec = spec;
         this.host = host;
+        this.progressHook = host::progress;
         this.progress = progress;
         this.hint = Completions.lossHint(spec.transport());
         this.atRequester = "a work request on " + a.name();
@@ -153,8 +177,10 @@ final class PerfRunner implements AutoCloseable {
         int qps = spec.latency() ? 1 : spec.qps();
         dataOff = spec.transport() == Transport.UD ? Endpoint.GRH_BYTES : 0;
         int depth = PerfSizing.sendDepth(spec);
-        requester = new Endpoint(a, PerfSizing.bufferBytes(spec, largest), PerfSizing.cqDepth(spec), link);
-        responder = new Endpoint(b, PerfSizing.bufferBytes(spec, largest), PerfSizing.cqDepth(spec), link);
+        requester = new Endpoint(a, PerfSizing.bufferBytes(spec, largest), PerfSizing.cqDepth(spec), link, null,
+                events);
+        responder = new Endpoint(b, PerfSizing.bufferBytes(spec, largest), PerfSizing.cqDepth(spec), link, null,
+                events);
         remoteAddr = responder.mr.addr();
         remoteRkey = responder.mr.rkey();
         SigType sig = spec.latency() ? SigType.SIGNAL_ALL_WR : SigType.SIGNAL_REQ_WR;
@@ -273,6 +299,7 @@ final class PerfRunner implements AutoCloseable {
             int[] peerQpns, PerfRegion region, PerfSpec spec, Progress progress, String peer) {
         this.spec = spec;
         this.host = host;
+        this.progressHook = host::progress;
         this.progress = progress;
         this.hint = Completions.lossHint(spec.transport());
         this.atRequester = "a work request on " + requester.device.name();
@@ -380,6 +407,11 @@ final class PerfRunner implements AutoCloseable {
      */
     String inlineReport(int requested) {
         return requester.inlineReport(requested);
+    }
+
+    /** @return with perftest's {@code -e}, the completion events the requester's send CQ has given; else -1 */
+    int sendEvents() {
+        return requester.sendEvents == null ? -1 : requester.sendEvents.events();
     }
 
     /** @return whether rows run a warm-up first: not where a perftest peer would count it */
@@ -493,6 +525,22 @@ final class PerfRunner implements AutoCloseable {
         return windowed(spec.iters(), spec.durationNanos(), true).withSize(size);
     }
 
+    /**
+     * perftest's {@code --run_infinitely}: after the warm-up, one measured row of the table's duration after another,
+     * with no margins (perftest prints the messages of each period), each handed to {@code row}; never returns unless
+     * a row fails.
+     *
+     * @param size bytes per message
+     * @param row takes each row as it ends
+     */
+    void infinitely(int size, java.util.function.Consumer<BandwidthResult> row) {
+        row.accept(bandwidth(size));
+        noMargins = true;
+        while (true) {
+            row.accept(windowed(0, spec.durationNanos(), true).withSize(size));
+        }
+    }
+
     /** The result of a windowed run before its size is known to the caller. */
     private record Window(long iterations, long elapsedNanos, double bestNanosPerMessage) {
         BandwidthResult withSize(int size) {
@@ -515,7 +563,7 @@ final class PerfRunner implements AutoCloseable {
             }
         }
         long end = durationNanos > 0 ? start + durationNanos : Long.MAX_VALUE;
-        meter.start(start, durationNanos, report ? spec.marginNanos() : 0);
+        meter.start(start, durationNanos, report && !noMargins ? spec.marginNanos() : 0);
         long last = start;
         long done = 0;
         long posted = 0;
@@ -552,11 +600,17 @@ final class PerfRunner implements AutoCloseable {
                 if (report) {
                     progress.update(done);
                 }
+            } else if (requester.sendEvents != null) {
+                // perftest's -e: nothing to poll, so wait for the send CQ's next completion event
+                requester.sendEvents.awaitEvent(requester.sendCq, progressHook);
             } else {
                 host.progress(); // nothing to poll: with --threading invoker this thread is the network
+            }
+            if (done == before) {
                 // The first completion may take a whole window of large WRITEs: a longer wait, but not forever.
                 long quiet = last == start ? firstCompletionNanos : Completions.DEADLINE_NANOS;
-                if ((++emptyPolls & 1023) == 0) {
+                // every 1024 spins, or every wait on the channel (each up to a millisecond)
+                if ((++emptyPolls & 1023) == 0 || requester.sendEvents != null) {
                     long now = System.nanoTime();
                     meter.tick(done, now);
                     if (posting && durationNanos > 0 && now - end >= 0) {

@@ -16,8 +16,6 @@ final class Refusals {
     /** perftest's {@code --reversed}. */
     static final String REVERSED = "the server sending to the client (perftest's --reversed) is not built: "
             + "start the sending side as the client";
-    /** perftest's {@code --run_infinitely}. */
-    static final String RUN_INFINITELY = "a row that never ends is not built: give -D SECONDS";
     /** perftest's {@code --rate_limit_type HW} and {@code PP}. */
     static final String RATE_LIMIT_HW = "a NIC's rate limiter (a QP's static rate, packet pacing) is hardware rvt has "
             + "not; SW, perftest's software limiter, is built";
@@ -25,9 +23,9 @@ final class Refusals {
     static final String TYPICAL_PKT = "the typical packet size applies to packet pacing (--rate_limit_type PP), a "
             + "hardware rate limiter rvt has not";
 
-    /** perftest's {@code -e} and {@code -X} on rvt perf. */
-    static final String EVENTS = "rvt perf busy-polls its completion queues; sleeping on completion events "
-            + "(ibv_get_cq_event) is built into rvt pingpong -e, not perf";
+    /** perftest's {@code -X} on rvt perf. */
+    static final String EVENTS = "rvt's completion queues have one completion vector (0); -e waits on their "
+            + "channels";
     /** perftest's {@code -f}. */
     static final String MARGIN = "the margin of a -D row is perftest's default (a quarter of -D in whole seconds); "
             + "another is not built";

@@ -70,6 +70,8 @@ final class RemotePerf {
     private RateLimit rateLimit;
     private LatencyReport latencyReport = LatencyReport.DEFAULT;
     private int inlineSize;
+    /** perftest's {@code -e}: the session's CQs on completion channels, waited on where nothing is to poll. */
+    private boolean events;
 
     /** Writes a row into the JSON files the command line asks for ({@code --out_json}, {@code --json}). */
     interface Reports {
@@ -151,6 +153,16 @@ final class RemotePerf {
      */
     RemotePerf rateLimit(RateLimit limit) {
         this.rateLimit = limit;
+        return this;
+    }
+
+    /**
+     * @param events perftest's {@code -e}: a bandwidth row that finds nothing to poll waits for its CQ's completion
+     *               event (the client's send CQ, a SEND test's server its receive CQ)
+     * @return this
+     */
+    RemotePerf events(boolean events) {
+        this.events = events;
         return this;
     }
 
@@ -307,7 +319,7 @@ final class RemotePerf {
             int grh = ud ? Endpoint.GRH_BYTES : 0;
             this.target = targetOffset(grh + largest);
             this.e = new Endpoint(dev, target + targetBytes(grh + largest, comm.cycleBuffer),
-                    PerfSizing.cqDepth(spec), link);
+                    PerfSizing.cqDepth(spec), link, null, events);
             this.qps = new QueuePair[n];
             this.mine = new PerftestDest[n];
             this.theirs = new PerftestDest[n];
@@ -663,9 +675,14 @@ final class RemotePerf {
                     lastSeen = now;
                     continue;
                 }
-                host.progress();
-                if ((++spins & 0x3FF) != 0) {
-                    continue;
+                if (e.recvEvents != null) {
+                    // perftest's -e: wait for the receive CQ's next completion event (up to a millisecond)
+                    e.recvEvents.awaitEvent(e.recvCq, host::progress);
+                } else {
+                    host.progress();
+                    if ((++spins & 0x3FF) != 0) {
+                        continue;
+                    }
                 }
                 if (lossy && now - lastSeen > STRAGGLER_NANOS && comm.peerWaiting()) {
                     break; // the client is done and nothing more came

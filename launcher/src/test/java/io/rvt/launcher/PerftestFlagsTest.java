@@ -110,7 +110,6 @@ class PerftestFlagsTest {
                 "-N");
         cli.assertUsage("option --limit_bw applies to bandwidth tests, not to --lat", "perf", "--no-osgi", "--lat",
                 "-w", "1");
-        cli.assertUsage("option --events is refused: rvt perf busy-polls its completion queues", "perf", "-e");
     }
 
     /** Every flag the table refuses says so in one line naming it and why, as its help line does. */
@@ -251,8 +250,6 @@ class PerftestFlagsTest {
         cli.assertUsage("option --use-srq is refused: rvt perf posts each QP's receives on the QP itself", "perf",
                 "--use-srq");
         cli.assertUsage("option --reversed is refused: the server sending to the client", "perf", "--reversed");
-        cli.assertUsage("option --run_infinitely is refused: a row that never ends is not built", "perf",
-                "--run_infinitely");
     }
 
     @Test

@@ -9,8 +9,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * perftest's flags of how a test runs (issue 26, item 3) between two real {@code rvt perf} processes, each with one
- * driver-jni HCA on its own loopback address, over perftest's protocol: the software rate limiter and
- * {@code --retry_count}.
+ * driver-jni HCA on its own loopback address, over perftest's protocol: the software rate limiter,
+ * {@code --retry_count} and {@code -e}.
  */
 class PerftestFlagsTwoProcessIT {
     /** Loopback addresses of this run: 127.18.x.y (Linux routes all of 127/8 to lo). */
@@ -55,5 +55,18 @@ class PerftestFlagsTwoProcessIT {
             assertThat(TwoProcessIT.rows(srv.out())).extracting(r -> r[1]).containsExactly(300L);
             assertThat(srv.stderr() + cli.stderr()).doesNotContain("rvt:");
         });
+    }
+
+    /**
+     * ib_send_bw -e: the client waits on its send CQ's completion channel, the server on its receive CQ's; the server
+     * counts all 500 SENDs, both exit 0.
+     */
+    @Test
+    void shouldRunSendBandwidthWaitingOnCompletionEventsOnBothSides() throws Exception {
+        TwoProcessIT.perfPair(null, NET + "5", NET + "6", 18722, List.of("--test", "ib_send_bw", "-s", "4096", "-n",
+                "500", "-e"), (srv, cli) -> {
+                    assertThat(TwoProcessIT.rows(cli.out())).extracting(r -> r[1]).containsExactly(500L);
+                    assertThat(TwoProcessIT.rows(srv.out())).extracting(r -> r[1]).containsExactly(500L);
+                });
     }
 }

@@ -82,4 +82,99 @@ class PerftestRunFlagsTest {
         assertThat(Double.parseDouble(f[3])).as(row).isPositive().isLessThanOrEqualTo(100.0 * 20 / 19);
         assertThat(Double.parseDouble(f[4])).as(row).isLessThanOrEqualTo(1600.0 * 20 / 19 / 1e6);
     }
+
+    /**
+     * perftest's -e in one process: the requester's send CQ is on a completion channel, and a row that finds nothing
+     * to poll waits for its event; a SEND row of 2000 completes every message, and the CQ gave events (a row that
+     * never waited would give none: at least one wait is certain, the first completion is never there at once).
+     */
+    @Test
+    @Timeout(120)
+    void shouldWaitOnTheSendCqsCompletionChannelWithEvents() throws Exception {
+        assertThat(Options.parse("perf", "-e", "--test", "ib_send_bw").events).isTrue();
+        try (PlainHost host = PlainHost.start(Options.parse().fabric(), Threading.PROGRESS)) {
+            PerfSpec spec = new PerfSpec(PerfTest.SEND, Transport.RC, false, new int[] {4096}, 1, 2000, 0, 128);
+            try (Progress progress = new Progress(System.err, false);
+                    PerfRunner runner = new PerfRunner(host, host.devices().get(0), host.devices().get(1), spec,
+                            4096, progress, LinkOptions.DEFAULT, Options.DEFAULT_CM_PORT, true)) {
+                assertThat(runner.bandwidth(4096).iterations()).isEqualTo(2000);
+                assertThat(runner.sendEvents()).isPositive();
+            }
+            try (Progress progress = new Progress(System.err, false);
+                    PerfRunner runner = new PerfRunner(host, host.devices().get(0), host.devices().get(1), spec,
+                            4096, progress)) {
+                assertThat(runner.sendEvents()).isEqualTo(-1);
+            }
+        }
+        assertThat(cli.run("perf", "--no-osgi", "--test", "ib_read_bw", "-s", "4096", "-n", "300", "-e"))
+                .as(cli.err()).isZero();
+        assertThat(cli.out().lines().filter(l -> l.startsWith(" 4096 ")).toList()).singleElement();
+    }
+
+    @Test
+    void shouldRefuseEventsWherePerftestOrRvtHasNone() {
+        cli.assertUsage("option --events: perftest's events are not available on WRITE tests", "perf",
+                "--test", "ib_write_bw", "-e");
+        cli.assertUsage("option --events: rvt perf waits on completion events in bandwidth rows; its latency rows "
+                + "busy-poll", "perf", "--test", "ib_send_lat", "-e");
+        cli.assertUsage("option --vector is refused: rvt's completion queues have one completion vector", "perf",
+                "-X", "1");
+    }
+
+    @Test
+    void shouldRefuseRunningInfinitelyWherePerftestOrRvtDoes() {
+        Options o = Options.parse("perf", "--test", "ib_write_bw", "--run_infinitely");
+        assertThat(o.runInfinitely).isTrue();
+        assertThat(o.durationSeconds).isEqualTo(5); // perftest's DEF_DURATION
+        assertThat(o.perftestFlags().noPeak()).isTrue();
+        assertThat(Options.parse("perf", "--run_infinitely", "-D", "2").durationSeconds).isEqualTo(2);
+        cli.assertUsage("option --run_infinitely runs only in bandwidth tests", "perf", "--test", "ib_send_lat",
+                "--run_infinitely");
+        cli.assertUsage("option --run_infinitely does not support events", "perf", "--test", "ib_send_bw", "-e",
+                "--run_infinitely");
+        cli.assertUsage("option --run_infinitely does not support the rate limiter", "perf", "--rate_limit", "1",
+                "--run_infinitely");
+        cli.assertUsage("option --run_infinitely is not supported in bidirectional SEND", "perf", "-b",
+                "--run_infinitely");
+        cli.assertUsage("option --run_infinitely prints a row every -D SECONDS: -n does not apply", "perf", "-n",
+                "10", "--run_infinitely");
+        cli.assertUsage("option --run_infinitely between two processes is not built", "--driver", "jni", "perf",
+                "--server", "--run_infinitely");
+    }
+
+    /**
+     * --run_infinitely -D 1 in a process of its own: it prints a row every second; the test waits (a condition with a
+     * deadline) until three rows are out, kills the process and checks the rows: each of the one size, with messages,
+     * its peak 0.00 (perftest's run has none), and the process ended by the kill, not by itself.
+     */
+    @Test
+    @Timeout(180)
+    void shouldPrintARowEveryDurationUntilKilled() throws Exception {
+        try (RvtProcess p = RvtProcess.start("infinite", null, "--no-osgi", "perf", "--test", "ib_write_bw", "-s",
+                "4096", "-D", "1", "--run_infinitely")) {
+            java.util.regex.Pattern row = java.util.regex.Pattern.compile("(?m)^ 4096 +(\\d+) +([0-9.]+) +([0-9.]+) "
+                    + "+([0-9.]+)$");
+            long deadline = System.nanoTime() + 150_000_000_000L;
+            List<String[]> rows = List.of();
+            while (rows.size() < 3) {
+                assertThat(System.nanoTime() - deadline).as("three rows within 150 s: " + p.out()).isNegative();
+                assertThat(p.isAlive()).as("still running: " + p.out() + p.stderr()).isTrue();
+                p.awaitOutput(1_000);
+                java.util.regex.Matcher m = row.matcher(p.out());
+                List<String[]> found = new java.util.ArrayList<>();
+                while (m.find()) {
+                    found.add(new String[] {m.group(1), m.group(2), m.group(3)});
+                }
+                rows = found;
+            }
+            assertThat(p.isAlive()).isTrue();
+            p.kill();
+            assertThat(p.exitCode()).as("killed, not ended by itself").isNotZero();
+            for (String[] r : rows) {
+                assertThat(Long.parseLong(r[0])).isPositive();
+                assertThat(r[1]).isEqualTo("0.00");
+                assertThat(Double.parseDouble(r[2])).isPositive();
+            }
+        }
+    }
 }

@@ -168,6 +168,36 @@ final class RvtProcess implements AutoCloseable {
         return process.exitValue();
     }
 
+    /** @return whether the child still runs */
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /**
+     * Waits until stdout grows, at most {@code millis}.
+     *
+     * @param millis the longest wait
+     * @throws InterruptedException if interrupted
+     */
+    void awaitOutput(long millis) throws InterruptedException {
+        synchronized (out) {
+            int before = out.length();
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+            while (out.length() == before && process.isAlive()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                out.wait(TimeUnit.NANOSECONDS.toMillis(left) + 1);
+            }
+        }
+    }
+
+    /** Sends it SIGTERM, as {@code kill PID} (or Ctrl-C's SIGINT) would end a run that never ends by itself. */
+    void kill() {
+        process.destroy();
+    }
+
     /** @return everything it printed on stdout so far */
     String out() {
         synchronized (out) {

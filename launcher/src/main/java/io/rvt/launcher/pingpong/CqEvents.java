@@ -62,6 +62,40 @@ public final class CqEvents {
         }
     }
 
+    /** @return the events taken and not yet acknowledged (the examples' {@code num_cq_events}) */
+    public int events() {
+        return events;
+    }
+
+    /**
+     * Arms the CQ for its next completion's event ({@code ibv_req_notify_cq(cq, 0)}).
+     *
+     * @param cq the CQ created on {@link #channel()}
+     */
+    public void arm(CompletionQueue cq) {
+        cq.reqNotifyCq(CqNotify.NEXT_COMP.bit());
+    }
+
+    /**
+     * perftest's {@code ctx_notify_events}: waits on the channel (at most {@link #WAIT_NANOS} at a time, so that the
+     * caller's deadlines and other queues are looked at between waits) and, if the CQ's event came, counts it and
+     * arms the CQ again; the caller then polls the CQ, which finds whatever completed before the arming. The CQ must
+     * have been {@link #arm armed} before the first wait.
+     *
+     * @param cq the CQ created on {@link #channel()}
+     * @param progress run when no event came (moves a network the host runs on this thread)
+     * @return whether an event came
+     */
+    public boolean awaitEvent(CompletionQueue cq, Runnable progress) {
+        if (channel.getCqEvent(WAIT_NANOS, TimeUnit.NANOSECONDS) == null) {
+            progress.run();
+            return false;
+        }
+        events++;
+        arm(cq);
+        return true;
+    }
+
     /**
      * Acknowledges every event taken ({@code ibv_ack_cq_events(cq, num_cq_events)}) so that {@code cq} can be
      * destroyed.

@@ -70,6 +70,33 @@ class RvtPerftestLinuxIT {
             """;
 
     /**
+     * perftest's flags of how a test runs (issue 26, item 3), both ways over the TCP exchange, each side given them:
+     * program, message size, flags. {@code -e}: each side waits on its CQs' completion channels (perftest's
+     * {@code ctx_notify_events}, rvt's bandwidth rows); the software rate limiter, 100 MB/sec in bursts of 10.
+     */
+    private static final String RUN_FLAGS = """
+            ib_send_bw, 4096, -e
+            ib_read_bw, 4096, -e
+            ib_write_bw, 65536, --rate_limit 100 --rate_units M --burst_size 10 --rate_limit_type SW
+            """;
+
+    /** {@link #RUN_FLAGS}, rvt the client. */
+    @ParameterizedTest
+    @CsvSource(textBlock = RUN_FLAGS)
+    void shouldRunRvtPerfWithRunFlagsAgainstThePerftestServer(String program, int size, String flags,
+            LinuxPeer peer) throws Exception {
+        shouldRunRvtPerfAgainstThePerftestServer(program, size, flags, false, peer);
+    }
+
+    /** {@link #RUN_FLAGS}, rvt the server. */
+    @ParameterizedTest
+    @CsvSource(textBlock = RUN_FLAGS)
+    void shouldServeThePerftestClientWithRunFlags(String program, int size, String flags, LinuxPeer peer)
+            throws Exception {
+        shouldServeThePerftestClient(program, size, flags, false, peer);
+    }
+
+    /**
      * The matrix (issue 26), rvt the client: SEND, WRITE, READ and atomic bandwidth and latency, UC and UD where
      * perftest has them, {@code -a} (over UD: every size up to the MTU), {@code -b}, small messages, RDMA over IPv6 GIDs
      * (perftest's TCP socket stays IPv4), and perftest's flags that change the path or the rows ({@code -o}, {@code -N},
