@@ -13,7 +13,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * pings of 64 B (one packet) and of 65535 B (rping's largest: 64 packets at rxe's 1024-byte MTU): per ping the client
  * SENDs its source buffer's address, the server RDMA READs it and SENDs a go-ahead, the client SENDs its sink
  * buffer's address, the server RDMA WRITEs the data back and SENDs another go-ahead; the client compares every byte
- * ({@code -V}: rping fails on a mismatch; rvt always checks).
+ * ({@code -V}: rping fails on a mismatch; rvt always checks). rvt's side is event-driven as rping is: it waits on a
+ * completion channel ({@code cq_events}, the events it took and acknowledged, is positive).
  */
 @ExtendWith(LinuxPeerExtension.class)
 class RpingIT {
@@ -28,6 +29,8 @@ class RpingIT {
                 c.host().getHostAddress(), "-C", Integer.toString(COUNT), "-S", Integer.toString(size), "-V");
         c.check(o, null, "RC (rdma_cm): SEND, READ, WRITE", what(size), "RpingIT");
         assertThat(o.rvt().number("pings")).isEqualTo(COUNT);
+        assertThat(o.rvt().number("cq_events")).as("rvt waited on its completion channel; %s", o.describe())
+                .isPositive();
         assertThat(o.guest().output()).doesNotContain("mismatch").doesNotContain("error");
     }
 
@@ -41,6 +44,8 @@ class RpingIT {
                 Integer.toString(size), "-V");
         c.check(o, null, "RC (rdma_cm): SEND, READ, WRITE", what(size), "RpingIT");
         assertThat(o.rvt().number("bytes_checked")).isEqualTo((long) COUNT * size);
+        assertThat(o.rvt().number("cq_events")).as("rvt waited on its completion channel; %s", o.describe())
+                .isPositive();
     }
 
     /** Per ping 4 SENDs of 16 bytes, a READ and a WRITE of {@code size}: 6 messages. */

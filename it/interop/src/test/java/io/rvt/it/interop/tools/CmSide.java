@@ -1,6 +1,7 @@
 package io.rvt.it.interop.tools;
 
 import io.rvt.api.AccessFlag;
+import io.rvt.api.CompletionChannel;
 import io.rvt.api.CompletionQueue;
 import io.rvt.api.Device;
 import io.rvt.api.Gid;
@@ -26,6 +27,7 @@ final class CmSide implements AutoCloseable {
     private final List<CompletionQueue> cqs = new ArrayList<>();
     private final List<MemoryRegion> mrs = new ArrayList<>();
     private final List<SharedReceiveQueue> srqs = new ArrayList<>();
+    private CompletionChannel channel;
 
     /**
      * @param device the HCA
@@ -54,6 +56,27 @@ final class CmSide implements AutoCloseable {
         CompletionQueue cq = device.createCq(entries, 0, null, null);
         cqs.add(cq);
         return cq;
+    }
+
+    /**
+     * A CQ on the side's completion channel ({@code ibv_create_comp_channel}, made with the first), as rping makes
+     * its one CQ; destroyed before the channel.
+     *
+     * @param entries its size
+     * @return a new CQ whose events go to {@link #channel()}
+     */
+    CompletionQueue eventCq(int entries) {
+        if (channel == null) {
+            channel = device.createCompChannel();
+        }
+        CompletionQueue cq = device.createCq(entries, 0, channel, null, null);
+        cqs.add(cq);
+        return cq;
+    }
+
+    /** @return the completion channel of {@link #eventCq}'s CQs, or null before the first */
+    CompletionChannel channel() {
+        return channel;
     }
 
     /**
@@ -166,6 +189,9 @@ final class CmSide implements AutoCloseable {
         }
         for (CompletionQueue cq : cqs) {
             cq.destroyCq();
+        }
+        if (channel != null) {
+            channel.destroyCompChannel();
         }
         pd.deallocPd();
         cm.close();

@@ -1,11 +1,14 @@
 package io.rvt.it.interop.tools;
 
+import io.rvt.api.CompletionChannel;
 import io.rvt.api.CompletionQueue;
+import io.rvt.api.CqNotify;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
@@ -17,6 +20,11 @@ import java.util.function.BooleanSupplier;
  * <p>An empty poll runs driver-jni's port engine (its progress hook); after a few it parks 100 us between polls, so
  * that a run waiting on a slow peer (rxe under TCG) leaves the machine's cores to it; the port's own thread takes
  * over the engine meanwhile.
+ *
+ * <p>On a CQ made on a completion channel it waits as rping's {@code cq_thread} does instead: an empty poll arms the
+ * CQ ({@code ibv_req_notify_cq}), polls once more (a completion that came before the arming), and blocks in
+ * {@code ibv_get_cq_event} (rvt's {@code getCqEvent}, which runs the progress hook meanwhile), acknowledging each event
+ * at once ({@code ibv_ack_cq_events(cq, 1)}); {@link #events()} counts them.
  */
 final class CompletionWaiter {
     private static final int SPINS = 64;
@@ -24,17 +32,37 @@ final class CompletionWaiter {
     /** How long a flush may come before the end of the connection is reported. */
     private static final long FLUSH_TO_END_NANOS = 5_000_000_000L;
 
+    /** The longest one wait for an event, so that the run's deadline and a connection's end are seen. */
+    private static final long EVENT_WAIT_MILLIS = 20;
+
     private final CompletionQueue cq;
+    private final CompletionChannel channel;
     private final ToolContext ctx;
     private final List<WorkCompletion> unclaimed = new ArrayList<>();
+    private long events;
 
     /**
      * @param cq the CQ
      * @param ctx the run (its deadline)
      */
     CompletionWaiter(CompletionQueue cq, ToolContext ctx) {
+        this(cq, null, ctx);
+    }
+
+    /**
+     * @param cq the CQ
+     * @param channel the completion channel {@code cq} was made on, to wait on its events, or null to poll
+     * @param ctx the run (its deadline)
+     */
+    CompletionWaiter(CompletionQueue cq, CompletionChannel channel, ToolContext ctx) {
         this.cq = cq;
+        this.channel = channel;
         this.ctx = ctx;
+    }
+
+    /** @return the completion events taken (and acknowledged) from the channel */
+    long events() {
+        return events;
     }
 
     /**
@@ -111,7 +139,9 @@ final class CompletionWaiter {
                 return null;
             }
             ctx.checkDeadline(what + " (wr_id " + wrId + ")");
-            if (++empty > SPINS) {
+            if (channel != null) {
+                awaitEvent();
+            } else if (++empty > SPINS) {
                 LockSupport.parkNanos(PARK_NANOS);
             } else {
                 Thread.onSpinWait();
@@ -132,6 +162,21 @@ final class CompletionWaiter {
             LockSupport.parkNanos(PARK_NANOS);
         }
         return true;
+    }
+
+    /** Arms the CQ, and if nothing came meanwhile, waits a while for its event and acknowledges it. */
+    private void awaitEvent() {
+        cq.reqNotifyCq(CqNotify.NEXT_COMP.bit());
+        WorkCompletion wc = new WorkCompletion();
+        if (cq.pollCq(wc)) {
+            unclaimed.add(wc); // came before the arming; the armed CQ's next completion still queues an event
+            return;
+        }
+        CompletionQueue ready = channel.getCqEvent(EVENT_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        if (ready != null) {
+            ready.ackCqEvents(1);
+            events++;
+        }
     }
 
     /** A send whose ACK never came: a failure, except for {@link #awaitLast}. */

@@ -14,7 +14,8 @@ import java.util.Map;
  * compares. The QPs: 16 sends, 2 receives (one posted, reposted after each), responder resources and initiator depth
  * 1, retry and RNR retry 7. rvt's client needs {@code -C} (rping's runs forever without it). rping's {@code -P}
  * (persistent server) and {@code -q} (a QP made outside the CM) change nothing on the wire and are not offered.
- * Usage: {@code Rping -s|-c -a ADDR [-p port] [-C count] [-S size] --bind ADDR}.
+ * Each side waits on a completion channel, as rping's {@code cq_thread} ({@link CompletionWaiter}; {@code cq_events}
+ * counts the events it took). Usage: {@code Rping -s|-c -a ADDR [-p port] [-C count] [-S size] --bind ADDR}.
  */
 public final class Rping implements Tool {
     /** rping's CM port. */

@@ -37,8 +37,8 @@ final class RpingClient {
         MemoryRegion send = side.region(RpingData.INFO_SIZE, AccessFlag.LOCAL_WRITE.bit());
         MemoryRegion source = side.region(size, Rping.rdmaAccess());
         MemoryRegion sink = side.region(size, Rping.rdmaAccess());
-        CompletionQueue cqs = side.cq(Rping.SQ_DEPTH * 2);
-        CompletionWaiter cq = new CompletionWaiter(cqs, ctx);
+        CompletionQueue cqs = side.eventCq(Rping.SQ_DEPTH * 2);
+        CompletionWaiter cq = new CompletionWaiter(cqs, side.channel(), ctx);
         RecvWorkRequest rwr = new RecvWorkRequest(1).wrId(Rping.RECV).sge(recv, 0, RpingData.INFO_SIZE);
         SendWorkRequest adv = new SendWorkRequest(1).wrId(Rping.SEND).opcode(WrOpcode.SEND)
                 .sge(send, 0, RpingData.INFO_SIZE);
@@ -68,6 +68,7 @@ final class RpingClient {
             facts.put("size", Integer.toString(size));
             facts.put("bytes_checked", Long.toString((long) count * size));
             facts.put("mtu", Integer.toString(conn.pathMtu().bytes()));
+            facts.put("cq_events", Long.toString(cq.events()));
             return facts;
         }
     }

@@ -25,6 +25,9 @@ class RpingLoopbackTest {
             assertThat(r[0].number("bytes_checked")).isEqualTo((long) count * size);
             assertThat(r[1].number("bytes_checked")).isEqualTo((long) count * size);
             assertThat(r[0].number("icrc_errors") + r[1].number("icrc_errors")).isZero();
+            // both sides waited on their completion channel, as rping's cq_thread does
+            assertThat(r[0].number("cq_events")).as(r[0].format()).isPositive();
+            assertThat(r[1].number("cq_events")).as(r[1].format()).isPositive();
         }
     }
 

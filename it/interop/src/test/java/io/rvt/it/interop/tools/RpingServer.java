@@ -40,8 +40,8 @@ final class RpingServer {
         MemoryRegion recv = side.region(RpingData.INFO_SIZE, AccessFlag.LOCAL_WRITE.bit());
         MemoryRegion send = side.region(RpingData.INFO_SIZE, AccessFlag.LOCAL_WRITE.bit());
         MemoryRegion data = side.region(size, Rping.rdmaAccess());
-        CompletionQueue cqs = side.cq(Rping.SQ_DEPTH * 2);
-        CompletionWaiter cq = new CompletionWaiter(cqs, ctx);
+        CompletionQueue cqs = side.eventCq(Rping.SQ_DEPTH * 2);
+        CompletionWaiter cq = new CompletionWaiter(cqs, side.channel(), ctx);
         RecvWorkRequest rwr = new RecvWorkRequest(1).wrId(Rping.RECV).sge(recv, 0, RpingData.INFO_SIZE);
         SendWorkRequest goAhead = new SendWorkRequest(1).wrId(Rping.SEND).opcode(WrOpcode.SEND)
                 .sge(send, 0, RpingData.INFO_SIZE);
@@ -115,6 +115,7 @@ final class RpingServer {
                 facts.put("size", Integer.toString(readLength));
                 facts.put("bytes_checked", Long.toString(checked));
                 facts.put("mtu", Integer.toString(conn.pathMtu().bytes()));
+                facts.put("cq_events", Long.toString(cq.events()));
                 return facts;
             }
         }
