@@ -7,6 +7,13 @@ import io.rvt.api.PortState;
 import io.rvt.api.QpAttr;
 import io.rvt.api.QpType;
 import io.rvt.api.WcStatus;
+import io.rvt.api.spi.GidLookup;
+import io.rvt.api.spi.MtuConversion;
+import io.rvt.api.spi.PortModify;
+import io.rvt.api.spi.PortQuery;
+import io.rvt.api.spi.QpPrivate;
+import io.rvt.api.spi.QpQuiesce;
+import io.rvt.api.spi.SendEngine;
 import io.rvt.api.spi.DriverDevice;
 import io.rvt.api.spi.DriverParams;
 import io.rvt.api.spi.DriverPort;
@@ -22,7 +29,8 @@ import java.util.concurrent.Executors;
  * The smallest driver the benchmarks need: its send engine either completes every posted WQE at once (measuring
  * rvt-core's post/complete/poll path alone) or runs rdmavt's software loopback.
  */
-public final class BenchDriver implements RvtDriver {
+public final class BenchDriver implements RvtDriver, SendEngine, QpPrivate, QpQuiesce, MtuConversion, PortQuery,
+        PortModify, GidLookup {
     /** What {@code do_send} does. */
     public enum Mode {
         /**

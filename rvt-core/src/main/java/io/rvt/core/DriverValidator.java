@@ -6,14 +6,12 @@ import io.rvt.api.spi.DriverValidationException;
 import io.rvt.api.spi.OperationTable;
 import io.rvt.api.spi.RvtDriver;
 import io.rvt.api.spi.Verb;
-import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
-import java.util.EnumSet;
 import java.util.Set;
 
 /**
  * Registration-time validation of a driver (rdmavt: {@code check_support} for every verb, then the parameter checks
- * of {@code rvt_driver_qp_init} and {@code rvt_driver_mr_init}), done before anything is allocated. The first
+ * of {@code rvt_driver_qp_init} and {@code rvt_driver_mr_init}), done before anything is allocated. A callback is
+ * provided when the driver hands in its group ({@link DriverGroups}), as a C pointer is when it is not NULL. The first
  * problem found is reported in one {@link DriverValidationException} naming the driver and the verb and callback, or
  * the parameter and its value.
  */
@@ -21,7 +19,7 @@ final class DriverValidator {
     private DriverValidator() {
     }
 
-    record Result(DriverParams params, OperationTable operationTable, Set<Callback> provided) {
+    record Result(DriverParams params, OperationTable operationTable, DriverGroups groups) {
     }
 
     static Result validate(RvtDriver driver) {
@@ -32,7 +30,7 @@ final class DriverValidator {
         if (name == null || name.isBlank()) {
             throw new DriverValidationException(String.valueOf(name), "name() must be a non-empty string");
         }
-        Set<Callback> provided = provided(driver);
+        DriverGroups groups = DriverGroups.of(driver);
         Set<Verb> declined = driver.unsupportedVerbs() == null ? Set.of() : driver.unsupportedVerbs();
         // rdmavt checks every verb (check_support) before the QP subsystem's own needs (rvt_driver_qp_init), so a
         // missing qp_priv_free is reported against CREATE_QP unless that verb is declined: QP_INIT goes last.
@@ -44,7 +42,7 @@ final class DriverValidator {
                 continue;
             }
             for (Callback c : v.requiredCallbacks()) {
-                if (!provided.contains(c)) {
+                if (!groups.provides(c)) {
                     throw new DriverValidationException(name,
                             v + " needs callback " + c.methodName() + " (" + c.cName() + ")");
                 }
@@ -61,7 +59,7 @@ final class DriverValidator {
         }
         checkParams(name, p);
         checkLimits(name, p.props(), declined);
-        return new Result(p, ops == null ? OperationTable.builder().build() : ops, provided);
+        return new Result(p, ops == null ? OperationTable.builder().build() : ops, groups);
     }
 
     private static Verb[] verbsInCheckOrder() {
@@ -151,26 +149,5 @@ final class DriverValidator {
         if (value <= 0) {
             zero.add(what);
         }
-    }
-
-    /** The callbacks a driver provides: its own declaration, or the methods its class overrides. */
-    static Set<Callback> provided(RvtDriver driver) {
-        Set<Callback> declared = driver.providedCallbacks();
-        if (declared != null) {
-            return declared.isEmpty() ? EnumSet.noneOf(Callback.class) : EnumSet.copyOf(declared);
-        }
-        Set<Callback> found = EnumSet.noneOf(Callback.class);
-        for (Method m : driver.getClass().getMethods()) {
-            // Declared by RvtDriver itself (a default method not overridden) or abstract: not provided.
-            if (m.getDeclaringClass() == RvtDriver.class || Modifier.isAbstract(m.getModifiers())) {
-                continue;
-            }
-            for (Callback c : Callback.values()) {
-                if (c.methodName().equals(m.getName())) {
-                    found.add(c);
-                }
-            }
-        }
-        return found;
     }
 }

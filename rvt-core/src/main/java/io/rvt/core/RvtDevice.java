@@ -17,6 +17,11 @@ import io.rvt.api.ProtectionDomain;
 import io.rvt.api.ScatterGatherEntry;
 import io.rvt.api.VerbsException;
 import io.rvt.api.spi.Callback;
+import io.rvt.api.spi.GidLookup;
+import io.rvt.api.spi.MtuConversion;
+import io.rvt.api.spi.QpPrivate;
+import io.rvt.api.spi.QpQuiesce;
+import io.rvt.api.spi.SendEngine;
 import io.rvt.api.spi.DriverDevice;
 import io.rvt.api.spi.DriverParams;
 import io.rvt.api.spi.DriverPort;
@@ -64,7 +69,7 @@ public final class RvtDevice implements DriverDevice {
     private final DriverParams params;
     private final DeviceAttributes props;
     private final OperationTable operationTable;
-    private final Set<Callback> provided;
+    private final DriverGroups groups;
     private final Set<Verb> unsupported;
     private final RvtIbport[] ports;
     private final RvtQpTable qpTable;
@@ -84,11 +89,11 @@ public final class RvtDevice implements DriverDevice {
     private final DeviceClients clients = new DeviceClients(this);
 
     private RvtDevice(RvtDriver driver, String name, DriverParams params, OperationTable ops,
-            Set<Callback> provided) {
+            DriverGroups groups) {
         this.driver = driver;
         this.params = params;
         this.operationTable = ops;
-        this.provided = provided;
+        this.groups = groups;
         Set<Verb> declined = driver.unsupportedVerbs();
         this.unsupported = declined == null ? Set.of() : Set.copyOf(declined);
         this.name = name;
@@ -155,7 +160,7 @@ public final class RvtDevice implements DriverDevice {
                 taken.add(d.name);
             }
             dev = new RvtDevice(driver, DeviceNames.assign(driver.name(), taken), ok.params(),
-                    ok.operationTable(), ok.provided());
+                    ok.operationTable(), ok.groups());
             REGISTERED.put(driver, dev);
         }
         try {
@@ -233,10 +238,35 @@ public final class RvtDevice implements DriverDevice {
 
     /**
      * @param c a callback
-     * @return true if the driver provides it
+     * @return true if the driver provides it (its group handed in, or a single optional callback)
      */
     public boolean provides(Callback c) {
-        return provided.contains(c);
+        return groups.provides(c);
+    }
+
+    /** @return the driver's send engine, or null if it declined POST_SEND and MODIFY_QP and handed in none */
+    public SendEngine sendEngine() {
+        return groups.sendEngine();
+    }
+
+    /** @return the driver's path MTU rules, or null if it declined MODIFY_QP and handed in none */
+    public MtuConversion mtuConversion() {
+        return groups.mtuConversion();
+    }
+
+    /** @return the driver's GID lookup, or null if it declined QUERY_GID and handed in none */
+    public GidLookup gidLookup() {
+        return groups.gidLookup();
+    }
+
+    /** @return the driver's per-QP state callbacks, or null: it keeps none */
+    public QpPrivate qpPrivate() {
+        return groups.qpPrivate();
+    }
+
+    /** @return the driver's quiesce callbacks, or null: it has no wait lists nor transmit state to let go */
+    public QpQuiesce qpQuiesce() {
+        return groups.qpQuiesce();
     }
 
     /**
@@ -416,7 +446,7 @@ public final class RvtDevice implements DriverDevice {
                 .pkeyTblLen(params.npkeys()).badPkeyCntr((int) p.counter(PortCounter.PKEY_VIOLATIONS))
                 .qkeyViolCntr((int) p.counter(PortCounter.QKEY_VIOLATIONS)).subnetTimeout(p.subnetTimeout())
                 .initTypeReply(0).lid(p.lid()).lmc(p.lmc());
-        int r = driver.queryPortState(this, portNum, out);
+        int r = groups.portQuery().queryPortState(this, portNum, out);
         if (r < 0) {
             throw Errors.of(r, "driver '" + driver.name() + "' query_port_state failed for port " + portNum);
         }
@@ -434,11 +464,11 @@ public final class RvtDevice implements DriverDevice {
             p.changeCapFlags(setPortCapMask, clrPortCapMask);
         }
         if (setPortCapMask != 0 || clrPortCapMask != 0) {
-            driver.capMaskChg(this, portNum);
+            groups.portModify().capMaskChg(this, portNum);
         }
         int r = 0;
         if (PortModifyFlag.SHUTDOWN.in(flags)) {
-            r = driver.shutDownPort(this, portNum);
+            r = groups.portModify().shutDownPort(this, portNum);
         }
         if (PortModifyFlag.RESET_QKEY_CNTR.in(flags)) {
             p.resetCounter(PortCounter.QKEY_VIOLATIONS);
@@ -456,7 +486,7 @@ public final class RvtDevice implements DriverDevice {
         if (index < 0) {
             throw Errors.inval("gid index " + index + " is negative");
         }
-        return Gid.of(p.gidPrefix(), driver.getGuidBe(this, p, index));
+        return Gid.of(p.gidPrefix(), groups.gidLookup().getGuidBe(this, p, index));
     }
 
     @Override

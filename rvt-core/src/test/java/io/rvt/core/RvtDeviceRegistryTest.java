@@ -15,7 +15,7 @@ class RvtDeviceRegistryTest {
     @Test
     void shouldRegisterGoodDriversAndReportRefusedOnesWhenDiscovering() {
         RvtDriver good = new TestDriver();
-        RvtDriver broken = new TestDriver().without(Callback.QP_PRIV_FREE);
+        RvtDriver broken = new TestDriver().without(Callback.GET_GUID_BE);
         try (RvtDeviceRegistry registry = new RvtDeviceRegistry(List.of(good, broken))) {
             assertThat(registry.devices()).as("nothing before discover()").isEmpty();
             List<Device> added = registry.discover();
@@ -24,7 +24,7 @@ class RvtDeviceRegistryTest {
             Device d = registry.devices().get(0);
             assertThat(registry.device(d.name())).contains(d);
             assertThat(registry.device("no-such-device")).isEmpty();
-            assertThat(registry.refused()).singleElement().asString().contains("qpPrivFree");
+            assertThat(registry.refused()).singleElement().asString().contains("getGuidBe");
             assertThat(d.isAlive()).isTrue();
             registry.close();
             assertThat(d.isAlive()).as("close removes the devices").isFalse();
@@ -88,8 +88,8 @@ class RvtDeviceRegistryTest {
     void shouldRefuseABrokenDriverWithEinvalAndLeaveTheRegistryAsItWas() {
         try (RvtDeviceRegistry registry = new RvtDeviceRegistry(List.of())) {
             Device kept = registry.register(new TestDriver());
-            assertThatThrownBy(() -> registry.register(new TestDriver().without(Callback.QP_PRIV_FREE)))
-                    .isInstanceOf(VerbsException.class).hasMessageContaining("qpPrivFree")
+            assertThatThrownBy(() -> registry.register(new TestDriver().without(Callback.GET_GUID_BE)))
+                    .isInstanceOf(VerbsException.class).hasMessageContaining("getGuidBe")
                     .extracting(e -> ((VerbsException) e).errno()).isEqualTo(Errno.EINVAL);
             assertThat(registry.devices()).containsExactly(kept);
             assertThat(registry.refused()).as("only discovery records refusals").isEmpty();

@@ -15,9 +15,14 @@ import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.OperationTable;
 import io.rvt.api.spi.RvtDriver;
 import io.rvt.api.spi.TimerService;
+import io.rvt.api.spi.GidLookup;
+import io.rvt.api.spi.MtuConversion;
+import io.rvt.api.spi.PortModify;
+import io.rvt.api.spi.PortQuery;
+import io.rvt.api.spi.QpPrivate;
+import io.rvt.api.spi.QpQuiesce;
+import io.rvt.api.spi.SendEngine;
 import io.rvt.api.spi.Verb;
-import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.Map;
@@ -35,11 +40,12 @@ import java.util.function.ToIntFunction;
  * {@code timerService}) are driven by hooks. Configure it with the fluent setters before {@link #register()};
  * {@link #params}, {@link #postParms} and the callback set are read once, at registration.
  *
- * <p>Provided callbacks: those this class (or a subclass, not a Mockito spy) overrides, minus those named in
- * {@link #without(Callback...)}, so {@code Mockito.spy(driver)} keeps the same set. Each call of a callback is
- * counted ({@link #calls(Callback)}).
+ * <p>It hands itself in as every callback group, except a group with a callback named in
+ * {@link #without(Callback...)} (the C pointers NULL); a single optional callback named there does what the default
+ * method does. Each call of a callback is counted ({@link #calls(Callback)}).
  */
-public class TestDriver implements RvtDriver {
+public class TestDriver implements RvtDriver, SendEngine, MtuConversion, PortQuery, PortModify, GidLookup,
+        QpPrivate, QpQuiesce {
     private final Map<Callback, AtomicInteger> calls = new EnumMap<>(Callback.class);
     private volatile String name = "test%d";
     private volatile DriverParams params = defaultParams().build();
@@ -109,7 +115,10 @@ public class TestDriver implements RvtDriver {
         return this;
     }
 
-    /** Treats the given callbacks as not provided (the C pointer NULL), although this class implements them. */
+    /**
+     * Treats the given callbacks as not provided (the C pointer NULL), although this class implements them: their
+     * groups are not handed in, and a single optional one behaves as {@link RvtDriver}'s default.
+     */
     public TestDriver without(Callback... v) {
         without = v.length == 0 ? Set.of() : EnumSet.of(v[0], v);
         return this;
@@ -196,25 +205,49 @@ public class TestDriver implements RvtDriver {
         return unsupported;
     }
 
+    /** @return this driver as the group of {@code c}, or null when one of the group's callbacks is left out */
+    private <T> T group(Class<T> group) {
+        for (Callback c : without) {
+            if (c.group() == group) {
+                return null;
+            }
+        }
+        return group.cast(this);
+    }
+
     @Override
-    public Set<Callback> providedCallbacks() {
-        Set<Callback> found = EnumSet.noneOf(Callback.class);
-        Class<?> k = getClass();
-        while (k.getName().contains("$MockitoMock$")) {
-            k = k.getSuperclass();
-        }
-        for (Method m : k.getMethods()) {
-            if (m.getDeclaringClass() == RvtDriver.class || Modifier.isAbstract(m.getModifiers())) {
-                continue;
-            }
-            for (Callback c : Callback.values()) {
-                if (c.methodName().equals(m.getName())) {
-                    found.add(c);
-                }
-            }
-        }
-        found.removeAll(without);
-        return found;
+    public SendEngine sendEngine() {
+        return group(SendEngine.class);
+    }
+
+    @Override
+    public MtuConversion mtuConversion() {
+        return group(MtuConversion.class);
+    }
+
+    @Override
+    public PortQuery portQuery() {
+        return group(PortQuery.class);
+    }
+
+    @Override
+    public PortModify portModify() {
+        return group(PortModify.class);
+    }
+
+    @Override
+    public GidLookup gidLookup() {
+        return group(GidLookup.class);
+    }
+
+    @Override
+    public QpPrivate qpPrivate() {
+        return group(QpPrivate.class);
+    }
+
+    @Override
+    public QpQuiesce qpQuiesce() {
+        return group(QpQuiesce.class);
     }
 
     @Override
@@ -323,18 +356,27 @@ public class TestDriver implements RvtDriver {
 
     @Override
     public int checkAh(DriverDevice rdi, AhAttr attr) {
+        if (without.contains(Callback.CHECK_AH)) {
+            return RvtDriver.super.checkAh(rdi, attr);
+        }
         count(Callback.CHECK_AH);
         return checkAh.applyAsInt(attr);
     }
 
     @Override
     public void notifyNewAh(DriverDevice rdi, AhAttr attr, DriverAh ah) {
+        if (without.contains(Callback.NOTIFY_NEW_AH)) {
+            return;
+        }
         count(Callback.NOTIFY_NEW_AH);
         notifyNewAh.accept(attr, ah);
     }
 
     @Override
     public int compVectCpuLookup(DriverDevice rdi, int compVect) {
+        if (without.contains(Callback.COMP_VECT_CPU_LOOKUP)) {
+            return RvtDriver.super.compVectCpuLookup(rdi, compVect);
+        }
         count(Callback.COMP_VECT_CPU_LOOKUP);
         return compVectCpu.applyAsInt(compVect);
     }

@@ -6,7 +6,11 @@ import io.rvt.api.QpAttr;
 import io.rvt.api.spi.DriverDevice;
 import io.rvt.api.spi.DriverParams;
 import io.rvt.api.spi.DriverQp;
+import io.rvt.api.spi.MtuConversion;
+import io.rvt.api.spi.QpPrivate;
+import io.rvt.api.spi.QpQuiesce;
 import io.rvt.api.spi.RvtDriver;
+import io.rvt.api.spi.SendEngine;
 import io.rvt.api.spi.engine.CallSend;
 import io.rvt.api.spi.engine.SendWqe;
 import io.rvt.api.spi.engine.WqeSetup;
@@ -14,12 +18,15 @@ import org.osgi.annotation.versioning.ConsumerType;
 
 /**
  * The part of {@code struct rvt_driver_provided} that every packet driver built on {@link Transport} fills the same
- * way, as hfi1 and qib share their QP callbacks: per-QP protocol state with a {@link QpSendEngine}, reset, error and
- * restart through the transport, path MTU rules from the port MTU, and {@code setup_wqe}. A driver extends it, calls
+ * way, as hfi1 and qib share their QP callbacks: per-QP protocol state with a {@link QpSendEngine} ({@link QpPrivate}),
+ * reset, error and restart through the transport ({@link QpQuiesce}'s {@code stop_send_queue} and
+ * {@code notify_error_qp}; a subclass adds {@code flush_qp_waiters} and {@code quiesce_qp}), path MTU rules from the
+ * port MTU ({@link MtuConversion}), and {@code setup_wqe}; a subclass supplies the {@link SendEngine}. A driver extends it, calls
  * {@link #attach(DriverDevice)} from {@code registered}, and supplies its identity, ports and send/receive engines.
  */
 @ConsumerType
-public abstract class TransportDriver implements RvtDriver, WqeSetup {
+public abstract class TransportDriver implements RvtDriver, SendEngine, QpPrivate, QpQuiesce, MtuConversion,
+        WqeSetup {
     private volatile Transport transport;
 
     /** For subclasses. */

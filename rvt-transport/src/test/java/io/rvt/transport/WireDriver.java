@@ -7,6 +7,9 @@ import io.rvt.api.PathMtu;
 import io.rvt.api.PortAttr;
 import io.rvt.api.PortCounter;
 import io.rvt.api.PortState;
+import io.rvt.api.spi.GidLookup;
+import io.rvt.api.spi.PortModify;
+import io.rvt.api.spi.PortQuery;
 import io.rvt.api.spi.DriverAh;
 import io.rvt.api.spi.DriverDevice;
 import io.rvt.api.spi.DriverParams;
@@ -38,7 +41,7 @@ import java.util.Set;
  * test runs step by step ({@link #runEngines}): {@code scheduleSend}, {@code scheduleSendNoLock} and {@code doSend}
  * only queue the QP. Packets go to the {@link Fabric}; received ones come back through {@link #deliver}.
  */
-final class WireDriver extends TransportDriver {
+final class WireDriver extends TransportDriver implements PortQuery, PortModify, GidLookup {
     static final Gid GID_PREFIX = Gid.of(0xFE80_0000_0000_0000L, 0);
     private static final int BTH_OFFSET = LrhDescriptor.LENGTH + GrhDescriptor.LENGTH;
 

@@ -10,6 +10,9 @@ import io.rvt.api.PortState;
 import io.rvt.api.QpAttr;
 import io.rvt.api.QpType;
 import io.rvt.api.VerbsException;
+import io.rvt.api.spi.GidLookup;
+import io.rvt.api.spi.PortModify;
+import io.rvt.api.spi.PortQuery;
 import io.rvt.api.spi.DriverAh;
 import io.rvt.api.spi.DriverDevice;
 import io.rvt.api.spi.DriverParams;
@@ -61,7 +64,8 @@ import java.nio.ByteBuffer;
  *
  * <p>{@link #unregistering} (or {@link #close()}) stops the engine threads and closes the sockets.
  */
-public class JniDriver extends PacketDriver<QpSendEngine, TxScratch> implements AutoCloseable {
+public class JniDriver extends PacketDriver<QpSendEngine, TxScratch>
+        implements PortQuery, PortModify, GidLookup, AutoCloseable {
     /** The RoCEv2 UDP port, {@value}. */
     public static final int ROCEV2_PORT = Framing.ROCEV2_UDP_PORT;
 

@@ -7,6 +7,9 @@ import io.rvt.api.PathMtu;
 import io.rvt.api.PortAttr;
 import io.rvt.api.PortState;
 import io.rvt.api.VerbsException;
+import io.rvt.api.spi.GidLookup;
+import io.rvt.api.spi.PortModify;
+import io.rvt.api.spi.PortQuery;
 import io.rvt.api.spi.DriverAh;
 import io.rvt.api.spi.DriverDevice;
 import io.rvt.api.spi.DriverParams;
@@ -61,7 +64,7 @@ import java.util.concurrent.Executor;
  * part of the fabric's duty cycle, which the application's polls run through the progress hook
  * ({@link #progress(int)}) and the fabric's backstop thread runs when they do not.
  */
-public final class SimDriver extends PacketDriver<SimQp, SimScratch> {
+public final class SimDriver extends PacketDriver<SimQp, SimScratch> implements PortQuery, PortModify, GidLookup {
     /** Bytes before the BTH: LRH (8) and GRH (40); every packet is sent with a GRH. */
     static final int HEADROOM = LrhDescriptor.LENGTH + GrhDescriptor.LENGTH;
 

@@ -6,7 +6,7 @@ import io.rvt.api.VerbsException;
 /**
  * Registration refused a driver ({@code rvt_register_device} returning {@code -EINVAL}): the message names the
  * driver, and the verb and missing callback or the parameter and its bad value, e.g.
- * {@code driver 'sim': CREATE_QP needs callback qpPrivFree (qp_priv_free)}. Nothing was allocated.
+ * {@code driver 'sim': QUERY_GID needs callback getGuidBe (get_guid_be)}. Nothing was allocated.
  */
 public class DriverValidationException extends VerbsException {
     private static final long serialVersionUID = 1L;

@@ -1,9 +1,7 @@
 package io.rvt.api.spi;
 
 import io.rvt.api.AhAttr;
-import io.rvt.api.PortAttr;
 import io.rvt.api.QpAttr;
-import io.rvt.api.QpInitAttr;
 import io.rvt.api.QpType;
 import java.util.Set;
 import java.util.concurrent.Executor;
@@ -15,15 +13,20 @@ import org.osgi.annotation.versioning.ConsumerType;
  * ({@code post_parms}, {@code wc_opcode}). A driver ships as an OSGi service or a {@code ServiceLoader} provider of
  * this interface; rvt-core validates it and builds one device around each instance.
  *
- * <h2>Which callbacks a driver must provide</h2>
+ * <h2>Which callbacks a driver provides</h2>
+ * Each C function pointer has one Java method; a NULL pointer is a group not handed in, never a stub:
  * <ul>
- * <li>Abstract methods are required unconditionally (as rdmavt's registration requires them always). rdmavt's
- * {@code get_pci_dev} (the device of its log lines) and {@code free_all_qps} (a count of the driver's own QPs at
- * unregistration) have no counterpart: rvt-core logs the device's name and counts QPs in its own table.</li>
- * <li>Callbacks that a verb needs ({@link Verb#requiredCallbacks()}) are default methods that throw: a driver
- * provides them by overriding, and registration refuses a driver that misses one, naming the verb and the callback,
- * unless the driver declines the verb in {@link #unsupportedVerbs()}.</li>
- * <li>Optional callbacks are default methods that do what rdmavt does when the pointer is NULL.</li>
+ * <li>Callbacks a verb needs come in groups, interfaces the driver hands rvt-core or leaves null:
+ * {@link SendEngine} ({@link #sendEngine()}), {@link MtuConversion}, {@link PortQuery}, {@link PortModify},
+ * {@link GidLookup}. Registration refuses a driver that leaves out a group a verb needs
+ * ({@link Verb#requiredCallbacks()}), naming the verb and the callback, e.g. {@code driver 'x': POST_SEND needs callback doSend (do_send)}, unless the
+ * driver declines the verb in {@link #unsupportedVerbs()}. Each accessor's default hands in this driver when its
+ * class implements the group, and null otherwise: a driver implements the interface, or returns another object.</li>
+ * <li>Per-QP state ({@link QpPrivate}) and the QP's release from wait lists and transmit state ({@link QpQuiesce})
+ * are groups too, which rdmavt requires; a driver that has neither leaves them null and rvt-core skips them.</li>
+ * <li>Single optional callbacks are default methods here that do what rdmavt does when the pointer is NULL.
+ * rdmavt's {@code get_pci_dev} (the device of its log lines) and {@code free_all_qps} (a count of the driver's own
+ * QPs at unregistration) have no counterpart: rvt-core logs the device's name and counts QPs in its own table.</li>
  * </ul>
  *
  * <h2>Threads</h2>
@@ -71,13 +74,6 @@ public interface RvtDriver {
         return Set.of();
     }
 
-    /**
-     * @return the callbacks this driver provides, or null (the default) to have rvt-core detect them from the
-     *         methods the driver's class overrides
-     */
-    default Set<Callback> providedCallbacks() {
-        return null;
-    }
 
     /**
      * @return the timer service for the device's RC timers, or null (the default) for rvt-core's real-time one
@@ -121,59 +117,79 @@ public interface RvtDriver {
     /**
      * Called when the device is being removed, after every QP was moved to the error state and before tables are
      * freed: the driver stops its threads and releases every QP it retained. Afterwards rvt-core never calls
-     * {@link #scheduleSend} or {@link #doSend} for this device (it flushes the send work still queued itself), but a
-     * QP the application destroys later still reaches {@link #stopSendQueue}, {@link #quiesceQp},
-     * {@link #notifyQpReset} and {@link #qpPrivFree}. Mirrors the driver's part of {@code rvt_unregister_device}.
+     * {@link SendEngine#scheduleSend} or {@link SendEngine#doSend} for this device (it flushes the send work still queued itself), but a
+     * QP the application destroys later still reaches {@link QpQuiesce#stopSendQueue}, {@link QpQuiesce#quiesceQp},
+     * {@link QpPrivate#notifyQpReset} and {@link QpPrivate#qpPrivFree}. Mirrors the driver's part of {@code rvt_unregister_device}.
      *
      * @param device the device
      */
     default void unregistering(DriverDevice device) {
     }
 
+    // ------------------------------------------------------------------ callback groups (NULL: not provided)
+
+    /**
+     * @return the send engine ({@code schedule_send}, {@code schedule_send_no_lock}, {@code do_send}), or null; read
+     *         once, at registration. Default: this driver if it implements {@link SendEngine}, else null
+     */
+    default SendEngine sendEngine() {
+        return this instanceof SendEngine s ? s : null;
+    }
+
+    /**
+     * @return the path MTU rules ({@code get_pmtu_from_attr}, {@code mtu_from_qp}, {@code mtu_to_path_mtu}), or null;
+     *         read once, at registration. Default: this driver if it implements {@link MtuConversion}, else null
+     */
+    default MtuConversion mtuConversion() {
+        return this instanceof MtuConversion m ? m : null;
+    }
+
+    /**
+     * @return the port query ({@code query_port_state}), or null; read once, at registration. Default: this driver if
+     *         it implements {@link PortQuery}, else null
+     */
+    default PortQuery portQuery() {
+        return this instanceof PortQuery q ? q : null;
+    }
+
+    /**
+     * @return the port changes ({@code shut_down_port}, {@code cap_mask_chg}), or null; read once, at registration.
+     *         Default: this driver if it implements {@link PortModify}, else null
+     */
+    default PortModify portModify() {
+        return this instanceof PortModify m ? m : null;
+    }
+
+    /**
+     * @return the GID lookup ({@code get_guid_be}), or null; read once, at registration. Default: this driver if it
+     *         implements {@link GidLookup}, else null
+     */
+    default GidLookup gidLookup() {
+        return this instanceof GidLookup g ? g : null;
+    }
+
+    /**
+     * @return the per-QP state ({@code qp_priv_alloc}, {@code qp_priv_init}, {@code qp_priv_free},
+     *         {@code notify_qp_reset}, {@code notify_restart_rc}), or null for none; read once, at registration.
+     *         Default: this driver if it implements {@link QpPrivate}, else null
+     */
+    default QpPrivate qpPrivate() {
+        return this instanceof QpPrivate p ? p : null;
+    }
+
+    /**
+     * @return the QP's release from wait lists and transmit state ({@code flush_qp_waiters}, {@code stop_send_queue},
+     *         {@code quiesce_qp}, {@code notify_error_qp}), or null for none; read once, at registration. Default:
+     *         this driver if it implements {@link QpQuiesce}, else null
+     */
+    default QpQuiesce qpQuiesce() {
+        return this instanceof QpQuiesce q ? q : null;
+    }
+
     // ------------------------------------------------------------------ hot path
 
-    /**
-     * Mirrors {@code schedule_send}: queue send-engine work for {@code qp} if the driver's "send ok" conditions hold.
-     * Called by the error transition when WQEs are posted, by retry and RNR timer expiry, and when a credit wait is
-     * released; drivers call it themselves too. {@code sendLock} held (and {@code recvLock} on error and timeout
-     * paths), so it must only queue: running the send engine here (which takes other QPs' locks, e.g. in loopback)
-     * could deadlock. Required by {@link Verb#MODIFY_QP} and {@link Verb#POST_SEND}.
-     *
-     * @param qp the QP
-     * @return true if work was queued (rvt ignores it)
-     */
-    default boolean scheduleSend(DriverQp qp) {
-        throw new UnsupportedOperationException(name() + " does not provide schedule_send");
-    }
 
-    /**
-     * Mirrors {@code schedule_send_no_lock}: queue send work for {@code qp} unconditionally. Called by
-     * {@code postSend} after dropping {@code postLock}, whenever it does not call {@link #doSend}; no lock held.
-     * Optional: rdmavt calls the pointer without checking it (a NULL crashes the kernel); rvt's default takes
-     * {@code sendLock} and calls {@link #scheduleSend}.
-     *
-     * @param qp the QP
-     * @return true if work was queued (rvt ignores it)
-     */
-    default boolean scheduleSendNoLock(DriverQp qp) {
-        qp.sendLock().lock();
-        try {
-            return scheduleSend(qp);
-        } finally {
-            qp.sendLock().unlock();
-        }
-    }
 
-    /**
-     * Mirrors {@code do_send}: run the send engine on {@code qp} synchronously, in the poster's thread. Called by
-     * {@code postSend} when exactly one WR was posted and the decision says so; no lock held. Required by
-     * {@link Verb#POST_SEND}.
-     *
-     * @param qp the QP
-     */
-    default void doSend(DriverQp qp) {
-        throw new UnsupportedOperationException(name() + " does not provide do_send");
-    }
 
     /** The budget rvt-core gives {@link #progress(int)} from a {@code pollCq} that found its CQ empty. */
     int POLL_BUDGET = 256;
@@ -216,136 +232,17 @@ public interface RvtDriver {
 
     // ------------------------------------------------------------------ QP lifecycle
 
-    /**
-     * Mirrors {@code qp_priv_alloc}: allocate the driver's per-QP state. Called by {@code createQp} after the send
-     * ring, ack queue and timers exist and before the receive queue and QPN; no lock held. Required.
-     *
-     * @param rdi the device
-     * @param qp the QP being created
-     * @return the private object (may be null), stored as {@link DriverQp#priv()}
-     * @throws io.rvt.api.VerbsException to fail the create with its errno
-     */
-    Object qpPrivAlloc(DriverDevice rdi, DriverQp qp);
 
-    /**
-     * Mirrors {@code qp_priv_init}: finish driver setup once the QP has its number. Called at the end of
-     * {@code createQp}; no lock held. Optional; default: nothing. rdmavt leaks the QPN when this fails; rvt frees it.
-     *
-     * @param rdi the device
-     * @param qp the QP
-     * @param init the creation attributes
-     * @return 0, or a negative errno to fail the create
-     */
-    default int qpPrivInit(DriverDevice rdi, DriverQp qp, QpInitAttr init) {
-        return 0;
-    }
 
-    /**
-     * Mirrors {@code qp_priv_free}: free the driver's per-QP state. Called by {@code destroyQp} once the last reference
-     * is gone, and on create failure; no lock held. Required.
-     *
-     * @param rdi the device
-     * @param qp the QP
-     */
-    void qpPrivFree(DriverDevice rdi, DriverQp qp);
 
-    /**
-     * Mirrors {@code notify_qp_reset}: reset the driver's per-QP protocol state. Called on every transition to RESET
-     * (and by destroy), after region references were dropped, before rvt re-initialises the QP's fields. All three
-     * locks held. Required.
-     *
-     * @param qp the QP
-     */
-    void notifyQpReset(DriverQp qp);
 
-    /**
-     * Mirrors {@code get_pmtu_from_attr}: the path MTU to use for a {@code modifyQp} with {@code PATH_MTU}, typically
-     * the smaller of the requested and the port's active MTU. All three locks held. Required by
-     * {@link Verb#MODIFY_QP}.
-     *
-     * @param rdi the device
-     * @param qp the QP
-     * @param attr the modify attributes
-     * @return an {@code ib_mtu} value ({@link io.rvt.api.PathMtu#value()}), or negative to fail the modify with
-     *         {@code EINVAL}
-     */
-    default int getPmtuFromAttr(DriverDevice rdi, DriverQp qp, QpAttr attr) {
-        throw new UnsupportedOperationException(name() + " does not provide get_pmtu_from_attr");
-    }
 
-    /**
-     * Mirrors {@code flush_qp_waiters}: remove {@code qp} from the driver's I/O wait lists (dropping the references
-     * those lists hold). First step of a reset; all three locks held. Required by CREATE/MODIFY/DESTROY_QP.
-     *
-     * @param qp the QP
-     */
-    default void flushQpWaiters(DriverQp qp) {
-        throw new UnsupportedOperationException(name() + " does not provide flush_qp_waiters");
-    }
 
-    /**
-     * Mirrors {@code stop_send_queue}: cancel the QP's send-engine work and wait for it to finish. Called during
-     * reset with no lock held. Required by CREATE/MODIFY/DESTROY_QP.
-     *
-     * @param qp the QP
-     */
-    default void stopSendQueue(DriverQp qp) {
-        throw new UnsupportedOperationException(name() + " does not provide stop_send_queue");
-    }
 
-    /**
-     * Mirrors {@code quiesce_qp}: wait for in-flight transmissions of the QP and free its tx state. Called during reset
-     * after the timers were cancelled; no lock held. Required by CREATE/MODIFY/DESTROY_QP.
-     *
-     * @param qp the QP
-     */
-    default void quiesceQp(DriverQp qp) {
-        throw new UnsupportedOperationException(name() + " does not provide quiesce_qp");
-    }
 
-    /**
-     * Mirrors {@code notify_error_qp}: the QP just entered ERR: remove it from I/O wait lists if not busy, drop cached
-     * tx state. {@code recvLock} and {@code sendLock} held. Required by {@link Verb#MODIFY_QP}.
-     *
-     * @param qp the QP
-     */
-    default void notifyErrorQp(DriverQp qp) {
-        throw new UnsupportedOperationException(name() + " does not provide notify_error_qp");
-    }
 
-    /**
-     * Mirrors {@code mtu_from_qp}: the MTU in bytes for an {@code ib_mtu} value chosen by {@link #getPmtuFromAttr}.
-     * All three locks held. Required by {@link Verb#MODIFY_QP}.
-     *
-     * @param rdi the device
-     * @param qp the QP
-     * @param pmtu an {@code ib_mtu} value
-     * @return the MTU in bytes, a power of two
-     */
-    default int mtuFromQp(DriverDevice rdi, DriverQp qp, int pmtu) {
-        throw new UnsupportedOperationException(name() + " does not provide mtu_from_qp");
-    }
 
-    /**
-     * Mirrors {@code mtu_to_path_mtu}: bytes to an {@code ib_mtu} value, for {@code queryQp}. No lock held. Required by
-     * {@link Verb#MODIFY_QP}.
-     *
-     * @param mtu bytes
-     * @return the {@code ib_mtu} value
-     */
-    default int mtuToPathMtu(int mtu) {
-        throw new UnsupportedOperationException(name() + " does not provide mtu_to_path_mtu");
-    }
 
-    /**
-     * Mirrors {@code notify_restart_rc}: rewind the RC requester to {@code psn} (go-back-N) after the retry timer
-     * expired ({@code psn = s_last_psn + 1}, {@code wait = 1}). {@code recvLock} and {@code sendLock} held. Required.
-     *
-     * @param qp the QP
-     * @param psn the PSN to restart from
-     * @param wait whether to wait for an ACK before sending more (1 from the timer)
-     */
-    void notifyRestartRc(DriverQp qp, int psn, int wait);
 
     /**
      * Mirrors {@code check_modify_qp}: a driver veto on a {@code modifyQp}, right after the IBTA transition check.
@@ -386,54 +283,9 @@ public interface RvtDriver {
 
     // ------------------------------------------------------------------ ports and address handles
 
-    /**
-     * Mirrors {@code get_guid_be}: the interface id of GID {@code guidIndex} of {@code port}. No lock held. Required
-     * by {@link Verb#QUERY_GID}.
-     *
-     * @param rdi the device
-     * @param port the port
-     * @param guidIndex the GID index
-     * @return the interface id (the lower 64 bits of the GID)
-     * @throws io.rvt.api.VerbsException EINVAL for a bad index
-     */
-    default long getGuidBe(DriverDevice rdi, DriverPort port, int guidIndex) {
-        throw new UnsupportedOperationException(name() + " does not provide get_guid_be");
-    }
 
-    /**
-     * Mirrors {@code query_port_state}: fill the port's state, LID, MTU and link fields after rvt filled its own.
-     * No lock held. Required by {@link Verb#QUERY_PORT}.
-     *
-     * @param rdi the device
-     * @param portNum the port, 1-based
-     * @param props filled in place
-     * @return 0, or a negative errno returned by {@code queryPort}
-     */
-    default int queryPortState(DriverDevice rdi, int portNum, PortAttr props) {
-        throw new UnsupportedOperationException(name() + " does not provide query_port_state");
-    }
 
-    /**
-     * Mirrors {@code shut_down_port}. No lock held. Required by {@link Verb#MODIFY_PORT}.
-     *
-     * @param rdi the device
-     * @param portNum the port, 1-based
-     * @return 0, or a negative errno returned by {@code modifyPort}
-     */
-    default int shutDownPort(DriverDevice rdi, int portNum) {
-        throw new UnsupportedOperationException(name() + " does not provide shut_down_port");
-    }
 
-    /**
-     * Mirrors {@code cap_mask_chg}: the port's capability mask changed (send a trap). No lock held. Required by
-     * {@link Verb#MODIFY_PORT}.
-     *
-     * @param rdi the device
-     * @param portNum the port, 1-based
-     */
-    default void capMaskChg(DriverDevice rdi, int portNum) {
-        throw new UnsupportedOperationException(name() + " does not provide cap_mask_chg");
-    }
 
     /**
      * Mirrors {@code check_ah}: the driver's last word on an address (create/modify AH, modify QP AV/ALT_PATH), after

@@ -1,8 +1,8 @@
 package io.rvt.api.spi;
 
 /**
- * A driver that implements only the abstract (unconditionally required) methods of {@link RvtDriver}, so that every
- * default method can be observed as rvt-api ships it.
+ * A driver that implements only the abstract methods of {@link RvtDriver} and hands in no callback group, so that
+ * every default method can be observed as rvt-api ships it.
  */
 class MinimalDriver implements RvtDriver {
     private final DriverParams params;
@@ -28,22 +28,5 @@ class MinimalDriver implements RvtDriver {
     @Override
     public OperationTable postParms() {
         return OperationTable.standard();
-    }
-
-    @Override
-    public Object qpPrivAlloc(DriverDevice rdi, DriverQp qp) {
-        return null;
-    }
-
-    @Override
-    public void qpPrivFree(DriverDevice rdi, DriverQp qp) {
-    }
-
-    @Override
-    public void notifyQpReset(DriverQp qp) {
-    }
-
-    @Override
-    public void notifyRestartRc(DriverQp qp, int psn, int wait) {
     }
 }

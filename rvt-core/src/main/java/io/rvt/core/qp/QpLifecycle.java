@@ -42,8 +42,10 @@ final class QpLifecycle {
         int taken = 0; // 1: the QPN, 2: + QPS_ALLOCATED, 3: + sendCq, 4: + recvCq, 5: + srq
         try {
             qp = new RvtQp(dev, pd, init, init.cap().maxSendSge(), recvMaxSge);
-            qp.priv = dev.driver().qpPrivAlloc(dev, qp);
-            privAllocated = true;
+            if (qp.qpPrivate != null) {
+                qp.priv = qp.qpPrivate.qpPrivAlloc(dev, qp);
+                privAllocated = true;
+            }
             boolean aip = (init.createFlags() & QpInitAttr.CREATE_NETDEV_USE) != 0;
             qpn = dev.driver().allocQpn(dev, init.qpType(), init.portNum());
             if (qpn == RvtDriver.USE_CORE_QPN_ALLOCATOR) {
@@ -59,7 +61,7 @@ final class QpLifecycle {
             qp.qpNum = aip ? (qpn | QpnTable.AIP_QP_BASE) : qpn;
             qp.portNum = init.qpType() == QpType.SMI || init.qpType() == QpType.GSI ? init.portNum() : 0;
             qp.initQp();
-            int r = dev.driver().qpPrivInit(dev, qp, init);
+            int r = qp.qpPrivate == null ? 0 : qp.qpPrivate.qpPrivInit(dev, qp, init);
             if (r != 0) {
                 // rdmavt leaks the QPN here ([quirk]); rvt frees it.
                 throw Errors.of(r < 0 ? r : -EINVAL.value(), "createQp: driver qp_priv_init failed with " + r);
@@ -90,7 +92,7 @@ final class QpLifecycle {
                 dev.qpnTable().free(qpn, init.qpType(), init.portNum());
             }
             if (privAllocated) {
-                dev.driver().qpPrivFree(dev, qp);
+                qp.qpPrivate.qpPrivFree(dev, qp);
             }
             if (qp != null) {
                 qp.req.closeTimers();
@@ -141,7 +143,9 @@ final class QpLifecycle {
         if (qp.type == QpType.RC) {
             dev.countRcQp(-1);
         }
-        qp.driver.qpPrivFree(dev, qp);
+        if (qp.qpPrivate != null) {
+            qp.qpPrivate.qpPrivFree(dev, qp);
+        }
         qp.req.closeTimers();
         qp.rsp.freeRq();
         qp.sendCq.removeUser();

@@ -13,6 +13,7 @@ import io.rvt.api.QpType;
 import io.rvt.api.SigType;
 import io.rvt.api.WcStatus;
 import io.rvt.api.spi.Callback;
+import io.rvt.api.spi.MtuConversion;
 import io.rvt.api.spi.DriverParams;
 import io.rvt.api.spi.Timeouts;
 import io.rvt.api.spi.engine.QpFlags;
@@ -106,7 +107,7 @@ final class QpModify {
             }
             int pmtuEnum = 0;
             if (QpAttrMask.PATH_MTU.in(mask)) {
-                pmtuEnum = qp.driver.getPmtuFromAttr(qp.dev, qp, attr);
+                pmtuEnum = qp.dev.mtuConversion().getPmtuFromAttr(qp.dev, qp, attr);
                 if (pmtuEnum < 0) {
                     throw Errors.inval("modifyQp: path MTU " + attr.pathMtu() + " refused by the driver");
                 }
@@ -235,7 +236,7 @@ final class QpModify {
             }
         }
         if (QpAttrMask.PATH_MTU.in(mask)) {
-            qp.pmtu = qp.driver.mtuFromQp(qp.dev, qp, pmtuEnum);
+            qp.pmtu = qp.dev.mtuConversion().mtuFromQp(qp.dev, qp, pmtuEnum);
             qp.logPmtu = 31 - Integer.numberOfLeadingZeros(qp.pmtu);
         }
         if (QpAttrMask.RETRY_CNT.in(mask)) {
@@ -271,7 +272,9 @@ final class QpModify {
         qp.checkNotDestroyed();
         int psnMask = qp.dev.params().psnMask();
         out.qpState(qp.state).curQpState(qp.state);
-        out.pathMtu(PathMtu.of(qp.driver.mtuToPathMtu(qp.pmtu)));
+        MtuConversion mtu = qp.dev.mtuConversion();
+        // A driver that declined MODIFY_QP has no MTU rules, and its QPs keep the 256 bytes they were created with.
+        out.pathMtu(mtu == null ? PathMtu.ofBytes(qp.pmtu) : PathMtu.of(mtu.mtuToPathMtu(qp.pmtu)));
         out.pathMigState(qp.migState).qkey(qp.qkey).rqPsn(qp.rsp.psn & psnMask).sqPsn(qp.req.nextPsn & psnMask)
                 .destQpNum(qp.remoteQpn).qpAccessFlags(qp.accessFlags);
         out.cap().maxSendWr(qp.sq.maxSendWr()).maxRecvWr(qp.rsp.maxRecvWr()).maxSendSge(qp.sq.maxSge())

@@ -80,9 +80,9 @@ final class QpPostSend {
         }
         if (nreq > 0) {
             if (doSendNow) {
-                qp.driver.doSend(qp);
+                qp.send.doSend(qp);
             } else {
-                qp.driver.scheduleSendNoLock(qp);
+                qp.send.scheduleSendNoLock(qp);
             }
         }
         if (err != 0) {

@@ -25,6 +25,9 @@ import io.rvt.api.WrOpcode;
 import io.rvt.api.spi.DriverParams;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.RvtDriver;
+import io.rvt.api.spi.QpPrivate;
+import io.rvt.api.spi.QpQuiesce;
+import io.rvt.api.spi.SendEngine;
 import io.rvt.api.spi.Sge;
 import io.rvt.api.spi.Timeouts;
 import io.rvt.api.spi.TimerService;
@@ -73,6 +76,10 @@ public final class RvtQp implements EngineQp, QueuePair {
     // ------------------------------------------------------------------ identity (final after create)
     final RvtDevice dev;
     final RvtDriver driver;
+    /** The driver's groups (null where it handed in none), read from the device once. */
+    final SendEngine send;
+    final QpPrivate qpPrivate;
+    final QpQuiesce quiesce;
     final RvtPd pd;
     final QpType type;
     final RvtCq sendCq;
@@ -131,6 +138,9 @@ public final class RvtQp implements EngineQp, QueuePair {
     RvtQp(RvtDevice dev, RvtPd pd, QpInitAttr init, int sendMaxSge, int recvMaxSge) {
         this.dev = dev;
         this.driver = dev.driver();
+        this.send = dev.sendEngine();
+        this.qpPrivate = dev.qpPrivate();
+        this.quiesce = dev.qpQuiesce();
         this.pd = pd;
         this.type = init.qpType();
         this.sendCq = (RvtCq) init.sendCq();
@@ -221,20 +231,28 @@ public final class RvtQp implements EngineQp, QueuePair {
     void resetLocked() {
         if (state != QpState.RESET) {
             state = QpState.RESET;
-            driver.flushQpWaiters(this);
+            if (quiesce != null) {
+                quiesce.flushQpWaiters(this);
+            }
             req.stopRcTimers();
             req.flags &= ~(QpFlags.S_TIMER | QpFlags.S_ANY_WAIT);
             unlockAll();
             try {
-                driver.stopSendQueue(this);
+                if (quiesce != null) {
+                    quiesce.stopSendQueue(this);
+                }
                 req.delTimersSync();
-                driver.quiesceQp(this);
+                if (quiesce != null) {
+                    quiesce.quiesceQp(this);
+                }
                 dev.qpTable().remove(this);
             } finally {
                 lockAll();
             }
             clearMrRefs(true);
-            driver.notifyQpReset(this);
+            if (qpPrivate != null) {
+                qpPrivate.notifyQpReset(this);
+            }
         }
         initQp();
     }
@@ -261,9 +279,11 @@ public final class RvtQp implements EngineQp, QueuePair {
         }
         state = QpState.ERR;
         req.stopRetryTimerOnError();
-        driver.notifyErrorQp(this);
-        if (sq.hasPosted()) {
-            driver.scheduleSend(this);
+        if (quiesce != null) {
+            quiesce.notifyErrorQp(this);
+        }
+        if (sq.hasPosted() && send != null) {
+            send.scheduleSend(this);
         }
         clearMrRefs(false);
         return rsp.error(err);

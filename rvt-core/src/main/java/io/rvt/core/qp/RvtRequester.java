@@ -3,7 +3,9 @@ package io.rvt.core.qp;
 import io.rvt.api.PortCounter;
 import io.rvt.api.spi.Aeth;
 import io.rvt.api.spi.RvtTimer;
+import io.rvt.api.spi.QpPrivate;
 import io.rvt.api.spi.Seq24;
+import io.rvt.api.spi.SendEngine;
 import io.rvt.api.spi.Timeouts;
 import io.rvt.api.spi.TimerService;
 import io.rvt.api.spi.engine.QpFlags;
@@ -80,7 +82,15 @@ public final class RvtRequester extends RequesterState {
     private void releaseCreditWait() {
         if ((flags & QpFlags.S_WAIT_SSN_CREDIT) != 0) {
             flags &= ~QpFlags.S_WAIT_SSN_CREDIT;
-            qp.device().driver().scheduleSend(qp);
+            scheduleSend();
+        }
+    }
+
+    /** {@code schedule_send}, when the driver has a send engine (one that declined POST_SEND may not). */
+    private void scheduleSend() {
+        SendEngine send = qp.device().sendEngine();
+        if (send != null) {
+            send.scheduleSend(qp);
         }
     }
 
@@ -164,8 +174,11 @@ public final class RvtRequester extends RequesterState {
                 if (port != null) {
                     port.addCounter(PortCounter.RC_TIMEOUTS, 1);
                 }
-                qp.device().driver().notifyRestartRc(qp, lastPsn + 1, 1);
-                qp.device().driver().scheduleSend(qp);
+                QpPrivate priv = qp.device().qpPrivate();
+                if (priv != null) {
+                    priv.notifyRestartRc(qp, lastPsn + 1, 1);
+                }
+                scheduleSend();
             }
         } finally {
             qp.sendLock().unlock();
@@ -178,7 +191,7 @@ public final class RvtRequester extends RequesterState {
         qp.sendLock().lock();
         try {
             flags &= ~QpFlags.S_WAIT_RNR;
-            qp.device().driver().scheduleSend(qp);
+            scheduleSend();
         } finally {
             qp.sendLock().unlock();
         }

@@ -1,5 +1,6 @@
 package io.rvt.core.qp;
 
+import io.rvt.api.spi.GidLookup;
 import io.rvt.api.AhAttr;
 import io.rvt.api.PortCounter;
 import io.rvt.api.QpState.Ops;
@@ -151,7 +152,8 @@ final class RvtUdLoopback {
         grh.put(6, (byte) NEXT_HEADER_IBA);
         grh.put(7, (byte) ah.hopLimit());
         grh.putLong(8, port.gidPrefix());
-        grh.putLong(16, sqp.device().driver().getGuidBe(sqp.device(), port, ah.sgidIndex()));
+        GidLookup gids = sqp.device().gidLookup();
+        grh.putLong(16, gids == null ? 0 : gids.getGuidBe(sqp.device(), port, ah.sgidIndex()));
         ah.dgid().write(grh, 24);
     }
 

@@ -124,12 +124,12 @@ class DriverTrackerTest {
 
     @Test
     void shouldRefuseADriverThatBreaksTheSpiWithoutADevice() {
-        TestDriver broken = driver().without(Callback.QP_PRIV_FREE);
+        TestDriver broken = driver().without(Callback.GET_GUID_BE);
         tracker.addDriver(broken, Map.of("service.id", 42L));
 
         verify(context, never()).registerService(eq(Device.class), any(Device.class), any());
-        assertThat(tracker.refused()).singleElement().asString().contains("service 42").contains("qpPrivFree");
-        assertThat(new RvtCommands(tracker).devicesText()).contains("refused: ").contains("qpPrivFree");
+        assertThat(tracker.refused()).singleElement().asString().contains("service 42").contains("getGuidBe");
+        assertThat(new RvtCommands(tracker).devicesText()).contains("refused: ").contains("getGuidBe");
         tracker.removeDriver(broken); // unknown to the tracker: nothing happens
     }
 

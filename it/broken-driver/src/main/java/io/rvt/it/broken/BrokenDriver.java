@@ -1,15 +1,13 @@
 package io.rvt.it.broken;
 
-import io.rvt.api.spi.DriverDevice;
 import io.rvt.api.spi.DriverParams;
-import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.OperationTable;
 import io.rvt.api.spi.RvtDriver;
 import org.osgi.service.component.annotations.Component;
 
 /**
- * A driver that breaks the SPI on purpose: it provides only the unconditional callbacks, so every verb it does not
- * decline lacks its callbacks (post send has no {@code do_send}, modify QP no {@code schedule_send}, ...), and its
+ * A driver that breaks the SPI on purpose: it hands in no callback group, so every verb it does not decline lacks
+ * its callbacks (query port has no {@code query_port_state}, modify QP no {@code schedule_send}, ...), and its
  * parameters ask for no port. rvt-core must refuse it with one log line naming the problem and publish no device.
  */
 @Component(service = RvtDriver.class)
@@ -27,22 +25,5 @@ public final class BrokenDriver implements RvtDriver {
     @Override
     public OperationTable postParms() {
         return OperationTable.standard();
-    }
-
-    @Override
-    public Object qpPrivAlloc(DriverDevice rdi, DriverQp qp) {
-        return null;
-    }
-
-    @Override
-    public void qpPrivFree(DriverDevice rdi, DriverQp qp) {
-    }
-
-    @Override
-    public void notifyQpReset(DriverQp qp) {
-    }
-
-    @Override
-    public void notifyRestartRc(DriverQp qp, int psn, int wait) {
     }
 }

@@ -9,8 +9,12 @@ import io.rvt.api.spi.DriverDevice;
 import io.rvt.api.spi.DriverParams;
 import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.DriverQp;
+import io.rvt.api.spi.GidLookup;
+import io.rvt.api.spi.MtuConversion;
 import io.rvt.api.spi.OperationTable;
+import io.rvt.api.spi.PortQuery;
 import io.rvt.api.spi.RvtDriver;
+import io.rvt.api.spi.SendEngine;
 import io.rvt.api.spi.Verb;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
@@ -22,19 +26,21 @@ import org.osgi.service.component.annotations.Component;
 /**
  * A minimal rvt driver with no wire: every RC and UC QP talks to another QP of the same device through rvt-core's
  * software loopback ({@link DriverQp#rucLoopback()}, rdmavt's {@code rvt_ruc_loopback}), as hfi1 and qib do for a
- * destination on the local port. It shows what a driver must provide and nothing more:
+ * destination on the local port. It shows what a driver must provide and nothing more, each callback group an
+ * interface it implements (rdmavt's non-NULL function pointers), no callback it does not have:
  * <ul>
- * <li>the unconditional callbacks (the abstract methods of {@link RvtDriver});</li>
- * <li>the callbacks of the verbs it supports (QP create/modify/destroy, post send, query port and GID); it declines
- * {@link Verb#MODIFY_PORT} instead of providing {@code shut_down_port} and {@code cap_mask_chg};</li>
- * <li>a send engine: {@link #doSend} runs the loopback in the poster's thread; {@link #scheduleSend}, called with QP
- * locks held, only queues the QP on the driver's one engine thread, which {@link #unregistering} stops.</li>
+ * <li>the groups of the verbs it supports: a {@link SendEngine} ({@link #doSend} runs the loopback in the poster's
+ * thread; {@link #scheduleSend}, called with QP locks held, only queues the QP on the driver's one engine thread,
+ * which {@link #unregistering} stops), {@link MtuConversion} for modify QP, {@link PortQuery} and {@link GidLookup};
+ * it declines {@link Verb#MODIFY_PORT} instead of providing {@code shut_down_port} and {@code cap_mask_chg};</li>
+ * <li>no per-QP state ({@code QpPrivate}) and no wait lists or transmit state ({@code QpQuiesce}): a queued run holds
+ * a QP reference, which {@code destroyQp} waits for, so rvt-core has nothing of the driver's to reset or quiesce.</li>
  * </ul>
  * Under OSGi the class is a Declarative Services component providing the {@link RvtDriver} service (rvt-core makes
  * it a device); on the module path it is a {@code ServiceLoader} provider (module-info {@code provides}).
  */
 @Component(service = RvtDriver.class)
-public final class LoopbackDriver implements RvtDriver {
+public final class LoopbackDriver implements RvtDriver, SendEngine, MtuConversion, PortQuery, GidLookup {
     /** The LID of the device's one port. */
     static final int LID = 1;
 
@@ -118,40 +124,7 @@ public final class LoopbackDriver implements RvtDriver {
         }
     }
 
-    // ------------------------------------------------------------------ QPs: no wire, so no per-QP protocol state
-
-    @Override
-    public Object qpPrivAlloc(DriverDevice rdi, DriverQp qp) {
-        return null;
-    }
-
-    @Override
-    public void qpPrivFree(DriverDevice rdi, DriverQp qp) {
-    }
-
-    @Override
-    public void notifyQpReset(DriverQp qp) {
-    }
-
-    @Override
-    public void notifyRestartRc(DriverQp qp, int psn, int wait) {
-    }
-
-    @Override
-    public void flushQpWaiters(DriverQp qp) {
-    }
-
-    @Override
-    public void stopSendQueue(DriverQp qp) {
-    }
-
-    @Override
-    public void quiesceQp(DriverQp qp) {
-    }
-
-    @Override
-    public void notifyErrorQp(DriverQp qp) {
-    }
+    // ------------------------------------------------------------------ path MTU (no wire: the port's 4096 bytes)
 
     @Override
     public int getPmtuFromAttr(DriverDevice rdi, DriverQp qp, QpAttr attr) {
