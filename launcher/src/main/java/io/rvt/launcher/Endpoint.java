@@ -17,7 +17,10 @@ import io.rvt.api.QpInitAttr;
 import io.rvt.api.QpState;
 import io.rvt.api.QpType;
 import io.rvt.api.QueuePair;
+import io.rvt.api.RecvWorkRequest;
+import io.rvt.api.SharedReceiveQueue;
 import io.rvt.api.SigType;
+import io.rvt.api.SrqInitAttr;
 import io.rvt.cm.Connection;
 import io.rvt.cm.ConnectOptions;
 import io.rvt.cm.DatagramPeer;
@@ -68,6 +71,8 @@ final class Endpoint implements AutoCloseable {
     final CqEvents sendEvents;
     /** The receive CQ's channel with {@code -e}; else null. */
     final CqEvents recvEvents;
+    /** perftest's {@code --use-srq}: the shared receive queue of this endpoint's QPs; null for their own. */
+    private SharedReceiveQueue srq;
     /** The registered memory (direct). */
     final ByteBuffer buffer;
     /** The region over {@link #buffer}, with {@link #ALL_ACCESS}. */
@@ -171,7 +176,7 @@ final class Endpoint implements AutoCloseable {
      * @return the options
      */
     QpOptions qpOptions(QpType type, int sendDepth, int recvDepth, SigType sigType) {
-        QpOptions o = new QpOptions().pd(pd).sendCq(sendCq).recvCq(recvCq).type(type).sigType(sigType)
+        QpOptions o = new QpOptions().pd(pd).sendCq(sendCq).recvCq(recvCq).srq(srq).type(type).sigType(sigType)
                 .accessFlags(ALL_ACCESS).responderResources(RD_ATOMIC).initiatorDepth(RD_ATOMIC)
                 .localAckTimeout(link.qpTimeout()).retryCount(link.retryCount()).rnrRetryCount(link.retryCount());
         o.cap().maxSendWr(sendDepth).maxRecvWr(recvDepth).maxSendSge(1).maxRecvSge(1);
@@ -255,7 +260,7 @@ final class Endpoint implements AutoCloseable {
      * @return the QP, in INIT
      */
     QueuePair createQp(QpType type, int sendDepth, int recvDepth, SigType sigType) {
-        QpInitAttr init = new QpInitAttr().qpType(type).sendCq(sendCq).recvCq(recvCq).sigType(sigType);
+        QpInitAttr init = new QpInitAttr().qpType(type).sendCq(sendCq).recvCq(recvCq).sigType(sigType).srq(srq);
         init.cap().maxSendWr(sendDepth).maxRecvWr(recvDepth).maxSendSge(1).maxRecvSge(1);
         QueuePair qp = pd.createQp(init);
         udQps.add(qp);
@@ -264,6 +269,38 @@ final class Endpoint implements AutoCloseable {
         qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(link.port()).qpAccessFlags(access),
                 QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
         return qp;
+    }
+
+    /**
+     * perftest's {@code --use-srq}: the QPs created from now on take their receives from one shared receive queue
+     * ({@code ibv_create_srq}, as perftest's {@code ctx_init} creates it for a SEND test's receiving side), which
+     * {@link #postRecv} posts to.
+     *
+     * @param maxWr the SRQ's entries: room for every receive kept posted
+     * @return this
+     */
+    Endpoint useSrq(int maxWr) {
+        srq = pd.createSrq(new SrqInitAttr().maxWr(maxWr).maxSge(1));
+        return this;
+    }
+
+    /** @return whether the QPs share a receive queue ({@link #useSrq}) */
+    boolean hasSrq() {
+        return srq != null;
+    }
+
+    /**
+     * Posts a receive for {@code qp}: to the shared receive queue with {@code --use-srq}, else to the QP's own.
+     *
+     * @param qp the QP whose receive completed, or that is to receive
+     * @param wr the receive
+     */
+    void postRecv(QueuePair qp, RecvWorkRequest wr) {
+        if (srq != null) {
+            srq.postSrqRecv(wr);
+        } else {
+            qp.postRecv(wr);
+        }
     }
 
     /**
@@ -348,6 +385,10 @@ final class Endpoint implements AutoCloseable {
         if (sendEvents != null) {
             sendEvents.ack(sendCq);
             recvEvents.ack(recvCq);
+        }
+        if (srq != null) {
+            srq.destroySrq();
+            srq = null;
         }
         sendCq.destroyCq();
         recvCq.destroyCq();

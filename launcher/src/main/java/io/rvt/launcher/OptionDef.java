@@ -80,7 +80,8 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--rdma_cm", "-R", null, CONNECT, "pingpong: connect through rvt-cm, rvt to rvt (without: the "
                     + "examples' TCP exchange); perf: perftest's -R, its channel and QPs connected through rvt-cm to "
                     + "CM port -p, RC and UC (without: perftest's TCP exchange)"),
-            opt("--use-srq", null, null, "perf", "refused: " + Refusals.USE_SRQ),
+            opt("--use-srq", null, null, "perf", "two processes, SEND bandwidth: the server's QPs share one receive "
+                    + "queue (ibv_create_srq)"),
             opt("--ipv6", null, null, "perf", "jni: the HCA's GID is IPv6: --address must be an IPv6 address (::1 "
                     + "unless given); perftest's own TCP socket stays IPv4"),
             opt("--output", null, "WHAT", "perf", "bandwidth, message_rate (bandwidth tests) or latency (latency "

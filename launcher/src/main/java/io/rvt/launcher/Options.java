@@ -164,6 +164,8 @@ public final class Options {
     int waitDestroy;
     /** perftest's {@code --latency_gap}, in microseconds. */
     int latencyGap;
+    /** perftest's {@code --use-srq}: the receiving side's QPs share a receive queue. */
+    boolean useSrq;
     /** perftest's {@code --run_infinitely}: one row after another, each {@code -D} long, until killed. */
     boolean runInfinitely;
     /** perftest's {@code --rate_limit}; 0 unless given. */
@@ -275,7 +277,7 @@ public final class Options {
             case "--events" -> events = true;
             case "--gid-idx" -> gidIndex = inRange(name, v, 0, 255, "a GID index");
             case "--chk" -> chk = true;
-            case "--use-srq" -> throw refused(name, Refusals.USE_SRQ);
+            case "--use-srq" -> useSrq = true;
             case "--ipv6" -> ipv6 = true;
             case "--noPeak" -> noPeak = true;
             case "--limit_bw" -> limitBw = nonNegative(name, v, "a bandwidth");
@@ -446,6 +448,16 @@ public final class Options {
         }
         checkRateLimit();
         checkRunInfinitely();
+        if (useSrq) {
+            String why = test != PerfTest.SEND ? "applies to SEND tests, not " + test.option() + " (perftest's rule)"
+                    : latency || Boolean.TRUE.equals(testLatency) ? "on latency tests is not built (bandwidth is)"
+                    : bidirectional ? "with -b is not built" : transport == Transport.UD ? "over UD is not built"
+                    : !twoProcesses() ? "applies to the receiving side between two processes (--server or HOST): in "
+                    + "one process it is not built" : null;
+            if (why != null) {
+                throw new UsageException("option --use-srq " + why);
+            }
+        }
         if (events && (test == PerfTest.WRITE || latency || Boolean.TRUE.equals(testLatency))) {
             throw new UsageException("option --events: " + (test == PerfTest.WRITE
                     ? "perftest's events are not available on WRITE tests (its rule: the peer's writes complete "

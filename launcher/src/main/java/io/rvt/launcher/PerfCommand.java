@@ -165,7 +165,7 @@ final class PerfCommand {
                 }
             }
         }, o.rdmaCm).flags(flags).rateLimit(o.rateLimit()).latencyReport(o.latencyReport())
-                .inlineSize(o.inlineSize()).events(o.events);
+                .inlineSize(o.inlineSize()).events(o.events).useSrq(o.useSrq);
         if (o.server) {
             remote.server(host, own);
         } else {

@@ -29,6 +29,8 @@ final class PerfTable {
     private final boolean gbits;
     private final String output;
     private boolean cycles;
+    /** perftest's {@code --use-srq}: the test-info block says {@code Using SRQ : ON}. */
+    private boolean srq;
 
     /**
      * @param out where the table goes
@@ -69,6 +71,15 @@ final class PerfTable {
      */
     PerfTable cycles(boolean ticks) {
         this.cycles = ticks;
+        return this;
+    }
+
+    /**
+     * @param shared perftest's {@code --use-srq}: the receiving QPs share a receive queue
+     * @return this
+     */
+    PerfTable srq(boolean shared) {
+        this.srq = shared;
         return this;
     }
 
@@ -122,7 +133,7 @@ final class PerfTable {
         out.println("                    " + spec.title());
         out.printf(" Device          : %s -> %s%n", from, to);
         out.printf(" Number of qps   : %d\t\tTransport type : IB%n", spec.latency() ? 1 : spec.qps());
-        out.printf(" Connection type : %s\t\tUsing SRQ      : OFF%n", spec.transport().name());
+        out.printf(" Connection type : %s\t\tUsing SRQ      : %s%n", spec.transport().name(), srq ? "ON" : "OFF");
         if (!spec.latency()) {
             out.printf(" TX depth        : %d%n", spec.txDepth());
             if (spec.postList() > 1) {

@@ -10,9 +10,6 @@ final class Refusals {
     /** ibv_*_pingpong's {@code -j}. */
     static final String DM = "rvt's HCAs have no device memory (ibv_alloc_dm)";
 
-    /** perftest's {@code --use-srq}. */
-    static final String USE_SRQ = "rvt perf posts each QP's receives on the QP itself; a shared receive queue "
-            + "(ibv_create_srq) is not built into perf";
     /** perftest's {@code --reversed}. */
     static final String REVERSED = "the server sending to the client (perftest's --reversed) is not built: "
             + "start the sending side as the client";

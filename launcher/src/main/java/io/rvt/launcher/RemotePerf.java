@@ -72,6 +72,8 @@ final class RemotePerf {
     private int inlineSize;
     /** perftest's {@code -e}: the session's CQs on completion channels, waited on where nothing is to poll. */
     private boolean events;
+    /** perftest's {@code --use-srq}: the server's QPs of a SEND bandwidth test share a receive queue. */
+    private boolean useSrq;
 
     /** Writes a row into the JSON files the command line asks for ({@code --out_json}, {@code --json}). */
     interface Reports {
@@ -163,6 +165,15 @@ final class RemotePerf {
      */
     RemotePerf events(boolean events) {
         this.events = events;
+        return this;
+    }
+
+    /**
+     * @param shared perftest's {@code --use-srq}: the receiving side's QPs share one receive queue
+     * @return this
+     */
+    RemotePerf useSrq(boolean shared) {
+        this.useSrq = shared;
         return this;
     }
 
@@ -320,6 +331,10 @@ final class RemotePerf {
             this.target = targetOffset(grh + largest);
             this.e = new Endpoint(dev, target + targetBytes(grh + largest, comm.cycleBuffer),
                     PerfSizing.cqDepth(spec), link, null, events);
+            if (useSrq && !client) {
+                // perftest's --use-srq: the receiving side's QPs share one receive queue, room for every QP's -r
+                e.useSrq(n * Math.max(PerfSizing.rxDepth(spec), flags.rxDepth()));
+            }
             this.qps = new QueuePair[n];
             this.mine = new PerftestDest[n];
             this.theirs = new PerftestDest[n];
@@ -371,7 +386,7 @@ final class RemotePerf {
                 int depth = spec.latency() ? 1 : flags.rxDepth() > 0 ? flags.rxDepth() : PerfSizing.rxDepth(spec);
                 for (QueuePair qp : qps) {
                     for (int i = 0; i < depth; i++) {
-                        qp.postRecv(recv);
+                        e.postRecv(qp, recv);
                     }
                 }
             }
@@ -473,7 +488,8 @@ final class RemotePerf {
         }
 
         private void header() {
-            table = new PerfTable(out, spec.latency(), gbits, flags.output()).cycles(latencyReport.cycles());
+            table = new PerfTable(out, spec.latency(), gbits, flags.output()).cycles(latencyReport.cycles())
+                    .srq(useSrq);
             StringBuilder addresses = new StringBuilder();
             boolean rdma = spec.test() != PerfTest.SEND;
             boolean read = spec.test() == PerfTest.READ || spec.test() == PerfTest.ATOMIC;
@@ -664,7 +680,7 @@ final class RemotePerf {
                 long now = System.nanoTime();
                 for (int i = 0; i < k; i++) {
                     Completions.check(wcs[i], "a receive on " + dev.name());
-                    qpOf(wcs[i].qpNum()).postRecv(recv);
+                    e.postRecv(qpOf(wcs[i].qpNum()), recv);
                 }
                 if (k > 0) {
                     if (received == 0) {

@@ -247,8 +247,6 @@ class PerftestFlagsTest {
 
     @Test
     void shouldRefusePerftestsFlagsThatRvtPerfHasNotWithOneLineEach() {
-        cli.assertUsage("option --use-srq is refused: rvt perf posts each QP's receives on the QP itself", "perf",
-                "--use-srq");
         cli.assertUsage("option --reversed is refused: the server sending to the client", "perf", "--reversed");
     }
 

@@ -69,4 +69,20 @@ class PerftestFlagsTwoProcessIT {
                     assertThat(TwoProcessIT.rows(srv.out())).extracting(r -> r[1]).containsExactly(500L);
                 });
     }
+
+    /**
+     * ib_send_bw --use-srq over two QPs: the server's QPs take their receives from one shared receive queue, both
+     * say 'Using SRQ : ON', and both rows count all 2 x 300 SENDs.
+     */
+    @Test
+    void shouldRunSendBandwidthIntoASharedReceiveQueue() throws Exception {
+        TwoProcessIT.perfPair(null, NET + "7", NET + "8", 18723, List.of("--test", "ib_send_bw", "-s", "4096", "-n",
+                "300", "-q", "2", "--use-srq"), (srv, cli) -> {
+                    for (RvtProcess p : List.of(srv, cli)) {
+                        assertThat(p.out()).as(p.out()).containsPattern("Using SRQ +: ON");
+                    }
+                    assertThat(TwoProcessIT.rows(cli.out())).extracting(r -> r[1]).containsExactly(600L);
+                    assertThat(TwoProcessIT.rows(srv.out())).extracting(r -> r[1]).containsExactly(600L);
+                });
+    }
 }

@@ -177,4 +177,24 @@ class PerftestRunFlagsTest {
             }
         }
     }
+
+    @Test
+    void shouldTakeASharedReceiveQueueWherePerftestAndRvtHaveOne() {
+        assertThat(Options.parse("--driver", "jni", "perf", "--server", "--test", "ib_send_bw", "--use-srq").useSrq)
+                .isTrue();
+        String[] jni = {"--driver", "jni", "--address", "127.0.0.2", "perf", "127.0.0.3", "--use-srq"};
+        cli.assertUsage("option --use-srq applies to SEND tests, not write (perftest's rule)", concat(jni, "--test",
+                "ib_write_bw"));
+        cli.assertUsage("option --use-srq on latency tests is not built", concat(jni, "--test", "ib_send_lat"));
+        cli.assertUsage("option --use-srq with -b is not built", concat(jni, "--test", "ib_send_bw", "-b"));
+        cli.assertUsage("option --use-srq over UD is not built", concat(jni, "--test", "ib_send_bw", "-c", "UD"));
+        cli.assertUsage("option --use-srq applies to the receiving side between two processes", "perf", "--test",
+                "ib_send_bw", "--use-srq");
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] r = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, r, a.length, b.length);
+        return r;
+    }
 }
