@@ -42,12 +42,11 @@ public final class FelixHost implements Host {
     static final String SYSTEM_PACKAGES = BundleExports.of(Device.class) + ","
             + BundleExports.of(ConfigurationAdmin.class);
     /**
-     * The bundles every host installs, in start order (jar names in the bundle directory, without ".jar"); the
-     * driver's bundle follows.
+     * The bundles every host installs, in start order (symbolic names, found in the bundle directory by
+     * {@link RunBundles#jarNames}): felix-host.bndrun's {@code -runbundles} as packaged with the launcher, less rvt-api
+     * and the drivers ({@link RunBundles#hostBundles()}); the driver's bundle follows.
      */
-    static final List<String> BUNDLES = List.of("org.osgi.util.function", "org.osgi.util.promise",
-            "org.osgi.service.component", "org.apache.felix.scr", "org.apache.felix.configadmin", "rvt-core",
-            "rvt-transport");
+    static final List<String> BUNDLES = RunBundles.hostBundles();
     /** The Gogo shell's bundles, installed for {@code rvt shell}. */
     static final List<String> SHELL_BUNDLES = List.of("org.apache.felix.gogo.runtime", "jline",
             "org.apache.felix.gogo.jline", "org.apache.felix.gogo.command");
@@ -92,12 +91,12 @@ public final class FelixHost implements Host {
         ServiceTracker<Device, Device> tracker = null;
         try {
             BundleContext ctx = felix.context();
-            List<String> names = new ArrayList<>(BUNDLES);
-            names.add(hcas.bundle());
-            if (shell) {
-                names.addAll(SHELL_BUNDLES);
-            }
             try {
+                List<String> names = new ArrayList<>(RunBundles.jarNames(bundleDir, BUNDLES));
+                names.add(hcas.bundle());
+                if (shell) {
+                    names.addAll(SHELL_BUNDLES);
+                }
                 felix.installAndStart(bundleDir, names);
             } catch (IllegalStateException e) {
                 throw new IllegalStateException(e.getMessage() + " (build the launcher: mvn -pl launcher -am package)");

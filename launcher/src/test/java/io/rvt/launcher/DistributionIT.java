@@ -58,7 +58,7 @@ class DistributionIT {
                 "licenses/JLine-BSD-3-Clause.txt")) {
             assertThat(installed.resolve(f)).as(f).isRegularFile();
         }
-        List<String> bundles = new ArrayList<>(FelixHost.BUNDLES);
+        List<String> bundles = new ArrayList<>(RunBundles.jarNames(installed.resolve("bundles"), FelixHost.BUNDLES));
         bundles.addAll(FelixHost.SHELL_BUNDLES);
         bundles.addAll(List.of("driver-sim", "driver-jni"));
         for (String b : bundles) {

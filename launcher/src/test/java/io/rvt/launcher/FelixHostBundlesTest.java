@@ -11,19 +11,17 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * FelixHost boots what the build resolved: the bundles it installs (its list and either driver) are the
- * {@code -runbundles} of {@code felix-host.bndrun}, which bnd-resolver-maven-plugin checks in every build, less
- * rvt-api (the system bundle exports it from the class path).
+ * FelixHost boots what the build resolved: the bundles it installs (its list, derived from the packaged
+ * {@code felix-host.bndrun}, and either driver) are the {@code -runbundles} of {@code felix-host.bndrun}, which
+ * bnd-resolver-maven-plugin checks in every build, less rvt-api (the system bundle exports it from the class path);
+ * Karaf's features list the same bundles.
  */
 class FelixHostBundlesTest {
-    /** A {@code -runbundles} entry's symbolic name and version range. */
-    private static final Pattern VERSIONED_ENTRY = Pattern.compile("([A-Za-z0-9_.-]+);version='([^']+)'");
     /** A feature's {@code <bundle>mvn:group/artifact/version</bundle>}. */
     private static final Pattern FEATURE_BUNDLE = Pattern.compile(
             "<bundle[^>]*>mvn:([^/<]+)/([^/<]+)/([^/<]+)</bundle>");
@@ -32,17 +30,21 @@ class FelixHostBundlesTest {
     void shouldInstallExactlyTheResolvedRunBundlesWhenBootingEitherDriver() throws IOException {
         Set<String> resolved = runBundles(Path.of("felix-host.bndrun"));
         assertThat(resolved).as("felix-host.bndrun -runbundles").contains("io.rvt.api", "org.apache.felix.scr");
+        assertThat(RunBundles.packaged()).as("the felix-host.bndrun packaged with the launcher is the file's")
+                .isEqualTo(RunBundles.parse(Files.readString(Path.of("felix-host.bndrun"))));
         resolved.remove("io.rvt.api");
 
-        List<String> jars = new ArrayList<>(FelixHost.BUNDLES);
+        List<String> jars = new ArrayList<>(RunBundles.jarNames(Main.bundleDir(), FelixHost.BUNDLES));
         jars.add("driver-sim");
         jars.add("driver-jni");
         Set<String> installed = new TreeSet<>();
         for (String jar : jars) {
-            installed.add(symbolicName(Main.bundleDir().resolve(jar + ".jar")));
+            installed.add(RunBundles.symbolicName(Main.bundleDir().resolve(jar + ".jar")));
         }
 
         assertThat(installed).isEqualTo(resolved);
+        assertThat(FelixHost.BUNDLES).as("libraries start before rvt's bundles").endsWith("io.rvt.core",
+                "io.rvt.transport");
     }
 
     /**
@@ -100,17 +102,7 @@ class FelixHostBundlesTest {
 
     /** @return each {@code -runbundles} entry's symbolic name and version range */
     private static Map<String, String> runBundleVersions(Path bndrun) throws IOException {
-        String text = Files.readString(bndrun).replace("\\\n", "");
-        Map<String, String> out = new TreeMap<>();
-        for (String line : text.split("\n")) {
-            if (line.startsWith("-runbundles:")) {
-                Matcher m = VERSIONED_ENTRY.matcher(line);
-                while (m.find()) {
-                    out.put(m.group(1), m.group(2));
-                }
-            }
-        }
-        return out;
+        return new TreeMap<>(RunBundles.parse(Files.readString(bndrun)));
     }
 
     private static Set<String> runBundles(Path bndrun) throws IOException {
@@ -118,9 +110,6 @@ class FelixHostBundlesTest {
     }
 
     private static String symbolicName(Path jar) throws IOException {
-        try (JarFile f = new JarFile(jar.toFile())) {
-            String bsn = f.getManifest().getMainAttributes().getValue("Bundle-SymbolicName");
-            return bsn.split(";")[0].trim();
-        }
+        return RunBundles.symbolicName(jar);
     }
 }

@@ -69,7 +69,8 @@ class FelixHostTest {
     void shouldSayWhichBundleIsMissingWhenBundleDirectoryIsEmpty(@TempDir Path empty) {
         assertThatThrownBy(() -> FelixHost.start(new SimConfigurations(Options.parse().fabric()), empty, false))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("org.osgi.util.function.jar is missing");
+                .hasMessageContaining("bundle org.apache.felix.configadmin (felix-host.bndrun -runbundles) is missing")
+                .hasMessageContaining(empty.toString());
     }
 
     @Test
