@@ -232,6 +232,19 @@ final class Endpoint implements AutoCloseable {
      * @return the QP, in RTS
      */
     QueuePair createUdQp(int sendDepth, int recvDepth, SigType sigType) {
+        return createUdQp(sendDepth, recvDepth, sigType, QKEY);
+    }
+
+    /**
+     * Creates a UD QP as {@link #createUdQp(int, int, SigType)} does, with another Q_Key.
+     *
+     * @param sendDepth send queue entries
+     * @param recvDepth receive queue entries
+     * @param sigType which sends complete
+     * @param qkey its Q_Key ({@code RDMA_UDP_QKEY} for a QP that rdma_cm's SIDR serves or resolves)
+     * @return the QP, in RTS
+     */
+    QueuePair createUdQp(int sendDepth, int recvDepth, SigType sigType, int qkey) {
         QpInitAttr init = new QpInitAttr().qpType(QpType.UD).sendCq(sendCq).recvCq(recvCq).sigType(sigType);
         init.cap().maxSendWr(sendDepth).maxRecvWr(recvDepth).maxSendSge(1).maxRecvSge(1);
         QueuePair qp = pd.createQp(init);
@@ -240,7 +253,7 @@ final class Endpoint implements AutoCloseable {
         // deterministic run's trace stays a function of its seed).
         int psn = lid == 0 ? PSN_RANDOM.nextInt(1 << 24) : 0;
         udPsns.put(qp, psn);
-        qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(link.port()).qkey(QKEY),
+        qp.modifyQp(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(link.port()).qkey(qkey),
                 QpAttrMask.mask(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.QKEY));
         qp.modifyQp(new QpAttr().qpState(QpState.RTR), QpAttrMask.STATE.bit());
         qp.modifyQp(new QpAttr().qpState(QpState.RTS).sqPsn(psn), QpAttrMask.mask(QpAttrMask.STATE,

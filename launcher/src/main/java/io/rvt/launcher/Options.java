@@ -658,9 +658,9 @@ public final class Options {
             throw new UsageException("option --address: a " + (server ? "server" : "client") + " process has one "
                     + "HCA, got two addresses (" + String.join(",", addresses) + ")");
         }
-        if (rdmaCm && command.equals("perf") && transport == Transport.UD) {
-            throw new UsageException("option --rdma_cm between two processes: UD through rdma_cm (SIDR, and the QP "
-                    + "number perftest sends in a SEND_WITH_IMM) is not built; over RC and UC it is, and UD without -R");
+        if (rdmaCm && command.equals("perf") && transport == Transport.UD && qps > 1) {
+            throw new UsageException("option --qp " + qps + ": UD through rdma_cm between two processes serves one QP "
+                    + "per CM port (rvt-cm's SIDR answers with one UD QP); give -q 1, or leave out -R");
         }
         if (given.contains("--udp-port")) {
             throw new UsageException("option --udp-port: a " + (server ? "server" : "client") + " process's HCA binds "

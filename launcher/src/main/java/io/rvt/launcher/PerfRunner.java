@@ -442,6 +442,24 @@ final class PerfRunner implements AutoCloseable {
         return n;
     }
 
+    /**
+     * UD: the Q_Key this side's sends carry, where the peer's is not {@link Endpoint#QKEY} (perftest's {@code -R}:
+     * the Q_Key SIDR resolved, rdma_cm's {@code RDMA_UDP_QKEY}).
+     *
+     * @param qkey the peer's Q_Key
+     * @return this runner
+     */
+    PerfRunner remoteQkey(int qkey) {
+        for (SendWorkRequest[] list : new SendWorkRequest[][] {wrs, replies}) {
+            for (SendWorkRequest head : list) {
+                for (SendWorkRequest wr = head; wr != null; wr = wr.next()) {
+                    wr.remoteQkey(qkey);
+                }
+            }
+        }
+        return this;
+    }
+
     /** @return the head of {@link PerfSpec#postList()} chained requests (one for latency) */
     private SendWorkRequest postList(Endpoint from, long toAddr, int toRkey, AddressHandle ah, int peerQpn) {
         int n = spec.latency() ? 1 : spec.postList();

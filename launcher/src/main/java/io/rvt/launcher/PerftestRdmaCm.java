@@ -1,6 +1,8 @@
 package io.rvt.launcher;
 
 import io.rvt.api.Device;
+import io.rvt.api.Errno;
+import io.rvt.api.QueuePair;
 import io.rvt.api.QpType;
 import io.rvt.api.RecvWorkRequest;
 import io.rvt.api.SendWorkRequest;
@@ -10,6 +12,7 @@ import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
 import io.rvt.cm.CmException;
 import io.rvt.cm.ConnectRequest;
+import io.rvt.cm.DatagramPeer;
 import io.rvt.cm.Connection;
 import io.rvt.cm.Listener;
 import io.rvt.cm.QpOptions;
@@ -255,6 +258,46 @@ final class PerftestRdmaCm extends PerftestComm {
     }
 
     /**
+     * The client's side of a UD test's QP with {@code -R} ({@code rdma_cm_client_connection} in rdma_cm's UDP port
+     * space): SIDR resolves the UD QP the server serves on the channel's CM port, tried again every
+     * {@link #RETRY_PAUSE_NANOS} while the server answers that nobody serves it yet (SIDR status 1), as perftest's
+     * client retries.
+     *
+     * @param at the test's endpoint
+     * @return the server's UD QP: its GID, QPN and Q_Key
+     */
+    DatagramPeer resolveQp(Endpoint at) {
+        long deadline = System.nanoTime() + RemotePerf.CONNECT_PATIENCE.toNanos();
+        while (true) {
+            try {
+                return connector.resolveDatagram(at, server, port);
+            } catch (CmException x) {
+                if (x.errno() != Errno.ECONNREFUSED || !x.getMessage().contains("status 1")
+                        || System.nanoTime() + RETRY_PAUSE_NANOS - deadline > 0) {
+                    throw new IllegalStateException("the server at " + server.getHostAddress() + " CM port " + port
+                            + " did not resolve its UD QP (SIDR): " + x.getMessage(), x);
+                }
+                LockSupport.parkNanos(RETRY_PAUSE_NANOS);
+            }
+        }
+    }
+
+    /**
+     * The server's side of a UD test's QP with {@code -R} ({@code rdma_cm_server_connection}): SIDR answers with
+     * {@code qp} on the channel's CM port until {@link #stopServing()}.
+     *
+     * @param qp the test's UD QP, its Q_Key rdma_cm's {@code RDMA_UDP_QKEY}
+     */
+    void serveQp(QueuePair qp) {
+        connector.serveDatagram(e.device, port, qp);
+    }
+
+    /** Stops answering SIDR (and listening on the CM port): the UD test's QP is known to the client. */
+    void stopServing() {
+        connector.stopListening();
+    }
+
+    /**
      * Ends the test's connections before their QPs are destroyed: the client disconnects each and waits for its DREP
      * ({@code rdma_cm_disconnect_nodes}), the server waits for the client to do so (and disconnects what is left).
      */
@@ -344,6 +387,11 @@ final class PerftestRdmaCm extends PerftestComm {
         } catch (IllegalArgumentException x) {
             throw new IllegalStateException(x.getMessage() + " (from " + peer + ")", x);
         }
+    }
+
+    /** @return the peer's GID, the channel's */
+    io.rvt.api.Gid peerGid() {
+        return control.remoteGid();
     }
 
     /** @return the path MTU code the prologue agreed, on a server's channel from {@link #accept} */

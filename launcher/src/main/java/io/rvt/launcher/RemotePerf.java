@@ -11,8 +11,10 @@ import io.rvt.api.QpState;
 import io.rvt.api.QpType;
 import io.rvt.api.QueuePair;
 import io.rvt.api.RecvWorkRequest;
+import io.rvt.api.SendFlag;
 import io.rvt.api.SendWorkRequest;
 import io.rvt.api.SigType;
+import io.rvt.api.WcFlag;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
@@ -309,6 +311,8 @@ final class RemotePerf {
         private final PerftestDest[] theirs;
         private final AddressHandle[] ahs;
         private final int[] peerQpns;
+        /** UD: the Q_Key of the peer's QPs ({@code RDMA_UDP_QKEY} with {@code -R}). */
+        private int remoteQkey = Endpoint.QKEY;
         private final RecvWorkRequest recv;
         private final WorkCompletion wc = new WorkCompletion();
         private final WorkCompletion[] wcs = new WorkCompletion[16];
@@ -419,6 +423,16 @@ final class RemotePerf {
         private void connectThroughTheCm(SigType sig) {
             PerftestDest blank = new PerftestDest(0, 0, 0, 0, 0, 0, Gid.ZERO, 0);
             comm.handShake(blank);
+            if (ud) {
+                resolveThroughTheCm(sig);
+                comm.handShake(blank);
+                if (!client) {
+                    cm.stopServing();
+                }
+                mine[0] = new PerftestDest(e.lid(), outReads(), qps[0].qpNum(), e.udPsn(qps[0]), e.mr.rkey(),
+                        e.mr.addr() + target, e.gid, 0);
+                return;
+            }
             io.rvt.cm.QpOptions options = e.qpOptions(spec.transport().qpType(), PerfSizing.sendDepth(spec),
                     recvDepth(), sig);
             io.rvt.cm.Connection[] cs = client ? cm.connectQps(e, options, n) : cm.acceptQps(e, options, n, qp -> { });
@@ -430,6 +444,68 @@ final class RemotePerf {
                 peerQpns[q] = cs[q].remoteQpn();
             }
             mtu = cs[0].pathMtu();
+        }
+
+        /**
+         * UD with {@code -R}, perftest's {@code rdma_cm_client_connection} and {@code rdma_cm_server_connection} in
+         * rdma_cm's UDP port space: the server serves its UD QP (Q_Key {@code RDMA_UDP_QKEY}) on the channel's CM
+         * port and the client resolves it by SIDR, taking the QPN and Q_Key from the SIDR_REP. Where the server sends
+         * too (latency, {@code -b}) it cannot know the client's QP from SIDR: the client sends it one SEND_WITH_IMM
+         * of 4 bytes, its QPN the immediate data ({@code rdma_cm_send_ud_connection_parameters}), which the server
+         * receives into a receive posted before it serves ({@code rdma_cm_request_ud_connection_parameters}), the
+         * client's GID that of the channel.
+         */
+        private void resolveThroughTheCm(SigType sig) {
+            int qkey = io.rvt.cm.ConnectionManager.RDMA_UDP_QKEY;
+            qps[0] = e.createUdQp(PerfSizing.sendDepth(spec), recvDepth(), sig, qkey);
+            remoteQkey = qkey;
+            boolean answers = spec.latency() || spec.bidirectional();
+            if (client) {
+                io.rvt.cm.DatagramPeer server = cm.resolveQp(e);
+                ahs[0] = e.addressHandle(server);
+                peerQpns[0] = server.qpn();
+                remoteQkey = server.qkey();
+                if (answers) {
+                    SendWorkRequest imm = new SendWorkRequest(1).opcode(WrOpcode.SEND_WITH_IMM)
+                            .sge(e.mr, 0, Integer.BYTES).immData(qps[0].qpNum())
+                            .sendFlags(SendFlag.SIGNALED.bit());
+                    imm.ah(ahs[0]).remoteQpn(peerQpns[0]).remoteQkey(remoteQkey);
+                    qps[0].postSend(imm);
+                    WorkCompletion done = awaitCompletion(e.sendCq, "the SEND_WITH_IMM of this side's QPN");
+                    if (done.status() != WcStatus.SUCCESS) {
+                        throw new IllegalStateException("the SEND_WITH_IMM of this side's QPN to the peer at " + peer
+                                + " failed: " + done.status());
+                    }
+                }
+                return;
+            }
+            if (answers) {
+                qps[0].postRecv(new RecvWorkRequest(1).sge(e.mr, 0, Endpoint.GRH_BYTES + Integer.BYTES));
+            }
+            cm.serveQp(qps[0]);
+            if (answers) {
+                WorkCompletion got = awaitCompletion(e.recvCq, "the client's QPN (its SEND_WITH_IMM)");
+                if (got.status() != WcStatus.SUCCESS || !WcFlag.WITH_IMM.in(got.wcFlags())) {
+                    throw new IllegalStateException("the peer at " + peer + " sent no QPN in a SEND_WITH_IMM after "
+                            + "resolving this side's UD QP (" + got + ")");
+                }
+                peerQpns[0] = got.immData();
+                ahs[0] = e.addressHandle(new io.rvt.cm.DatagramPeer(cm.peerGid(), got.slid(), peerQpns[0], qkey, 0,
+                        new byte[0]));
+            }
+        }
+
+        /** Polls {@code cq} until one completion comes, the host progressing, within the set-up's patience. */
+        private WorkCompletion awaitCompletion(io.rvt.api.CompletionQueue cq, String what) {
+            long deadline = System.nanoTime() + CONNECT_PATIENCE.toNanos();
+            while (!cq.pollCq(wc)) {
+                host.progress();
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("gave up waiting for " + what + " after "
+                            + CONNECT_PATIENCE.toSeconds() + " s (the peer at " + peer + ")");
+                }
+            }
+            return wc;
         }
 
         /** @return receive queue entries per QP: room for {@code -r}'s receives */
@@ -513,7 +589,8 @@ final class RemotePerf {
                     PerfRunner runner = new PerfRunner(host, e, null, qps, ahs, ud ? peerQpns : null,
                             new PerfRegion(theirs[0].vaddr(), theirs[0].rkey()), spec, progress, peer)
                             .perftestPeer(target).latencyGap(flags.latencyGapMicros() * 1000L)
-                            .rateLimit(rateLimit).latencyReport(latencyReport);
+                            .rateLimit(rateLimit).latencyReport(latencyReport)
+                            .remoteQkey(remoteQkey);
                     progress.printQuietly(this::header);
                     clientRows(runner, progress, sweep);
                 }
@@ -604,7 +681,8 @@ final class RemotePerf {
             comm.patience(waitForTheClient());
             PerfRunner flow = spec.bidirectional() ? new PerfRunner(host, e, null, qps, ahs, ud ? peerQpns : null,
                     new PerfRegion(theirs[0].vaddr(), theirs[0].rkey()), spec, new Progress(err, false), peer)
-                    .perftestPeer(target).rateLimit(rateLimit) : null; // not closed: the endpoint is the session's
+                    .perftestPeer(target).rateLimit(rateLimit).remoteQkey(remoteQkey)
+                    : null; // not closed: the endpoint is the session's
             for (int size : spec.sizes()) {
                 if (spec.latency()) {
                     if (test == PerfTest.SEND) {
@@ -730,7 +808,7 @@ final class RemotePerf {
             int iters = spec.iters() > 0 ? spec.iters() : Integer.MAX_VALUE;
             SendWorkRequest pong = new SendWorkRequest(1).opcode(WrOpcode.SEND).sge(e.mr, 0, size);
             if (ud) {
-                pong.ah(ahs[0]).remoteQpn(peerQpns[0]).remoteQkey(Endpoint.QKEY);
+                pong.ah(ahs[0]).remoteQpn(peerQpns[0]).remoteQkey(remoteQkey);
             }
             long[] arrivals = new long[Math.min(iters, 1 << 20)];
             int pings = 0;

@@ -166,7 +166,9 @@ class RemotePerfProtocolTest {
             more.apply(new RemotePerf(clientPrint, clientPrint, LinkOptions.DEFAULT, port, false, none, rdmaCm)
                     .flags(flags)).client(client, serverAddress(server), spec);
         } catch (RuntimeException e) {
-            throw new AssertionError("the client failed: " + e + "\n" + clientOut + "\nthe server:\n" + serverOut, e);
+            String ended = serverRun.isDone() ? serverRun.handle((v, t) -> "ended: " + t).join() : "still running";
+            throw new AssertionError("the client failed: " + e + "\n" + clientOut + "\nthe server (" + ended
+                    + "):\n" + serverOut, e);
         }
         try {
             serverRun.get(60, TimeUnit.SECONDS);

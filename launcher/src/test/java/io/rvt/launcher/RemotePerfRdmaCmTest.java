@@ -37,7 +37,7 @@ class RemotePerfRdmaCmTest {
     /** Loopback addresses of this run's driver-jni HCAs: 127.15.x.1 and .2. */
     private static final String NET = "127.15." + ProcessHandle.current().pid() % 250 + ".";
     private static final Pattern QPN = Pattern.compile("(local|remote) address: LID \\S+ QPN (0x[0-9a-f]+) PSN "
-            + "(0x[0-9a-f]+)");
+            + "(\\S+)");
 
     private static Fabric fabric;
     private static DeviceRegistry registry;
@@ -124,6 +124,27 @@ class RemotePerfRdmaCmTest {
         String[] out = run(server, client, spec(PerfTest.SEND, Transport.UC, true, new int[] {32}, 1, 100));
         assertThat(RemotePerfProtocolTest.rows(out[1])).hasSize(1);
         assertThat(RemotePerfProtocolTest.rows(out[0])).hasSize(1);
+    }
+
+    /**
+     * UD with {@code -R}: the server serves its UD QP on the CM port, the client resolves it by SIDR (QPN and Q_Key
+     * from the SIDR_REP); where the server sends too (latency, {@code -b}) the client's QPN comes in a
+     * SEND_WITH_IMM, as perftest's.
+     */
+    @Test
+    @Timeout(180)
+    void shouldRunUdSendBandwidthAndLatencyResolvedBySidr() throws Exception {
+        String[] bw = run(server, client, spec(PerfTest.SEND, Transport.UD, false, new int[] {1024}, 1, 300));
+        assertThat(RemotePerfProtocolTest.rows(bw[1])).extracting(r -> r[0]).containsExactly(1024L);
+        assertThat(RemotePerfProtocolTest.rows(bw[0])).as(bw[0]).hasSize(1);
+        String[] lat = run(server, client, spec(PerfTest.SEND, Transport.UD, true, new int[] {64}, 1, 100));
+        assertThat(RemotePerfProtocolTest.rows(lat[1])).extracting(r -> r[1]).containsExactly(100L);
+        assertThat(RemotePerfProtocolTest.rows(lat[0])).as(lat[0]).hasSize(1);
+        PerfSpec both = new PerfSpec(PerfTest.SEND, Transport.UD, false, new int[] {512}, 1, 200, 0, 128,
+                PerfSpec.CQ_MODERATION, 1, true);
+        String[] bidi = run(server, client, both);
+        assertThat(RemotePerfProtocolTest.rows(bidi[1])).as(bidi[1]).hasSize(1);
+        assertThat(RemotePerfProtocolTest.rows(bidi[0])).as(bidi[0]).hasSize(1);
     }
 
     /**

@@ -36,9 +36,10 @@ class TwoProcessOptionsTest {
     }
 
     @Test
-    void shouldRefuseUdThroughRdmaCmBetweenProcessesWhichIsNotBuilt() {
-        cli.assertUsage("option --rdma_cm between two processes: UD through rdma_cm (SIDR, and the QP number perftest "
-                + "sends in a SEND_WITH_IMM) is not built", "--driver", "jni", "perf", "--server", "-R", "-c", "UD");
+    void shouldTakeUdThroughRdmaCmBetweenProcessesWithOneQp() {
+        cli.assertUsage("option --qp 2: UD through rdma_cm between two processes serves one QP per CM port", "--driver",
+                "jni", "perf", "--server", "-R", "-c", "UD", "-q", "2");
+        assertThat(Options.parse("--driver", "jni", "perf", "--server", "-R", "-c", "UD").rdmaCm).isTrue();
         assertThat(Options.parse("--driver", "jni", "perf", "--server", "-R", "-c", "UC").rdmaCm).isTrue();
     }
 
