@@ -85,6 +85,8 @@ final class Endpoint implements AutoCloseable {
     final Gid gid;
     /** The index of {@link #gid}. */
     private final int gidIndex;
+    /** perftest's {@code -T}: the traffic class the CM's connections ask for ({@link #trafficClass(int)}). */
+    private int trafficClass;
     /** The connections made on this endpoint, closed (their QPs destroyed) by {@link #close()}. */
     private final List<Connection> connections = new ArrayList<>();
     /** The UD QPs created here, destroyed by {@link #close()}. */
@@ -197,7 +199,7 @@ final class Endpoint implements AutoCloseable {
      */
     ConnectOptions connectOptions(Object destination, int port, QpOptions qp, byte[] privateData) {
         ConnectOptions o = new ConnectOptions().port(port).qp(qp).privateData(privateData).hcaPort(link.port())
-                .sgidIndex(gidIndex);
+                .sgidIndex(gidIndex).trafficClass(trafficClass);
         return destination instanceof InetAddress a ? o.destination(a) : o.destination((Gid) destination);
     }
 
@@ -314,6 +316,19 @@ final class Endpoint implements AutoCloseable {
         } else {
             qp.postRecv(wr);
         }
+    }
+
+    /**
+     * perftest's {@code -T} with {@code -R}: the type of service its {@code rdma_set_option(RDMA_OPTION_ID_TOS)} gives
+     * each cm_id, which rdma_cm makes the path's traffic class (the GRH's, on RoCEv2 the IP header's DS field); here
+     * the traffic class of the path in the REQ of every connection this endpoint makes through rvt-cm.
+     *
+     * @param tclass 0 to 255
+     * @return this
+     */
+    Endpoint trafficClass(int tclass) {
+        this.trafficClass = tclass;
+        return this;
     }
 
     /**

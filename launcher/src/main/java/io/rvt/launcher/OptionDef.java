@@ -127,7 +127,8 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--recv_post_list", null, "N", "perf", "refused: " + Refusals.RECV_POST_LIST),
             opt("--dualport", "-O", null, "perf", "refused: " + Refusals.DUAL_PORT),
             opt("--report-per-port", null, null, "perf", "refused: " + Refusals.DUAL_PORT),
-            opt("--tos", "-T", "TOS", "perf", "refused: " + Refusals.TOS),
+            opt("--tos", "-T", "TOS", "perf", "two processes with -R: the connections' type of service, 0 to 255, "
+                    + "rdma_cm's traffic class (0)"),
             opt("--report-counters", "-W", "COUNTERS", "perf", "refused: " + Refusals.COUNTERS),
             opt("--comm_rdma_cm", "-z", null, "perf", "refused: " + Refusals.COMM_RDMA_CM),
             opt("--cpu_util", null, null, "perf", "refused: " + Refusals.CPU_UTIL),

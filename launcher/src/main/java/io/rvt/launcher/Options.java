@@ -184,6 +184,8 @@ public final class Options {
     boolean cmpAndSwap;
     /** perftest's {@code --output}: the one figure each row prints; null for the table. */
     String output;
+    /** perftest's {@code -T}, {@code --tos}: with {@code -R}, the connections' traffic class. */
+    int tos;
     /** perftest's {@code -I}, {@code --inline_size}; -1 unless given. */
     int inlineSize = -1;
     /** perftest's {@code -C}, {@code --report-cycles}. */
@@ -311,6 +313,7 @@ public final class Options {
             }
             case "--inline_size" -> inlineSize = inRange(name, v, 0, MAX_INLINE, "an inline size (0 to " + MAX_INLINE
                     + ", perftest's MAX_INLINE)");
+            case "--tos" -> tos = inRange(name, v, 0, 255, "a type of service (0 to 255)");
             case "--report-cycles" -> reportCycles = true;
             case "--report-histogram" -> reportHistogram = true;
             case "--report-unsorted" -> reportUnsorted = true;
@@ -439,6 +442,10 @@ public final class Options {
         }
         if (given.contains("--atomic_type") && test != PerfTest.ATOMIC) {
             throw new UsageException("option --atomic_type applies to atomic tests, not " + test.option());
+        }
+        if (given.contains("--tos") && (!twoProcesses() || !rdmaCm)) {
+            throw new UsageException("option --tos applies between two processes with -R (rdma_cm's type of "
+                    + "service, as perftest's); without -R give --tclass");
         }
         for (String f : List.of("--sl", "--hop_limit", "--tclass", "--flow_label", "--outs", "--rx-depth")) {
             if (given.contains(f) && (!twoProcesses() || rdmaCm)) {

@@ -165,7 +165,7 @@ final class PerfCommand {
                 }
             }
         }, o.rdmaCm).flags(flags).rateLimit(o.rateLimit()).latencyReport(o.latencyReport())
-                .inlineSize(o.inlineSize()).events(o.events).useSrq(o.useSrq);
+                .inlineSize(o.inlineSize()).events(o.events).useSrq(o.useSrq).tos(o.tos);
         if (o.server) {
             remote.server(host, own);
         } else {

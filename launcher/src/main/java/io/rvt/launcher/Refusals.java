@@ -37,9 +37,6 @@ final class Refusals {
     /** perftest's {@code -O} and {@code --report-per-port}. */
     static final String DUAL_PORT = "rvt perf runs its QPs on one port (-i); a second set on the device's second "
             + "port, with rows per port, is not built";
-    /** perftest's {@code -T}. */
-    static final String TOS = "perftest takes the ToS with -R only, through rdma_cm; give --tclass for the GRH's "
-            + "traffic class";
     /** perftest's {@code -W}. */
     static final String COUNTERS = "rvt has no sysfs counter files: rvt stat prints its port counters";
     /** perftest's {@code -z}. */

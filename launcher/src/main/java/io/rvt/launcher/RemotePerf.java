@@ -76,6 +76,7 @@ final class RemotePerf {
     private boolean events;
     /** perftest's {@code --use-srq}: the server's QPs of a SEND bandwidth test share a receive queue. */
     private boolean useSrq;
+    private int tos;
 
     /** Writes a row into the JSON files the command line asks for ({@code --out_json}, {@code --json}). */
     interface Reports {
@@ -120,6 +121,15 @@ final class RemotePerf {
         this.gbits = gbits;
         this.reports = reports;
         this.rdmaCm = rdmaCm;
+    }
+
+    /**
+     * @param typeOfService perftest's {@code -T} with {@code -R}: the traffic class of the test's connections
+     * @return this
+     */
+    RemotePerf tos(int typeOfService) {
+        this.tos = typeOfService;
+        return this;
     }
 
     /**
@@ -334,7 +344,7 @@ final class RemotePerf {
             int grh = ud ? Endpoint.GRH_BYTES : 0;
             this.target = targetOffset(grh + largest);
             this.e = new Endpoint(dev, target + targetBytes(grh + largest, comm.cycleBuffer),
-                    PerfSizing.cqDepth(spec), link, null, events);
+                    PerfSizing.cqDepth(spec), link, null, events).trafficClass(tos);
             if (useSrq && !client) {
                 // perftest's --use-srq: the receiving side's QPs share one receive queue, room for every QP's -r
                 e.useSrq(n * Math.max(PerfSizing.rxDepth(spec), flags.rxDepth()));

@@ -118,6 +118,35 @@ class RemotePerfRdmaCmTest {
         assertThat(RemotePerfProtocolTest.rows(atomic[0])).extracting(r -> r[1]).containsExactly(200L);
     }
 
+    /**
+     * perftest's -T with -R: the test's connections carry the type of service as their path's traffic class, in the
+     * GRH of every packet of their QPs both ways (the fabric sees each frame as sent); the channel's QP keeps 0.
+     */
+    @Test
+    @Timeout(120)
+    void shouldPutTheTypeOfServiceInTheGrhOfTheTestsPackets() throws Exception {
+        java.util.Map<Integer, Integer> byClass = new java.util.concurrent.ConcurrentHashMap<>();
+        fabric.dropRule((from, to, frame) -> {
+            if ((frame.get(1) & 0x3) == 0x3) { // LRH's LNH: a GRH follows
+                int tclass = (frame.get(8) & 0x0F) << 4 | (frame.get(9) & 0xF0) >>> 4;
+                byClass.merge(tclass, 1, Integer::sum);
+            }
+            return false;
+        });
+        try {
+            String[] out = RemotePerfProtocolTest.serverAndClient(server, client,
+                    spec(PerfTest.SEND, Transport.RC, false, new int[] {4096}, 1, 300), true, PerftestFlags.DEFAULT,
+                    r -> r.tos(0x60));
+            assertThat(RemotePerfProtocolTest.rows(out[1])).extracting(r -> r[1]).containsExactly(300L);
+        } finally {
+            fabric.dropRule(null);
+        }
+        // 300 SENDs one way and their ACKs the other carry it; the channel's few messages and the CM's MADs do not
+        assertThat(byClass).as("frames by traffic class").containsKey(0x60);
+        assertThat(byClass.keySet()).as("frames by traffic class: %s", byClass).isSubsetOf(0, 0x60);
+        assertThat(byClass.get(0x60)).as("frames by traffic class: %s", byClass).isGreaterThanOrEqualTo(300);
+    }
+
     @Test
     @Timeout(120)
     void shouldRunSendLatencyOverUc() throws Exception {

@@ -43,6 +43,19 @@ class TwoProcessOptionsTest {
         assertThat(Options.parse("--driver", "jni", "perf", "--server", "-R", "-c", "UC").rdmaCm).isTrue();
     }
 
+    /** perftest's -T: rdma_cm's type of service, so with -R between two processes only. */
+    @Test
+    void shouldTakeTheTypeOfServiceWithRdmaCmBetweenTwoProcesses() {
+        assertThat(Options.parse("--driver", "jni", "perf", "--server", "-R", "-T", "96").tos).isEqualTo(96);
+        assertThat(Options.parse("--driver", "jni", "--address", "127.0.0.2", "perf", "127.0.0.1", "-R",
+                "--tos=0x20").tos).isEqualTo(32);
+        cli.assertUsage("option --tos applies between two processes with -R (rdma_cm's type of service, as "
+                + "perftest's); without -R give --tclass", "--driver", "jni", "perf", "--server", "-T", "96");
+        cli.assertUsage("option --tos applies between two processes with -R", "perf", "-R", "-T", "96");
+        cli.assertUsage("option --tos: 256 is not a type of service (0 to 255)", "--driver", "jni", "perf",
+                "--server", "-R", "-T", "256");
+    }
+
     @Test
     void shouldRefuseAClientAimedAtItsOwnAddress() {
         cli.assertUsage("HOST 127.0.0.1 is this process's own address (--address 127.0.0.1)", "--driver", "jni",
