@@ -97,6 +97,52 @@ class RvtPerftestLinuxIT {
     }
 
     /**
+     * {@code ib_send_bw --use-srq} both ways: the server's QPs (perftest's or rvt's) take their receives from one
+     * shared receive queue.
+     */
+    @ParameterizedTest
+    @CsvSource({"true", "false"})
+    void shouldRunSendBandwidthIntoASharedReceiveQueueWithPeerFlags(boolean rvtClient, LinuxPeer peer)
+            throws Exception {
+        if (rvtClient) {
+            shouldRunRvtPerfAgainstThePerftestServer("ib_send_bw", 4096, "--use-srq", false, peer);
+        } else {
+            shouldServeThePerftestClient("ib_send_bw", 4096, "--use-srq", false, peer);
+        }
+    }
+
+    /**
+     * {@code ib_send_bw -R --retry_count 5} both ways: perftest's rdma_cm mode puts the count in its
+     * {@code rdma_conn_param} (retry and RNR retry), rvt-cm in its REQ or takes the peer's; both exit 0 with rows.
+     */
+    @ParameterizedTest
+    @CsvSource({"true", "false"})
+    void shouldConnectThroughRdmaCmWithTheRetryCount(boolean rvtClient, LinuxPeer peer) throws Exception {
+        int port = rvtClient ? 18624 : 18634;
+        String flags = "--retry_count 5";
+        if (rvtClient) {
+            GuestProcess server = peer.spawn(withR(perftest(peer, "ib_send_bw", 4096, flags, false, port, null)));
+            try (NamespaceJvm client = peer.jvm("rvt-client", Main.class, withR(rvt(peer, "ib_send_bw", 4096, flags,
+                    false, port, peer.guestIpv4().getHostAddress())))) {
+                int exit = client.awaitExit(CHILD);
+                GuestResult r = server.await(GUEST);
+                assertThat(exit).as("rvt perf -R: " + client.outputs() + "\nguest: " + r.output()).isZero();
+                checkR(r.assertSuccess(), client.out(), "ib_send_bw", 4096, true);
+            }
+            return;
+        }
+        try (NamespaceJvm server = peer.jvm("rvt-server", Main.class, withR(rvt(peer, "ib_send_bw", 4096, flags,
+                false, port, "--server")))) {
+            server.awaitLine("rvt perf: waiting for a client", CHILD);
+            GuestResult r = peer.exec(GUEST, withR(perftest(peer, "ib_send_bw", 4096, flags, false, port,
+                    peer.hostIpv4().getHostAddress())));
+            int exit = server.awaitExit(CHILD);
+            assertThat(exit).as("rvt perf -R --server: " + server.outputs() + "\nguest: " + r.output()).isZero();
+            checkR(server.out(), r.assertSuccess(), "ib_send_bw", 4096, true);
+        }
+    }
+
+    /**
      * The matrix (issue 26), rvt the client: SEND, WRITE, READ and atomic bandwidth and latency, UC and UD where
      * perftest has them, {@code -a} (over UD: every size up to the MTU), {@code -b}, small messages, RDMA over IPv6 GIDs
      * (perftest's TCP socket stays IPv4), and perftest's flags that change the path or the rows ({@code -o}, {@code -N},
