@@ -154,6 +154,30 @@ class TwoProcessIT {
         });
     }
 
+    /**
+     * {@code rvt perf -R -c UD} between two processes: the server's UD QP served on CM port -p in rdma_cm's UDP port
+     * space and resolved by the client's SIDR; a latency test, so the client also sends its QPN in a SEND_WITH_IMM.
+     */
+    @Test
+    void shouldRunPerfUdSendLatencyThroughRdmaCmWithR() throws Exception {
+        List<String> test = List.of("--test", "ib_send_lat", "-R", "-c", "UD", "-s", "64", "-n", "200");
+        List<String> s = new ArrayList<>(List.of("--driver", "jni", "--no-osgi", "--address", NET + "29", "perf",
+                "--server", "-p", "18711"));
+        s.addAll(test);
+        List<String> c = new ArrayList<>(List.of("--driver", "jni", "--no-osgi", "--address", NET + "30", "perf",
+                NET + "29", "-p", "18711"));
+        c.addAll(test);
+        runPair(null, s, c, (srv, cli) -> {
+            for (RvtProcess p : List.of(srv, cli)) {
+                assertThat(p.out()).as(p.out()).contains("Connection type : UD", "Data ex. method : rdma_cm",
+                        "rdma_cm QPs     : ON");
+            }
+            assertThat(rows(cli.out())).extracting(r -> r[1]).containsExactly(200L);
+            assertThat(rows(srv.out())).as(srv.out()).hasSize(1);
+            assertThat(srv.stderr() + cli.stderr()).doesNotContain("rvt:");
+        });
+    }
+
     @Test
     void shouldRunUcSendBandwidthWithTheServerCountingWhatArrived() throws Exception {
         perfPair(null, NET + "19", NET + "20", 18707, List.of("--test", "send", "-c", "UC", "-s", "4096", "-n",
