@@ -148,6 +148,17 @@ class RemotePerfProtocolTest {
      */
     static String[] serverAndClient(Host server, Host client, PerfSpec spec, boolean rdmaCm, PerftestFlags flags,
             java.util.function.UnaryOperator<RemotePerf> more) throws Exception {
+        return serverAndClient(server, client, spec, rdmaCm, flags, more, LinkOptions.DEFAULT);
+    }
+
+    /**
+     * Runs {@code spec} as {@link #serverAndClient(Host, Host, PerfSpec, boolean, PerftestFlags)} does, each side's
+     * {@link RemotePerf} also set up by {@code more}, both on {@code link}.
+     *
+     * @return what the server and the client printed
+     */
+    static String[] serverAndClient(Host server, Host client, PerfSpec spec, boolean rdmaCm, PerftestFlags flags,
+            java.util.function.UnaryOperator<RemotePerf> more, LinkOptions link) throws Exception {
         ByteArrayOutputStream serverOut = new ByteArrayOutputStream();
         ByteArrayOutputStream clientOut = new ByteArrayOutputStream();
         PrintStream serverPrint = new PrintStream(serverOut, true, StandardCharsets.UTF_8);
@@ -155,7 +166,7 @@ class RemotePerfProtocolTest {
         RemotePerf.Reports none = (s, d, mtu, bw, lat) -> { };
         int port = freePort();
         CompletableFuture<Void> serverRun = CompletableFuture.runAsync(() -> more.apply(new RemotePerf(serverPrint,
-                serverPrint, LinkOptions.DEFAULT, port, false, none, rdmaCm).flags(flags)).server(server, spec));
+                serverPrint, link, port, false, none, rdmaCm).flags(flags)).server(server, spec));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!serverOut.toString(StandardCharsets.UTF_8).contains("waiting for a client")) {
             assertThat(System.nanoTime()).as("the server listens").isLessThan(deadline);
@@ -163,7 +174,7 @@ class RemotePerfProtocolTest {
             Thread.onSpinWait();
         }
         try {
-            more.apply(new RemotePerf(clientPrint, clientPrint, LinkOptions.DEFAULT, port, false, none, rdmaCm)
+            more.apply(new RemotePerf(clientPrint, clientPrint, link, port, false, none, rdmaCm)
                     .flags(flags)).client(client, serverAddress(server), spec);
         } catch (RuntimeException e) {
             String ended = serverRun.isDone() ? serverRun.handle((v, t) -> "ended: " + t).join() : "still running";
@@ -294,6 +305,39 @@ class RemotePerfProtocolTest {
         // the client lists its 50 samples; the server the intervals between its 50 arrivals
         assertThat(out[1].lines().filter(l -> l.matches("\\d+, [0-9.e+]+")).count()).isEqualTo(100);
         assertThat(out[0].lines().filter(l -> l.matches("\\d+, [0-9.e+]+")).count()).isEqualTo(98);
+    }
+
+    /**
+     * -S, -L, --tclass, --flow_label: every packet both ways carries them where perftest's AH puts them, the LRH's SL
+     * and the GRH's traffic class, flow label and hop limit, as the fabric sees each frame sent (GRH: -x 0).
+     */
+    @Test
+    @Timeout(120)
+    void shouldPutTheServiceLevelAndGrhFieldsInEveryPacket() throws Exception {
+        PerftestFlags flags = Options.parse("--driver", "jni", "--address", "127.0.0.2", "perf", "127.0.0.3", "-S",
+                "3", "-L", "7", "--tclass", "32", "--flow_label", "0x12345").perftestFlags();
+        java.util.Map<String, Integer> seen = new java.util.concurrent.ConcurrentHashMap<>();
+        fabric.dropRule((from, to, frame) -> {
+            // between the two sides (each side's warm-up runs between two QPs of its own port, on its own path)
+            if (from != to && (frame.get(1) & 0x3) == 0x3) { // LRH's LNH: a GRH follows
+                int sl = (frame.get(1) & 0xF0) >>> 4;
+                int word = frame.getInt(8); // version 4 bits, traffic class 8, flow label 20
+                String key = "sl " + sl + " tclass " + (word >>> 20 & 0xFF) + " flow 0x"
+                        + Integer.toHexString(word & 0xFFFFF) + " hop " + (frame.get(15) & 0xFF);
+                seen.merge(key, 1, Integer::sum);
+            }
+            return false;
+        });
+        String[] out;
+        try {
+            out = serverAndClient(server, client, new PerfSpec(PerfTest.SEND, Transport.RC, false, new int[] {64}, 1,
+                    200, 0, 128, PerfSpec.CQ_MODERATION, 1, false), false, flags, r -> r, new LinkOptions(1, 0, 0));
+        } finally {
+            fabric.dropRule(null);
+        }
+        assertThat(rows(out[1])).as(out[1]).extracting(r -> r[1]).containsExactly(200L);
+        assertThat(seen.keySet()).as("%s", seen).containsExactly("sl 3 tclass 32 flow 0x12345 hop 7");
+        assertThat(seen.values().iterator().next()).isGreaterThanOrEqualTo(200);
     }
 
     @Test
