@@ -127,7 +127,8 @@ public final class RvtQp implements EngineQp, QueuePair {
     final RvtResponder rsp;
     /** RC's ack queue: {@link #NO_ACK_QUEUE} until the QP first leaves RESET (written with every lock held). */
     AckQueue ackQueue;
-    final RvtLoopback loopback;
+    /** The software loopback's scratch: null until the QP first leaves RESET (written with every lock held). */
+    RvtLoopback loopback;
 
     /** s_ssn: assigned at post, under postLock (s_next_psn is the requester's). */
     int sendSsn = 1;
@@ -154,7 +155,6 @@ public final class RvtQp implements EngineQp, QueuePair {
         this.req = new RvtRequester(this, ts);
         this.rsp = new RvtResponder(this, srq, init.cap().maxRecvWr(), recvMaxSge);
         this.ackQueue = NO_ACK_QUEUE;
-        this.loopback = new RvtLoopback(this);
         this.timeoutTicks = Timeouts.usecsToTicks(4096L / 1000, ts.hz());
         if (init.sigType() == SigType.SIGNAL_REQ_WR) {
             req.flags = QpFlags.S_SIGNAL_REQ_WR;
@@ -182,7 +182,7 @@ public final class RvtQp implements EngineQp, QueuePair {
     /**
      * Allocates the protocol state an idle QP does not need, on its first way out of RESET (to INIT, every lock
      * held): RC's ack queue, the send ring's WQE slots, the receive queue and the responder's scratch, the
-     * RC timers. A QP in RESET accepts no post and is not in the QP table, so nothing reads them before; a QP that
+     * RC timers, the loopback's scratch. A QP in RESET accepts no post and is not in the QP table, so nothing reads them before; a QP that
      * returns to RESET keeps them. rdmavt allocates all of it in {@code rvt_create_qp}; rvt does so later to keep a
      * pool of idle QPs small ([deviation]: an allocation failure surfaces from {@code modify_qp}).
      */
@@ -194,6 +194,9 @@ public final class RvtQp implements EngineQp, QueuePair {
         }
         sq.allocate();
         rsp.allocate();
+        if (loopback == null) {
+            loopback = new RvtLoopback(this);
+        }
     }
 
     /** Mirrors {@code rvt_init_qp}: the fields every create and reset sets. Locks held (or not yet shared). */

@@ -13,7 +13,6 @@ import io.rvt.api.spi.engine.SendQueue;
 import io.rvt.api.spi.engine.SendWqe;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A QP's send ring and rdmavt's index protocol over it ({@code s_head}, {@code s_last}, {@code s_avail},
@@ -41,12 +40,20 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class RvtSendQueue implements SendQueue {
     private static final VarHandle HEAD;
     private static final VarHandle LAST;
+    private static final VarHandle RESERVED_USED;
+    private static final VarHandle UNBALANCED;
+    private static final VarHandle OVERSHOOTS;
+    private static final VarHandle LOCAL_OPS;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             HEAD = l.findVarHandle(RvtSendQueue.class, "head", int.class);
             LAST = l.findVarHandle(RvtSendQueue.class, "last", int.class);
+            RESERVED_USED = l.findVarHandle(RvtSendQueue.class, "reservedUsed", int.class);
+            UNBALANCED = l.findVarHandle(RvtSendQueue.class, "unbalancedUnreserves", int.class);
+            OVERSHOOTS = l.findVarHandle(RvtSendQueue.class, "availOvershoots", int.class);
+            LOCAL_OPS = l.findVarHandle(RvtSendQueue.class, "localOpsPending", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -66,12 +73,15 @@ public final class RvtSendQueue implements SendQueue {
     private int last;
     /** s_avail: cached free ordinary slots; postLock only. */
     private int avail;
-    private final AtomicInteger reservedUsed = new AtomicInteger();
+    // The four counters are volatile ints updated through VarHandles rather than AtomicIntegers: an idle QP (issue 16)
+    // would otherwise carry four more 16-byte objects.
+    /** Reserved WQEs in flight. */
+    private volatile int reservedUsed;
     /** Unreserves without a reserved WQE in flight, and s_avail recomputations past the bound (both: bugs). */
-    private final AtomicInteger unbalancedUnreserves = new AtomicInteger();
-    private final AtomicInteger availOvershoots = new AtomicInteger();
+    private volatile int unbalancedUnreserves;
+    private volatile int availOvershoots;
     /** local_ops_pending: deferred LOCAL_INVs queued; post increments, the engine decrements. */
-    private final AtomicInteger localOpsPending = new AtomicInteger();
+    private volatile int localOpsPending;
     /** s_draining: SQD waits for the WQEs started before it; written with recvLock and sendLock. */
     boolean draining;
     /** References of completed WQEs dropped together at the end of a run of completions (sendLock); allocated with
@@ -109,7 +119,7 @@ public final class RvtSendQueue implements SendQueue {
     void reset() {
         HEAD.setRelease(this, 0);
         LAST.setRelease(this, 0);
-        reservedUsed.set(0);
+        reservedUsed = 0;
         draining = false;
     }
 
@@ -192,7 +202,7 @@ public final class RvtSendQueue implements SendQueue {
 
     /** Counts a deferred LOCAL_INV (postLock held). */
     void localOpQueued() {
-        localOpsPending.incrementAndGet();
+        LOCAL_OPS.getAndAdd(this, 1);
     }
 
     @Override
@@ -227,7 +237,7 @@ public final class RvtSendQueue implements SendQueue {
 
     @Override
     public int reservedUsed() {
-        return reservedUsed.get();
+        return reservedUsed;
     }
 
     @Override
@@ -239,7 +249,7 @@ public final class RvtSendQueue implements SendQueue {
     public boolean isAvail(boolean reservedOp) {
         if (reservedOp) {
             // volatile read: sees every decrement that wqeUnreserve made before its fence
-            if (Integer.compareUnsigned(reservedUsed.get(), reserved) >= 0) {
+            if (Integer.compareUnsigned(reservedUsed, reserved) >= 0) {
                 return false;
             }
             // acquire: the retiring slot counts as taken until completeSwqe has published last past it
@@ -253,14 +263,14 @@ public final class RvtSendQueue implements SendQueue {
         int l = (int) LAST.getAcquire(this);
         int h = (int) HEAD.get(this);
         int slots = h >= l ? size - (h - l) : l - h;
-        int used = reservedUsed.get();
+        int used = reservedUsed;
         int a = slots - 1 - (reserved - used);
         if (a <= 0) {
             return false;
         }
         int bound = size - 1 - reserved;
         if (a > bound) {
-            availOvershoots.incrementAndGet();
+            OVERSHOOTS.getAndAdd(this, 1);
             System.getLogger(RvtQp.class.getName()).log(System.Logger.Level.WARNING,
                     "QP 0x" + Integer.toHexString(qp.qpNum()) + ": s_avail " + a + " exceeds " + bound
                             + "; clamped");
@@ -278,7 +288,7 @@ public final class RvtSendQueue implements SendQueue {
      */
     @Override
     public void wqeReserve(SendWqe wqe) {
-        reservedUsed.incrementAndGet();
+        RESERVED_USED.getAndAdd(this, 1);
     }
 
     /**
@@ -292,10 +302,10 @@ public final class RvtSendQueue implements SendQueue {
     @Override
     public void wqeUnreserve(int flags) {
         if ((flags & QpFlags.SEND_RESERVE_USED) != 0) {
-            if (reservedUsed.getAndDecrement() <= 0 && unbalancedUnreserves.getAndIncrement() == 0) {
+            if ((int) RESERVED_USED.getAndAdd(this, -1) <= 0 && (int) UNBALANCED.getAndAdd(this, 1) == 0) {
                 System.getLogger(RvtQp.class.getName()).log(System.Logger.Level.WARNING,
                         "QP 0x" + Integer.toHexString(qp.qpNum()) + ": wqe_unreserve without a reserved WQE in"
-                                + " flight (reserved count now " + reservedUsed.get() + "); reserved posts now fail");
+                                + " flight (reserved count now " + reservedUsed + "); reserved posts now fail");
             }
             // Must precede the last update: a poster that sees the new s_last sees the smaller count.
             VarHandle.fullFence();
@@ -304,12 +314,12 @@ public final class RvtSendQueue implements SendQueue {
 
     /** @return how many unreserves found no reserved WQE in flight (driver bugs; logged once) */
     public int unbalancedUnreserves() {
-        return unbalancedUnreserves.get();
+        return unbalancedUnreserves;
     }
 
     /** @return how many times the recomputed {@code s_avail} exceeded its bound and was clamped (should be 0) */
     public int availOvershoots() {
-        return availOvershoots.get();
+        return availOvershoots;
     }
 
     /**
@@ -397,17 +407,17 @@ public final class RvtSendQueue implements SendQueue {
 
     @Override
     public int localOpsPending() {
-        return localOpsPending.get();
+        return localOpsPending;
     }
 
     @Override
     public void localOpDone() {
-        localOpsPending.decrementAndGet();
+        LOCAL_OPS.getAndAdd(this, -1);
     }
 
     @Override
     public String toString() {
         return "SendQueue{size=" + size + ", head=" + head() + ", last=" + last() + ", avail=" + avail
-                + ", reservedUsed=" + reservedUsed.get() + '}';
+                + ", reservedUsed=" + reservedUsed + '}';
     }
 }
