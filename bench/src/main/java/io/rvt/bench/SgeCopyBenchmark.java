@@ -5,6 +5,8 @@ import io.rvt.api.MemoryRegion;
 import io.rvt.api.spi.DriverMr;
 import io.rvt.api.spi.Sge;
 import io.rvt.api.spi.engine.SgeState;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -28,6 +30,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * do, walked in one call. Written for issue 31 item 3 (regions in pieces), to show that a region of one buffer runs
  * as fast as before; it compiles against the SPI of before that change too, so the same jar runs the old rvt-api
  * first on the class path (A/B).
+ *
+ * <p>{@link #main} times the same four cells by the calling thread's CPU clock instead (as {@link CpuPerOp} does for
+ * {@link SimBenchmark}): on a busy machine a JMH iteration measures mostly the scheduler, while the CPU time of the
+ * thread that does all the work, least of several windows, stays readable.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -85,5 +91,51 @@ public class SgeCopyBenchmark {
         setEntries();
         state.copyIn(packet, 0, size, false, false);
         return mr.memory().get(128);
+    }
+
+    /**
+     * Prints, per round, the CPU nanoseconds per call of {@code copyOut} and {@code copyIn} at 64 B and 4 KiB, each
+     * the least of seven windows.
+     *
+     * <pre>{@code java -cp [old jars:]bench/target/benchmarks.jar io.rvt.bench.SgeCopyBenchmark 5}</pre>
+     *
+     * @param args the number of rounds (the first one warms up the compiler)
+     */
+    public static void main(String[] args) {
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 5;
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        SgeCopyBenchmark small = new SgeCopyBenchmark();
+        small.size = 64;
+        SgeCopyBenchmark large = new SgeCopyBenchmark();
+        large.size = 4096;
+        small.setUp();
+        large.setUp();
+        try {
+            for (int r = 0; r < rounds; r++) {
+                System.out.printf("round %d, CPU ns/call: copyOut64=%d copyOut4096=%d copyIn64=%d copyIn4096=%d%n", r,
+                        least(mx, small, true, 200_000), least(mx, large, true, 20_000),
+                        least(mx, small, false, 200_000), least(mx, large, false, 20_000));
+            }
+        } finally {
+            small.tearDown();
+            large.tearDown();
+        }
+        System.exit(0);
+    }
+
+    private static long least(ThreadMXBean mx, SgeCopyBenchmark b, boolean out, int calls) {
+        long best = Long.MAX_VALUE;
+        int sink = 0;
+        for (int w = 0; w < 7; w++) {
+            long start = mx.getCurrentThreadCpuTime();
+            for (int i = 0; i < calls; i++) {
+                sink += out ? b.copyOut() : b.copyIn();
+            }
+            best = Math.min(best, (mx.getCurrentThreadCpuTime() - start) / calls);
+        }
+        if (sink == 42) {
+            System.out.print(""); // keeps the copies' results alive
+        }
+        return best;
     }
 }
