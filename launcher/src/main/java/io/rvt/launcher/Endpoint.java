@@ -94,6 +94,12 @@ final class Endpoint implements AutoCloseable {
     /** Each UD QP's send PSN. */
     private final Map<QueuePair, Integer> udPsns = new IdentityHashMap<>();
     private final List<AddressHandle> ahs = new ArrayList<>();
+    /** The multicast groups UD QPs were attached to here ({@link #attachMcast}), left by {@link #close()} first. */
+    private final List<Attachment> attachments = new ArrayList<>();
+
+    /** A UD QP's multicast group: its MGID and MLID. */
+    private record Attachment(QueuePair qp, Gid mgid, int mlid) {
+    }
 
     /**
      * @param device the device
@@ -364,6 +370,19 @@ final class Endpoint implements AutoCloseable {
     }
 
     /**
+     * Attaches a UD QP of {@link #createUdQp} to a multicast group ({@code ibv_attach_mcast}); {@link #close()}
+     * detaches it ({@code ibv_detach_mcast}) before the QP is destroyed, which a QP in a group cannot be.
+     *
+     * @param qp the QP
+     * @param mgid the group's GID
+     * @param mlid its LID
+     */
+    void attachMcast(QueuePair qp, Gid mgid, int mlid) {
+        qp.attachMcast(mgid, mlid);
+        attachments.add(new Attachment(qp, mgid, mlid));
+    }
+
+    /**
      * @param qp a UD QP of {@link #createUdQp}
      * @return its send PSN
      */
@@ -402,6 +421,10 @@ final class Endpoint implements AutoCloseable {
             c.close(); // disconnects and destroys the QP
         }
         connections.clear();
+        for (Attachment a : attachments) {
+            a.qp().detachMcast(a.mgid(), a.mlid());
+        }
+        attachments.clear();
         for (QueuePair qp : udQps) {
             qp.destroyQp();
         }

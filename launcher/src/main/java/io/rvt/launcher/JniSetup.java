@@ -34,15 +34,33 @@ import java.util.Map;
  * @param udpGso whether IPv6 ports send runs of equal datagrams as UDP GSO messages ({@code --udp-gso};
  *        {@link JniDriverBuilder#udpGso})
  * @param udpGro whether the ports receive coalesced datagrams ({@code --udp-gro}; {@link JniDriverBuilder#udpGro})
+ * @param peer one HCA: the address of a peer on {@link #ROCEV2_PORT} in its peer table ({@link #peer(String)}), or
+ *        null for none
  */
 record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sourcePorts, Threading threading,
-        boolean udpGso, boolean udpGro) {
+        boolean udpGso, boolean udpGro, String peer) {
     /** The address both HCAs bind unless {@code --address} says otherwise. */
     static final String DEFAULT_ADDRESS = "127.0.0.1";
     /** The MTU of both HCAs' ports. */
     static final int DEFAULT_MTU = 4096;
     /** The RoCEv2 UDP port (IANA), which a process with one HCA binds. */
     static final int ROCEV2_PORT = 4791;
+
+    /**
+     * A setup whose one HCA has no peer in its table (two HCAs have each other).
+     *
+     * @param addresses the HCAs' IP addresses
+     * @param udpPorts their UDP ports
+     * @param mtu the ports' MTU in bytes
+     * @param sourcePorts UDP source sockets per port
+     * @param threading who runs the port engines
+     * @param udpGso IPv6 UDP GSO
+     * @param udpGro UDP GRO
+     */
+    JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sourcePorts, Threading threading,
+            boolean udpGso, boolean udpGro) {
+        this(addresses, udpPorts, mtu, sourcePorts, threading, udpGso, udpGro, null);
+    }
 
     /**
      * One HCA, {@code roce0}, on UDP 4791 of {@code address}: a {@code --server} or client process.
@@ -67,7 +85,7 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
             throw new IllegalArgumentException("driver-jni runs each port's engine on a thread of its own or from the "
                     + "command's polls (dedicated or progress), not " + t.option());
         }
-        return new JniSetup(addresses, udpPorts, mtu, sourcePorts, t, udpGso, udpGro);
+        return new JniSetup(addresses, udpPorts, mtu, sourcePorts, t, udpGso, udpGro, peer);
     }
 
     /**
@@ -76,7 +94,30 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
      * @return this setup with UDP GSO and GRO on or off
      */
     JniSetup offloads(boolean gso, boolean gro) {
-        return new JniSetup(addresses, udpPorts, mtu, sourcePorts, threading, gso, gro);
+        return new JniSetup(addresses, udpPorts, mtu, sourcePorts, threading, gso, gro, peer);
+    }
+
+    /**
+     * A process's one HCA with another process's in its peer table: driver-jni sends a multicast SEND as one unicast
+     * copy to each peer of the table ({@code rvt perf -g}'s client, which sends to the server's group).
+     *
+     * @param address the peer's IP address (its HCA on {@link #ROCEV2_PORT})
+     * @return this setup with the peer
+     */
+    JniSetup peer(String address) {
+        if (count() != 1) {
+            throw new IllegalStateException("two HCAs have each other as peers, not " + address);
+        }
+        String literal = resolve(address).getHostAddress(); // the table takes GIDs and IP literals
+        return new JniSetup(addresses, udpPorts, mtu, sourcePorts, threading, udpGso, udpGro, literal);
+    }
+
+    /** @return the peers of HCA {@code i}, as {@code address=udpport} */
+    private List<String> peers(int i) {
+        if (count() == 2) {
+            return List.of(addresses.get(1 - i) + "=" + udpPorts.get(1 - i));
+        }
+        return peer == null ? List.of() : List.of(peer + "=" + ROCEV2_PORT);
     }
 
     /** @return the driver's threading mode for {@link #threading()} */
@@ -168,7 +209,11 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
     JniDriverBuilder builder(int i) {
         JniDriverBuilder b = JniDriver.builder().name(name(i)).address(addresses.get(i)).udpPort(udpPorts.get(i))
                 .mtu(PathMtu.ofBytes(mtu)).sourcePorts(sourcePorts).threading(mode()).udpGso(udpGso).udpGro(udpGro);
-        return count() == 2 ? b.peer(addresses.get(1 - i), udpPorts.get(1 - i)) : b;
+        for (String p : peers(i)) {
+            int eq = p.lastIndexOf('=');
+            b.peer(p.substring(0, eq), Integer.parseInt(p.substring(eq + 1)));
+        }
+        return b;
     }
 
     /**
@@ -186,7 +231,7 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
         p.put("threading", mode().name().toLowerCase(Locale.ROOT));
         p.put("udp.gso", udpGso);
         p.put("udp.gro", udpGro);
-        p.put("peers", count() == 2 ? new String[] {addresses.get(1 - i) + "=" + udpPorts.get(1 - i)} : new String[0]);
+        p.put("peers", peers(i).toArray(new String[0]));
         return p;
     }
 

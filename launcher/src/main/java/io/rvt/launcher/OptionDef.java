@@ -117,8 +117,10 @@ record OptionDef(String name, List<String> aliases, String label, String command
                     + "System.nanoTime: 1 tick = 1 ns; Java reads no CPU cycle counter)"),
             opt("--vector", "-X", "N", "perf", "refused: " + Refusals.EVENTS),
             opt("--margin", "-f", "SECONDS", "perf", "refused: " + Refusals.MARGIN),
-            opt("--mcg", "-g", null, "perf", "refused: " + Refusals.MULTICAST),
-            opt("--MGID", "-M", "GID", "perf", "refused: " + Refusals.MULTICAST),
+            opt("--mcg", "-g", null, "perf", "SEND over UD to a multicast group: the receiving side's QP attached to "
+                    + "it, the sender addressing the group (one QP, not -b, not -R)"),
+            opt("--MGID", "-M", "GID", "perf", "with -g: the group's GID, 16 colon-separated bytes as perftest's "
+                    + "(ff01:0:2:c985::, the client's ...:1)"),
             opt("--report-histogram", "-H", null, "perf", "latency: list every sample, sorted, before the row"),
             opt("--report-unsorted", "-U", null, "perf", "latency: list every sample as taken before the row"),
             opt("--inline_size", "-I", "BYTES", "perf", "inline data asked of the QPs, 0 to 1024; rvt's have none "

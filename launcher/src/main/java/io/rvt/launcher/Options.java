@@ -1,5 +1,6 @@
 package io.rvt.launcher;
 
+import io.rvt.api.Gid;
 import io.rvt.driver.jni.JniDriver;
 import io.rvt.driver.jni.JniDriverBuilder;
 import io.rvt.driver.sim.fabric.Fabric;
@@ -186,6 +187,10 @@ public final class Options {
     String output;
     /** perftest's {@code -T}, {@code --tos}: with {@code -R}, the connections' traffic class. */
     int tos;
+    /** perftest's {@code -g}, {@code --mcg}: UD SENDs to a multicast group. */
+    boolean mcg;
+    /** perftest's {@code -M}, {@code --MGID}: the group; null for perftest's. */
+    Gid mgid;
     /** perftest's {@code -I}, {@code --inline_size}; -1 unless given. */
     int inlineSize = -1;
     /** perftest's {@code -C}, {@code --report-cycles}. */
@@ -314,6 +319,8 @@ public final class Options {
             case "--inline_size" -> inlineSize = inRange(name, v, 0, MAX_INLINE, "an inline size (0 to " + MAX_INLINE
                     + ", perftest's MAX_INLINE)");
             case "--tos" -> tos = inRange(name, v, 0, 255, "a type of service (0 to 255)");
+            case "--mcg" -> mcg = true;
+            case "--MGID" -> mgid = PerftestMcast.parse(v);
             case "--report-cycles" -> reportCycles = true;
             case "--report-histogram" -> reportHistogram = true;
             case "--report-unsorted" -> reportUnsorted = true;
@@ -455,6 +462,7 @@ public final class Options {
         }
         checkRateLimit();
         checkRunInfinitely();
+        checkMulticast();
         if (useSrq) {
             String why = test != PerfTest.SEND ? "applies to SEND tests, not " + test.option() + " (perftest's rule)"
                     : latency || Boolean.TRUE.equals(testLatency) ? "on latency tests is not built (bandwidth is)"
@@ -489,6 +497,38 @@ public final class Options {
                 }
             }
         }
+    }
+
+    /**
+     * perftest's rules for {@code -g} and {@code -M} ({@code parser}, {@code force_dependecies}): SEND tests, one QP,
+     * not bidirectional, not with {@code -R}; the transport UD (perftest changes {@code -c} to it; rvt refuses
+     * another given). rvt's: {@code -M} only with {@code -g} (perftest ignores it alone).
+     */
+    private void checkMulticast() {
+        if (mgid != null && !mcg) {
+            throw new UsageException("option --MGID names the group of -g (--mcg): give -g too");
+        }
+        if (!mcg) {
+            return;
+        }
+        String why = null;
+        if (test != PerfTest.SEND) {
+            why = "multicast runs on SEND tests, not " + test.option() + " (perftest's rule)";
+        } else if (given.contains("--transport") && transport != Transport.UD) {
+            why = "multicast runs on UD, not " + transport + " (perftest changes -c to UD; give -c UD or no -c)";
+        } else if (bidirectional) {
+            why = "bidirectional mode is not supported in multicast (perftest's rule)";
+        } else if (qps > 1) {
+            why = "only 1 QP is supported in multicast (perftest's rule)";
+        } else if (rdmaCm) {
+            why = "multicast with -R (rdma_cm) is not supported (perftest's rule: perftest still doesn't support it)";
+        } else if (driver == DriverKind.JNI && twoProcesses() && (latency || Boolean.TRUE.equals(testLatency))) {
+            why = Refusals.MULTICAST_JNI;
+        }
+        if (why != null) {
+            throw new UsageException("option --mcg: " + why);
+        }
+        transport = Transport.UD;
     }
 
     /**
@@ -705,8 +745,10 @@ public final class Options {
      *         on UDP 4791 of the first address when this process runs one end ({@link #twoProcesses()})
      */
     JniSetup jniSetup() {
-        return (twoProcesses() ? JniSetup.single(addresses.get(0), sourcePorts)
+        JniSetup setup = (twoProcesses() ? JniSetup.single(addresses.get(0), sourcePorts)
                 : JniSetup.of(addresses, udpPort, sourcePorts)).threading(threading).offloads(udpGso, udpGro);
+        // perf -g's client sends to the server's group: a copy to the server, the one peer of its HCA's table
+        return mcg && peer != null ? setup.peer(peer) : setup;
     }
 
     /** @return the port, path MTU, GID index and ACK timeout of {@code -i}, {@code -m}, {@code -x}, {@code -u} */
@@ -762,6 +804,11 @@ public final class Options {
     /** @return perftest's software rate limiter, or null without {@code --rate_limit} */
     RateLimit rateLimit() {
         return rateLimit > 0 ? new RateLimit(rateLimit, rateUnits, burstSize > 0 ? burstSize : txDepth) : null;
+    }
+
+    /** @return perftest's multicast ({@code -g}, {@code -M}), or null without {@code -g} */
+    PerftestMcast multicast() {
+        return mcg ? new PerftestMcast(mgid) : null;
     }
 
     /** @return perftest's flags beyond the table ({@link PerftestFlags}) */

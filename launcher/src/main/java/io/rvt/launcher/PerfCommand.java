@@ -25,7 +25,7 @@ final class PerfCommand {
             "--iters", "--duration", "--transport", "--tx-depth", "--cq-mod", "--post_list", "--bidirectional",
             "--out_json", "--out_json_file", "--CPU-freq", "--rdma_cm", "--plot", "--noPeak", "--limit_bw",
             "--limit_msgrate", "--wait_destroy", "--atomic_type", "--use_old_post_send", "--pkey_index",
-            "--force-link", "--latency_gap");
+            "--force-link", "--latency_gap", "--mcg", "--MGID");
     /** perftest's {@code Data_ex_method}: the QPs learnt each other through the CM (rvt-cm), as perftest's -R. */
     static final String DATA_EXCHANGE = "rdma_cm";
     /** perftest's {@code Data_ex_method} without {@code -R}: the QPs' data went over TCP. */
@@ -165,7 +165,8 @@ final class PerfCommand {
                 }
             }
         }, o.rdmaCm).flags(flags).rateLimit(o.rateLimit()).latencyReport(o.latencyReport())
-                .inlineSize(o.inlineSize()).events(o.events).useSrq(o.useSrq).tos(o.tos);
+                .inlineSize(o.inlineSize()).events(o.events).useSrq(o.useSrq).tos(o.tos)
+                .multicast(o.multicast());
         if (o.server) {
             remote.server(host, own);
         } else {
@@ -187,7 +188,7 @@ final class PerfCommand {
             JsonReport report, PerftestJson.TestInfo info, Path perftestJson, PerfPlot plot) {
         LatencyReport latencyReport = options.latencyReport();
         PerfTable table = new PerfTable(out, s.latency(), options.reportGbits, flags.output())
-                .cycles(latencyReport.cycles());
+                .cycles(latencyReport.cycles()).multicast(options.mcg);
         progress.printQuietly(() -> table.header(s, a, b, host, link));
         report.beginTest(info);
         PortTraffic traffic = s.latency() ? null : new PortTraffic(a, b, link.port(), host);
@@ -197,7 +198,7 @@ final class PerfCommand {
         }
         String unmeasured = null;
         try (PerfRunner runner = new PerfRunner(host, a, b, s, largest, progress, link, options.cmPort,
-                options.events)
+                options.events, options.multicast())
                 .latencyGap(flags.latencyGapMicros() * 1000L).rateLimit(options.rateLimit())
                 .latencyReport(latencyReport)) {
             String inline = runner.inlineReport(options.inlineSize());

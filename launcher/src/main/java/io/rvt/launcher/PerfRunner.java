@@ -3,6 +3,7 @@ package io.rvt.launcher;
 import io.rvt.api.AddressHandle;
 import io.rvt.api.CompletionQueue;
 import io.rvt.api.Device;
+import io.rvt.api.Gid;
 import io.rvt.api.QueuePair;
 import io.rvt.api.RecvWorkRequest;
 import io.rvt.api.SendWorkRequest;
@@ -166,6 +167,29 @@ final class PerfRunner implements AutoCloseable {
      */
     PerfRunner(Host host, Device a, Device b, PerfSpec spec, int largest, Progress progress, LinkOptions link,
             int cmPort, boolean events) {
+        this(host, a, b, spec, largest, progress, link, cmPort, events, null);
+    }
+
+    /**
+     * Sets up both sides for every row of {@code spec} as
+     * {@link #PerfRunner(Host, Device, Device, PerfSpec, int, Progress, LinkOptions, int, boolean)} does, a UD
+     * table's SENDs to multicast groups with {@code mcast} (perftest's {@code -g}): the responder's QP is attached to
+     * the server's group and the requester sends to it; in a latency table the requester's QP is also attached to
+     * the client's group, to which the responder answers. No SIDR then: a group needs no QPN.
+     *
+     * @param host the devices' host, whose network progresses while the loops wait
+     * @param a the requester's device
+     * @param b the responder's device
+     * @param spec the table
+     * @param largest the largest size of its rows
+     * @param progress where rows report their iterations
+     * @param link the port, path MTU and GID index of both sides
+     * @param cmPort the CM port the responder listens on (UD: the first of one per QP)
+     * @param events perftest's {@code -e}
+     * @param mcast perftest's {@code -g} and {@code -M} (UD, one QP); null for none
+     */
+    PerfRunner(Host host, Device a, Device b, PerfSpec spec, int largest, Progress progress, LinkOptions link,
+            int cmPort, boolean events, PerftestMcast mcast) {
         this.spec = spec;
         this.host = host;
         this.progressHook = host::progress;
@@ -198,7 +222,22 @@ final class PerfRunner implements AutoCloseable {
             QueuePair rq;
             AddressHandle toB = null;
             AddressHandle toA = null;
-            if (spec.transport() == Transport.UD) {
+            int toBQpn;
+            int toAQpn;
+            if (spec.transport() == Transport.UD && mcast != null) {
+                sq = requester.createUdQp(depth, recvDepth, sig);
+                rq = responder.createUdQp(depth, recvDepth, sig);
+                Gid server = mcast.group(false);
+                responder.attachMcast(rq, server, PerftestMcast.mlid(server));
+                toB = requester.addressHandle(PerftestMcast.address(server, 0, link.port(), link.gidIndex()));
+                Gid client = mcast.group(true);
+                if (spec.latency()) {
+                    requester.attachMcast(sq, client, PerftestMcast.mlid(client));
+                }
+                toA = responder.addressHandle(PerftestMcast.address(client, 0, link.port(), link.gidIndex()));
+                toBQpn = PerftestMcast.QPNUM_MCAST;
+                toAQpn = PerftestMcast.QPNUM_MCAST;
+            } else if (spec.transport() == Transport.UD) {
                 // one SIDR service per QP pair, on consecutive CM ports
                 sq = requester.createUdQp(depth, recvDepth, sig);
                 rq = responder.createUdQp(depth, recvDepth, sig);
@@ -206,17 +245,21 @@ final class PerfRunner implements AutoCloseable {
                 connector.serveDatagram(a, cmPort + q, sq);
                 toB = requester.addressHandle(connector.resolveDatagram(requester, responder.destination(), cmPort + q));
                 toA = responder.addressHandle(connector.resolveDatagram(responder, requester.destination(), cmPort + q));
+                toBQpn = rq.qpNum();
+                toAQpn = sq.qpNum();
             } else {
                 Connection[] c = connector.pair(requester, requester.qpOptions(spec.transport().qpType(), depth,
                         recvDepth, sig), responder, responder.qpOptions(spec.transport().qpType(), depth, recvDepth,
                         sig), cmPort);
                 sq = c[0].qp();
                 rq = c[1].qp();
+                toBQpn = rq.qpNum();
+                toAQpn = sq.qpNum();
             }
             sendQps[q] = sq;
             recvQps[q] = rq;
-            wrs[q] = postList(requester, remoteAddr, remoteRkey, toB, rq.qpNum());
-            replies[q] = postList(responder, requester.mr.addr(), requester.mr.rkey(), toA, sq.qpNum());
+            wrs[q] = postList(requester, remoteAddr, remoteRkey, toB, toBQpn);
+            replies[q] = postList(responder, requester.mr.addr(), requester.mr.rkey(), toA, toAQpn);
             recvs[q] = new RecvWorkRequest(1).sge(responder.mr, 0, dataOff + largest);
             replyRecvs[q] = new RecvWorkRequest(1).sge(requester.mr, 0, dataOff + largest);
         }

@@ -31,6 +31,8 @@ final class PerfTable {
     private boolean cycles;
     /** perftest's {@code --use-srq}: the test-info block says {@code Using SRQ : ON}. */
     private boolean srq;
+    /** perftest's {@code -g}: a multicast table. */
+    private boolean multicast;
 
     /**
      * @param out where the table goes
@@ -84,6 +86,16 @@ final class PerfTable {
     }
 
     /**
+     * @param mcg perftest's {@code -g}: the title says {@code Multicast} ({@code Send BW Multicast Test}) and the
+     *            block {@code MultiCast runs on UD!}, as perftest's {@code ctx_print_test_info}
+     * @return this
+     */
+    PerfTable multicast(boolean mcg) {
+        this.multicast = mcg;
+        return this;
+    }
+
+    /**
      * Prints the test-info block and the column header.
      *
      * @param spec the table
@@ -130,7 +142,11 @@ final class PerfTable {
             return;
         }
         out.println(LINE);
-        out.println("                    " + spec.title());
+        String title = spec.title();
+        out.println("                    " + (multicast ? title.replace(" Test", " Multicast Test") : title));
+        if (multicast) {
+            out.println(" MultiCast runs on UD!");
+        }
         out.printf(" Device          : %s -> %s%n", from, to);
         out.printf(" Number of qps   : %d\t\tTransport type : IB%n", spec.latency() ? 1 : spec.qps());
         out.printf(" Connection type : %s\t\tUsing SRQ      : %s%n", spec.transport().name(), srq ? "ON" : "OFF");

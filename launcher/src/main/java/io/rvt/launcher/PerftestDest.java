@@ -115,7 +115,8 @@ record PerftestDest(int lid, int outReads, int qpn, int psn, int rkey, long vadd
      *        reads
      * @param read READ and atomics
      * @return perftest's lines for it ({@code ctx_print_pingpong_data}): {@code  local address: LID 0000 QPN 0x0011
-     *         PSN 0x123456 RKey ... VAddr ...} and the GID as 16 decimal bytes
+     *         PSN 0x123456 RKey ... VAddr ...} and the GID as 16 decimal bytes ({@code MGID:} for a multicast
+     *         group's, as perftest's with {@code -g})
      */
     String describe(String side, boolean rdma, boolean read) {
         StringBuilder s = new StringBuilder(" ").append(side).append(" address: LID ").append(alt(lid, 4))
@@ -126,7 +127,8 @@ record PerftestDest(int lid, int outReads, int qpn, int psn, int rkey, long vadd
         if (rdma || read) {
             s.append(" RKey ").append(alt(rkey & 0xFFFF_FFFFL, 8)).append(" VAddr ").append(alt(vaddr, 16));
         }
-        s.append(System.lineSeparator()).append(" GID:");
+        // perftest's gidArray: a multicast group's GID is printed as the MGID
+        s.append(System.lineSeparator()).append(gid.isMulticast() ? " MGID:" : " GID:");
         byte[] g = gid.toBytes();
         for (int i = 0; i < 16; i++) {
             s.append(i == 0 ? " " : ":").append(String.format(Locale.ROOT, "%02d", g[i] & 0xFF));

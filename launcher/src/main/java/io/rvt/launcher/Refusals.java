@@ -26,9 +26,11 @@ final class Refusals {
     /** perftest's {@code -f}. */
     static final String MARGIN = "the margin of a -D row is perftest's default (a quarter of -D in whole seconds); "
             + "another is not built";
-    /** perftest's {@code -g} and {@code -M}. */
-    static final String MULTICAST = "multicast SENDs are not built into rvt perf: its UD rows address the peer's "
-            + "QP, none attached to a group (rvt-core's attach_mcast and driver-sim's groups are not used by perf)";
+    /** perftest's {@code -g} on a latency test between two processes on driver-jni. */
+    static final String MULTICAST_JNI = "a latency test between two driver-jni processes is not built: the server "
+            + "answers to the client's group, and driver-jni sends a multicast SEND as one unicast copy to each peer "
+            + "in its HCA's peer table, where the server has none (rvt has no IP multicast; the client has the server "
+            + "from HOST, so bandwidth runs)";
     /** perftest's {@code --inline_recv}. */
     static final String INLINE = "rvt perf posts no inline data (IBV_SEND_INLINE): every message is read from the "
             + "region";

@@ -77,6 +77,8 @@ final class RemotePerf {
     /** perftest's {@code --use-srq}: the server's QPs of a SEND bandwidth test share a receive queue. */
     private boolean useSrq;
     private int tos;
+    /** perftest's {@code -g} and {@code -M}: UD SENDs to multicast groups; null for none. */
+    private PerftestMcast mcast;
 
     /** Writes a row into the JSON files the command line asks for ({@code --out_json}, {@code --json}). */
     interface Reports {
@@ -129,6 +131,17 @@ final class RemotePerf {
      */
     RemotePerf tos(int typeOfService) {
         this.tos = typeOfService;
+        return this;
+    }
+
+    /**
+     * @param groups perftest's {@code -g} (and {@code -M}): over UD the receiving side's QP (the server's; in a latency
+     *               test both sides') is attached to its multicast group and advertised as the group's MGID, MLID and
+     *               QPN {@link PerftestMcast#QPNUM_MCAST}, and the sender addresses the group; null for none
+     * @return this
+     */
+    RemotePerf multicast(PerftestMcast groups) {
+        this.mcast = groups;
         return this;
     }
 
@@ -394,6 +407,14 @@ final class RemotePerf {
                 // perftest's vaddr: where the peer targets (its RDMA WRITEs, READs and atomics)
                 mine[q] = new PerftestDest(e.lid(), outReads(), qps[q].qpNum(), psn, e.mr.rkey(),
                         e.mr.addr() + target, e.gid, 0);
+                if (ud && mcast != null && (!client || spec.latency())) {
+                    // send_set_up_connection: the QP joins this side's group, whose MGID, MLID and QPN go out instead
+                    Gid group = mcast.group(client);
+                    int mlid = PerftestMcast.mlid(group);
+                    e.attachMcast(qps[q], group, mlid);
+                    mine[q] = new PerftestDest(e.lid() != 0 ? mlid : 0, outReads(), PerftestMcast.QPNUM_MCAST, psn,
+                            e.mr.rkey(), e.mr.addr() + target, group, 0);
+                }
             }
             // receives first: a peer may send as soon as it has this side's data and its QP is in RTS
             if (spec.test().needsReceives() && (!client || spec.bidirectional())) {
@@ -407,14 +428,16 @@ final class RemotePerf {
             for (int q = 0; q < n; q++) {
                 theirs[q] = comm.handShake(mine[q]);
             }
-            if (!client && theirs[0].lid() == 0) {
+            if (!client && theirs[0].lid() == 0 && !theirs[0].gid().isMulticast()) {
                 // a RoCE peer: named by its RDMA address, its GID, not the TCP connection's (which may be another)
                 peer = ClientWait.address(theirs[0].gid());
                 comm.peer = peer;
             }
             if (cm == null) {
                 // with -R perftest checks no GIDs and connects nothing here: the CM has
-                checkGids();
+                if (mcast == null) {
+                    checkGids(); // a group's MGID is no address of an IP version
+                }
                 for (int q = 0; q < n; q++) {
                     connect(q);
                 }
@@ -541,6 +564,12 @@ final class RemotePerf {
         /** perftest's {@code ctx_connect}: RTR and RTS toward the peer's QP (UD: an address handle). */
         private void connect(int q) {
             PerftestDest r = theirs[q];
+            if (ud && mcast != null && r.gid().isMulticast()) {
+                // the peer's group: a GRH to its MGID, the LRH to its MLID (a RoCE peer's 0: derived from the MGID)
+                peerQpns[q] = r.qpn();
+                ahs[q] = e.addressHandle(PerftestMcast.address(r.gid(), r.lid(), link.port(), link.gidIndex()));
+                return;
+            }
             AhAttr av = new AhAttr().dlid(r.lid()).sl(flags.sl()).srcPathBits(0).portNum(link.port());
             if (e.global() || r.lid() == 0) {
                 av.global(true).hopLimit(flags.hopLimit()).trafficClass(flags.trafficClass())
@@ -575,7 +604,7 @@ final class RemotePerf {
 
         private void header() {
             table = new PerfTable(out, spec.latency(), gbits, flags.output()).cycles(latencyReport.cycles())
-                    .srq(useSrq);
+                    .srq(useSrq).multicast(mcast != null);
             StringBuilder addresses = new StringBuilder();
             boolean rdma = spec.test() != PerfTest.SEND;
             boolean read = spec.test() == PerfTest.READ || spec.test() == PerfTest.ATOMIC;
