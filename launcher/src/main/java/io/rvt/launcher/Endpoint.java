@@ -97,6 +97,11 @@ final class Endpoint implements AutoCloseable {
     /** The multicast groups UD QPs were attached to here ({@link #attachMcast}), left by {@link #close()} first. */
     private final List<Attachment> attachments = new ArrayList<>();
 
+    /** The endpoints of this one's other ports ({@link #onPort}), closed first by {@link #close()}. */
+    private final List<Endpoint> views = new ArrayList<>();
+    /** Whether this is another port's view of an endpoint, whose PD, CQs and region it does not close. */
+    private final boolean view;
+
     /** A UD QP's multicast group: its MGID and MLID. */
     private record Attachment(QueuePair qp, Gid mgid, int mlid) {
     }
@@ -161,6 +166,43 @@ final class Endpoint implements AutoCloseable {
         this.lid = device.queryPort(link.port(), new PortAttr()).lid();
         this.gidIndex = Math.max(0, link.gidIndex());
         this.gid = device.queryGid(link.port(), gidIndex);
+        this.view = false;
+    }
+
+    /** Another port's view of {@code of}: the same PD, CQs, region and SRQ; QPs, LID and GID of {@code link}'s port. */
+    private Endpoint(Endpoint of, LinkOptions link) {
+        link.check(of.device);
+        this.device = of.device;
+        this.link = link;
+        this.pd = of.pd;
+        this.sendEvents = of.sendEvents;
+        this.recvEvents = of.recvEvents;
+        this.sendCq = of.sendCq;
+        this.recvCq = of.recvCq;
+        this.srq = of.srq;
+        this.buffer = of.buffer;
+        this.mr = of.mr;
+        this.trafficClass = of.trafficClass;
+        this.lid = device.queryPort(link.port(), new PortAttr()).lid();
+        this.gidIndex = Math.max(0, link.gidIndex());
+        this.gid = device.queryGid(link.port(), gidIndex);
+        this.view = true;
+    }
+
+    /**
+     * perftest's dual-port mode ({@code -O}, one context and its CQs and region for the QPs of both ports): this
+     * endpoint as seen from another port of its device, whose QPs ({@link #qpOptions}, {@link #createUdQp},
+     * {@link #connectOptions}) are on that port and complete on this endpoint's CQs. Its QPs and address handles
+     * are destroyed by this endpoint's {@link #close()}, first.
+     *
+     * @param port the other port
+     * @return the view
+     */
+    Endpoint onPort(int port) {
+        Endpoint v = new Endpoint(this, new LinkOptions(port, link.mtu(), link.gidIndex(), link.qpTimeout(),
+                link.retryCount()));
+        views.add(v);
+        return v;
     }
 
     /** @return the LID of the port (0 on RoCE) */
@@ -417,6 +459,10 @@ final class Endpoint implements AutoCloseable {
         if (!device.isAlive()) {
             return;
         }
+        for (Endpoint v : views) {
+            v.close();
+        }
+        views.clear();
         for (Connection c : connections) {
             c.close(); // disconnects and destroys the QP
         }
@@ -433,6 +479,9 @@ final class Endpoint implements AutoCloseable {
             ah.destroyAh();
         }
         ahs.clear();
+        if (view) {
+            return; // the PD, CQs, SRQ and region are the endpoint's whose view this is
+        }
         if (sendEvents != null) {
             sendEvents.ack(sendCq);
             recvEvents.ack(recvCq);

@@ -10,8 +10,23 @@ import java.util.Locale;
  * @param reorder probability of delaying a frame so that later ones overtake it ({@code --reorder})
  * @param seed the seed every fault draw derives from ({@code --seed})
  * @param deterministic virtual time on one event loop instead of real time ({@code --deterministic})
+ * @param ports each HCA's ports: 1, or 2 for perftest's dual-port mode ({@code rvt perf -O})
  */
-public record FabricOptions(double loss, double duplication, double reorder, long seed, boolean deterministic) {
+public record FabricOptions(double loss, double duplication, double reorder, long seed, boolean deterministic,
+        int ports) {
+    /**
+     * HCAs of one port each.
+     *
+     * @param loss probability of losing a frame ({@code --loss})
+     * @param duplication probability of delivering a frame twice ({@code --dup})
+     * @param reorder probability of delaying a frame so that later ones overtake it ({@code --reorder})
+     * @param seed the seed every fault draw derives from ({@code --seed})
+     * @param deterministic virtual time on one event loop instead of real time ({@code --deterministic})
+     */
+    public FabricOptions(double loss, double duplication, double reorder, long seed, boolean deterministic) {
+        this(loss, duplication, reorder, seed, deterministic, 1);
+    }
+
     /** The longest extra delay of a reordered frame: 20 µs, several frames' time on an ideal link. */
     public static final long MAX_REORDER_DELAY_NANOS = 20_000;
 

@@ -191,6 +191,8 @@ public final class Options {
     boolean mcg;
     /** perftest's {@code -M}, {@code --MGID}: the group; null for perftest's. */
     Gid mgid;
+    /** perftest's {@code -O}, {@code --dualport}: the QPs on ports 1 and 2. */
+    boolean dualPort;
     /** perftest's {@code -I}, {@code --inline_size}; -1 unless given. */
     int inlineSize = -1;
     /** perftest's {@code -C}, {@code --report-cycles}. */
@@ -320,6 +322,7 @@ public final class Options {
                     + ", perftest's MAX_INLINE)");
             case "--tos" -> tos = inRange(name, v, 0, 255, "a type of service (0 to 255)");
             case "--mcg" -> mcg = true;
+            case "--dualport" -> dualPort = true;
             case "--MGID" -> mgid = PerftestMcast.parse(v);
             case "--report-cycles" -> reportCycles = true;
             case "--report-histogram" -> reportHistogram = true;
@@ -463,6 +466,7 @@ public final class Options {
         checkRateLimit();
         checkRunInfinitely();
         checkMulticast();
+        checkDualPort();
         if (useSrq) {
             String why = test != PerfTest.SEND ? "applies to SEND tests, not " + test.option() + " (perftest's rule)"
                     : latency || Boolean.TRUE.equals(testLatency) ? "on latency tests is not built (bandwidth is)"
@@ -529,6 +533,32 @@ public final class Options {
             throw new UsageException("option --mcg: " + why);
         }
         transport = Transport.UD;
+    }
+
+    /**
+     * perftest's rules for {@code -O} ({@code force_dependecies}): bandwidth tests, not multicast, not {@code -R}, on
+     * ports 1 and 2 whatever {@code -i} says (rvt refuses {@code -i} with it); rvt's: one process on driver-sim, whose
+     * HCAs it then builds with two ports.
+     */
+    private void checkDualPort() {
+        if (!dualPort) {
+            return;
+        }
+        String why = null;
+        if (latency || Boolean.TRUE.equals(testLatency)) {
+            why = "dual-port mode only supports BW tests (perftest's rule)";
+        } else if (mcg) {
+            why = "dual-port mode is not supported with multicast, -g (perftest's rule)";
+        } else if (rdmaCm) {
+            why = "dual-port mode with -R (rdma_cm) is not supported (perftest's rule)";
+        } else if (given.contains("--ib-port")) {
+            why = "it runs the QPs on ports 1 and 2 (perftest sets both): -i does not apply";
+        } else if (driver == DriverKind.JNI) {
+            why = Refusals.DUAL_PORT_JNI;
+        }
+        if (why != null) {
+            throw new UsageException("option --dualport: " + why);
+        }
     }
 
     /**
@@ -758,7 +788,7 @@ public final class Options {
 
     /** @return the fabric options */
     public FabricOptions fabric() {
-        return new FabricOptions(loss, duplication, reorder, seed, deterministic);
+        return new FabricOptions(loss, duplication, reorder, seed, deterministic, dualPort ? 2 : 1);
     }
 
     /**

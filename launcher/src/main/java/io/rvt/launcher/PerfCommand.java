@@ -25,7 +25,7 @@ final class PerfCommand {
             "--iters", "--duration", "--transport", "--tx-depth", "--cq-mod", "--post_list", "--bidirectional",
             "--out_json", "--out_json_file", "--CPU-freq", "--rdma_cm", "--plot", "--noPeak", "--limit_bw",
             "--limit_msgrate", "--wait_destroy", "--atomic_type", "--use_old_post_send", "--pkey_index",
-            "--force-link", "--latency_gap", "--mcg", "--MGID");
+            "--force-link", "--latency_gap", "--mcg", "--MGID", "--dualport");
     /** perftest's {@code Data_ex_method}: the QPs learnt each other through the CM (rvt-cm), as perftest's -R. */
     static final String DATA_EXCHANGE = "rdma_cm";
     /** perftest's {@code Data_ex_method} without {@code -R}: the QPs' data went over TCP. */
@@ -188,17 +188,20 @@ final class PerfCommand {
             JsonReport report, PerftestJson.TestInfo info, Path perftestJson, PerfPlot plot) {
         LatencyReport latencyReport = options.latencyReport();
         PerfTable table = new PerfTable(out, s.latency(), options.reportGbits, flags.output())
-                .cycles(latencyReport.cycles()).multicast(options.mcg);
+                .cycles(latencyReport.cycles()).multicast(options.mcg).dualPort(options.dualPort);
         progress.printQuietly(() -> table.header(s, a, b, host, link));
         report.beginTest(info);
         PortTraffic traffic = s.latency() ? null : new PortTraffic(a, b, link.port(), host);
+        // -O: the second port's traffic, its own line
+        PortTraffic traffic2 = s.latency() || !options.dualPort ? null
+                : new PortTraffic(a, b, PerfRunner.DUAL_PORT, host);
         int largest = 0;
         for (int size : s.sizes()) {
             largest = Math.max(largest, size);
         }
         String unmeasured = null;
         try (PerfRunner runner = new PerfRunner(host, a, b, s, largest, progress, link, options.cmPort,
-                options.events, options.multicast())
+                options.events, options.multicast(), options.dualPort)
                 .latencyGap(flags.latencyGapMicros() * 1000L).rateLimit(options.rateLimit())
                 .latencyReport(latencyReport)) {
             String inline = runner.inlineReport(options.inlineSize());
@@ -250,6 +253,10 @@ final class PerfCommand {
         }
         if (traffic != null && table.full()) {
             String line = traffic.since();
+            progress.printQuietly(() -> out.println(line));
+        }
+        if (traffic2 != null && table.full()) {
+            String line = traffic2.since().replaceFirst("^ Port counters   : ", " Port 2 counters : ");
             progress.printQuietly(() -> out.println(line));
         }
         report.endTest();
@@ -332,8 +339,9 @@ final class PerfCommand {
         int iters = o.durationSeconds > 0 ? 0
                 : o.iters > 0 ? o.iters : o.latency ? PerfSpec.DEFAULT_LAT_ITERS : PerfSpec.DEFAULT_BW_ITERS;
         long duration = (long) (o.durationSeconds * 1e9);
-        return new PerfSpec(o.test, o.transport, o.latency, sizes, o.qps, iters, duration, o.txDepth,
-                cqModeration(iters), o.postList, o.bidirectional, o.cmpAndSwap);
+        // perftest's -O doubles the QPs: the first half on port 1, the second on port 2
+        return new PerfSpec(o.test, o.transport, o.latency, sizes, o.dualPort ? 2 * o.qps : o.qps, iters, duration,
+                o.txDepth, cqModeration(iters), o.postList, o.bidirectional, o.cmpAndSwap);
     }
 
     /** perftest's rules for {@code -l} and {@code -Q}: {@code -Q} is the post list unless given, and divides it. */

@@ -34,6 +34,8 @@ import java.nio.ByteBuffer;
  * drives the requester's side only, over the QPs of its connections, against the server's memory region from its REP.
  */
 final class PerfRunner implements AutoCloseable {
+    /** perftest's {@code DEF_IB_PORT2}: the second port of its dual-port mode ({@code -O}). */
+    static final int DUAL_PORT = 2;
     /** The most latency samples one row keeps (a timed row stops when they are full). */
     private static final int MAX_SAMPLES = 1 << 20;
     /**
@@ -167,7 +169,7 @@ final class PerfRunner implements AutoCloseable {
      */
     PerfRunner(Host host, Device a, Device b, PerfSpec spec, int largest, Progress progress, LinkOptions link,
             int cmPort, boolean events) {
-        this(host, a, b, spec, largest, progress, link, cmPort, events, null);
+        this(host, a, b, spec, largest, progress, link, cmPort, events, null, false);
     }
 
     /**
@@ -187,9 +189,12 @@ final class PerfRunner implements AutoCloseable {
      * @param cmPort the CM port the responder listens on (UD: the first of one per QP)
      * @param events perftest's {@code -e}
      * @param mcast perftest's {@code -g} and {@code -M} (UD, one QP); null for none
+     * @param dualPort perftest's {@code -O}: the second half of the table's QPs on both devices' port 2, the first
+     *                 on {@code link}'s port, all on the same CQs and regions ({@code ctx_modify_qp_to_init}'s
+     *                 {@code ib_port2})
      */
     PerfRunner(Host host, Device a, Device b, PerfSpec spec, int largest, Progress progress, LinkOptions link,
-            int cmPort, boolean events, PerftestMcast mcast) {
+            int cmPort, boolean events, PerftestMcast mcast, boolean dualPort) {
         this.spec = spec;
         this.host = host;
         this.progressHook = host::progress;
@@ -217,7 +222,13 @@ final class PerfRunner implements AutoCloseable {
         replyRecvs = new RecvWorkRequest[qps];
         int recvDepth = PerfSizing.recvDepth(spec);
         connector = new Connector(host);
+        Endpoint requester2 = dualPort ? requester.onPort(DUAL_PORT) : null;
+        Endpoint responder2 = dualPort ? responder.onPort(DUAL_PORT) : null;
         for (int q = 0; q < qps; q++) {
+            // perftest's dual-port mode: the first half of the QPs on the first port, the second on the second
+            boolean second = dualPort && q >= qps / 2;
+            Endpoint req = second ? requester2 : requester;
+            Endpoint resp = second ? responder2 : responder;
             QueuePair sq;
             QueuePair rq;
             AddressHandle toB = null;
@@ -225,31 +236,31 @@ final class PerfRunner implements AutoCloseable {
             int toBQpn;
             int toAQpn;
             if (spec.transport() == Transport.UD && mcast != null) {
-                sq = requester.createUdQp(depth, recvDepth, sig);
-                rq = responder.createUdQp(depth, recvDepth, sig);
+                sq = req.createUdQp(depth, recvDepth, sig);
+                rq = resp.createUdQp(depth, recvDepth, sig);
                 Gid server = mcast.group(false);
-                responder.attachMcast(rq, server, PerftestMcast.mlid(server));
-                toB = requester.addressHandle(PerftestMcast.address(server, 0, link.port(), link.gidIndex()));
+                resp.attachMcast(rq, server, PerftestMcast.mlid(server));
+                toB = req.addressHandle(PerftestMcast.address(server, 0, link.port(), link.gidIndex()));
                 Gid client = mcast.group(true);
                 if (spec.latency()) {
-                    requester.attachMcast(sq, client, PerftestMcast.mlid(client));
+                    req.attachMcast(sq, client, PerftestMcast.mlid(client));
                 }
-                toA = responder.addressHandle(PerftestMcast.address(client, 0, link.port(), link.gidIndex()));
+                toA = resp.addressHandle(PerftestMcast.address(client, 0, link.port(), link.gidIndex()));
                 toBQpn = PerftestMcast.QPNUM_MCAST;
                 toAQpn = PerftestMcast.QPNUM_MCAST;
             } else if (spec.transport() == Transport.UD) {
                 // one SIDR service per QP pair, on consecutive CM ports
-                sq = requester.createUdQp(depth, recvDepth, sig);
-                rq = responder.createUdQp(depth, recvDepth, sig);
+                sq = req.createUdQp(depth, recvDepth, sig);
+                rq = resp.createUdQp(depth, recvDepth, sig);
                 connector.serveDatagram(b, cmPort + q, rq);
                 connector.serveDatagram(a, cmPort + q, sq);
-                toB = requester.addressHandle(connector.resolveDatagram(requester, responder.destination(), cmPort + q));
-                toA = responder.addressHandle(connector.resolveDatagram(responder, requester.destination(), cmPort + q));
+                toB = req.addressHandle(connector.resolveDatagram(req, resp.destination(), cmPort + q));
+                toA = resp.addressHandle(connector.resolveDatagram(resp, req.destination(), cmPort + q));
                 toBQpn = rq.qpNum();
                 toAQpn = sq.qpNum();
             } else {
-                Connection[] c = connector.pair(requester, requester.qpOptions(spec.transport().qpType(), depth,
-                        recvDepth, sig), responder, responder.qpOptions(spec.transport().qpType(), depth, recvDepth,
+                Connection[] c = connector.pair(req, req.qpOptions(spec.transport().qpType(), depth,
+                        recvDepth, sig), resp, resp.qpOptions(spec.transport().qpType(), depth, recvDepth,
                         sig), cmPort);
                 sq = c[0].qp();
                 rq = c[1].qp();
@@ -258,10 +269,10 @@ final class PerfRunner implements AutoCloseable {
             }
             sendQps[q] = sq;
             recvQps[q] = rq;
-            wrs[q] = postList(requester, remoteAddr, remoteRkey, toB, toBQpn);
-            replies[q] = postList(responder, requester.mr.addr(), requester.mr.rkey(), toA, toAQpn);
-            recvs[q] = new RecvWorkRequest(1).sge(responder.mr, 0, dataOff + largest);
-            replyRecvs[q] = new RecvWorkRequest(1).sge(requester.mr, 0, dataOff + largest);
+            wrs[q] = postList(req, remoteAddr, remoteRkey, toB, toBQpn);
+            replies[q] = postList(resp, req.mr.addr(), req.mr.rkey(), toA, toAQpn);
+            recvs[q] = new RecvWorkRequest(1).sge(resp.mr, 0, dataOff + largest);
+            replyRecvs[q] = new RecvWorkRequest(1).sge(req.mr, 0, dataOff + largest);
         }
         connector.stopListening();
         for (int i = 0; i < wcs.length; i++) {

@@ -31,6 +31,8 @@ final class PerfTable {
     private boolean cycles;
     /** perftest's {@code --use-srq}: the test-info block says {@code Using SRQ : ON}. */
     private boolean srq;
+    /** perftest's {@code -O}: a dual-port table. */
+    private boolean dualPort;
     /** perftest's {@code -g}: a multicast table. */
     private boolean multicast;
 
@@ -96,6 +98,15 @@ final class PerfTable {
     }
 
     /**
+     * @param both perftest's {@code -O}: the block says {@code Dual-port       : ON}, as perftest's
+     * @return this
+     */
+    PerfTable dualPort(boolean both) {
+        this.dualPort = both;
+        return this;
+    }
+
+    /**
      * Prints the test-info block and the column header.
      *
      * @param spec the table
@@ -146,6 +157,9 @@ final class PerfTable {
         out.println("                    " + (multicast ? title.replace(" Test", " Multicast Test") : title));
         if (multicast) {
             out.println(" MultiCast runs on UD!");
+        }
+        if (dualPort) {
+            out.println(" Dual-port       : ON");
         }
         out.printf(" Device          : %s -> %s%n", from, to);
         out.printf(" Number of qps   : %d\t\tTransport type : IB%n", spec.latency() ? 1 : spec.qps());

@@ -113,7 +113,7 @@ public final class PlainHost implements Host {
     }
 
     private SimDriver driver(String name) {
-        SimDriver.Builder b = SimDriver.builder(fabric).name(name);
+        SimDriver.Builder b = SimDriver.builder(fabric).name(name).ports(options.ports());
         if (threading == Threading.DEDICATED && !options.deterministic()) {
             return b.threading(ThreadingMode.DEDICATED).build(); // backing off when idle, as the fabric's thread
         }

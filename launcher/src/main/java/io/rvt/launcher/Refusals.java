@@ -36,9 +36,11 @@ final class Refusals {
             + "region";
     /** perftest's {@code --recv_post_list}. */
     static final String RECV_POST_LIST = "rvt perf posts its receives one at a time";
-    /** perftest's {@code -O} and {@code --report-per-port}. */
-    static final String DUAL_PORT = "rvt perf runs its QPs on one port (-i); a second set on the device's second "
-            + "port, with rows per port, is not built";
+    /** perftest's {@code -O} on driver-jni. */
+    static final String DUAL_PORT_JNI = "driver-jni's HCAs have one port each (one per --address, and a process of "
+            + "two has one HCA): dual-port mode runs on driver-sim's HCAs, built with two ports for it";
+    /** perftest's {@code --report-per-port}. */
+    static final String REPORT_PER_PORT = "a -O row adds both ports' messages; rows per port are not built";
     /** perftest's {@code -W}. */
     static final String COUNTERS = "rvt has no sysfs counter files: rvt stat prints its port counters";
     /** perftest's {@code -z}. */

@@ -79,7 +79,7 @@ record SimConfigurations(FabricOptions options, Threading threading) implements 
         Map<String, Object> p = new HashMap<>();
         p.put("name", name);
         p.put("fabric", FABRIC);
-        p.put("ports", 1);
+        p.put("ports", options.ports());
         p.put("mtu", 4096);
         // the same words: a deterministic fabric runs everything on its event loop's thread (dedicated)
         boolean progress = threading == Threading.PROGRESS;
