@@ -109,7 +109,7 @@ final class PerfCommand {
         try (Progress progress = new Progress(err, err == System.err && System.console() != null)) {
             for (PerfSpec s : specs) {
                 PerftestJson.TestInfo info = new PerftestJson.TestInfo(s, a, mtu, host.driver().perftestLinkType(),
-                        link, PerfSizing.rxDepth(s), DATA_EXCHANGE);
+                        link, PerfSizing.rxDepth(s), DATA_EXCHANGE, options.mcg, options.dualPort);
                 runTable(s, a, b, host, link, progress, report, info, perftestJson, plot);
                 if (plot != null) {
                     plot.write(s, options.reportGbits, host.description());
@@ -141,7 +141,7 @@ final class PerfCommand {
         PerfSpec[] table = new PerfSpec[1];
         RemotePerf remote = new RemotePerf(out, err, link, o.cmPort, o.reportGbits, (s, d, mtu, bw, lat) -> {
             PerftestJson.TestInfo info = new PerftestJson.TestInfo(s, d, mtu, host.driver().perftestLinkType(), link,
-                    PerfSizing.rxDepth(s), o.rdmaCm ? DATA_EXCHANGE : TCP_EXCHANGE);
+                    PerfSizing.rxDepth(s), o.rdmaCm ? DATA_EXCHANGE : TCP_EXCHANGE, o.mcg, false);
             if (perftestJson != null) {
                 // as perftest: the file is rewritten for every row, and holds the last
                 write(perftestJson, PerftestJson.report(info, bw, lat, o.reportGbits, flags.output()));

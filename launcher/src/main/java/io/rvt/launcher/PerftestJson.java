@@ -66,17 +66,40 @@ final class PerftestJson {
      * @param link the port, path MTU and GID index
      * @param rxDepth receives kept posted per QP (SEND tests)
      * @param dataExchange perftest's {@code Data_ex_method}: how the two sides learnt each other's QPs
+     * @param multicast perftest's {@code -g}: {@code "test": "Send_BW_Multicast_Test"} and
+     *                  {@code "MultiCast_runs": "on_UD"}
+     * @param dualPort perftest's {@code -O}: {@code "Dual_port": "ON"}
      */
     record TestInfo(PerfSpec spec, Device device, int mtu, String linkType, LinkOptions link, int rxDepth,
-            String dataExchange) {
+            String dataExchange, boolean multicast, boolean dualPort) {
+        /**
+         * A table neither multicast nor dual-port.
+         *
+         * @param spec the table
+         * @param device the requester's device (perftest's {@code -d})
+         * @param mtu the path MTU in bytes
+         * @param linkType perftest's {@code Link_type}: {@code IB} or {@code Ethernet}
+         * @param link the port, path MTU and GID index
+         * @param rxDepth receives kept posted per QP (SEND tests)
+         * @param dataExchange perftest's {@code Data_ex_method}
+         */
+        TestInfo(PerfSpec spec, Device device, int mtu, String linkType, LinkOptions link, int rxDepth,
+                String dataExchange) {
+            this(spec, device, mtu, linkType, link, rxDepth, dataExchange, false, false);
+        }
+
         /**
          * Writes the fields into the open {@code test_info} object, in perftest's order.
          *
          * @param w a writer inside that object
          */
         void write(JsonWriter w) {
-            w.name("test").value(spec.jsonName());
-            w.name("Dual_port").value("OFF");
+            String test = spec.jsonName();
+            w.name("test").value(multicast ? test.replace("_Test", "_Multicast_Test") : test);
+            if (multicast) {
+                w.name("MultiCast_runs").value("on_UD");
+            }
+            w.name("Dual_port").value(dualPort ? "ON" : "OFF");
             w.name("Device").value(device.name());
             w.name("Number_of_qps").value(spec.latency() ? 1 : spec.qps());
             w.name("Transport_type").value("IB");

@@ -3,10 +3,12 @@ package io.rvt.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rvt.api.PortAttr;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * perftest's {@code -O} on {@code rvt perf}: driver-sim's HCAs built with two ports, twice {@code -q}'s QPs, the
@@ -44,8 +46,12 @@ class PerftestDualPortTest {
 
     @Test
     @Timeout(180)
-    void shouldRunHalfTheQpsOnEachHcasSecondPort() {
-        Map<String, Integer> send = run("perf", "--test", "ib_send_bw", "-O", "-s", "1024", "-n", "400");
+    void shouldRunHalfTheQpsOnEachHcasSecondPort(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("perftest.json");
+        Map<String, Integer> send = run("perf", "--test", "ib_send_bw", "-O", "-s", "1024", "-n", "400",
+                "--out_json", "--out_json_file=" + json);
+        assertThat(MiniJson.map(MiniJson.parseFile(json).get("test_info"))).containsEntry("Dual_port", "ON")
+                .containsEntry("Number_of_qps", 2.0).containsEntry("test", "Send_BW_Test");
         assertThat(cli.out()).contains(" Dual-port       : ON", " Number of qps   : 2", "Connection type : RC",
                 " Port 2 counters : sim0 sent ");
         assertThat(send.get("port 1")).as("%s", send).isGreaterThanOrEqualTo(400);

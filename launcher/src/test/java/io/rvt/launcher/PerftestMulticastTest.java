@@ -9,10 +9,12 @@ import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.driver.sim.SimDriver;
 import io.rvt.driver.sim.fabric.Fabric;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * perftest's {@code -g} and {@code -M} on {@code rvt perf}: UD SENDs to a multicast group, the receiving QP attached
@@ -43,11 +45,16 @@ class PerftestMulticastTest {
 
     @Test
     @Timeout(120)
-    void shouldSendEveryMessageToTheServersGroupInOneProcess() {
+    void shouldSendEveryMessageToTheServersGroupInOneProcess(@TempDir Path dir) throws Exception {
         PlainHost host = PlainHost.start(Options.parse().fabric());
         Map<String, Integer> seen = watch(host.fabric());
-        assertThat(cli.runOn(host, "perf", "--test", "ib_send_bw", "-g", "-s", "64", "-n", "300")).as(cli.err())
-                .isZero();
+        Path json = dir.resolve("perftest.json");
+        assertThat(cli.runOn(host, "perf", "--test", "ib_send_bw", "-g", "-s", "64", "-n", "300", "--out_json",
+                "--out_json_file=" + json)).as(cli.err()).isZero();
+        // perftest's test_info: the title's word and its line
+        assertThat(MiniJson.map(MiniJson.parseFile(json).get("test_info"))).containsEntry("test",
+                "Send_BW_Multicast_Test").containsEntry("MultiCast_runs", "on_UD").containsEntry("Connection_type",
+                "UD").containsEntry("Dual_port", "OFF");
         assertThat(cli.out()).contains("Send BW Multicast Test", " MultiCast runs on UD!", "Connection type : UD");
         assertThat(iterations(cli.out(), "64")).isEqualTo(300);
         // perftest's MCG_GID ff01:0:2:c985:: has MLID 0xc000 here; the warm-up sends to the group too
