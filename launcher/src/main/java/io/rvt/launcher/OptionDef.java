@@ -130,6 +130,7 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opt("--dualport", "-O", null, "perf", "bandwidth, one process on driver-sim: twice -q's QPs, half on "
                     + "each HCA's port 1 and half on its port 2 (HCAs of two ports)"),
             opt("--report-per-port", null, null, "perf", "refused: " + Refusals.REPORT_PER_PORT),
+            opt("--connectionless", null, null, "perf", "refused: " + Refusals.CONNECTIONLESS),
             opt("--tos", "-T", "TOS", "perf", "two processes with -R: the connections' type of service, 0 to 255, "
                     + "rdma_cm's traffic class (0)"),
             opt("--report-counters", "-W", "COUNTERS", "perf", "refused: " + Refusals.COUNTERS),

@@ -39,6 +39,9 @@ final class Refusals {
     /** perftest's {@code -O} on driver-jni. */
     static final String DUAL_PORT_JNI = "driver-jni's HCAs have one port each (one per --address, and a process of "
             + "two has one HCA): dual-port mode runs on driver-sim's HCAs, built with two ports for it";
+    /** perftest's {@code --connectionless}. */
+    static final String CONNECTIONLESS = "perftest's connectionless server serves a multicast group with "
+            + "--run_infinitely between two processes, which rvt perf does not run (a -g server serves one client)";
     /** perftest's {@code --report-per-port}. */
     static final String REPORT_PER_PORT = "a -O row adds both ports' messages; rows per port are not built";
     /** perftest's {@code -W}. */

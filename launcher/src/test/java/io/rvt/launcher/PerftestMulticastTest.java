@@ -184,6 +184,8 @@ class PerftestMulticastTest {
                 "--server", "-R", "-g");
         cli.assertUsage("option --mcg: a latency test between two driver-jni processes is not built: the server "
                 + "answers to the client's group", concat(jni, "--test", "ib_send_lat", "-g"));
+        cli.assertUsage("option --connectionless is refused: perftest's connectionless server serves a multicast "
+                + "group with --run_infinitely between two processes", "perf", "-g", "--connectionless");
         cli.assertUsage("option --MGID names the group of -g (--mcg): give -g too", "perf", "-M",
                 "255:1:0:0:0:2:201:133:0:0:0:0:0:0:0:0");
         cli.assertUsage("option --MGID: '1:2:3' is not a GID", "perf", "-g", "-M", "1:2:3");
