@@ -1,8 +1,11 @@
 package io.rvt.transport;
 
+import io.rvt.api.Gid;
 import io.rvt.api.PortCounter;
 import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.DriverQp;
+import io.rvt.transport.header.PacketHeaders;
+import java.nio.ByteBuffer;
 
 /**
  * One port's receive path as a {@link PacketDriver} runs it: the thread that hands received packets to the
@@ -14,6 +17,10 @@ import io.rvt.api.spi.DriverQp;
  * step further and only owes the ACK while the batch runs ({@link RxInfo#deferAck}): the batch's end queues it, once
  * per QP, before the deferred drains.
  *
+ * <p>A delivery made with its thread's send scratch ({@code PacketDriver.newDelivery(portNum, scratch)}) is that
+ * thread's way into the driver's packet path: {@link #receive}, {@link #receiveMulticast}, {@link #endBatch()} and
+ * {@link #drain}, so that a driver's receive and engine helpers need the delivery, not the driver.
+ *
  * <p>Touched only by its receiving thread, except {@link #isCurrent()}, which any thread may ask.
  */
 public final class Delivery {
@@ -21,6 +28,10 @@ public final class Delivery {
     static final int CAPACITY = 64;
 
     final int portNum;
+    /** The driver whose packet path this is. */
+    private final PacketDriver<?, ?> driver;
+    /** The receiving thread's send scratch (the driver's {@code S}), or null if made without one. */
+    final Object scratch;
     private final QpSendEngine[] deferred = new QpSendEngine[CAPACITY];
     private int deferredCount;
     /** QPs whose ACK the batch owes, queued at its end ({@link QpProtocolState#flushDeferredAck()}). */
@@ -35,13 +46,67 @@ public final class Delivery {
     /** The QP of the batch's last packet, retained until the batch ends or a packet for another QP comes. */
     private DriverQp held;
     private int heldQpn;
-    /** The batch's thread holds {@link #held}'s {@code recvLock} ({@link PacketDriver#holdsRecvLockOverRuns()}). */
+    /** The batch's thread holds {@link #held}'s {@code recvLock} ({@link LockPolicy#recvLockOverRuns()}). */
     private boolean heldLocked;
     private long rxPackets;
     private long rxBytes;
 
+    /** A delivery of no driver's (the transport's tests drive one themselves). */
     Delivery(int portNum) {
+        this(portNum, null, null);
+    }
+
+    Delivery(int portNum, PacketDriver<?, ?> driver, Object scratch) {
         this.portNum = portNum;
+        this.driver = driver;
+        this.scratch = scratch;
+    }
+
+    /**
+     * Hands a parsed unicast packet to the transport ({@code PacketDriver.receive} with this delivery). The calling
+     * thread is this delivery's receiving thread. Never throws for a bad packet.
+     *
+     * @param buf the buffer the packet was parsed from
+     * @param h its parsed headers
+     * @param rx what the framing told the driver
+     */
+    public void receive(ByteBuffer buf, PacketHeaders h, RxInfo rx) {
+        driver.receive(this, buf, h, rx);
+    }
+
+    /**
+     * Hands a parsed multicast UD packet to every QP of the group on this delivery's port
+     * ({@code PacketDriver.receiveMulticast}).
+     *
+     * @param mgid the group's GID
+     * @param mlid the group's LID
+     * @param buf the buffer the packet was parsed from
+     * @param h its parsed headers
+     * @param rx what the framing told the driver
+     */
+    public void receiveMulticast(Gid mgid, int mlid, ByteBuffer buf, PacketHeaders h, RxInfo rx) {
+        driver.receiveMulticast(this, mgid, mlid, buf, h, rx);
+    }
+
+    /**
+     * Ends a receive batch ({@code PacketDriver.endBatch}) with the send scratch this delivery was made with: its
+     * packets added to the port's RX counters, then what it deferred sent.
+     *
+     * @throws IllegalStateException if it was made without a scratch
+     */
+    public void endBatch() {
+        driver.endBatchBound(this);
+    }
+
+    /**
+     * Drains a QP the driver's thread took from its queue ({@code PacketDriver.drain}) with the send scratch this
+     * delivery was made with; the engine's pending counter was raised from 0 by whoever queued it.
+     *
+     * @param e the QP's engine, one of this driver's
+     * @throws IllegalStateException if the delivery was made without a scratch
+     */
+    public void drain(QpSendEngine e) {
+        driver.drainBound(this, e);
     }
 
     /** @return the port, 1-based */
@@ -148,7 +213,7 @@ public final class Delivery {
         heldQpn = qpn;
     }
 
-    /** Takes the held QP's {@code recvLock} for the rest of its run ({@link PacketDriver#holdsRecvLockOverRuns()}). */
+    /** Takes the held QP's {@code recvLock} for the rest of its run ({@link LockPolicy#recvLockOverRuns()}). */
     void lockHeld() {
         held.recvLock().lock();
         heldLocked = true;

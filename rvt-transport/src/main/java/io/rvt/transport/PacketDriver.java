@@ -36,6 +36,8 @@ import org.osgi.annotation.versioning.ConsumerType;
 @ConsumerType
 public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportDriver {
     private volatile Delivery[] deliveries = new Delivery[0];
+    /** {@link #lockPolicy()}, asked at the first drain or receive. */
+    private LockPolicy policy;
 
     /** For subclasses. */
     protected PacketDriver() {
@@ -47,8 +49,25 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
      * @param portNum the port, 1-based
      * @return its delivery state
      */
-    protected final synchronized Delivery newDelivery(int portNum) {
-        Delivery d = new Delivery(portNum);
+    protected final Delivery newDelivery(int portNum) {
+        return add(new Delivery(portNum, this, null));
+    }
+
+    /**
+     * Creates the receive path of one receiving thread bound to that thread's send scratch, so that a helper of the
+     * driver that holds it receives, ends batches and drains through it ({@link Delivery#receive},
+     * {@link Delivery#endBatch()}, {@link Delivery#drain}) without coming back through the driver.
+     *
+     * @param portNum the port, 1-based
+     * @param scratch the send scratch of the thread that will use it
+     * @return its delivery state
+     * @throws NullPointerException if {@code scratch} is null
+     */
+    protected final Delivery newDelivery(int portNum, S scratch) {
+        return add(new Delivery(portNum, this, java.util.Objects.requireNonNull(scratch, "scratch")));
+    }
+
+    private synchronized Delivery add(Delivery d) {
         Delivery[] all = Arrays.copyOf(deliveries, deliveries.length + 1);
         all[all.length - 1] = d;
         deliveries = all;
@@ -113,48 +132,62 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
     }
 
     /**
-     * How a drain deferred by a receiving thread runs at the end of its batch: on that thread (the default, false), or,
-     * for a deterministic driver that keeps its event order, {@link #schedule}d (true). Asked once per batch, so the
-     * deferred drain runs without another call frame between the batch's end and the wire.
+     * rvt extension: how the engine holds a QP's locks around the driver's code ({@link LockPolicy}): asked once, at
+     * the first drain or receive. By default the three deprecated hooks' answers, all false unless a subclass
+     * overrides them: {@link LockPolicy#PER_PACKET}.
      *
-     * @return true to schedule deferred drains instead of running them
+     * @return the driver's lock policy, not null
      */
+    @SuppressWarnings("deprecation") // the hooks this replaces keep working for drivers that override them
+    protected LockPolicy lockPolicy() {
+        return new LockPolicy(holdsSendLockOverDrains(), holdsRecvLockOverRuns(), schedulesDeferred());
+    }
+
+    /** @return {@link #lockPolicy()}, asked the first time */
+    private LockPolicy policy() {
+        LockPolicy p = policy;
+        if (p == null) {
+            p = lockPolicy();
+            if (p == null) {
+                throw new IllegalStateException(getClass().getName() + ".lockPolicy() returned null");
+            }
+            policy = p; // immutable: a race asks twice and keeps an equal policy
+        }
+        return p;
+    }
+
+    /**
+     * How a drain deferred by a receiving thread runs at the end of its batch.
+     *
+     * @return {@link LockPolicy#schedulesDeferred()}; false by default
+     * @deprecated override {@link #lockPolicy()}; asked only by its default
+     */
+    @Deprecated
     protected boolean schedulesDeferred() {
         return false;
     }
 
-    /** The most packets a drain makes in one hold of the QP's {@code sendLock} ({@link #holdsSendLockOverDrains()}). */
+    /** The most packets a drain makes in one hold of the QP's {@code sendLock} (LockPolicy.sendLockOverDrains). */
     static final int SEND_LOCK_PACKETS = 32;
 
     /**
-     * rvt extension: whether a drain takes the QP's {@code sendLock} once for up to {@value #SEND_LOCK_PACKETS} of its
-     * packets instead of once per packet (the transport's lock in {@code makePacket} is then a re-entry): one atomic
-     * per train of packets. A driver may say true only if its {@link #sendPacket}, around the transport's
-     * {@code makePacket}, neither blocks nor waits for another thread nor takes a lock that a holder of a QP lock
-     * might wait for (it fills and queues frames). Where the transport must take {@code recvLock} from the send path
-     * (an RC WQE of an operation it does not know fails the QP) it lets go of the drain's hold first
-     * ({@link QpSendEngine#letGoOfSendLock(DriverQp)}), as {@code recvLock} ranks above {@code sendLock}; the drain
-     * takes it again for its next packet. False by default.
+     * Whether a drain holds the QP's {@code sendLock} over up to {@value #SEND_LOCK_PACKETS} of its packets.
      *
-     * @return true to hold {@code sendLock} over a drain's packets
+     * @return {@link LockPolicy#sendLockOverDrains()}; false by default
+     * @deprecated override {@link #lockPolicy()}; asked only by its default
      */
+    @Deprecated
     protected boolean holdsSendLockOverDrains() {
         return false;
     }
 
     /**
-     * rvt extension: whether {@link #receive} keeps an RC QP's {@code recvLock} from the first packet of a run of the
-     * batch's packets to that QP until the run ends (a packet for another QP, {@link #drainDeferred},
-     * {@link #receiveMulticast} or {@link #endBatch}), so that the run's packets take it once (one atomic) instead of
-     * once each; the transport's own lock of it is then a re-entry. Each packet is still processed as if it came
-     * alone (state checked, receive WQE pinned before its processing ends). A driver may say true only if, between two
-     * packets of one batch, its receiving thread neither blocks nor waits for another thread nor takes any other lock
-     * than the QP's own (it parses, counts, releases frames): a thread that wants the QP's {@code recvLock} meanwhile
-     * ({@code modify_qp}, {@code destroy_qp}, {@code deregMr}'s {@code rvt_qp_mr_clean}, a timer) then waits at most
-     * for the run's end, as it would for one packet. False by default.
+     * Whether {@link #receive} keeps an RC QP's {@code recvLock} over a run of a batch's packets to it.
      *
-     * @return true to keep an RC QP's {@code recvLock} over a run of its packets
+     * @return {@link LockPolicy#recvLockOverRuns()}; false by default
+     * @deprecated override {@link #lockPolicy()}; asked only by its default
      */
+    @Deprecated
     protected boolean holdsRecvLockOverRuns() {
         return false;
     }
@@ -221,7 +254,7 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
      */
     protected final void drain(E e, S scratch) {
         int seen = e.begin();
-        boolean hold = holdsSendLockOverDrains();
+        boolean hold = policy().sendLockOverDrains();
         try {
             while (true) {
                 int r = 0;
@@ -351,8 +384,8 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
                 return;
             }
             d.hold(qp, qpn); // one reference for the batch's packets to this QP in a row, released at its end
-            if (qp.type() == QpType.RC && holdsRecvLockOverRuns()) {
-                d.lockHeld(); // and one recvLock (holdsRecvLockOverRuns)
+            if (qp.type() == QpType.RC && policy().recvLockOverRuns()) {
+                d.lockHeld(); // and one recvLock (LockPolicy.recvLockOverRuns)
             }
         }
         if (admits(qp, port)) {
@@ -388,7 +421,8 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
     }
 
     /**
-     * Runs the drains {@code d}'s receiving thread deferred ({@link #schedulesDeferred}), now that it holds no QP lock.
+     * Runs the drains {@code d}'s receiving thread deferred ({@link LockPolicy#schedulesDeferred()}), now that it
+     * holds no QP lock.
      *
      * @param d the port's delivery
      * @param scratch the receiving thread's send scratch
@@ -407,7 +441,7 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
         if (q == null) {
             return;
         }
-        boolean queue = schedulesDeferred();
+        boolean queue = policy().schedulesDeferred();
         do {
             @SuppressWarnings("unchecked") // only this driver's engines are deferred (scheduleSend took them from its QPs)
             E e = (E) q;
@@ -433,5 +467,27 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
             d.flushCounters(t == null ? null : t.device().port(d.portNum));
         }
         drainDeferred(d, scratch);
+    }
+
+    /** {@link Delivery#endBatch()}: {@link #endBatch(Delivery, Object)} with the scratch it was made with. */
+    final void endBatchBound(Delivery d) {
+        endBatch(d, boundScratch(d));
+    }
+
+    /** {@link Delivery#drain}: {@link #drain} with the delivery's scratch. */
+    final void drainBound(Delivery d, QpSendEngine q) {
+        @SuppressWarnings("unchecked") // scheduled engines are this driver's (schedule took them from its QPs)
+        E e = (E) q;
+        drain(e, boundScratch(d));
+    }
+
+    @SuppressWarnings("unchecked") // only newDelivery(int, S) binds a scratch
+    private S boundScratch(Delivery d) {
+        Object sc = d.scratch;
+        if (sc == null) {
+            throw new IllegalStateException("the delivery of port " + d.portNum
+                    + " has no send scratch: make it with newDelivery(portNum, scratch)");
+        }
+        return (S) sc;
     }
 }

@@ -21,7 +21,7 @@ public class QpSendEngine {
     int txPort = 1;
     /** Set by {@link Transport#makePacket} when the packet it made was the QP's last for now (drainer). */
     boolean drainedHint;
-    /** The drainer holds the QP's {@code sendLock} over its packets ({@link PacketDriver#holdsSendLockOverDrains()}). */
+    /** The drainer holds the QP's {@code sendLock} over its packets ({@link LockPolicy#sendLockOverDrains()}). */
     boolean holdsSendLock;
 
     /**
@@ -103,7 +103,7 @@ public class QpSendEngine {
 
     /**
      * If the calling thread drains {@code qp} and holds its {@code sendLock} over the drain's packets
-     * ({@link PacketDriver#holdsSendLockOverDrains()}), lets go of that hold (the drain takes it again for its next
+     * ({@link LockPolicy#sendLockOverDrains()}), lets go of that hold (the drain takes it again for its next
      * packet): for the transport, which must hold no {@code sendLock} when it takes {@code recvLock}. Otherwise nothing.
      *
      * @param qp a QP whose {@code sendLock} the caller no longer holds itself

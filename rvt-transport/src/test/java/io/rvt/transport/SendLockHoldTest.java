@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The drain's hold of its QP's {@code sendLock} ({@code PacketDriver.holdsSendLockOverDrains}): only the draining
+ * The drain's hold of its QP's {@code sendLock} ({@code LockPolicy.sendLockOverDrains}): only the draining
  * thread that holds it lets go of it through {@link QpSendEngine#letGoOfSendLock(DriverQp)}, once, and a QP without
  * such a hold is left alone, so the transport may call it before any {@code recvLock} it takes from the send path.
  */

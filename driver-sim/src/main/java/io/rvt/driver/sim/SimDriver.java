@@ -30,6 +30,7 @@ import io.rvt.driver.sim.fabric.Frame;
 import io.rvt.driver.sim.fabric.FrameHandler;
 import io.rvt.driver.sim.fabric.LinkModel;
 import io.rvt.transport.Delivery;
+import io.rvt.transport.LockPolicy;
 import io.rvt.transport.PacketDriver;
 import io.rvt.transport.QpSendEngine;
 import io.rvt.transport.RxInfo;
@@ -421,30 +422,49 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> implements 
     }
 
     /**
-     * On a real-time fabric a run of a delivery batch's packets to one RC QP takes its {@code recvLock} once: between
-     * two packets of a batch the delivery thread only parses, counts and returns frames to their pool (whose refill
-     * notice schedules waiting QPs, an order that {@code notifyErrorQp} already takes under QP locks), and a batch is
-     * at most what came due in one duty cycle. A deterministic fabric delivers each frame as a batch of its own.
+     * On a real-time fabric a run of a delivery batch's packets to one RC QP takes its {@code recvLock} once, and a
+     * drain holds its QP's {@code sendLock} over its packets: between two packets of a batch the delivery thread only
+     * parses, counts and returns frames to their pool (whose refill notice schedules waiting QPs, an order that
+     * {@code notifyErrorQp} already takes under QP locks), a batch is at most what came due in one duty cycle, and
+     * {@link SimTransmitter} fills frames, queues them on a lock-free ring and returns refused ones to their pool,
+     * waiting for a frame only after the drain has let go ({@link #waitForWire}). A deterministic fabric delivers
+     * each frame as a batch of its own, keeps one hold per packet, and queues the drains the delivery thread
+     * deferred, to keep the event loop's order.
      */
     @Override
-    protected boolean holdsRecvLockOverRuns() {
-        return !deterministic;
+    protected LockPolicy lockPolicy() {
+        return deterministic ? LockPolicy.PER_PACKET.withSchedulesDeferred(true)
+                : LockPolicy.PER_PACKET.withSendLockOverDrains(true).withRecvLockOverRuns(true);
     }
 
     /**
-     * On a real-time fabric a drain holds its QP's {@code sendLock} over its packets: {@link SimTransmitter} fills
-     * frames, queues them on a lock-free ring and returns refused ones to their pool, and waits for a frame only after
-     * the drain has let go ({@link #waitForWire}). A deterministic fabric keeps one hold per packet.
+     * @return {@link #lockPolicy()}'s; kept while io.rvt.driver.sim is 1.x (removing it is a major change there)
+     * @deprecated {@link #lockPolicy()}
      */
+    @Deprecated
     @Override
-    protected boolean holdsSendLockOverDrains() {
-        return !deterministic;
+    protected boolean holdsRecvLockOverRuns() {
+        return lockPolicy().recvLockOverRuns();
     }
 
-    /** A drain deferred by the delivery thread: queued in deterministic mode, to keep the event loop's order. */
+    /**
+     * @return {@link #lockPolicy()}'s; kept while io.rvt.driver.sim is 1.x
+     * @deprecated {@link #lockPolicy()}
+     */
+    @Deprecated
+    @Override
+    protected boolean holdsSendLockOverDrains() {
+        return lockPolicy().sendLockOverDrains();
+    }
+
+    /**
+     * @return {@link #lockPolicy()}'s; kept while io.rvt.driver.sim is 1.x
+     * @deprecated {@link #lockPolicy()}
+     */
+    @Deprecated
     @Override
     protected boolean schedulesDeferred() {
-        return deterministic;
+        return lockPolicy().schedulesDeferred();
     }
 
     /**

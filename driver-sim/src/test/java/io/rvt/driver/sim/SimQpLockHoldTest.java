@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * On a real-time fabric a delivery batch's run of packets to one RC QP takes the QP's {@code recvLock} once
- * ({@code PacketDriver.holdsRecvLockOverRuns}) and a drain its QP's {@code sendLock} once per train of packets
- * ({@code holdsSendLockOverDrains}): the holds end with the run and the drain, and a thread that wants the locks
+ * ({@code LockPolicy.recvLockOverRuns}) and a drain its QP's {@code sendLock} once per train of packets
+ * ({@code LockPolicy.sendLockOverDrains}): the holds end with the run and the drain, and a thread that wants the locks
  * meanwhile gets them once the fabric's cycle is over.
  */
 class SimQpLockHoldTest {

@@ -120,7 +120,7 @@ public final class RcEngine implements ProtocolEngine<RcState> {
             sl.unlock();
         }
         if (n == RcRequester.FATAL) {
-            QpSendEngine.letGoOfSendLock(qp); // a drain's hold of it (PacketDriver.holdsSendLockOverDrains) goes first
+            QpSendEngine.letGoOfSendLock(qp); // a drain's hold of it (LockPolicy.sendLockOverDrains) goes first
             Lock rl = qp.recvLock();
             rl.lock();
             try {
