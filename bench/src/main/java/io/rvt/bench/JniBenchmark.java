@@ -247,7 +247,7 @@ public class JniBenchmark {
             // the whole trial's system calls (warm-up included), per operation
             long ops = this.ops;
             System.out.printf("JniBenchmark socket calls per op: j0 %s; j1 %s; j0 RC timeouts %d, resends %d, RNR NAKs"
-                    + " %d%n", perOp(j0.socketCalls(1), ops), perOp(j1.socketCalls(1), ops),
+                    + " %d%n", perOp(j0.statistics(1).socketCalls(), ops), perOp(j1.statistics(1).socketCalls(), ops),
                     d0.portCounter(1, PortCounter.RC_TIMEOUTS), d0.portCounter(1, PortCounter.RC_RESENDS),
                     d0.portCounter(1, PortCounter.RNR_NAKS) + d1.portCounter(1, PortCounter.RNR_NAKS));
         }

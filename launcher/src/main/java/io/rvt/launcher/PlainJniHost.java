@@ -109,15 +109,15 @@ final class PlainJniHost implements Host {
     public Map<String, Long> fabricCounters() {
         Map<String, Long> m = new LinkedHashMap<>();
         for (JniDriver d : drivers) {
-            m.put(d.name() + ".icrc_errors", d.icrcErrors(1));
-            m.put(d.name() + ".malformed", d.malformed(1));
-            m.put(d.name() + ".send_errors", d.sendErrors(1));
+            m.put(d.name() + ".icrc_errors", d.statistics(1).icrcErrors());
+            m.put(d.name() + ".malformed", d.statistics(1).malformed());
+            m.put(d.name() + ".send_errors", d.statistics(1).sendErrors());
             // what the kernel granted the port's socket, and the RC window driver-jni derived from it
-            m.put(d.name() + ".rcvbuf_bytes", (long) d.receiveBufferBytes(1));
-            m.put(d.name() + ".sndbuf_bytes", (long) d.sendBufferBytes(1));
+            m.put(d.name() + ".rcvbuf_bytes", (long) d.statistics(1).receiveBufferBytes());
+            m.put(d.name() + ".sndbuf_bytes", (long) d.statistics(1).sendBufferBytes());
             m.put(d.name() + ".rc_window_packets", (long) d.rcWindowPackets(1));
             // the system-call economy of the port's sockets (rvt perf prints it under a bandwidth table)
-            io.rvt.driver.jni.SocketCalls c = d.socketCalls(1);
+            io.rvt.driver.jni.SocketCalls c = d.statistics(1).socketCalls();
             m.put(d.name() + ".sendmmsg_calls", c.sendCalls());
             m.put(d.name() + ".datagrams_sent", c.datagramsSent());
             m.put(d.name() + ".recvmmsg_calls", c.receiveCalls());

@@ -5,7 +5,6 @@ import io.rvt.api.Errno;
 import io.rvt.api.Gid;
 import io.rvt.api.PathMtu;
 import io.rvt.api.PortAttr;
-import io.rvt.api.PortCounter;
 import io.rvt.api.PortState;
 import io.rvt.api.QpAttr;
 import io.rvt.api.QpType;
@@ -20,21 +19,16 @@ import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.OperationTable;
 import io.rvt.api.spi.agent.ThreadingMode;
-import io.rvt.transport.Delivery;
 import io.rvt.transport.PacketDriver;
 import io.rvt.transport.Packets;
 import io.rvt.transport.QpSendEngine;
 import io.rvt.transport.RcInFlight;
-import io.rvt.transport.RxInfo;
 import io.rvt.transport.ThreadScratch;
 import io.rvt.transport.Transport;
 import io.rvt.transport.TxInfo;
 import io.rvt.transport.header.Framing;
 import io.rvt.transport.header.Icrc;
 import io.rvt.transport.header.Opcode;
-import io.rvt.transport.header.PacketHeaders;
-import java.net.InetAddress;
-import java.nio.ByteBuffer;
 
 /**
  * An rvt driver ({@code struct rvt_driver_provided}) whose wire is RoCEv2 (IBTA Annex A17) over UDP: every packet is
@@ -88,7 +82,6 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch>
     private final ThreadScratch<TxScratch> txScratch;
     private final Sockets sockets;
     private final int sourcePorts;
-    private volatile DriverDevice device;
     private volatile boolean closed;
     private final UdQpCount udQps;
 
@@ -116,15 +109,16 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch>
                 p.io.receiveIpInfo(on);
             }
         });
-        this.roce = new RoceSender(this, b.defaultPeerPort);
-        this.receiver = new RoceReceiver(this, nports, b.checkIpv4Icrc, b.solveIpv4Id, mtu.bytes());
+        this.roce = new RoceSender(b.defaultPeerPort);
+        this.receiver = new RoceReceiver(nports, b.checkIpv4Icrc, b.solveIpv4Id, mtu.bytes());
         try {
             for (int i = 0; i < nports; i++) {
                 // The port's own socket receives, and sends unless flows have source ports of their own.
-                Datagrams io = open(b.addresses.get(i), b.udpPort, false);
+                Datagrams io = sockets.open(b.addresses.get(i), b.udpPort, false);
                 int rxSlotSize = b.udpGro && io.receiveCoalesced() ? GRO_SLOT_SIZE : slotSize;
-                ports[i] = new PortEngine(this, i + 1, io, b.sourcePorts, b.maxQp, b.batch, slotSize, rxSlotSize,
-                        b.busyPoll, b.pollerWaitNanos, newDelivery(i + 1));
+                int portNum = i + 1;
+                ports[i] = new PortEngine(b, portNum, io, slotSize, rxSlotSize, sockets, roce, receiver,
+                        sc -> newDelivery(portNum, sc));
             }
         } catch (RuntimeException e) {
             closeSockets();
@@ -133,16 +127,6 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch>
         this.nodeGuid = NodeGuid.of(name, b.addresses, ports);
         this.params = packetHcaParams(nodeGuid, 0x4A4E, b.maxQp, nports);
         b.peers.forEach(this::addPeer);
-    }
-
-    /**
-     * Opens (and decorates, for tests) a socket of this driver's wire, kept for {@link #close()}.
-     *
-     * @return the socket, or null if the driver is closed
-     * @throws UdpException if it cannot be bound
-     */
-    Datagrams open(InetAddress address, int udpPort, boolean reusePort) {
-        return sockets.open(address, udpPort, reusePort);
     }
 
     /**
@@ -265,76 +249,94 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch>
     }
 
     /**
-     * @param portNum a port, 1-based
-     * @return packets dropped on it because their ICRC did not match
-     */
-    public long icrcErrors(int portNum) {
-        return port(portNum).icrcErrors.sum();
-    }
-
-    /**
-     * @param portNum a port, 1-based
-     * @return packets sent from it whose payload went from registered memory to the socket without a Java copy
-     *         (native wire, direct-buffer regions, payloads of at least 512 bytes; see {@link TxInfo})
-     */
-    public long zeroCopyPackets(int portNum) {
-        return port(portNum).zeroCopyPackets.sum();
-    }
-
-    /**
-     * rvt extension: the port's system-call economy: {@code sendmmsg} and {@code recvmmsg} calls, the datagrams each
-     * moved, the empty receives, the RC ACKs sent.
+     * rvt extension: what port {@code portNum} counted since its socket opened (ICRC errors, malformed datagrams,
+     * the kernel's drops, zero-copy packets, its system calls) and what the kernel granted its socket.
      *
      * @param portNum a port, 1-based
-     * @return a snapshot, counted from the port's opening
+     * @return the port's statistics, live
      */
+    public PortStatistics statistics(int portNum) {
+        return port(portNum).stats;
+    }
+
+    /**
+     * @param portNum a port, 1-based
+     * @return {@link PortStatistics#icrcErrors()} of the port
+     * @deprecated {@code statistics(portNum).icrcErrors()}
+     */
+    @Deprecated
+    public long icrcErrors(int portNum) {
+        return statistics(portNum).icrcErrors();
+    }
+
+    /**
+     * @param portNum a port, 1-based
+     * @return {@link PortStatistics#zeroCopyPackets()} of the port
+     * @deprecated {@code statistics(portNum).zeroCopyPackets()}
+     */
+    @Deprecated
+    public long zeroCopyPackets(int portNum) {
+        return statistics(portNum).zeroCopyPackets();
+    }
+
+    /**
+     * @param portNum a port, 1-based
+     * @return {@link PortStatistics#socketCalls()} of the port
+     * @deprecated {@code statistics(portNum).socketCalls()}
+     */
+    @Deprecated
     public SocketCalls socketCalls(int portNum) {
-        return port(portNum).socketCalls();
+        return statistics(portNum).socketCalls();
     }
 
     /**
      * @param portNum a port, 1-based
-     * @return datagrams dropped on it as malformed: truncated, unparsable, bad ICRC, unknown QP, wrong family
+     * @return {@link PortStatistics#malformed()} of the port
+     * @deprecated {@code statistics(portNum).malformed()}
      */
+    @Deprecated
     public long malformed(int portNum) {
-        return port(portNum).malformed.sum();
+        return statistics(portNum).malformed();
     }
 
     /**
      * @param portNum a port, 1-based
-     * @return datagrams the kernel dropped before the port could read them (its socket's receive buffer was full;
-     *         {@code SO_MEMINFO}'s drop count, read when a burst of traffic ends, at most once a millisecond), also the port's
-     *         {@code RX_KERNEL_DROPS}; always 0 on {@link Wire#JDK}, which cannot see it
+     * @return {@link PortStatistics#kernelDrops()} of the port
+     * @deprecated {@code statistics(portNum).kernelDrops()}
      */
+    @Deprecated
     public long kernelDrops(int portNum) {
-        return port(portNum).kernelDrops;
+        return statistics(portNum).kernelDrops();
     }
 
     /**
      * @param portNum a port, 1-based
-     * @return datagrams the kernel refused to send (dropped)
+     * @return {@link PortStatistics#sendErrors()} of the port
+     * @deprecated {@code statistics(portNum).sendErrors()}
      */
+    @Deprecated
     public long sendErrors(int portNum) {
-        return port(portNum).sendErrors;
+        return statistics(portNum).sendErrors();
     }
 
     /**
      * @param portNum a port, 1-based
-     * @return the receive buffer the kernel granted its socket ({@code SO_RCVBUF} as {@code getsockopt} reports it:
-     *         Linux doubles what {@link JniDriverBuilder#socketBufferBytes} asked, and caps it at
-     *         {@code net.core.rmem_max} without {@code CAP_NET_ADMIN}), or -1 if the wire cannot tell
+     * @return {@link PortStatistics#receiveBufferBytes()} of the port
+     * @deprecated {@code statistics(portNum).receiveBufferBytes()}
      */
+    @Deprecated
     public int receiveBufferBytes(int portNum) {
-        return port(portNum).receiveBufferBytes;
+        return statistics(portNum).receiveBufferBytes();
     }
 
     /**
      * @param portNum a port, 1-based
-     * @return the send buffer the kernel granted its socket ({@code SO_SNDBUF}; each flow's source socket asks for
-     *         the same), or -1 if the wire cannot tell
+     * @return {@link PortStatistics#sendBufferBytes()} of the port
+     * @deprecated {@code statistics(portNum).sendBufferBytes()}
      */
+    @Deprecated
     public int sendBufferBytes(int portNum) {
-        return port(portNum).sendBufferBytes;
+        return statistics(portNum).sendBufferBytes();
     }
 
     /**
@@ -346,7 +348,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch>
      * @return the window in packets, 0 if the wire cannot tell the buffer (no window)
      */
     public int rcWindowPackets(int portNum) {
-        return port(portNum).rcWindowPackets;
+        return statistics(portNum).rcWindowPackets();
     }
 
     /**
@@ -395,15 +397,15 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch>
     private void logBuffers(PortEngine p) {
         System.Logger log = System.getLogger(JniDriver.class.getName());
         // A buffer below what was asked (Linux reports twice the request) means the kernel capped it.
-        boolean capped = sockets.bufferBytes() > 0 && p.receiveBufferBytes >= 0
-                && p.receiveBufferBytes < 2L * sockets.bufferBytes();
+        boolean capped = sockets.bufferBytes() > 0 && p.stats.receiveBufferBytes() >= 0
+                && p.stats.receiveBufferBytes() < 2L * sockets.bufferBytes();
         System.Logger.Level level = capped ? System.Logger.Level.INFO : System.Logger.Level.DEBUG;
         if (log.isLoggable(level)) {
             log.log(level, name + " port " + p.portNum + " (" + Peer.format(p.io.localAddress(), p.io.localPort())
-                    + "): the kernel granted SO_RCVBUF " + p.receiveBufferBytes + " B, SO_SNDBUF "
-                    + p.sendBufferBytes + " B (asked " + sockets.bufferBytes() + " B each"
+                    + "): the kernel granted SO_RCVBUF " + p.stats.receiveBufferBytes() + " B, SO_SNDBUF "
+                    + p.stats.sendBufferBytes() + " B (asked " + sockets.bufferBytes() + " B each"
                     + (capped ? "; capped: raise net.core.rmem_max or run with CAP_NET_ADMIN" : "")
-                    + "); RC window " + p.rcWindowPackets + " packets");
+                    + "); RC window " + p.stats.rcWindowPackets() + " packets");
         }
     }
 
@@ -450,11 +452,11 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch>
             throw new IllegalStateException(name + " is closed: build a new JniDriver");
         }
         Transport t = attach(dev);
-        this.device = dev;
         for (PortEngine p : ports) {
+            p.registered(dev.port(p.portNum));
             dev.port(p.portNum).gidPrefix(p.localGid.subnetPrefix());
             dev.port(p.portNum).lid(0);
-            t.limitRcInFlight(p.portNum, p.rcWindowPackets);
+            t.limitRcInFlight(p.portNum, p.stats.rcWindowPackets());
             t.backOffRcRetries(retryBackoff);
             logBuffers(p);
         }
@@ -706,26 +708,8 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch>
     @Override
     protected void packetsOut(QpSendEngine s, TxScratch sc) {
         if (threading != ThreadingMode.PROGRESS || sc.port == null || sc != sc.port.lane.tx) {
-            flush(sc);
+            roce.flush(sc);
         }
-    }
-
-    /** Drains a QP the port engine took from its queue, with the engine's scratch. */
-    void drainQueued(QpSendEngine s, TxScratch sc) {
-        drain(s, sc);
-    }
-
-    /** A port engine lane's receive batch ended: its RX counters, then the sends its packets deferred. */
-    void batchEnded(EngineLane l) {
-        endBatch(l.delivery, l.tx);
-    }
-
-    /**
-     * @param portNum a port, 1-based
-     * @return a receive path of its own for a second thread receiving on the port (the backstop's stand-in lane)
-     */
-    Delivery laneDelivery(int portNum) {
-        return newDelivery(portNum);
     }
 
     /** @return 1 if a packet was made (sent, queued or dropped), 0 if the QP has nothing to send now */
@@ -734,12 +718,12 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch>
         DriverQp qp = s.qp;
         PortEngine p = portOf(qp);
         if (sc.port != p) {
-            flush(sc);
+            roce.flush(sc);
             sc.port = p;
         }
         TxBatch b = sc.batch;
         if (b.isFull()) {
-            flush(sc);
+            roce.flush(sc);
         }
         TxInfo tx = sc.info;
         int off = b.nextOffset();
@@ -754,54 +738,21 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch>
             countSent(s, p.portNum, n + Icrc.LENGTH);
         }
         if (ack && copies > 0) {
-            p.acksSent.increment();
+            p.stats.countAck();
         }
         return 1;
     }
 
     // ------------------------------------------------------------------ receive path
 
-    /** A port's datagram in lane {@code l}'s batch: RoCEv2 checks and parsing, then the skeleton's receive. */
-    void onDatagram(PortEngine p, EngineLane l, int i) {
-        receiver.onDatagram(p, l, i);
-    }
-
-    /** Hands a parsed unicast packet of lane {@code l}'s batch to the skeleton ({@link #receive}). */
-    void deliver(EngineLane l, ByteBuffer buf, PacketHeaders h, RxInfo rx) {
-        receive(l.delivery, buf, h, rx);
-    }
-
-    /** Hands a parsed multicast packet of lane {@code l}'s receive batch to the skeleton. */
-    void deliverMulticast(EngineLane l, Gid mgid, int mlid, RxInfo rx) {
-        receiveMulticast(l.delivery, mgid, mlid, l.rx.data, l.headers, rx);
-    }
-
     @Override
     protected boolean admits(DriverQp qp, DriverPort port) {
-        return receiver.admits(qp, port);
-    }
-
-    /** Sends what {@code sc}'s batch holds through its port. */
-    void flush(TxScratch sc) {
-        roce.flush(sc);
-    }
-
-    /** @return the registered device, or null before registration */
-    DriverDevice device() {
-        return device;
-    }
-
-    void countKernelDrops(PortEngine p, long n) {
-        DriverDevice dev = device;
-        if (dev != null) {
-            dev.port(p.portNum).addCounter(PortCounter.RX_KERNEL_DROPS, n);
-        }
+        return receiver.admits(qp, port, port(port.portNum()).receivingLane().rxSource);
     }
 
     @Override
     protected void dropMalformed(DriverPort port) {
-        ports[port.portNum() - 1].malformed.increment();
-        super.dropMalformed(port);
+        ports[port.portNum() - 1].dropMalformed(port); // the port's count and RX_MALFORMED
     }
 
     @Override

@@ -1,6 +1,9 @@
 package io.rvt.driver.jni;
 
 import io.rvt.api.Gid;
+import io.rvt.api.PathMtu;
+import io.rvt.api.PortCounter;
+import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.agent.Agent;
 import io.rvt.api.spi.agent.IdleStrategy;
 import io.rvt.api.spi.agent.ProgressEngine;
@@ -12,8 +15,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 
 /**
  * One port of a {@link JniDriver}: its socket, and the engine that serves it, an {@link Agent} whose duty cycle
@@ -53,8 +56,20 @@ final class PortEngine implements Agent {
     /** The running PROGRESS ports of the JVM (this class loader): a poller waits only on the only one. */
     private static final AtomicInteger PROGRESS_PORTS = new AtomicInteger();
 
-    final JniDriver driver;
+    /** The driver's name, for threads, logs and errors. */
+    private final String driverName;
     final int portNum;
+    /** The device's view of this port (its counters), set at registration; null before. */
+    private volatile DriverPort driverPort;
+    /** The driver's sockets (flow source sockets are opened there, closed with the driver). */
+    private final Sockets sockets;
+    /** The wire's two halves: this port's packets are framed, sent and received through them. */
+    private final RoceSender roce;
+    private final RoceReceiver receiver;
+    /** A receive path in the driver's packet skeleton bound to a lane's send scratch. */
+    private final Function<TxScratch, Delivery> deliveries;
+    /** What the port counted. */
+    final PortStatistics stats;
     /** The port's socket: receives, and sends when flows have no source ports of their own. */
     final Datagrams io;
     /**
@@ -65,11 +80,6 @@ final class PortEngine implements Agent {
     private final List<Datagrams> flowOpened = new ArrayList<>();
     private final int maxFlowSockets;
     final Gid localGid;
-    /** The buffers the kernel granted the port's socket, bytes, -1 if unknown. */
-    final int receiveBufferBytes;
-    final int sendBufferBytes;
-    /** RC PSNs the port's QPs may have in flight ({@link JniDriver#rcWindowPackets(int, int)}), 0: no limit. */
-    final int rcWindowPackets;
     final boolean ipv6;
     /** The interface of a link-local IPv6 address, else 0 (the scope of link-local destinations). */
     final int scopeId;
@@ -84,6 +94,7 @@ final class PortEngine implements Agent {
     private volatile EngineLane standIn;
     private final int batch;
     private final int slotSize;
+    private final boolean gather;
     private final boolean busyPoll;
     /** {@link JniDriverBuilder#pollerWaitNanos}: a poller's idle time on the port before it waits, 0: never. */
     private final long pollerWaitNanos;
@@ -91,8 +102,6 @@ final class PortEngine implements Agent {
     private volatile Thread mayWait;
     /** When the pollers' cycles began to find the port idle (System.nanoTime), 0 while they find work. The holder's. */
     private long idleSince;
-    /** The pollers' waits in {@code poll} ({@link SocketCalls#pollerWaits}); the holder's. */
-    private volatile long pollerWaits;
     /**
      * A poller waits in {@code poll} inside the engine ({@link #waitIfIdle}): not stalled, the datagram wakes it, so
      * the backstop does not stand in for it (nor wait on the same socket).
@@ -124,12 +133,6 @@ final class PortEngine implements Agent {
     private volatile ProgressEngine engine;
     private String roleName = "rvt-jni-port";
 
-    /** Counted by whichever lane receives. */
-    final LongAdder icrcErrors = new LongAdder();
-    final LongAdder malformed = new LongAdder();
-    // Single-writer counters (the engine thread); volatile so that any thread may read them.
-    volatile long sendErrors;
-    volatile long kernelDrops;
     /** The kernel's drop count at the last reading (from the socket's opening: it counts from 0). */
     private long lastKernelDrops;
     /** Cycles since the last one that received nothing (0: idle). */
@@ -140,44 +143,76 @@ final class PortEngine implements Agent {
     private long lastDropsRead = System.nanoTime() - DROPS_READ_INTERVAL_NANOS;
     /** A burst ended within the interval: the next idle cycle after it reads the count. */
     private boolean dropsUnread;
-    /** Packets whose payload went from registered memory to the socket without a copy (any sending thread). */
-    final LongAdder zeroCopyPackets = new LongAdder();
-    /** {@link SocketCalls}: the sends of any thread, the receives of the engine's holder (one at a time). */
-    private final LongAdder sendCalls = new LongAdder();
-    private final LongAdder gsoSegments = new LongAdder();
-    private final LongAdder datagramsSent = new LongAdder();
-    final LongAdder acksSent = new LongAdder();
-
     /**
+     * @param b the driver's settings (name, MTU, wire, source ports, max QP, batch, busy polling, poller wait)
+     * @param portNum the port, 1-based
+     * @param io its socket
      * @param slotSize bytes of a send slot: the largest packet
      * @param rxSlotSize bytes of a receive slot: the largest packet, or {@link JniDriver#GRO_SLOT_SIZE} when the
      *        socket takes coalesced datagrams
+     * @param sockets the driver's sockets, where flow source sockets are opened
+     * @param roce the wire's send half
+     * @param receiver the wire's receive half
+     * @param deliveries makes a lane's receive path in the driver's skeleton, bound to the lane's send scratch
      */
-    PortEngine(JniDriver driver, int portNum, Datagrams io, int sourcePorts, int maxQp, int batch, int slotSize,
-            int rxSlotSize, boolean busyPoll, long pollerWaitNanos, Delivery delivery) {
-        this.driver = driver;
+    PortEngine(JniDriverBuilder b, int portNum, Datagrams io, int slotSize, int rxSlotSize, Sockets sockets,
+            RoceSender roce, RoceReceiver receiver, Function<TxScratch, Delivery> deliveries) {
+        this.driverName = b.name;
         this.portNum = portNum;
         this.io = io;
-        this.maxFlowSockets = sourcePorts;
-        this.flowSockets = sourcePorts > 1 ? new AtomicReferenceArray<>(0x4000) : null;
+        this.sockets = sockets;
+        this.roce = roce;
+        this.receiver = receiver;
+        this.deliveries = deliveries;
+        this.maxFlowSockets = b.sourcePorts;
+        this.flowSockets = b.sourcePorts > 1 ? new AtomicReferenceArray<>(0x4000) : null;
         this.localGid = Peer.gidOf(io.localAddress());
-        this.receiveBufferBytes = io.bufferBytes(false);
-        this.sendBufferBytes = io.bufferBytes(true);
-        this.rcWindowPackets = JniDriver.rcWindowPackets(receiveBufferBytes, driver.portMtu().bytes());
         this.ipv6 = io.localAddress() instanceof Inet6Address;
         this.scopeId = io.scopeId();
-        this.linkMtu = new LinkMtu(io.localAddress(), driver.portMtu());
+        PathMtu mtu = b.mtu;
+        this.linkMtu = new LinkMtu(io.localAddress(), mtu);
         this.localV4 = (int) localGid.interfaceId();
-        this.queue = new QpQueue(maxQp);
-        this.batch = batch;
+        this.queue = new QpQueue(b.maxQp);
+        this.batch = b.batch;
         this.slotSize = slotSize;
-        this.lane = new EngineLane(new RxBatch(batch, rxSlotSize), newTxScratch(), delivery);
-        this.busyPoll = busyPoll;
-        this.pollerWaitNanos = pollerWaitNanos;
+        this.gather = b.wire == Wire.NATIVE;
+        this.lane = newLane(rxSlotSize);
+        this.busyPoll = b.busyPoll;
+        this.pollerWaitNanos = b.pollerWaitNanos;
+        int receiveBufferBytes = io.bufferBytes(false);
+        this.stats = new PortStatistics(receiveBufferBytes, io.bufferBytes(true),
+                JniDriver.rcWindowPackets(receiveBufferBytes, mtu.bytes()), lane, this::standInWork);
     }
 
-    private TxScratch newTxScratch() {
-        return new TxScratch(batch, slotSize, driver.wire() == Wire.NATIVE);
+    /** A lane: a receive batch, a send batch and its receive path in the driver's skeleton. */
+    private EngineLane newLane(int rxSlotSize) {
+        TxScratch tx = new TxScratch(batch, slotSize, gather);
+        return new EngineLane(new RxBatch(batch, rxSlotSize), tx, deliveries.apply(tx));
+    }
+
+    /**
+     * The device registered the driver: the port's counters go to {@code port} from now on.
+     *
+     * @param port the device's view of this port
+     */
+    void registered(DriverPort port) {
+        driverPort = port;
+    }
+
+    /** @return the device's view of this port, or null before registration */
+    DriverPort driverPort() {
+        return driverPort;
+    }
+
+    /**
+     * Counts a datagram dropped as malformed: the port's {@link PortStatistics#malformed()} and the device's
+     * {@code RX_MALFORMED}.
+     *
+     * @param port the device's view of this port
+     */
+    void dropMalformed(DriverPort port) {
+        stats.countMalformed();
+        port.addCounter(PortCounter.RX_MALFORMED, 1);
     }
 
     /**
@@ -198,7 +233,7 @@ final class PortEngine implements Agent {
         engine = ProgressEngine.start(this, mode == ThreadingMode.PROGRESS ? new StandIn() : null, mode,
                 new SocketWait(), quietNanos,
                 e -> System.getLogger(JniDriver.class.getName()).log(System.Logger.Level.WARNING,
-                        "port " + portNum + " engine of " + driver.name() + " failed", e));
+                        "port " + portNum + " engine of " + driverName + " failed", e));
     }
 
     /** Stops the engine's thread and waits for it (and for a poller still in the engine). */
@@ -341,7 +376,7 @@ final class PortEngine implements Agent {
     void schedule(QpSendEngine q) {
         if (!queue.offer(q)) {
             // Each QP is queued at most once at a time and the queue holds max_qp entries: cannot happen.
-            throw new IllegalStateException("send queue of port " + portNum + " of " + driver.name() + " is full");
+            throw new IllegalStateException("send queue of port " + portNum + " of " + driverName + " is full");
         }
         if (sleeping && !isEngineThread()) {
             io.wakeup();
@@ -430,7 +465,7 @@ final class PortEngine implements Agent {
             }
         } catch (RuntimeException | Error e) {
             System.getLogger(JniDriver.class.getName()).log(System.Logger.Level.WARNING,
-                    "port " + portNum + " engine of " + driver.name() + " failed", e);
+                    "port " + portNum + " engine of " + driverName + " failed", e);
         } finally {
             l.cycling = false;
         }
@@ -442,10 +477,10 @@ final class PortEngine implements Agent {
         int work = 0;
         QpSendEngine q;
         while ((q = queue.poll()) != null) {
-            driver.drainQueued(q, l.tx);
+            l.delivery.drain(q);
             work++;
         }
-        driver.flush(l.tx);
+        roce.flush(l.tx);
         return work;
     }
 
@@ -462,10 +497,10 @@ final class PortEngine implements Agent {
             }
             EngineLane l = standIn;
             if (l == null) {
-                l = new EngineLane(new RxBatch(batch, lane.rx.slotSize), newTxScratch(),
-                        driver.laneDelivery(portNum));
+                l = newLane(lane.rx.slotSize);
                 l.owner = Thread.currentThread();
                 standIn = l;
+                stats.standIn(l);
             }
             return cycle(l);
         }
@@ -496,7 +531,7 @@ final class PortEngine implements Agent {
         pollerWaiting = true;
         try {
             if (queue.isEmpty() && running) {
-                pollerWaits++;
+                stats.countPollerWait();
                 io.await(POLLER_WAIT_MILLIS);
             }
         } finally {
@@ -552,35 +587,10 @@ final class PortEngine implements Agent {
             l.datagramsReceived += n;
         }
         for (int i = 0; i < n; i++) {
-            driver.onDatagram(this, l, i);
+            receiver.onDatagram(this, l, i);
         }
-        driver.batchEnded(l);
+        l.delivery.endBatch();
         return n;
-    }
-
-    /**
-     * Counts a batch a thread sent through one of the port's sockets.
-     *
-     * @param calls the system calls it took
-     * @param datagrams the datagrams it held
-     * @param gso how many of them left as UDP GSO segments
-     */
-    void countSends(int calls, int datagrams, int gso) {
-        sendCalls.add(calls);
-        datagramsSent.add(datagrams);
-        if (gso != 0) {
-            gsoSegments.add(gso);
-        }
-    }
-
-    /** @return the port's system calls and datagrams so far */
-    SocketCalls socketCalls() {
-        EngineLane s = standIn;
-        EngineLane l = lane;
-        return new SocketCalls(sendCalls.sum(), datagramsSent.sum(),
-                l.receiveCalls + (s == null ? 0 : s.receiveCalls), l.emptyReceives + (s == null ? 0 : s.emptyReceives),
-                l.datagramsReceived + (s == null ? 0 : s.datagramsReceived), acksSent.sum(), gsoSegments.sum(),
-                l.groSegments + (s == null ? 0 : s.groSegments), pollerWaits, standInWork());
     }
 
     /** Adds what the kernel dropped for the port's socket since the last reading to {@code RX_KERNEL_DROPS}. */
@@ -592,8 +602,11 @@ final class PortEngine implements Agent {
         long delta = (now - lastKernelDrops) & 0xFFFF_FFFFL; // the kernel's count is 32 bits and wraps
         lastKernelDrops = now;
         if (delta != 0) {
-            kernelDrops += delta;
-            driver.countKernelDrops(this, delta);
+            stats.countKernelDrops(delta);
+            DriverPort dp = driverPort;
+            if (dp != null) {
+                dp.addCounter(PortCounter.RX_KERNEL_DROPS, delta);
+            }
         }
     }
 
@@ -630,7 +643,7 @@ final class PortEngine implements Agent {
         }
         if (flowOpened.size() < maxFlowSockets) {
             try {
-                s = driver.open(io.localAddress(), 0xC000 + i, true);
+                s = sockets.open(io.localAddress(), 0xC000 + i, true);
                 if (s != null) {
                     flowOpened.add(s);
                 }

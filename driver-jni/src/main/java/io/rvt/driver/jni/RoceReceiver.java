@@ -4,7 +4,6 @@ import io.rvt.api.AhAttr;
 import io.rvt.api.Gid;
 import io.rvt.api.PortCounter;
 import io.rvt.api.QpType;
-import io.rvt.api.spi.DriverDevice;
 import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.transport.header.BthDescriptor;
@@ -27,7 +26,6 @@ import java.util.List;
  * connected QPs.
  */
 final class RoceReceiver {
-    private final JniDriver driver;
     private final boolean checkIpv4Icrc;
     private final boolean solveIpv4Id;
     private final int mtuBytes;
@@ -46,8 +44,13 @@ final class RoceReceiver {
         }
     }
 
-    RoceReceiver(JniDriver driver, int nports, boolean checkIpv4Icrc, boolean solveIpv4Id, int mtuBytes) {
-        this.driver = driver;
+    /**
+     * @param nports the driver's ports
+     * @param checkIpv4Icrc whether IPv4 packets' ICRC is checked ({@link JniDriverBuilder#checkIpv4Icrc})
+     * @param solveIpv4Id whether the ICRC may solve for a non-zero IPv4 ID ({@link JniDriverBuilder#solveIpv4Id})
+     * @param mtuBytes the ports' MTU: the longest UD payload
+     */
+    RoceReceiver(int nports, boolean checkIpv4Icrc, boolean solveIpv4Id, int mtuBytes) {
         this.checkIpv4Icrc = checkIpv4Icrc;
         this.solveIpv4Id = solveIpv4Id;
         this.mtuBytes = mtuBytes;
@@ -59,15 +62,14 @@ final class RoceReceiver {
      * of a coalesced datagram, the last possibly shorter) checked, parsed and handed on in order. Never throws.
      */
     void onDatagram(PortEngine p, EngineLane l, int i) {
-        DriverDevice dev = driver.device();
-        if (dev == null) {
+        DriverPort port = p.driverPort();
+        if (port == null) {
             return;
         }
         RxBatch rx = l.rx;
         int off = rx.offset(i);
         int len = rx.length(i);
         int seg = rx.segmentSize(i);
-        DriverPort port = dev.port(p.portNum);
         if (seg == 0 || seg >= len) {
             onPacket(p, l, i, port, off, len, rx.truncated(i));
             return;
@@ -94,12 +96,12 @@ final class RoceReceiver {
         l.delivery.received(len);
         boolean v6 = rx.sourceIsIpv6(i);
         if (truncated || len < BthDescriptor.LENGTH + Icrc.LENGTH || v6 != p.ipv6) {
-            driver.dropMalformed(port);
+            p.dropMalformed(port);
             return;
         }
         PacketHeaders h = l.headers;
         if (l.parser.parse(buf, off, len, Framing.ROCEV2, h) != RejectReason.OK) {
-            driver.dropMalformed(port);
+            p.dropMalformed(port);
             return;
         }
         int srcPort = rx.sourcePort(i);
@@ -114,8 +116,8 @@ final class RoceReceiver {
         if (check) {
             int id = icrcMatch(p, l, srcV4, srcPort, src, p.localGid, p.localV4, off, len, solveIpv4Id);
             if (id < 0) {
-                p.icrcErrors.increment();
-                driver.dropMalformed(port);
+                p.stats.countIcrcError();
+                p.dropMalformed(port);
                 return;
             }
             if (id > 0) {
@@ -127,7 +129,7 @@ final class RoceReceiver {
         }
         synthesizeGrh(l, i, src, p.localGid, len);
         l.rxSource = src;
-        driver.deliver(l, buf, h, l.info.set(p.portNum, 0, 0, 0, l.grh, 0));
+        l.delivery.receive(buf, h, l.info.set(p.portNum, 0, 0, 0, l.grh, 0));
     }
 
     /**
@@ -185,8 +187,8 @@ final class RoceReceiver {
             }
         }
         if (match == null) {
-            p.icrcErrors.increment(); // corrupt, or for a group this port has not joined: the ICRC cannot tell which
-            driver.dropMalformed(port);
+            p.stats.countIcrcError(); // corrupt, or for a group this port has not joined: the ICRC cannot tell which
+            p.dropMalformed(port);
             return;
         }
         deliverToGroup(p, l, i, port, src, match, len);
@@ -218,7 +220,7 @@ final class RoceReceiver {
             return false;
         }
         synthesizeGrh(l, i, src, j.mgid, len);
-        driver.deliverMulticast(l, j.mgid, j.mlid, l.info.set(p.portNum, 0, 0, 0, l.grh, 0));
+        l.delivery.receiveMulticast(j.mgid, j.mlid, l.rx.data, l.headers, l.info.set(p.portNum, 0, 0, 0, l.grh, 0));
         return true;
     }
 
@@ -256,11 +258,17 @@ final class RoceReceiver {
         }
     }
 
-    /** rxe's {@code check_addr} on the packet's sender ({@link #fromRemote}), counted as {@code RX_ADDR_MISMATCH}. */
-    boolean admits(DriverQp qp, DriverPort port) {
+    /**
+     * rxe's {@code check_addr} on the packet's sender ({@link #fromRemote}), counted as {@code RX_ADDR_MISMATCH}.
+     *
+     * @param qp the packet's QP
+     * @param port the port it arrived on
+     * @param source the sender of the datagram being delivered (the receiving lane's {@link EngineLane#rxSource})
+     * @return whether the QP takes it
+     */
+    boolean admits(DriverQp qp, DriverPort port, Gid source) {
         QpType type = qp.type();
-        if ((type == QpType.RC || type == QpType.UC)
-                && !fromRemote(qp, driver.port(port.portNum()).receivingLane().rxSource)) {
+        if ((type == QpType.RC || type == QpType.UC) && !fromRemote(qp, source)) {
             port.addCounter(PortCounter.RX_ADDR_MISMATCH, 1);
             return false;
         }

@@ -3,7 +3,6 @@ package io.rvt.driver.jni;
 import io.rvt.api.AhAttr;
 import io.rvt.api.Gid;
 import io.rvt.api.PortCounter;
-import io.rvt.api.spi.DriverDevice;
 import io.rvt.api.spi.DriverPort;
 import io.rvt.transport.TxInfo;
 import io.rvt.transport.header.BthDescriptor;
@@ -19,15 +18,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * a multicast group; and the batch's {@code sendmmsg}.
  */
 final class RoceSender {
-    private final JniDriver driver;
     private final int defaultPeerPort;
     /** Configured peers: GID → destination (multicast copies go to each). */
     private final ConcurrentHashMap<Gid, Peer> peers = new ConcurrentHashMap<>();
     /** Every destination resolved so far (configured or default port), so that the send path allocates nothing. */
     private final ConcurrentHashMap<Gid, Peer> resolved = new ConcurrentHashMap<>();
 
-    RoceSender(JniDriver driver, int defaultPeerPort) {
-        this.driver = driver;
+    /**
+     * @param defaultPeerPort the UDP port of a destination that is not in the peer table
+     */
+    RoceSender(int defaultPeerPort) {
         this.defaultPeerPort = defaultPeerPort;
     }
 
@@ -65,7 +65,7 @@ final class RoceSender {
         // By reference, the slot holds the headers and the pad (the ICRC goes after them); otherwise the packet.
         int inSlot = tx.isPayloadByReference() ? n - tx.payloadLength() : n;
         AhAttr ah = tx.ah();
-        DriverPort dp = driver.device().port(p.portNum);
+        DriverPort dp = p.driverPort(); // sends begin after registration
         if (!ah.isGlobal()) {
             dp.addCounter(PortCounter.PKT_DROPS, 1); // RoCE needs a GRH: no GID, no IP address
             return 0;
@@ -95,12 +95,11 @@ final class RoceSender {
         }
         int datagrams = b.count;
         int dropped = sc.sender.send(b);
-        p.countSends(b.sendCalls, datagrams, b.gsoSegments);
+        p.stats.countSends(b.sendCalls, datagrams, b.gsoSegments, dropped);
         if (dropped > 0) {
-            p.sendErrors += dropped;
-            DriverDevice dev = driver.device();
-            if (dev != null) {
-                dev.port(p.portNum).addCounter(PortCounter.PKT_DROPS, dropped);
+            DriverPort dp = p.driverPort();
+            if (dp != null) {
+                dp.addCounter(PortCounter.PKT_DROPS, dropped);
             }
         }
     }
@@ -143,7 +142,7 @@ final class RoceSender {
         icrc.add(buf, off + head, inSlot - head);
         Icrc.write(buf, off + inSlot, icrc.value());
         b.addReferenced(to, head, inSlot - head + Icrc.LENGTH, p.scopeId);
-        p.zeroCopyPackets.increment();
+        p.stats.countZeroCopy();
     }
 
     private Peer resolve(Gid dgid) {
@@ -158,14 +157,14 @@ final class RoceSender {
      * @param inSlot the packet's bytes in its slot
      * @return where the packet is now
      */
-    private static int chooseSender(TxScratch sc, PortEngine p, TxInfo tx, int off, int inSlot) {
+    private int chooseSender(TxScratch sc, PortEngine p, TxInfo tx, int off, int inSlot) {
         Datagrams want = p.sender(tx.qpn(), tx.destQpn(), tx.ah().flowLabel());
         if (want == sc.sender) {
             return off;
         }
         TxBatch b = sc.batch;
         if (b.count > 0) {
-            p.driver.flush(sc);
+            flush(sc);
             off = b.moveToNext(off, inSlot); // to slot 0, with its payload slices
         }
         sc.sender = want;

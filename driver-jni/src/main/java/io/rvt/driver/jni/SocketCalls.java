@@ -3,7 +3,7 @@ package io.rvt.driver.jni;
 import java.util.Locale;
 
 /**
- * rvt extension: the system-call economy of one port ({@link JniDriver#socketCalls(int)}), counted from the port's
+ * rvt extension: the system-call economy of one port ({@link PortStatistics#socketCalls()}), counted from the port's
  * opening: how many batched send and receive calls its sockets made and how many datagrams each moved, how many
  * receives found nothing, and how many of the datagrams sent were RC ACKs. On {@link Wire#NATIVE} a send call is one
  * {@code sendmmsg} and a receive call one {@code recvmmsg}; {@link Wire#JDK} counts one send call per datagram (the

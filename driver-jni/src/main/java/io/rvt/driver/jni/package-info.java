@@ -29,7 +29,7 @@
  * show the sender's IP header) under ID 0 and, failing that, under the one non-zero Identification the ICRC solves
  * for, as Linux numbers it ({@link io.rvt.driver.jni.JniDriverBuilder#solveIpv4Id(boolean)}: 16 of the 32 check
  * bits, counted as {@code RX_IPV4_ID_SOLVED}), unless {@link io.rvt.driver.jni.JniDriverBuilder#checkIpv4Icrc(boolean)}
- * turns the check off. A packet that fails is dropped and counted ({@link io.rvt.driver.jni.JniDriver#icrcErrors},
+ * turns the check off. A packet that fails is dropped and counted ({@link io.rvt.driver.jni.PortStatistics#icrcErrors},
  * {@code RX_MALFORMED}).
  *
  * <h2>Multicast</h2>
@@ -42,7 +42,7 @@
  * On the native wire the transport references a packet's payload in registered memory instead of copying it ({@link
  * io.rvt.transport.TxInfo#payloadByReference}): the datagram is gathered by {@code sendmmsg} from the transport headers
  * in the batch slot, up to four slices of the regions' direct buffers, and the pad and ICRC in the slot; the ICRC reads
- * the payload where it lies ({@link io.rvt.driver.jni.JniDriver#zeroCopyPackets}). Payloads under 512 bytes,
+ * the payload where it lies ({@link io.rvt.driver.jni.PortStatistics#zeroCopyPackets}). Payloads under 512 bytes,
  * heap-buffer regions, more slices, packets that complete their WQE at once (UD, a UC message's last) and the JDK wire
  * copy.
 

@@ -57,7 +57,7 @@ class JniGroTest {
                     b.add(t.udSendOnly(t.ud.qp.qpNum(), PAYLOAD, k, local(t), 0x4000 + k));
                     t.ud.qp.postRecv(new RecvWorkRequest(1).wrId(k).sge(t.ud.mr, k * SLOT, SLOT));
                 }
-                SocketCalls before = t.target().socketCalls(1);
+                SocketCalls before = t.target().statistics(1).socketCalls();
                 b.send();
                 List<WorkCompletion> got = t.verbs.await(t.ud.recvCq, n);
                 for (int k = 0; k < n; k++) {
@@ -65,12 +65,12 @@ class JniGroTest {
                     assertThat(got.get(k).byteLen()).isEqualTo(SLOT);
                     Verbs.assertPattern(t.ud.buffer, k * SLOT + GrhDescriptor.LENGTH, PAYLOAD, k);
                 }
-                SocketCalls rx = t.target().socketCalls(1).minus(before);
+                SocketCalls rx = t.target().statistics(1).socketCalls().minus(before);
                 assertThat(rx.datagramsReceived()).as("datagrams received, GRO %s", gro).isEqualTo(gro ? 1 : n);
                 assertThat(rx.groSegments()).as("packets in coalesced datagrams, GRO %s", gro).isEqualTo(gro ? n : 0);
                 assertThat(t.dev[1].portCounter(1, PortCounter.RX_IPV4_ID_SOLVED)).as("IDs solved")
                         .isEqualTo(host.contains(":") ? 0 : n);
-                assertThat(t.target().icrcErrors(1) + t.target().malformed(1)).isZero();
+                assertThat(t.target().statistics(1).icrcErrors() + t.target().statistics(1).malformed()).isZero();
             }
         }
     }
@@ -98,9 +98,9 @@ class JniGroTest {
                     last[last.length / 2] ^= 0x10;
                 }
                 b.add(last);
-                SocketCalls before = t.target().socketCalls(1);
-                long malformed = t.target().malformed(1);
-                long icrc = t.target().icrcErrors(1);
+                SocketCalls before = t.target().statistics(1).socketCalls();
+                long malformed = t.target().statistics(1).malformed();
+                long icrc = t.target().statistics(1).icrcErrors();
                 b.send();
                 List<WorkCompletion> got = t.verbs.await(t.ud.recvCq, 4);
                 for (int k = 0; k < 4; k++) {
@@ -108,10 +108,10 @@ class JniGroTest {
                     Verbs.assertPattern(t.ud.buffer, k * SLOT + GrhDescriptor.LENGTH, PAYLOAD, 10 * round + k);
                 }
                 t.verbs.awaitTrue("the trailing segment counted",
-                        () -> t.target().malformed(1) == malformed + 1);
-                assertThat(t.target().icrcErrors(1) - icrc).as("ICRC errors, round %d", round)
+                        () -> t.target().statistics(1).malformed() == malformed + 1);
+                assertThat(t.target().statistics(1).icrcErrors() - icrc).as("ICRC errors, round %d", round)
                         .isEqualTo(round == 0 ? 0 : 1);
-                SocketCalls rx = t.target().socketCalls(1).minus(before);
+                SocketCalls rx = t.target().statistics(1).socketCalls().minus(before);
                 assertThat(rx.datagramsReceived()).isEqualTo(1);
                 assertThat(rx.groSegments()).isEqualTo(5);
             }

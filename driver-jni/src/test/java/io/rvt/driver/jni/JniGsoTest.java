@@ -99,8 +99,8 @@ class JniGsoTest {
                 p[1].qp.postRecv(new RecvWorkRequest(1).wrId(i).sge(p[1].mr, i * slot, slot));
                 Verbs.fill(p[0].buffer, i * slot, length(i), i);
             }
-            SocketCalls before = a.socketCalls(1);
-            SocketCalls beforeB = b.socketCalls(1);
+            SocketCalls before = a.statistics(1).socketCalls();
+            SocketCalls beforeB = b.statistics(1).socketCalls();
             SendWorkRequest list = null;
             for (int i = n - 1; i >= 0; i--) {
                 list = new SendWorkRequest(1).wrId(i).opcode(WrOpcode.SEND).sendFlags(SendFlag.SIGNALED.bit())
@@ -117,10 +117,11 @@ class JniGsoTest {
                 Verbs.assertPattern(p[1].buffer, i * slot, length(i), i);
                 crc.update(p[1].buffer.duplicate().position(i * slot).limit(i * slot + length(i)));
             }
-            SocketCalls sent = a.socketCalls(1).minus(before);
-            SocketCalls received = b.socketCalls(1).minus(beforeB);
+            SocketCalls sent = a.statistics(1).socketCalls().minus(before);
+            SocketCalls received = b.statistics(1).socketCalls().minus(beforeB);
             return new Stream(crc.getValue(), sent.gsoSegments(), sent.datagramsSent(),
-                    a.icrcErrors(1) + b.icrcErrors(1), a.malformed(1) + b.malformed(1),
+                    a.statistics(1).icrcErrors() + b.statistics(1).icrcErrors(),
+                    a.statistics(1).malformed() + b.statistics(1).malformed(),
                     received.datagramsReceived(), received.groSegments());
         }
     }

@@ -96,7 +96,7 @@ class JniIpv4IdTest {
             assertDelivered(good[k], payloads[k], k);
         }
         assertThat(solved()).as("rx_ipv4_id_solved").isEqualTo(payloads.length);
-        assertThat(target().icrcErrors(1)).isZero();
+        assertThat(target().statistics(1).icrcErrors()).isZero();
         // ID 0, as rvt sends: matched as sent, not counted as solved.
         assertDelivered(udPacket(ud.qp.qpNum(), local, 100, 0, 99), 100, 99);
         assertThat(solved()).isEqualTo(payloads.length);
@@ -111,9 +111,9 @@ class JniIpv4IdTest {
             corrupted++;
         }
         long expected = corrupted;
-        verbs.awaitTrue("icrc errors " + expected, () -> target().icrcErrors(1) >= expected);
-        assertThat(target().icrcErrors(1)).isEqualTo(expected);
-        assertThat(target().malformed(1)).isEqualTo(expected);
+        verbs.awaitTrue("icrc errors " + expected, () -> target().statistics(1).icrcErrors() >= expected);
+        assertThat(target().statistics(1).icrcErrors()).isEqualTo(expected);
+        assertThat(target().statistics(1).malformed()).isEqualTo(expected);
         assertThat(solved()).isEqualTo(payloads.length);
         verbs.assertQuiet(ud.recvCq, 20);
     }
@@ -123,9 +123,9 @@ class JniIpv4IdTest {
     void shouldCountNonZeroIdsAsIcrcErrorsWhenNotSolving() throws Exception {
         setUp(new JniFixture(SEED, HOST).solveIpv4Id(false));
         inject(udPacket(ud.qp.qpNum(), local, 64, 0x1234, 1));
-        verbs.awaitTrue("an ICRC error", () -> target().icrcErrors(1) >= 1);
+        verbs.awaitTrue("an ICRC error", () -> target().statistics(1).icrcErrors() >= 1);
         assertDelivered(udPacket(ud.qp.qpNum(), local, 64, 0, 2), 64, 2);
-        assertThat(target().icrcErrors(1)).isEqualTo(1);
+        assertThat(target().statistics(1).icrcErrors()).isEqualTo(1);
         assertThat(solved()).isZero();
     }
 
@@ -147,7 +147,7 @@ class JniIpv4IdTest {
         bad[BthDescriptor.LENGTH + DethDescriptor.LENGTH + 17] ^= 0x40;
         ud.qp.postRecv(new RecvWorkRequest(1).wrId(6).sge(ud.mr, 0, 1 << 14));
         inject(bad);
-        verbs.awaitTrue("an ICRC error", () -> target().icrcErrors(1) >= 1);
+        verbs.awaitTrue("an ICRC error", () -> target().statistics(1).icrcErrors() >= 1);
         assertThat(solved()).isEqualTo(1);
         verbs.assertQuiet(ud.recvCq, 20);
     }
@@ -189,7 +189,7 @@ class JniIpv4IdTest {
                     PortCounter.RX_IPV4_ID_SOLVED) == fixture.ipv4IdsNumbered(i));
             assertThat(fixture.ipv4IdsNumbered(d)).as("device %d's datagrams with a non-zero ID", d)
                     .isGreaterThan(10);
-            assertThat(fixture.drivers().get(d).icrcErrors(1)).isZero();
+            assertThat(fixture.drivers().get(d).statistics(1).icrcErrors()).isZero();
         }
     }
 }

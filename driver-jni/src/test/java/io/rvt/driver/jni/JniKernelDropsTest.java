@@ -37,7 +37,7 @@ class JniKernelDropsTest {
             }
             long received = dev.portCounter(1, PortCounter.RX_PACKETS);
             assertThat(dev.portCounter(1, PortCounter.RX_KERNEL_DROPS)).as("received %d", received).isPositive()
-                    .isEqualTo(SENT - received).isEqualTo(d.kernelDrops(1));
+                    .isEqualTo(SENT - received).isEqualTo(d.statistics(1).kernelDrops());
             assertThat(dev.portCounter(1, PortCounter.RX_MALFORMED)).isEqualTo(received); // junk, all of it
         } finally {
             dev.unregister();

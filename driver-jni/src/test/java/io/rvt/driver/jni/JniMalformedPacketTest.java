@@ -85,7 +85,7 @@ class JniMalformedPacketTest {
         Verbs.assertSuccess(wc, 1);
         assertThat(wc.byteLen()).isEqualTo(4096);
         assertThat(dev[1].portCounter(1, PortCounter.RX_UD_OVERSIZE)).isEqualTo(1);
-        assertThat(target().malformed(1)).isZero();
+        assertThat(target().statistics(1).malformed()).isZero();
     }
 
     /**
@@ -103,8 +103,8 @@ class JniMalformedPacketTest {
         }
         verbs.awaitTrue("rx_mcast_no_group 3", () -> dev[1].portCounter(1, PortCounter.RX_MCAST_NO_GROUP) >= 3);
         assertThat(dev[1].portCounter(1, PortCounter.RX_MCAST_NO_GROUP)).isEqualTo(3);
-        assertThat(target().icrcErrors(1)).isZero();
-        assertThat(target().malformed(1)).isZero();
+        assertThat(target().statistics(1).icrcErrors()).isZero();
+        assertThat(target().statistics(1).malformed()).isZero();
     }
 
     private void inject(byte[] bytes, int len) throws Exception {
@@ -112,8 +112,8 @@ class JniMalformedPacketTest {
     }
 
     private void awaitMalformed(long expected) {
-        verbs.awaitTrue("malformed count " + expected, () -> target().malformed(1) >= expected);
-        assertThat(target().malformed(1)).isEqualTo(expected);
+        verbs.awaitTrue("malformed count " + expected, () -> target().statistics(1).malformed() >= expected);
+        assertThat(target().statistics(1).malformed()).isEqualTo(expected);
         assertThat(dev[1].portCounter(1, PortCounter.RX_MALFORMED)).isEqualTo(expected);
     }
 
@@ -126,7 +126,7 @@ class JniMalformedPacketTest {
         byte[] good = udPacket(8);
         inject(good, good.length);
         Verbs.assertSuccess(verbs.await(ud.recvCq, 1).get(0), 1);
-        assertThat(target().malformed(1)).isZero();
+        assertThat(target().statistics(1).malformed()).isZero();
 
         SplittableRandom r = new SplittableRandom(SEED);
         long expected = 0;
@@ -158,10 +158,10 @@ class JniMalformedPacketTest {
             expected++;
         }
         awaitMalformed(expected);
-        assertThat(target().icrcErrors(1)).isPositive();
+        assertThat(target().statistics(1).icrcErrors()).isPositive();
 
         // Still serving: an RC message goes through both ways.
         JniFixture.sendChecked(verbs, verbs.connected(dev[0], dev[1], QpType.RC, 1 << 14, 7, 1), 5000, SEED);
-        assertThat(target().malformed(1)).isEqualTo(expected);
+        assertThat(target().statistics(1).malformed()).isEqualTo(expected);
     }
 }

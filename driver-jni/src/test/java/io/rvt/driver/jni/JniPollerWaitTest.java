@@ -30,28 +30,29 @@ class JniPollerWaitTest {
             assertThat(PortEngine.progressPorts()).as("PROGRESS ports of this JVM (a test left a driver open?)")
                     .isEqualTo(1);
             d.progress(256); // the idle time starts
-            SocketCalls c0 = d.socketCalls(1);
+            SocketCalls c0 = d.statistics(1).socketCalls();
             for (int i = 0; i < CALLS; i++) {
                 assertThat(d.progress(256)).isZero();
             }
-            SocketCalls idle = d.socketCalls(1).minus(c0);
+            SocketCalls idle = d.statistics(1).socketCalls().minus(c0);
             assertThat(idle.pollerWaits()).as("waits in poll").isEqualTo(CALLS);
             assertThat(idle.receiveCalls()).as("each call still asks the socket once first").isEqualTo(CALLS);
 
             // a datagram: the call that receives it does work and does not wait (its cycle after the receive
             // starts the idle time again); the next idle call waits
             sendJunk(d, 1);
-            long malformed0 = d.malformed(1);
+            long malformed0 = d.statistics(1).malformed();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             long waitsBefore;
             do {
-                waitsBefore = d.socketCalls(1).pollerWaits();
+                waitsBefore = d.statistics(1).socketCalls().pollerWaits();
                 d.progress(256);
-            } while (d.malformed(1) == malformed0 && System.nanoTime() - deadline < 0);
-            assertThat(d.malformed(1) - malformed0).isEqualTo(1);
-            assertThat(d.socketCalls(1).pollerWaits()).as("waits of the call that received").isEqualTo(waitsBefore);
+            } while (d.statistics(1).malformed() == malformed0 && System.nanoTime() - deadline < 0);
+            assertThat(d.statistics(1).malformed() - malformed0).isEqualTo(1);
+            assertThat(d.statistics(1).socketCalls().pollerWaits()).as("waits of the call that received")
+                    .isEqualTo(waitsBefore);
             d.progress(256);
-            assertThat(d.socketCalls(1).pollerWaits()).isEqualTo(waitsBefore + 1);
+            assertThat(d.statistics(1).socketCalls().pollerWaits()).isEqualTo(waitsBefore + 1);
         }
     }
 
@@ -62,11 +63,11 @@ class JniPollerWaitTest {
             JniDriver d = f.drivers().get(0);
             assertThat(PortEngine.progressPorts()).isEqualTo(2);
             d.progress(256);
-            SocketCalls c0 = d.socketCalls(1);
+            SocketCalls c0 = d.statistics(1).socketCalls();
             for (int i = 0; i < CALLS; i++) {
                 d.progress(256);
             }
-            SocketCalls idle = d.socketCalls(1).minus(c0);
+            SocketCalls idle = d.statistics(1).socketCalls().minus(c0);
             assertThat(idle.pollerWaits()).isZero();
             assertThat(idle.emptyReceives()).isEqualTo(CALLS);
         }
@@ -81,7 +82,7 @@ class JniPollerWaitTest {
             for (int i = 0; i <= CALLS; i++) {
                 d.progress(256);
             }
-            assertThat(d.socketCalls(1).pollerWaits()).isZero();
+            assertThat(d.statistics(1).socketCalls().pollerWaits()).isZero();
         }
         assertThatThrownBy(() -> JniDriver.builder().pollerWaitNanos(-1)).isInstanceOf(
                 IllegalArgumentException.class).hasMessage("pollerWaitNanos must be at least 0, got -1");

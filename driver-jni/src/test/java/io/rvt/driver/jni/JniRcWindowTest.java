@@ -32,10 +32,10 @@ class JniRcWindowTest {
         try (JniFixture f = new JniFixture(1, "127.0.0.1").socketBufferBytes(ASKED)) {
             f.open(1);
             JniDriver d = f.drivers().get(0);
-            int granted = d.receiveBufferBytes(1);
+            int granted = d.statistics(1).receiveBufferBytes();
             // Linux reports twice what was asked; without CAP_NET_ADMIN it caps the request at net.core.rmem_max.
             assertThat(granted).isPositive().isLessThanOrEqualTo(2 * ASKED);
-            assertThat(d.sendBufferBytes(1)).isPositive().isLessThanOrEqualTo(2 * ASKED);
+            assertThat(d.statistics(1).sendBufferBytes()).isPositive().isLessThanOrEqualTo(2 * ASKED);
             int window = d.rcWindowPackets(1);
             // A 4 KiB-MTU datagram takes 8,448 bytes of a loopback socket's buffer (measured): half the buffer's worth.
             assertThat(window).isPositive().isLessThanOrEqualTo(granted / 8448 / 2);

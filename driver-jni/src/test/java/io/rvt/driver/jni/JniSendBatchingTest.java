@@ -49,8 +49,8 @@ class JniSendBatchingTest {
             verbs.await(p[1].recvCq, 1);
             verbs.await(p[0].sendCq, 1);
             quiesce(a, b);
-            SocketCalls a0 = a.socketCalls(1);
-            SocketCalls b0 = b.socketCalls(1);
+            SocketCalls a0 = a.statistics(1).socketCalls();
+            SocketCalls b0 = b.statistics(1).socketCalls();
             long aTx0 = dev[0].portCounter(1, PortCounter.TX_PACKETS);
             long bTx0 = dev[1].portCounter(1, PortCounter.TX_PACKETS);
             long bRx0 = dev[1].portCounter(1, PortCounter.RX_PACKETS);
@@ -62,7 +62,7 @@ class JniSendBatchingTest {
             }
             p[0].qp.postSend(list); // queued: this thread is a's engine, which drains it in its next cycle
             a.doWork();
-            SocketCalls sent = a.socketCalls(1).minus(a0);
+            SocketCalls sent = a.statistics(1).socketCalls().minus(a0);
             long n = sent.datagramsSent(); // what the requester's windows let out (33 here: more than one batch)
             assertThat(n).isEqualTo(dev[0].portCounter(1, PortCounter.TX_PACKETS) - aTx0).isBetween(2L, 40L);
             assertThat(sent.sendCalls()).as("sendmmsg calls in batches of 32").isEqualTo((n + 31) / 32);
@@ -72,8 +72,8 @@ class JniSendBatchingTest {
             verbs.await(p[1].recvCq, messages);
             verbs.await(p[0].sendCq, messages);
             quiesce(a, b);
-            SocketCalls ra = a.socketCalls(1).minus(a0);
-            SocketCalls rb = b.socketCalls(1).minus(b0);
+            SocketCalls ra = a.statistics(1).socketCalls().minus(a0);
+            SocketCalls rb = b.statistics(1).socketCalls().minus(b0);
             assertThat(ra.datagramsSent()).isEqualTo(dev[0].portCounter(1, PortCounter.TX_PACKETS) - aTx0);
             assertThat(rb.datagramsReceived()).isEqualTo(dev[1].portCounter(1, PortCounter.RX_PACKETS) - bRx0)
                     .isEqualTo(messages);
@@ -86,21 +86,21 @@ class JniSendBatchingTest {
             assertThat(rb.receiveCalls() - rb.emptyReceives()).as("receives that returned datagrams").isPositive()
                     .isLessThanOrEqualTo(rb.datagramsReceived());
 
-            SocketCalls idle = b.socketCalls(1);
+            SocketCalls idle = b.statistics(1).socketCalls();
             for (int i = 0; i < 5; i++) {
                 b.doWork();
             }
-            SocketCalls five = b.socketCalls(1).minus(idle);
+            SocketCalls five = b.statistics(1).socketCalls().minus(idle);
             assertThat(five.receiveCalls()).isEqualTo(5);
             assertThat(five.emptyReceives()).isEqualTo(5);
             assertThat(five.sendCalls()).isZero();
 
             sendJunk(b, 3);
             long deadline = System.nanoTime() + DEADLINE;
-            while (b.malformed(1) < 3 && System.nanoTime() - deadline < 0) {
+            while (b.statistics(1).malformed() < 3 && System.nanoTime() - deadline < 0) {
                 b.doWork();
             }
-            SocketCalls junk = b.socketCalls(1).minus(idle);
+            SocketCalls junk = b.statistics(1).socketCalls().minus(idle);
             assertThat(junk.datagramsReceived()).isEqualTo(3);
             assertThat(junk.receiveCalls() - junk.emptyReceives()).isBetween(1L, 3L);
         }
@@ -118,7 +118,7 @@ class JniSendBatchingTest {
             Endpoint[] p = connectWhileProgressing(verbs, dev, a, b);
             long deadline;
             long backstops0 = a.port(1).backstopWork() + b.port(1).backstopWork();
-            SocketCalls a0 = a.socketCalls(1);
+            SocketCalls a0 = a.statistics(1).socketCalls();
             int iterations = 300;
             WorkCompletion wc = new WorkCompletion();
             deadline = System.nanoTime() + DEADLINE;
@@ -132,7 +132,7 @@ class JniSendBatchingTest {
                 drain(p[0].sendCq, wc);
                 drain(p[1].sendCq, wc);
             }
-            assertThat(a.socketCalls(1).minus(a0).datagramsSent()).isGreaterThanOrEqualTo(iterations);
+            assertThat(a.statistics(1).socketCalls().minus(a0).datagramsSent()).isGreaterThanOrEqualTo(iterations);
             assertThat(a.port(1).backstopWork() + b.port(1).backstopWork() - backstops0)
                     .as("duty cycles the backstops ran").isZero();
         }
@@ -161,19 +161,20 @@ class JniSendBatchingTest {
             boolean left = false;
             for (int round = 0; round < rounds && !left; round++) {
                 b.progress(1); // this thread is a poller
-                SocketCalls a0 = a.socketCalls(1);
+                SocketCalls a0 = a.statistics(1).socketCalls();
                 p[0].qp.postSend(new SendWorkRequest(1).wrId(1).opcode(WrOpcode.SEND).sge(p[0].mr, 0, 8));
-                assertThat(a.socketCalls(1).minus(a0).datagramsSent()).as("the first post after a progress, at once")
+                assertThat(a.statistics(1).socketCalls().minus(a0).datagramsSent())
+                        .as("the first post after a progress, at once")
                         .isEqualTo(1);
                 assertThat(a.port(1).queue.isEmpty()).isTrue();
                 p[0].qp.postSend(new SendWorkRequest(1).wrId(2).opcode(WrOpcode.SEND).sge(p[0].mr, 0, 8));
                 p[0].qp.postSend(new SendWorkRequest(1).wrId(3).opcode(WrOpcode.SEND).sge(p[0].mr, 0, 8));
                 if (!a.port(1).queue.isEmpty()) {
                     left = true;
-                    assertThat(a.socketCalls(1).minus(a0).datagramsSent()).as("the next two, left to the next "
-                            + "progress").isEqualTo(1);
+                    assertThat(a.statistics(1).socketCalls().minus(a0).datagramsSent())
+                            .as("the next two, left to the next progress").isEqualTo(1);
                     b.progress(1); // pays what this thread owes a: the two leave in one sendmmsg
-                    SocketCalls sent = a.socketCalls(1).minus(a0);
+                    SocketCalls sent = a.statistics(1).socketCalls().minus(a0);
                     assertThat(sent.datagramsSent()).isEqualTo(3);
                     assertThat(sent.sendCalls()).isEqualTo(2);
                 }
@@ -199,19 +200,19 @@ class JniSendBatchingTest {
             f.open(2);
             JniDriver b = f.drivers().get(1);
             for (int round = 0; round < 3; round++) {
-                SocketCalls b0 = b.socketCalls(1);
-                long malformed0 = b.malformed(1);
+                SocketCalls b0 = b.statistics(1).socketCalls();
+                long malformed0 = b.statistics(1).malformed();
                 sendJunk(b, 3); // on loopback in the socket's queue when the send returns
                 b.progress(256);
-                SocketCalls r = b.socketCalls(1).minus(b0);
+                SocketCalls r = b.statistics(1).socketCalls().minus(b0);
                 assertThat(r.datagramsReceived()).isEqualTo(3);
-                assertThat(b.malformed(1) - malformed0).isEqualTo(3);
+                assertThat(b.statistics(1).malformed() - malformed0).isEqualTo(3);
                 // the cycle that did work is followed by one more (the progress loop), which does not ask the socket
                 // again: it had just been emptied
                 assertThat(r.receiveCalls()).as("recvmmsg calls").isEqualTo(1);
                 assertThat(r.emptyReceives()).isZero();
                 b.progress(256); // a new progress call asks again
-                assertThat(b.socketCalls(1).minus(b0).emptyReceives()).isEqualTo(1);
+                assertThat(b.statistics(1).socketCalls().minus(b0).emptyReceives()).isEqualTo(1);
             }
         }
     }

@@ -94,7 +94,8 @@ class JniStandInTest {
                 assertThat(stall.release.getCount()).isEqualTo(1);
                 assertThat(b.port(1).standInWork()).as("cycles the backstop ran beside the stalled poller")
                         .isPositive();
-                assertThat(b.socketCalls(1).standInCycles()).as("the same cycles, as the launcher reads them")
+                assertThat(b.statistics(1).socketCalls().standInCycles())
+                        .as("the same cycles, as the launcher reads them")
                         .isPositive();
                 Verbs.assertSuccess(verbs.await(p[1].recvCq, 1).get(0), 1);
                 Verbs.assertPattern(p[1].buffer, 0, 4096, 5);

@@ -16,7 +16,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The native wire sends payload straight from registered memory ({@link JniDriver#zeroCopyPackets}): multi-SGE and
+ * The native wire sends payload straight from registered memory ({@link PortStatistics#zeroCopyPackets()}):
+ * multi-SGE and
  * multi-packet SENDs, RDMA WRITEs and RDMA READs arrive byte-exact; a heap-buffer region and the JDK wire copy.
  */
 class JniZeroCopyTest {
@@ -48,7 +49,7 @@ class JniZeroCopyTest {
             }
             send.numSge(sges.length);
             p[1].qp.postRecv(new RecvWorkRequest(1).wrId(1).sge(p[1].mr, 500_000, sendLen));
-            long before = a.zeroCopyPackets(1);
+            long before = a.statistics(1).zeroCopyPackets();
             p[0].qp.postSend(send);
             Verbs.assertSuccess(verbs.await(p[0].sendCq, 1).get(0), 1);
             WorkCompletion rwc = verbs.await(p[1].recvCq, 1).get(0);
@@ -59,10 +60,10 @@ class JniZeroCopyTest {
                 assertThat(slice(p[1].buffer, at, s[2])).as("SGE at %d", s[1]).isEqualTo(slice(from, s[1], s[2]));
                 at += s[2];
             }
-            assertThat(a.zeroCopyPackets(1) - before).as("zero-copy packets of the SEND").isGreaterThan(0);
+            assertThat(a.statistics(1).zeroCopyPackets() - before).as("zero-copy packets of the SEND").isGreaterThan(0);
 
             // A 300 KB RDMA WRITE from two SGEs, then an RDMA READ of 200 KB (responses from b's memory).
-            before = a.zeroCopyPackets(1);
+            before = a.statistics(1).zeroCopyPackets();
             SendWorkRequest write = new SendWorkRequest(2).wrId(2).opcode(WrOpcode.RDMA_WRITE)
                     .sendFlags(SendFlag.SIGNALED.bit()).remoteAddr(p[1].mr.addr() + 600_000).rkey(p[1].mr.rkey());
             write.sge(0).set(p[0].mr, 1, 200_001);
@@ -71,16 +72,16 @@ class JniZeroCopyTest {
             Verbs.assertSuccess(verbs.await(p[0].sendCq, 1).get(0), 2);
             assertThat(slice(p[1].buffer, 600_000, 200_001)).isEqualTo(slice(p[0].buffer, 1, 200_001));
             assertThat(slice(p[1].buffer, 800_001, 99_998)).isEqualTo(slice(second.buffer(), 100_000, 99_998));
-            assertThat(a.zeroCopyPackets(1) - before).as("zero-copy packets of the WRITE")
+            assertThat(a.statistics(1).zeroCopyPackets() - before).as("zero-copy packets of the WRITE")
                     .isGreaterThanOrEqualTo(300_000 / 4096);
 
-            long readBefore = b.zeroCopyPackets(1);
+            long readBefore = b.statistics(1).zeroCopyPackets();
             p[0].qp.postSend(new SendWorkRequest(1).wrId(3).opcode(WrOpcode.RDMA_READ)
                     .sendFlags(SendFlag.SIGNALED.bit()).sge(second, 300_000, 200_003)
                     .remoteAddr(p[1].mr.addr() + 7).rkey(p[1].mr.rkey()));
             Verbs.assertSuccess(verbs.await(p[0].sendCq, 1).get(0), 3);
             assertThat(slice(second.buffer(), 300_000, 200_003)).isEqualTo(slice(p[1].buffer, 7, 200_003));
-            assertThat(b.zeroCopyPackets(1) - readBefore).as("zero-copy RDMA READ responses")
+            assertThat(b.statistics(1).zeroCopyPackets() - readBefore).as("zero-copy RDMA READ responses")
                     .isGreaterThanOrEqualTo(200_000 / 4096);
         }
     }
@@ -101,7 +102,7 @@ class JniZeroCopyTest {
                     .remoteAddr(p[1].mr.addr() + 11).rkey(p[1].mr.rkey()));
             Verbs.assertSuccess(verbs.await(p[0].sendCq, 1).get(0), 1);
             assertThat(slice(p[1].buffer, 11, 100_003)).isEqualTo(slice(src.buffer(), 5, 100_003));
-            assertThat(a.zeroCopyPackets(1)).isZero();
+            assertThat(a.statistics(1).zeroCopyPackets()).isZero();
         }
     }
 

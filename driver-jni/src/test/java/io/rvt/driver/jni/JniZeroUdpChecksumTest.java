@@ -106,8 +106,8 @@ class JniZeroUdpChecksumTest {
         }
 
         JniFixture.sendChecked(verbs, verbs.connected(s, r, QpType.RC, 1 << 16, 7, 1), 50_000, SEED);
-        assertThat(receiver.icrcErrors(1)).isZero();
-        assertThat(receiver.malformed(1)).isZero();
+        assertThat(receiver.statistics(1).icrcErrors()).isZero();
+        assertThat(receiver.statistics(1).malformed()).isZero();
     }
 
     /**
@@ -135,8 +135,8 @@ class JniZeroUdpChecksumTest {
                 }
             }
             long icrc = payloadFlips;
-            verbs.awaitTrue(icrc + " ICRC errors", () -> receiver.icrcErrors(1) >= icrc);
-            assertThat(receiver.icrcErrors(1)).isEqualTo(payloadFlips);
+            verbs.awaitTrue(icrc + " ICRC errors", () -> receiver.statistics(1).icrcErrors() >= icrc);
+            assertThat(receiver.statistics(1).icrcErrors()).isEqualTo(payloadFlips);
             long headerFlips = 0;
             for (int at = 0; at < headers; at++) {
                 if (at != 4) { // BTH resv8a: the one byte the ICRC does not cover
@@ -145,13 +145,13 @@ class JniZeroUdpChecksumTest {
                 }
             }
             long all = payloadFlips + headerFlips;
-            verbs.awaitTrue(all + " malformed", () -> receiver.malformed(1) >= all);
+            verbs.awaitTrue(all + " malformed", () -> receiver.statistics(1).malformed() >= all);
             send(rxe, udPacket(b.qp.qpNum(), rxe.localPort(), 2L));
             WorkCompletion wc = verbs.await(b.recvCq, 1).get(0);
             Verbs.assertSuccess(wc, 2);
             assertThat(b.buffer.getLong(1024 + 40)).as("the second good datagram's payload").isEqualTo(2L);
             assertThat(r.portCounter(1, PortCounter.RX_MALFORMED)).isEqualTo(all);
-            assertThat(receiver.icrcErrors(1)).isBetween(payloadFlips, all);
+            assertThat(receiver.statistics(1).icrcErrors()).isBetween(payloadFlips, all);
             verbs.assertQuiet(b.recvCq, 100);
         }
     }

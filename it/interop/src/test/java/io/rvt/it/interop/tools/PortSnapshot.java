@@ -31,7 +31,7 @@ final class PortSnapshot {
     static Map<String, String> of(Device device, JniDriver driver) {
         Map<String, String> m = new LinkedHashMap<>();
         if (driver != null) {
-            m.put("icrc_errors", Long.toString(driver.icrcErrors(1)));
+            m.put("icrc_errors", Long.toString(driver.statistics(1).icrcErrors()));
         }
         for (PortCounter c : COUNTERS) {
             m.put(c.name().toLowerCase(Locale.ROOT), Long.toString(device.portCounter(1, c)));
