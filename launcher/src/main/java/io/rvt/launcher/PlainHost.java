@@ -1,8 +1,7 @@
 package io.rvt.launcher;
 
 import io.rvt.api.Device;
-import io.rvt.api.DeviceRegistry;
-import io.rvt.api.Rvt;
+import io.rvt.api.spi.DriverRegistry;
 import io.rvt.api.spi.RvtDriver;
 import io.rvt.api.spi.agent.Agent;
 import io.rvt.api.spi.agent.AgentInvoker;
@@ -21,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Two simulated HCAs ({@code sim0}, {@code sim1}) on one fabric built from the fabric options, registered in a
- * plain-Java device registry ({@link Rvt#create()}): no OSGi, and the fabric's counters in reach.
+ * plain-Java device registry ({@link DriverRegistry#create()}): no OSGi, and the fabric's counters in reach.
  *
  * <p>Threads: by default ({@link Threading#PROGRESS}) the fabric and both HCAs' send engines are one duty cycle that
  * the command's polls run through rvt-core's progress hook, and a backstop thread runs when they stop (a
@@ -46,7 +45,7 @@ public final class PlainHost implements Host {
     private final FabricOptions options;
     private final Threading threading;
     private final Fabric fabric;
-    private final DeviceRegistry registry;
+    private final DriverRegistry registry;
     /** The network thread ({@link Threading#SHARED}), else null. */
     private final AgentRunner network;
     /** The network's agents, run by {@link #progress()} ({@link Threading#INVOKER} in real time), else null. */
@@ -88,7 +87,7 @@ public final class PlainHost implements Host {
         }
         SimDriver sim0 = driver("sim0");
         SimDriver sim1 = driver("sim1");
-        registry = Rvt.create();
+        registry = DriverRegistry.create();
         devices = List.of(registry.register(sim0), registry.register(sim1));
         Agent agents = options.deterministic() || progress || threading == Threading.DEDICATED ? null
                 : new CompositeAgent(NETWORK_THREAD + name,

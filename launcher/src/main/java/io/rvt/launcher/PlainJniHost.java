@@ -1,8 +1,7 @@
 package io.rvt.launcher;
 
 import io.rvt.api.Device;
-import io.rvt.api.DeviceRegistry;
-import io.rvt.api.Rvt;
+import io.rvt.api.spi.DriverRegistry;
 import io.rvt.driver.jni.JniDriver;
 import io.rvt.driver.jni.JniDriverBuilder;
 import java.util.ArrayList;
@@ -12,7 +11,7 @@ import java.util.Map;
 
 /**
  * {@code --driver jni --no-osgi}: two RoCEv2 HCAs (one in a {@code --server} or client process) ({@link JniDriver}s built from a {@link JniSetup}) registered in a
- * plain-Java device registry ({@link Rvt#create()}), talking over real UDP sockets. The command's threads post and
+ * plain-Java device registry ({@link DriverRegistry#create()}), talking over real UDP sockets. The command's threads post and
  * poll; by default their empty polls run the port engines (driver-jni's progress hook), {@link #progress()} those
  * of both HCAs ({@link ProgressPolls}), and each port's thread is the backstop, as under OSGi; with
  * {@code --threading dedicated} only the ports' threads run them (they spin briefly, then wait in {@code poll}).
@@ -20,7 +19,7 @@ import java.util.Map;
 final class PlainJniHost implements Host {
     private final JniSetup setup;
     private final List<JniDriver> drivers = new ArrayList<>();
-    private final DeviceRegistry registry = Rvt.create();
+    private final DriverRegistry registry = DriverRegistry.create();
     private final List<Device> devices = new ArrayList<>();
     /** With {@link Threading#PROGRESS} and two HCAs: the empty CQs whose polls run both HCAs' engines; else null. */
     private final ProgressPolls progressPolls;

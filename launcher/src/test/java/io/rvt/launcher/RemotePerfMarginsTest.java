@@ -2,8 +2,7 @@ package io.rvt.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rvt.api.DeviceRegistry;
-import io.rvt.api.Rvt;
+import io.rvt.api.spi.DriverRegistry;
 import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.driver.sim.SimDriver;
 import io.rvt.driver.sim.fabric.Fabric;
@@ -31,7 +30,7 @@ class RemotePerfMarginsTest {
     @Timeout(120)
     void shouldCountTheClientsMarginsInTheServersSendRowWhenTheRowIsTimed() throws Exception {
         try (Fabric fabric = Fabric.builder("margins-" + System.nanoTime()).gidPrefix(0).realTime()
-                .threading(ThreadingMode.PROGRESS).build(); DeviceRegistry registry = Rvt.create()) {
+                .threading(ThreadingMode.PROGRESS).build(); DriverRegistry registry = DriverRegistry.create()) {
             SimDriver serverHca = SimDriver.builder(fabric).name("server")
                     .nodeGuid(RemotePerfProtocolTest.guidOf(SERVER_IP) - 1).build();
             SimDriver clientHca = SimDriver.builder(fabric).name("client")

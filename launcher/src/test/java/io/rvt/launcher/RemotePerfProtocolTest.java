@@ -3,8 +3,7 @@ package io.rvt.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rvt.api.Device;
-import io.rvt.api.DeviceRegistry;
-import io.rvt.api.Rvt;
+import io.rvt.api.spi.DriverRegistry;
 import io.rvt.api.spi.RvtDriver;
 import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.driver.sim.SimDriver;
@@ -40,7 +39,7 @@ class RemotePerfProtocolTest {
     private static final Pattern ROW = Pattern.compile("(?m)^ (\\d+)\\s+(\\d+)\\s+[0-9.]+");
 
     private static Fabric fabric;
-    private static DeviceRegistry registry;
+    private static DriverRegistry registry;
     private static Side server;
     private static Side client;
 
@@ -88,7 +87,7 @@ class RemotePerfProtocolTest {
         // GID prefix 0 and port 1's GUID (the node GUID + 1) the address: the GID is ::ffff:a.b.c.d
         fabric = Fabric.builder("perftest-" + System.nanoTime()).gidPrefix(0).realTime()
                 .threading(ThreadingMode.PROGRESS).build();
-        registry = Rvt.create();
+        registry = DriverRegistry.create();
         server = new Side(fabric, registry.register(SimDriver.builder(fabric).name("server")
                 .nodeGuid(guidOf(SERVER_IP) - 1).build()));
         client = new Side(fabric, registry.register(SimDriver.builder(fabric).name("client")

@@ -3,8 +3,7 @@ package io.rvt.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rvt.api.DeviceRegistry;
-import io.rvt.api.Rvt;
+import io.rvt.api.spi.DriverRegistry;
 import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.driver.jni.JniDriverBuilder;
 import io.rvt.driver.sim.SimDriver;
@@ -40,7 +39,7 @@ class RemotePerfRdmaCmTest {
             + "(\\S+)");
 
     private static Fabric fabric;
-    private static DeviceRegistry registry;
+    private static DriverRegistry registry;
     private static RemotePerfProtocolTest.Side server;
     private static RemotePerfProtocolTest.Side client;
 
@@ -48,7 +47,7 @@ class RemotePerfRdmaCmTest {
     static void fabric() throws Exception {
         fabric = Fabric.builder("perftest-cm-" + System.nanoTime()).gidPrefix(0).realTime()
                 .threading(ThreadingMode.PROGRESS).build();
-        registry = Rvt.create();
+        registry = DriverRegistry.create();
         server = new RemotePerfProtocolTest.Side(fabric, registry.register(SimDriver.builder(fabric).name("server")
                 .nodeGuid(RemotePerfProtocolTest.guidOf(SERVER_IP) - 1).build()));
         client = new RemotePerfProtocolTest.Side(fabric, registry.register(SimDriver.builder(fabric).name("client")

@@ -168,16 +168,4 @@ public interface Device {
      *         {@code client} is null
      */
     DeviceClient.Registration registerClient(DeviceClient client);
-
-    /**
-     * The clock and timers this device runs on, an rvt extension (ibverbs has no such call): the driver's own
-     * ({@link io.rvt.api.spi.RvtDriver#timerService()}; driver-sim's deterministic fabric gives its virtual time,
-     * whose {@link io.rvt.api.spi.TimerService#replaySeed()} is the fabric's seed), else rvt-core's real-time one
-     * (driver-jni, real-time driver-sim). The device's RC retry and RNR timers run on it; software above the verbs
-     * that keeps time of its own (rvt-cm's retries and timewait) uses it to run on the same time, so that a
-     * deterministic run replays with it.
-     *
-     * @return the timer service (the same one for the device's life)
-     */
-    io.rvt.api.spi.TimerService timerService();
 }

@@ -1,6 +1,5 @@
 package io.rvt.api;
 
-import io.rvt.api.spi.RvtDriver;
 import java.util.List;
 import java.util.Optional;
 import org.osgi.annotation.versioning.ProviderType;
@@ -8,30 +7,22 @@ import org.osgi.annotation.versioning.ProviderType;
 /**
  * The devices of rvt outside OSGi (under OSGi, devices are services instead). rvt-core provides it through
  * {@link java.util.ServiceLoader}; {@link Rvt#open()} returns one that has already {@link #discover() discovered}
- * every driver on the module or class path, {@link Rvt#create()} an empty one to which the caller
- * {@link #register registers} drivers it built itself (a simulated HCA on a fabric with faults, say). Devices live
- * until they are {@link #remove removed} or the registry is {@link #close() closed}. Thread-safe.
+ * every driver on the module or class path, {@link Rvt#create()} an empty one. A caller that builds drivers itself (a
+ * simulated HCA on a fabric with faults, say) registers them through the SPI's registry of this kind,
+ * {@code io.rvt.api.spi.DriverRegistry} ({@code DriverRegistry.create().register(driver)}): registering a driver is
+ * the driver's side of rvt, so the verbs API does not name it. Devices live until they are {@link #remove removed}
+ * or the registry is {@link #close() closed}. Thread-safe.
  */
 @ProviderType
 public interface DeviceRegistry extends AutoCloseable {
     /**
-     * Finds every {@link RvtDriver} with {@link java.util.ServiceLoader} (module path: {@code provides}; class path:
-     * {@code META-INF/services}) and registers each. A driver that cannot be made or fails validation is skipped and
+     * Finds every driver ({@code io.rvt.api.spi.RvtDriver}) with {@link java.util.ServiceLoader} (module path:
+     * {@code provides}; class path: {@code META-INF/services}) and registers each. A driver that cannot be made or fails validation is skipped and
      * listed in {@link #refused()}, so one broken driver does not hide the others.
      *
      * @return the devices this call added, in discovery order
      */
     List<Device> discover();
-
-    /**
-     * Registers a driver the caller made and returns its device. Mirrors {@code rvt_register_device}.
-     *
-     * @param driver the driver
-     * @return the new device
-     * @throws io.rvt.api.spi.DriverValidationException (a {@link VerbsException}, EINVAL) if the driver breaks the
-     *         SPI (a missing callback, bad parameters; the message names the problem); the registry is left as it was
-     */
-    Device register(RvtDriver driver);
 
     /**
      * Removes a device: its clients ({@link Device#registerClient}) are told, newest first, then its QPs move to the

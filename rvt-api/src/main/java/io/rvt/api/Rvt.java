@@ -23,8 +23,9 @@ public final class Rvt {
     }
 
     /**
-     * Creates an empty device registry, for drivers the caller builds and {@link DeviceRegistry#register registers}
-     * itself.
+     * Creates an empty device registry; {@link DeviceRegistry#discover()} fills it. To register drivers the caller
+     * builds itself, {@code io.rvt.api.spi.DriverRegistry.create()} gives the same kind of registry with
+     * {@code register} (driver registration is SPI).
      *
      * @return a new registry (close it to remove its devices)
      * @throws VerbsException ENODEV if rvt-core is not on the module or class path

@@ -4,5 +4,5 @@
  * IBTA/ibverbs enums.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.6.0")
+@org.osgi.annotation.versioning.Version("2.0.0")
 package io.rvt.api;

@@ -12,7 +12,7 @@ import java.util.OptionalLong;
  *
  * <p>Threads and time: the CM has no thread of its own. It reacts to MADs on the completion handler of its GSI
  * receive CQ (the driver's completion executor) and to its timers; by default the timers run on its device's clock
- * ({@link Device#timerService()}: rvt-core's timer agent {@code rvt-DEVICE-timer} on real time), so that a CM's time
+ * ({@link TimerService#of(Device)}: rvt-core's timer agent {@code rvt-DEVICE-timer} on real time), so that a CM's time
  * goes with its device and no thread is rvt-cm's (a listener that blocks there delays the device's own timers:
  * hand long work to a thread of the application's). With a
  * {@link Builder#timerService(TimerService) timer service} of the caller's, e.g. driver-sim's event loop in deterministic
@@ -74,7 +74,7 @@ public final class CmConfig {
 
     /**
      * The configuration a device asks for, what {@link ConnectionManager#of(Device)} and rvt-cm's OSGi component use:
-     * on a device whose clock replays ({@link Device#timerService()} with a
+     * on a device whose clock replays ({@link TimerService#of(Device)} with a
      * {@link TimerService#replaySeed() replay seed}: driver-sim's deterministic fabric), the CM runs on that clock and
      * seeds its random numbers from the replay seed and the LID of the device's port 1, so that an application's connections
      * replay with the fabric; on real time, {@link #defaults()}.
@@ -83,7 +83,7 @@ public final class CmConfig {
      * @return its configuration (equal for equal devices, so that every {@code of(device)} shares one CM)
      */
     public static CmConfig of(Device device) {
-        TimerService timers = device.timerService();
+        TimerService timers = TimerService.of(device);
         OptionalLong replay = timers == null ? OptionalLong.empty() : timers.replaySeed();
         if (replay.isEmpty()) {
             return DEFAULTS;
@@ -102,7 +102,7 @@ public final class CmConfig {
         return new Builder();
     }
 
-    /** @return the caller's timer service, or null for the device's ({@link Device#timerService()}) */
+    /** @return the caller's timer service, or null for the device's ({@link TimerService#of(Device)}) */
     public TimerService timerService() {
         return timerService;
     }

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * rvt-cm has no thread of its own: without a clock of the caller's its timers run on its device's
- * ({@code Device.timerService()}, rvt-core's timer agent {@code rvt-DEVICE-timer} on real time), where a connection
+ * ({@code TimerService.of(device)}, rvt-core's timer agent {@code rvt-DEVICE-timer} on real time), where a connection
  * request's retries still fire, and which goes with the device: a device stopped and started again leaves no thread.
  * (Before, one {@code rvt-cm-timer} executor thread served every CM of the JVM.)
  */

@@ -3,6 +3,7 @@ package io.rvt.core;
 import io.rvt.api.Device;
 import io.rvt.api.DeviceRegistry;
 import io.rvt.api.VerbsException;
+import io.rvt.api.spi.DriverRegistry;
 import io.rvt.api.spi.RvtDriver;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -12,12 +13,12 @@ import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 
 /**
- * The {@link DeviceRegistry} outside OSGi. {@link #discover()} finds every {@link RvtDriver} with {@link ServiceLoader}
- * (module path: {@code provides}; class path: {@code META-INF/services}); {@link #register} takes drivers the caller
- * made. A driver that cannot be instantiated or fails validation during discovery is skipped and reported in
+ * The {@link DeviceRegistry} outside OSGi, and the SPI's {@link DriverRegistry}. {@link #discover()} finds every
+ * {@link RvtDriver} with {@link ServiceLoader} (module path: {@code provides}; class path:
+ * {@code META-INF/services}); {@link #register} takes drivers the caller made. A driver that cannot be instantiated or fails validation during discovery is skipped and reported in
  * {@link #refused()}, so one broken driver does not hide the others.
  */
-public final class RvtDeviceRegistry implements DeviceRegistry {
+public final class RvtDeviceRegistry implements DriverRegistry {
     private static final System.Logger LOG = System.getLogger(RvtDeviceRegistry.class.getName());
 
     private final Iterable<RvtDriver> discoverable;

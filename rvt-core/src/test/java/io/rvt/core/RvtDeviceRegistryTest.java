@@ -4,10 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rvt.api.Device;
+import io.rvt.api.DeviceRegistry;
 import io.rvt.api.Errno;
 import io.rvt.api.VerbsException;
+import io.rvt.api.Rvt;
 import io.rvt.api.spi.Callback;
+import io.rvt.api.spi.DriverRegistry;
 import io.rvt.api.spi.RvtDriver;
+import io.rvt.api.spi.TimerService;
+import io.rvt.core.timer.SystemTimerService;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -94,5 +99,35 @@ class RvtDeviceRegistryTest {
             assertThat(registry.devices()).containsExactly(kept);
             assertThat(registry.refused()).as("only discovery records refusals").isEmpty();
         }
+    }
+
+    @Test
+    void shouldRegisterThroughTheSpiRegistryAndGiveTheDevicesClockThroughTheSpi() {
+        SystemTimerService driversClock = new SystemTimerService("clockreg");
+        try (DriverRegistry registry = DriverRegistry.create()) {
+            assertThat(registry).as("rvt-core's registry, found by ServiceLoader").isInstanceOf(RvtDeviceRegistry.class);
+            Device own = registry.register(new TestDriver().timerService(driversClock));
+            Device plain = registry.register(new TestDriver());
+            assertThat(registry.devices()).containsExactly(own, plain);
+            assertThat(TimerService.of(own)).as("the driver's clock").isSameAs(driversClock);
+            assertThat(TimerService.of(plain)).as("rvt-core's real-time clock").isNotNull().isNotSameAs(driversClock)
+                    .isSameAs(TimerService.of(plain));
+        } finally {
+            driversClock.close();
+        }
+        try (DeviceRegistry plainApi = Rvt.create()) {
+            assertThat(plainApi).as("the verbs API's registry is the same kind").isInstanceOf(DriverRegistry.class);
+        }
+    }
+
+    @Test
+    void shouldRefuseTheClockOfADeviceRvtCoreDidNotMake() {
+        Device foreign = (Device) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {Device.class}, (proxy, m, args) -> m.getName().equals("toString") ? "foreign0" : null);
+        assertThatThrownBy(() -> TimerService.of(foreign)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("not a device of rvt-core, so no timer service: foreign0 (" + foreign.getClass().getName()
+                        + ")");
+        assertThatThrownBy(() -> TimerService.of(null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("not a device of rvt-core, so no timer service: null");
     }
 }

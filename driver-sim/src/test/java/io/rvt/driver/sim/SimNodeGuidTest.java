@@ -3,9 +3,8 @@ package io.rvt.driver.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rvt.api.Device;
-import io.rvt.api.DeviceRegistry;
 import io.rvt.api.Gid;
-import io.rvt.api.Rvt;
+import io.rvt.api.spi.DriverRegistry;
 import io.rvt.driver.sim.fabric.Fabric;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -29,7 +28,7 @@ class SimNodeGuidTest {
     /** The GIDs of HCAs {@code names} on a new fabric with {@code seed}, registered in order (port 1, then 2). */
     private static List<Gid> gids(long seed, String... names) {
         List<Gid> gids = new ArrayList<>();
-        try (Fabric f = fabric(seed); DeviceRegistry rvt = Rvt.create()) {
+        try (Fabric f = fabric(seed); DriverRegistry rvt = DriverRegistry.create()) {
             for (String n : names) {
                 Device d = rvt.register(SimDriver.builder(f).name(n).ports(2).build());
                 gids.add(d.queryGid(1, 0));
@@ -64,7 +63,7 @@ class SimNodeGuidTest {
 
     @Test
     void shouldKeepGidsUniqueWhenManyHcasAreMadeAtOnce() throws Exception {
-        try (Fabric f = fabric(11); DeviceRegistry rvt = Rvt.create()) {
+        try (Fabric f = fabric(11); DriverRegistry rvt = DriverRegistry.create()) {
             List<Thread> threads = new ArrayList<>();
             Set<Long> guids = java.util.concurrent.ConcurrentHashMap.newKeySet();
             for (int t = 0; t < 4; t++) {
@@ -85,7 +84,7 @@ class SimNodeGuidTest {
 
     @Test
     void shouldGiveTheSameGidBackWhenAnHcaIsMadeAgainOnItsFabric() {
-        try (Fabric f = fabric(11); DeviceRegistry rvt = Rvt.create()) {
+        try (Fabric f = fabric(11); DriverRegistry rvt = DriverRegistry.create()) {
             Device first = rvt.register(SimDriver.builder(f).name("sim%d").build());
             Gid gid = first.queryGid(1, 0);
             rvt.remove(first); // a bundle restart: the HCA goes, and one of its configuration comes back
@@ -97,7 +96,7 @@ class SimNodeGuidTest {
 
     @Test
     void shouldTakeTheGivenNodeGuidWhenOneIsSet() {
-        try (Fabric f = fabric(11); DeviceRegistry rvt = Rvt.create()) {
+        try (Fabric f = fabric(11); DriverRegistry rvt = DriverRegistry.create()) {
             Device d = rvt.register(SimDriver.builder(f).name("a").nodeGuid(0x0052_5654_00AB_0000L).build());
 
             assertThat(d.queryDevice().nodeGuid()).isEqualTo(0x0052_5654_00AB_0000L);

@@ -380,7 +380,7 @@ class RvtFelixIT extends FelixTest {
         assertThat(felix.resolve(old)).isFalse();
         assertThatThrownBy(old::start).isInstanceOf(BundleException.class)
                 .hasMessageContaining("osgi.wiring.package=io.rvt.api")
-                .hasMessageContaining("version>=2.0.0");
+                .hasMessageContaining("version>=3.0.0");
         assertThat(old.getState()).isEqualTo(Bundle.INSTALLED);
     }
 }

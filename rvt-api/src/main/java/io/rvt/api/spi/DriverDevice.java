@@ -81,8 +81,14 @@ public interface DriverDevice extends Device {
      */
     int lkeyOk(ProtectionDomain pd, Sge isge, Sge lastSge, ScatterGatherEntry sge, int acc);
 
-    /** @return the timer service in use (the driver's, or rvt's real-time one) */
-    @Override
+    /**
+     * The clock and timers this device runs on, an rvt extension: the driver's own ({@link RvtDriver#timerService()};
+     * driver-sim's deterministic fabric gives its virtual time, whose {@link TimerService#replaySeed()} is the
+     * fabric's seed), else rvt-core's real-time one (driver-jni, real-time driver-sim). The device's RC retry and RNR
+     * timers run on it; software above the verbs reaches it through {@link TimerService#of(Device)}.
+     *
+     * @return the timer service in use (the same one for the device's life)
+     */
     TimerService timerService();
 
     /**

@@ -1,5 +1,6 @@
 package io.rvt.api.spi;
 
+import io.rvt.api.Device;
 import java.util.OptionalLong;
 import org.osgi.annotation.versioning.ConsumerType;
 
@@ -13,6 +14,26 @@ import org.osgi.annotation.versioning.ConsumerType;
  */
 @ConsumerType
 public interface TimerService {
+    /**
+     * The clock and timers a device runs on, an rvt extension (ibverbs has no such call): its driver's own
+     * ({@link RvtDriver#timerService()}; driver-sim's deterministic fabric gives its virtual time, whose
+     * {@link #replaySeed()} is the fabric's seed), else rvt-core's real-time one (driver-jni, real-time driver-sim).
+     * The device's RC retry and RNR timers run on it; software above the verbs that keeps time of its own (rvt-cm's
+     * retries and timewait) runs on it too, so that a deterministic run replays with it. Here in the SPI rather than
+     * on {@link Device}, so that the verbs API names no SPI type.
+     *
+     * @param device a device rvt-core made (under OSGi, a {@code Device} service; else from a registry)
+     * @return the device's timer service ({@link DriverDevice#timerService()}), the same one for the device's life
+     * @throws IllegalArgumentException if {@code device} is null or not rvt-core's, naming it and its class
+     */
+    static TimerService of(Device device) {
+        if (device instanceof DriverDevice d) {
+            return d.timerService();
+        }
+        throw new IllegalArgumentException("not a device of rvt-core, so no timer service: " + device
+                + (device == null ? "" : " (" + device.getClass().getName() + ")"));
+    }
+
     /** @return the current time in nanoseconds (monotonic; virtual under a simulator) */
     long nanoTime();
 

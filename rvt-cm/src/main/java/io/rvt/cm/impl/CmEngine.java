@@ -51,7 +51,7 @@ final class CmEngine {
     static final long MIN_TIMEWAIT_NANOS = 1_000_000L;
     final Device device;
     private final CmConfig config;
-    /** The caller's timer service, else the device's ({@link Device#timerService()}). */
+    /** The caller's timer service, else the device's ({@link TimerService#of(Device)}). */
     final TimerService timers;
     private final SplittableRandom random;
     private final long caGuid;
@@ -90,7 +90,7 @@ final class CmEngine {
         this.config = config;
         // no thread of rvt-cm's own: without a clock of the caller's the CM keeps its device's time, rvt-core's timer
         // agent (rvt-DEVICE-timer) on real time, a deterministic fabric's event loop on virtual time
-        this.timers = config.timerService() != null ? config.timerService() : device.timerService();
+        this.timers = config.timerService() != null ? config.timerService() : TimerService.of(device);
         this.random = config.isSeeded() ? new SplittableRandom(config.seed()) : new SplittableRandom();
         this.attrs = device.queryDevice();
         this.caGuid = attrs.nodeGuid();

@@ -226,8 +226,8 @@ public final class Fabric implements AutoCloseable {
 
     /**
      * The loop's timer service (rvt-core's RC retry and RNR timers on virtual time), whose
-     * {@link TimerService#replaySeed()} is this fabric's seed: what the fabric's devices report as their
-     * {@link io.rvt.api.Device#timerService()}, so that rvt-cm's {@code ConnectionManager.of(device)} runs on it.
+     * {@link TimerService#replaySeed()} is this fabric's seed: what the fabric's devices report as theirs
+     * ({@link TimerService#of(io.rvt.api.Device)}), so that rvt-cm's {@code ConnectionManager.of(device)} runs on it.
      *
      * @return the timer service (the same one each time)
      * @throws IllegalStateException in real-time mode (use rvt-core's real-time one)

@@ -3,7 +3,7 @@ package io.rvt.it.oldconsumer;
 import io.rvt.api.Device;
 import java.util.List;
 
-/** Uses the verbs API, so that the bundle imports {@code io.rvt.api}; its manifest asks for version 2.x. */
+/** Uses the verbs API, so that the bundle imports {@code io.rvt.api}; its manifest asks for version 3.x. */
 public final class DeviceLister {
     private DeviceLister() {
     }

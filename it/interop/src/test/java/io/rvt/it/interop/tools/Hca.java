@@ -1,9 +1,8 @@
 package io.rvt.it.interop.tools;
 
 import io.rvt.api.Device;
-import io.rvt.api.DeviceRegistry;
 import io.rvt.api.PathMtu;
-import io.rvt.api.Rvt;
+import io.rvt.api.spi.DriverRegistry;
 import io.rvt.driver.jni.JniDriver;
 import io.rvt.driver.jni.JniDriverBuilder;
 
@@ -13,12 +12,12 @@ import io.rvt.driver.jni.JniDriverBuilder;
  */
 final class Hca implements AutoCloseable {
     private final JniDriver driver;
-    private final DeviceRegistry registry;
+    private final DriverRegistry registry;
     private final Device device;
 
     private Hca(JniDriver driver) {
         this.driver = driver;
-        this.registry = Rvt.create();
+        this.registry = DriverRegistry.create();
         Device d;
         try {
             d = registry.register(driver);

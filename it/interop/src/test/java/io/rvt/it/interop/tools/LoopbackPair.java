@@ -1,8 +1,7 @@
 package io.rvt.it.interop.tools;
 
 import io.rvt.api.Device;
-import io.rvt.api.DeviceRegistry;
-import io.rvt.api.Rvt;
+import io.rvt.api.spi.DriverRegistry;
 import io.rvt.driver.jni.JniDriver;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -21,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  * client on the other: the client starts once the server said it listens ({@link ToolContext#LISTENING}).
  */
 final class LoopbackPair implements AutoCloseable {
-    private final DeviceRegistry registry = Rvt.create();
+    private final DriverRegistry registry = DriverRegistry.create();
     private final JniDriver a;
     private final JniDriver b;
     private final Device server;
