@@ -4,6 +4,8 @@ import io.rvt.api.Gid;
 import io.rvt.api.PortCounter;
 import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.DriverQp;
+import io.rvt.transport.engine.QpProtocolState;
+import io.rvt.transport.engine.RxInfo;
 import io.rvt.transport.header.PacketHeaders;
 import java.nio.ByteBuffer;
 
@@ -23,7 +25,7 @@ import java.nio.ByteBuffer;
  *
  * <p>Touched only by its receiving thread, except {@link #isCurrent()}, which any thread may ask.
  */
-public final class Delivery {
+public final class Delivery implements RxInfo.Batch {
     /** QPs one batch may defer; beyond, they go to the driver's send thread. */
     static final int CAPACITY = 64;
 
@@ -162,7 +164,8 @@ public final class Delivery {
         return true;
     }
 
-    boolean deferAck(QpProtocolState st) {
+    @Override
+    public boolean deferAck(QpProtocolState st) {
         if (ackCount == CAPACITY) {
             return false;
         }
@@ -178,7 +181,7 @@ public final class Delivery {
         for (int i = 0; i < ackCount; i++) {
             QpProtocolState st = acks[i];
             acks[i] = null;
-            st.flushDeferredAck();
+            st.queueDeferredAck();
         }
         ackCount = 0;
     }

@@ -5,6 +5,8 @@ import io.rvt.api.PortCounter;
 import io.rvt.api.QpType;
 import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.DriverQp;
+import io.rvt.transport.engine.RxInfo;
+import io.rvt.transport.engine.TxInfo;
 import io.rvt.transport.header.PacketHeaders;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -390,11 +392,11 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
         }
         if (admits(qp, port)) {
             d.enter();
-            rx.delivery = d;
+            rx.batch(d);
             try {
                 t.receive(qp, buf, h, rx);
             } finally {
-                rx.delivery = null;
+                rx.batch(null);
                 d.leave();
             }
         }

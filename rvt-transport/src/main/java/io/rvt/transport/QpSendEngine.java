@@ -1,6 +1,9 @@
 package io.rvt.transport;
 
 import io.rvt.api.spi.DriverQp;
+import io.rvt.transport.engine.Packets;
+import io.rvt.transport.engine.QpProtocolState;
+import io.rvt.transport.engine.TxInfo;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**

@@ -1,5 +1,6 @@
 package io.rvt.transport;
 
+import io.rvt.transport.engine.TxInfo;
 import java.lang.ref.WeakReference;
 import java.util.Collections;
 import java.util.Map;

@@ -14,6 +14,8 @@ import io.rvt.api.spi.SendEngine;
 import io.rvt.api.spi.engine.CallSend;
 import io.rvt.api.spi.engine.SendWqe;
 import io.rvt.api.spi.engine.WqeSetup;
+import io.rvt.transport.engine.QpProtocolState;
+import io.rvt.transport.engine.SendScheduler;
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
@@ -65,7 +67,17 @@ public abstract class TransportDriver implements RvtDriver, SendEngine, QpPrivat
      * @return the transport
      */
     protected final Transport attach(DriverDevice dev) {
-        Transport t = new Transport(dev, this::scheduleSend);
+        Transport t = new Transport(dev, new SendScheduler() {
+            @Override
+            public void scheduleSend(DriverQp qp) {
+                TransportDriver.this.scheduleSend(qp);
+            }
+
+            @Override
+            public void letGoOfSendLock(DriverQp qp) {
+                QpSendEngine.letGoOfSendLock(qp);
+            }
+        });
         transport = t;
         return t;
     }

@@ -10,6 +10,8 @@ import io.rvt.api.SendWorkRequest;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
+import io.rvt.transport.engine.RxInfo;
+import io.rvt.transport.engine.TxInfo;
 import io.rvt.transport.header.Framing;
 import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.PacketHeaders;

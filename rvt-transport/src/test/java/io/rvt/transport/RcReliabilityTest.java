@@ -12,6 +12,7 @@ import io.rvt.api.WcOpcode;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
+import io.rvt.transport.engine.RxInfo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;

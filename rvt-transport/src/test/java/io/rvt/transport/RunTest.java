@@ -13,6 +13,7 @@ import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
 import io.rvt.transport.PayloadByReferenceTest.Run;
+import io.rvt.transport.engine.TxInfo;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

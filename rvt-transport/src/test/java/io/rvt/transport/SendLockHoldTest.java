@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rvt.api.QpType;
 import io.rvt.api.QueuePair;
 import io.rvt.core.qp.RvtQp;
+import io.rvt.transport.engine.QpProtocolState;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -53,5 +54,34 @@ class SendLockHoldTest {
             qp.sendLock().unlock();
             qp.recvLock().unlock();
         }).get(30, TimeUnit.SECONDS);
+    }
+
+    /**
+     * An engine (rc, below io.rvt.transport) lets go of the hold through its QP's protocol state, which asks the
+     * {@code SendScheduler} its driver's {@code attach} handed the transport: the same once-only, drainer-only hold.
+     */
+    @Test
+    void shouldLetGoOfTheDrainsHoldWhenAnEngineAsksThroughTheQpsState() throws Exception {
+        Fabric fabric = new Fabric();
+        Node a = fabric.node("a", 1, 4096);
+        Node b = fabric.node("b", 2, 4096);
+        RvtQp qp = (RvtQp) Node.pair(QpType.RC, a, b, 8, 1)[0];
+        QpSendEngine engine = new QpSendEngine(qp);
+        QpProtocolState st = (QpProtocolState) qp.priv();
+        st.driverData(engine);
+
+        st.letGoOfSendLock(); // no drain: nothing to let go of
+        assertThat(qp.sendLock().isLocked()).isFalse();
+
+        engine.begin();
+        engine.holdSendLock();
+        CompletableFuture.runAsync(st::letGoOfSendLock).get(30, TimeUnit.SECONDS);
+        assertThat(qp.sendLock().isHeldByCurrentThread()).as("another thread cannot let go of the drain's hold")
+                .isTrue();
+        st.letGoOfSendLock();
+        assertThat(qp.sendLock().isLocked()).as("the drainer let go, asked by the engine's side").isFalse();
+        st.letGoOfSendLock(); // once only
+        assertThat(qp.sendLock().isLocked()).isFalse();
+        engine.end();
     }
 }

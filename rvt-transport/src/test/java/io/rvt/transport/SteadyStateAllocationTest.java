@@ -15,6 +15,8 @@ import io.rvt.api.WrOpcode;
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.RvtTimer;
 import io.rvt.api.spi.TimerService;
+import io.rvt.transport.engine.RxInfo;
+import io.rvt.transport.engine.TxInfo;
 import io.rvt.transport.header.Framing;
 import io.rvt.transport.header.PacketHeaders;
 import io.rvt.transport.header.PacketParser;

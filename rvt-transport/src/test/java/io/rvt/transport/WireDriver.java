@@ -18,6 +18,9 @@ import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.OperationTable;
 import io.rvt.api.spi.TimerService;
 import io.rvt.core.RvtDevice;
+import io.rvt.transport.engine.Packets;
+import io.rvt.transport.engine.RxInfo;
+import io.rvt.transport.engine.TxInfo;
 import io.rvt.transport.header.BthDescriptor;
 import io.rvt.transport.header.Framing;
 import io.rvt.transport.header.GrhDescriptor;
@@ -261,11 +264,11 @@ final class WireDriver extends TransportDriver implements PortQuery, PortModify,
             port.addCounter(PortCounter.RX_MALFORMED, run.packets());
             return;
         }
-        rx.delivery = batch;
+        rx.batch(batch);
         try {
             transport().receive(qp, buf, hdr, rx);
         } finally {
-            rx.delivery = null;
+            rx.batch(null);
             qp.release();
         }
     }
@@ -318,11 +321,11 @@ final class WireDriver extends TransportDriver implements PortQuery, PortModify,
             port.addCounter(PortCounter.RX_MALFORMED, 1); // unknown QPN
             return;
         }
-        rx.delivery = batch;
+        rx.batch(batch);
         try {
             transport().receive(qp, buf, hdr, rx);
         } finally {
-            rx.delivery = null;
+            rx.batch(null);
             qp.release();
         }
     }

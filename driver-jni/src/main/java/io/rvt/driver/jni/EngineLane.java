@@ -2,7 +2,7 @@ package io.rvt.driver.jni;
 
 import io.rvt.api.Gid;
 import io.rvt.transport.Delivery;
-import io.rvt.transport.RxInfo;
+import io.rvt.transport.engine.RxInfo;
 import io.rvt.transport.header.Icrc;
 import io.rvt.transport.header.PacketHeaders;
 import io.rvt.transport.header.PacketParser;

@@ -1,6 +1,6 @@
 package io.rvt.driver.jni;
 
-import io.rvt.transport.TxInfo;
+import io.rvt.transport.engine.TxInfo;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 

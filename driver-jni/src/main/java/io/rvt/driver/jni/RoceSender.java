@@ -4,7 +4,7 @@ import io.rvt.api.AhAttr;
 import io.rvt.api.Gid;
 import io.rvt.api.PortCounter;
 import io.rvt.api.spi.DriverPort;
-import io.rvt.transport.TxInfo;
+import io.rvt.transport.engine.TxInfo;
 import io.rvt.transport.header.BthDescriptor;
 import io.rvt.transport.header.Icrc;
 import io.rvt.transport.header.PayloadSlices;

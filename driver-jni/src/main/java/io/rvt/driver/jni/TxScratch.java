@@ -1,6 +1,6 @@
 package io.rvt.driver.jni;
 
-import io.rvt.transport.TxInfo;
+import io.rvt.transport.engine.TxInfo;
 import io.rvt.transport.header.Icrc;
 
 /**

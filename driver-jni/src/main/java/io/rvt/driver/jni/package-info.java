@@ -40,7 +40,7 @@
  *
  * <h2>Zero copy</h2>
  * On the native wire the transport references a packet's payload in registered memory instead of copying it ({@link
- * io.rvt.transport.TxInfo#payloadByReference}): the datagram is gathered by {@code sendmmsg} from the transport headers
+ * io.rvt.transport.engine.TxInfo#payloadByReference}): the datagram is gathered by {@code sendmmsg} from the transport headers
  * in the batch slot, up to four slices of the regions' direct buffers, and the pad and ICRC in the slot; the ICRC reads
  * the payload where it lies ({@link io.rvt.driver.jni.PortStatistics#zeroCopyPackets}). Payloads under 512 bytes,
  * heap-buffer regions, more slices, packets that complete their WQE at once (UD, a UC message's last) and the JDK wire

@@ -5,7 +5,7 @@ import io.rvt.api.spi.DriverQp;
 import io.rvt.driver.sim.fabric.Fabric;
 import io.rvt.driver.sim.fabric.FabricPort;
 import io.rvt.driver.sim.fabric.Frame;
-import io.rvt.transport.TxInfo;
+import io.rvt.transport.engine.TxInfo;
 import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.PacketHeaders;
 

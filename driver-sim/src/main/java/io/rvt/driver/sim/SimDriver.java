@@ -33,7 +33,7 @@ import io.rvt.transport.Delivery;
 import io.rvt.transport.LockPolicy;
 import io.rvt.transport.PacketDriver;
 import io.rvt.transport.QpSendEngine;
-import io.rvt.transport.RxInfo;
+import io.rvt.transport.engine.RxInfo;
 import io.rvt.transport.ThreadScratch;
 import io.rvt.transport.Transport;
 import io.rvt.transport.header.Framing;

@@ -4,7 +4,7 @@ import io.rvt.api.AhAttr;
 import io.rvt.api.Gid;
 import io.rvt.driver.sim.fabric.FabricPort;
 import io.rvt.driver.sim.fabric.Frame;
-import io.rvt.transport.TxInfo;
+import io.rvt.transport.engine.TxInfo;
 import io.rvt.transport.header.GrhDescriptor;
 import io.rvt.transport.header.LrhDescriptor;
 import io.rvt.transport.header.Opcode;

@@ -1,7 +1,7 @@
 package io.rvt.driver.sim;
 
 import io.rvt.driver.sim.fabric.Frame;
-import io.rvt.transport.TxInfo;
+import io.rvt.transport.engine.TxInfo;
 import io.rvt.transport.header.Icrc;
 import java.nio.ByteBuffer;
 

@@ -9,7 +9,7 @@ import io.rvt.driver.sim.fabric.ChecksumWriter;
 import io.rvt.driver.sim.fabric.Fabric;
 import io.rvt.driver.sim.fabric.FabricPort;
 import io.rvt.driver.sim.fabric.Frame;
-import io.rvt.transport.TxInfo;
+import io.rvt.transport.engine.TxInfo;
 import io.rvt.transport.header.Icrc;
 import java.nio.ByteBuffer;
 

@@ -12,7 +12,7 @@ import io.rvt.api.spi.engine.RequesterState;
 import io.rvt.api.spi.engine.ResponderState;
 import io.rvt.api.spi.engine.SendQueue;
 import io.rvt.api.spi.engine.SendWqe;
-import io.rvt.transport.Packets;
+import io.rvt.transport.engine.Packets;
 import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.PacketHeaders;
 import java.nio.ByteBuffer;

@@ -7,11 +7,10 @@ import io.rvt.api.spi.Seq24;
 import io.rvt.api.spi.engine.EngineQp;
 import io.rvt.api.spi.engine.QpFlags;
 import io.rvt.api.spi.engine.RequesterState;
-import io.rvt.transport.Packets;
-import io.rvt.transport.ProtocolEngine;
-import io.rvt.transport.QpSendEngine;
-import io.rvt.transport.RxInfo;
-import io.rvt.transport.TxInfo;
+import io.rvt.transport.engine.Packets;
+import io.rvt.transport.engine.ProtocolEngine;
+import io.rvt.transport.engine.RxInfo;
+import io.rvt.transport.engine.TxInfo;
 import io.rvt.transport.header.Opcode;
 import io.rvt.transport.header.PacketHeaders;
 import java.nio.ByteBuffer;
@@ -120,7 +119,7 @@ public final class RcEngine implements ProtocolEngine<RcState> {
             sl.unlock();
         }
         if (n == RcRequester.FATAL) {
-            QpSendEngine.letGoOfSendLock(qp); // a drain's hold of it (LockPolicy.sendLockOverDrains) goes first
+            st.letGoOfSendLock(); // a drain's hold of it (LockPolicy.sendLockOverDrains) goes first
             Lock rl = qp.recvLock();
             rl.lock();
             try {

@@ -3,9 +3,9 @@ package io.rvt.transport.rc;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.spi.Sge;
 import io.rvt.api.spi.engine.EngineQp;
-import io.rvt.transport.QpProtocolState;
-import io.rvt.transport.RxInfo;
-import io.rvt.transport.SendScheduler;
+import io.rvt.transport.engine.QpProtocolState;
+import io.rvt.transport.engine.RxInfo;
+import io.rvt.transport.engine.SendScheduler;
 import java.util.concurrent.locks.Lock;
 
 /**

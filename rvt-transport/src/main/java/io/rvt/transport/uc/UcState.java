@@ -4,8 +4,8 @@ import io.rvt.api.WorkCompletion;
 import io.rvt.api.spi.Sge;
 import io.rvt.api.spi.engine.EngineQp;
 import io.rvt.api.spi.engine.SgeState;
-import io.rvt.transport.QpProtocolState;
-import io.rvt.transport.SendScheduler;
+import io.rvt.transport.engine.QpProtocolState;
+import io.rvt.transport.engine.SendScheduler;
 
 /**
  * What the UC engine keeps per QP beyond the QP's own state ({@code s_len} is in {@code qp.requester()},

@@ -2,8 +2,8 @@ package io.rvt.transport.ud;
 
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.spi.engine.EngineQp;
-import io.rvt.transport.QpProtocolState;
-import io.rvt.transport.SendScheduler;
+import io.rvt.transport.engine.QpProtocolState;
+import io.rvt.transport.engine.SendScheduler;
 
 /**
  * The UD protocol state of one QP (UD, GSI or SMI): only the responder's scratch completion, since UD keeps no

@@ -1,6 +1,7 @@
-package io.rvt.transport;
+package io.rvt.transport.engine;
 
 import io.rvt.api.spi.engine.EngineQp;
+import io.rvt.transport.Transport;
 import io.rvt.transport.header.PacketHeaders;
 import java.nio.ByteBuffer;
 

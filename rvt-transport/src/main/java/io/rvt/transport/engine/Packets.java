@@ -1,4 +1,4 @@
-package io.rvt.transport;
+package io.rvt.transport.engine;
 
 import io.rvt.api.AhAttr;
 import io.rvt.api.PortCounter;

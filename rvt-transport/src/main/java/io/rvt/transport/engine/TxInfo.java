@@ -1,6 +1,7 @@
-package io.rvt.transport;
+package io.rvt.transport.engine;
 
 import io.rvt.api.AhAttr;
+import io.rvt.transport.Transport;
 import io.rvt.transport.header.PayloadSlices;
 import java.nio.ByteBuffer;
 
@@ -330,8 +331,11 @@ public final class TxInfo {
         return maxSegments > 0 && length >= minReferenceLength;
     }
 
-    /** Forgets the previous packet's slices (and their buffers, so that none is kept reachable). */
-    void clearSegments() {
+    /**
+     * Forgets the previous packet's slices (and their buffers, so that none is kept reachable): what
+     * {@code Transport.makePacket} does before each packet.
+     */
+    public void clearSegments() {
         slices.clear();
         drained = false;
     }

@@ -1,4 +1,4 @@
-package io.rvt.transport;
+package io.rvt.transport.engine;
 
 import io.rvt.api.QpState;
 import io.rvt.api.SendFlag;

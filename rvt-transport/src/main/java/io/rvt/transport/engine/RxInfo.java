@@ -1,5 +1,6 @@
-package io.rvt.transport;
+package io.rvt.transport.engine;
 
+import io.rvt.transport.PacketDriver;
 import io.rvt.transport.header.GrhDescriptor;
 import io.rvt.transport.header.PacketHeaders;
 import java.nio.ByteBuffer;
@@ -21,7 +22,7 @@ public final class RxInfo {
     private ByteBuffer grhBuffer;
     private int grhOffset;
     /** The receive batch the packet is part of ({@link PacketDriver#receive}), else null. */
-    Delivery delivery;
+    private Batch batch;
 
     /** Creates an empty instance. */
     public RxInfo() {
@@ -38,8 +39,33 @@ public final class RxInfo {
      *         the ACK now
      */
     public boolean deferAck(QpProtocolState st) {
-        Delivery d = delivery;
-        return d != null && d.deferAck(st);
+        Batch b = batch;
+        return b != null && b.deferAck(st);
+    }
+
+    /**
+     * Names the receive batch the packets handed to the transport with this instance belong to, or none: what
+     * {@link PacketDriver#receive} does around each packet of a batch (rvt-transport's {@code Delivery}).
+     *
+     * @param b the batch, or null outside one
+     * @return this
+     */
+    public RxInfo batch(Batch b) {
+        this.batch = b;
+        return this;
+    }
+
+    /**
+     * A receive batch that takes the ACKs its packets owe and queues them once at its end, one per QP (hfi1's
+     * deferred ACKs): {@link #deferAck} asks it. rvt-transport's {@code Delivery} is one.
+     */
+    public interface Batch {
+        /**
+         * @param st the state of a QP whose ACK the batch is to queue at its end
+         *        ({@link QpProtocolState#queueDeferredAck()})
+         * @return false if the batch has no room: the engine queues the ACK now
+         */
+        boolean deferAck(QpProtocolState st);
     }
 
     /**

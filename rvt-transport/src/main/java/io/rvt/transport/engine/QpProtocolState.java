@@ -1,7 +1,8 @@
-package io.rvt.transport;
+package io.rvt.transport.engine;
 
 import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.engine.EngineQp;
+import io.rvt.transport.Transport;
 import io.rvt.transport.header.PacketHeaders;
 import java.nio.ByteBuffer;
 
@@ -62,6 +63,24 @@ public abstract class QpProtocolState {
     public abstract void reset();
 
     /**
+     * Queues the ACK the engine deferred to the end of a receive batch ({@link RxInfo#deferAck}), if it still owes it:
+     * what the batch calls at its end ({@link RxInfo.Batch}), on the receiving thread with no lock of the QP held.
+     */
+    public final void queueDeferredAck() {
+        flushDeferredAck();
+    }
+
+    /**
+     * Lets go of a drain's hold of the QP's {@code sendLock}, if the calling thread drains the QP and holds it over
+     * the drain's packets (rvt-transport's {@code PacketDriver.holdsSendLockOverDrains()}): an engine calls it before
+     * it takes {@code recvLock}, which it must not take under {@code sendLock}. Asks the driver's
+     * {@link SendScheduler#letGoOfSendLock}.
+     */
+    public final void letGoOfSendLock() {
+        scheduler.letGoOfSendLock(qp);
+    }
+
+    /**
      * Queues the ACK the engine deferred to the end of a receive batch ({@link RxInfo#deferAck}), if it still owes
      * it. Called by the receiving thread with no lock of the QP held. Nothing by default.
      */
@@ -82,19 +101,44 @@ public abstract class QpProtocolState {
         this.engine = new Bound<>(engine, self);
     }
 
-    final int makePacket(ByteBuffer buf, int offset, TxInfo tx) {
+    /**
+     * Makes the QP's next packet with its engine ({@link ProtocolEngine#makePacket}): what {@code Transport.makePacket}
+     * dispatches to; a driver calls that, not this.
+     *
+     * @param buf the packet buffer
+     * @param offset where the BTH goes
+     * @param tx filled when a packet was written
+     * @return transport bytes written, or 0
+     */
+    public final int makePacket(ByteBuffer buf, int offset, TxInfo tx) {
         return engine.makePacket(buf, offset, tx);
     }
 
-    final void receive(ByteBuffer buf, PacketHeaders hdr, RxInfo rx, int pkeyIndex) {
+    /**
+     * Hands a received packet to the QP's engine ({@link ProtocolEngine#receive}): what {@code Transport.receive}
+     * dispatches to.
+     *
+     * @param buf the packet's buffer
+     * @param hdr its parsed headers
+     * @param rx what the driver knows of it beyond them
+     * @param pkeyIndex the P_Key index it matched
+     */
+    public final void receive(ByteBuffer buf, PacketHeaders hdr, RxInfo rx, int pkeyIndex) {
         engine.receive(buf, hdr, rx, pkeyIndex);
     }
 
-    final void error() {
+    /** Tells the QP's engine the QP entered the error state ({@link ProtocolEngine#error}), for {@code Transport}. */
+    public final void error() {
         engine.error();
     }
 
-    final void restart(int psn, int wait) {
+    /**
+     * Restarts the QP's RC requester at {@code psn} ({@link ProtocolEngine#restart}), for {@code Transport}.
+     *
+     * @param psn the PSN to resend from
+     * @param wait 1 to send one packet and wait for its ACK
+     */
+    public final void restart(int psn, int wait) {
         engine.restart(psn, wait);
     }
 
