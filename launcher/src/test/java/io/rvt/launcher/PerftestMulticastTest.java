@@ -2,9 +2,8 @@ package io.rvt.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rvt.api.DeviceRegistry;
+import io.rvt.api.spi.DriverRegistry;
 import io.rvt.api.Gid;
-import io.rvt.api.Rvt;
 import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.driver.sim.SimDriver;
 import io.rvt.driver.sim.fabric.Fabric;
@@ -107,7 +106,7 @@ class PerftestMulticastTest {
     void shouldAttachTheServersQpAndAdvertiseItsGroupBetweenTwoProcesses() throws Exception {
         Fabric fabric = Fabric.builder("mcast-" + System.nanoTime()).gidPrefix(0).realTime()
                 .threading(ThreadingMode.PROGRESS).build();
-        try (DeviceRegistry registry = Rvt.create()) {
+        try (DriverRegistry registry = DriverRegistry.create()) {
             RemotePerfProtocolTest.Side server = new RemotePerfProtocolTest.Side(fabric, registry.register(SimDriver
                     .builder(fabric).name("server").nodeGuid(RemotePerfProtocolTest.guidOf("127.0.0.1") - 1).build()));
             RemotePerfProtocolTest.Side client = new RemotePerfProtocolTest.Side(fabric, registry.register(SimDriver
@@ -160,7 +159,7 @@ class PerftestMulticastTest {
         assertThat(clientSetup.properties(0).get("peers")).isEqualTo(new String[] {net + "1=4791"});
         // a JVM names its verbs devices once: the client's HCA is built from its setup under another name
         try (PlainJniHost server = PlainJniHost.start(serverSetup);
-                DeviceRegistry clientRegistry = Rvt.create()) {
+                DriverRegistry clientRegistry = DriverRegistry.create()) {
             Host client = new OneHca(clientRegistry.register(clientSetup.builder(0).name("mcast-client").build()));
             String[] out = RemotePerfProtocolTest.serverAndClient(server, client, new PerfSpec(PerfTest.SEND,
                     Transport.UD, false, new int[] {1024}, 1, 300, 0, 128, PerfSpec.CQ_MODERATION, 1, false), false,
