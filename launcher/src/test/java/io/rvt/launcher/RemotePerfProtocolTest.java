@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -247,6 +248,78 @@ class RemotePerfProtocolTest {
         String last = out[1].lines().filter(l -> l.startsWith(" 65536 ")).findFirst().orElseThrow();
         assertThat(out[0]).contains(last).contains("(server: the client's measurement, from its report");
         assertThat(out[0]).contains(" RKey 0x").contains(" VAddr 0x");
+    }
+
+    /**
+     * A server host whose progress calls made while it waits for the client's rows ({@code
+     * progressUntilTheClientEnds}) are counted; it runs as {@code threading} says and otherwise as {@code side}.
+     */
+    record WaitCounting(Side side, Threading threading, AtomicLong progressedWaiting) implements Host {
+        @Override
+        public List<Device> devices() {
+            return side.devices();
+        }
+
+        @Override
+        public String description() {
+            return side.description();
+        }
+
+        @Override
+        public DriverKind driver() {
+            return side.driver();
+        }
+
+        @Override
+        public void progress() {
+            if (StackWalker.getInstance().walk(frames -> frames.anyMatch(f -> f.getMethodName()
+                    .equals("progressUntilTheClientEnds")))) {
+                progressedWaiting.incrementAndGet();
+            }
+            side.progress();
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    /**
+     * The passive server of a WRITE bandwidth row runs the network while it waits for the client's rows (the
+     * progress hook, as a SEND server's polls), where it blocked in the exchange's read and left its port's engine to
+     * the backstop (issue 30); with the network's own threads it still blocks there.
+     */
+    @Test
+    @Timeout(120)
+    void shouldProgressTheNetworkWhileThePassiveServerWaitsForTheClientsRows() throws Exception {
+        PerfSpec spec = new PerfSpec(PerfTest.WRITE, Transport.RC, false, new int[] {65536}, 1, 300, 0, 128,
+                PerfSpec.CQ_MODERATION, 1, false);
+        for (Threading threading : List.of(Threading.PROGRESS, Threading.DEDICATED)) {
+            AtomicLong progressedWaiting = new AtomicLong();
+            AtomicLong framesWhileWaiting = new AtomicLong();
+            // the frames between the two sides once the server's wait has begun (each side's warm-up stays on its
+            // own port): the client's whole row, if the wait is the one around it
+            fabric.dropRule((from, to, frame) -> {
+                if (from != to && progressedWaiting.get() > 0) {
+                    framesWhileWaiting.incrementAndGet();
+                }
+                return false;
+            });
+            String[] out;
+            try {
+                out = serverAndClient(new WaitCounting(server, threading, progressedWaiting), client, spec, false);
+            } finally {
+                fabric.dropRule(null);
+            }
+            assertThat(rows(out[0])).as(out[0]).extracting(r -> r[1]).containsExactly(300L);
+            if (threading == Threading.PROGRESS) {
+                assertThat(progressedWaiting.get()).as("progress calls while waiting").isPositive();
+                // 300 WRITEs of 64 KiB, 16 packets each at the 4096-byte MTU, and their ACKs
+                assertThat(framesWhileWaiting.get()).as("frames while the server waited").isGreaterThan(300 * 16);
+            } else {
+                assertThat(progressedWaiting.get()).as("progress calls while waiting").isZero();
+            }
+        }
     }
 
     @Test
