@@ -4,6 +4,7 @@ import io.rvt.api.Device;
 import io.rvt.api.DeviceClient;
 import io.rvt.api.Errno;
 import io.rvt.api.VerbsException;
+import io.rvt.core.base.Errors;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;

@@ -2,6 +2,7 @@ package io.rvt.core;
 
 import io.rvt.api.Errno;
 import io.rvt.api.VerbsException;
+import io.rvt.core.base.Errors;
 import java.util.BitSet;
 import java.util.Collection;
 

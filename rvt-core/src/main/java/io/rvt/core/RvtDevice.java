@@ -1,5 +1,6 @@
 package io.rvt.core;
 
+import io.rvt.api.AhAttr;
 import io.rvt.api.AsyncEvent;
 import io.rvt.api.AsyncEventHandler;
 import io.rvt.api.AsyncEventType;
@@ -14,31 +15,37 @@ import io.rvt.api.PortAttr;
 import io.rvt.api.PortCounter;
 import io.rvt.api.PortModifyFlag;
 import io.rvt.api.ProtectionDomain;
+import io.rvt.api.QpInitAttr;
 import io.rvt.api.ScatterGatherEntry;
+import io.rvt.api.SrqInitAttr;
 import io.rvt.api.VerbsException;
 import io.rvt.api.spi.Callback;
-import io.rvt.api.spi.GidLookup;
-import io.rvt.api.spi.MtuConversion;
-import io.rvt.api.spi.QpPrivate;
-import io.rvt.api.spi.QpQuiesce;
-import io.rvt.api.spi.SendEngine;
-import io.rvt.api.spi.DriverDevice;
 import io.rvt.api.spi.DriverParams;
 import io.rvt.api.spi.DriverPort;
+import io.rvt.api.spi.GidLookup;
+import io.rvt.api.spi.MtuConversion;
 import io.rvt.api.spi.OperationTable;
 import io.rvt.api.spi.QpCallback;
 import io.rvt.api.spi.QpIter;
+import io.rvt.api.spi.QpPrivate;
+import io.rvt.api.spi.QpQuiesce;
 import io.rvt.api.spi.RvtDriver;
+import io.rvt.api.spi.SendEngine;
 import io.rvt.api.spi.Sge;
 import io.rvt.api.spi.TimerService;
 import io.rvt.api.spi.Verb;
+import io.rvt.core.ah.RvtAh;
+import io.rvt.core.base.Errors;
 import io.rvt.core.cq.RvtCompChannel;
 import io.rvt.core.cq.RvtCq;
 import io.rvt.core.mr.RvtLkeyTable;
 import io.rvt.core.mr.RvtPd;
+import io.rvt.core.qp.QpDevice;
 import io.rvt.core.qp.QpnTable;
+import io.rvt.core.qp.RvtIbport;
 import io.rvt.core.qp.RvtQp;
 import io.rvt.core.qp.RvtQpTable;
+import io.rvt.core.srq.RvtSrq;
 import io.rvt.core.timer.AgentExecutor;
 import io.rvt.core.timer.SystemTimerService;
 import java.util.ArrayList;
@@ -54,13 +61,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * (rdmavt: {@code rvt_alloc_device} + {@code rvt_init_port} + {@code rvt_register_device}), removed by
  * {@link #unregister()}.
  */
-public final class RvtDevice implements DriverDevice {
+public final class RvtDevice implements QpDevice {
     private static final System.Logger LOG = System.getLogger(RvtDevice.class.getName());
     /** The live device of each registered driver instance (by identity); its names are the ones taken. */
     private static final java.util.Map<RvtDriver, RvtDevice> REGISTERED = new java.util.IdentityHashMap<>();
 
-    /** Upper bound of the lkey index bits ({@code RVT_MAX_LKEY_TABLE_BITS}). */
-    public static final int MAX_LKEY_TABLE_BITS = 23;
     /** {@code RC_QP_SCALING_INTERVAL}: one busy tick per this many RC QPs. */
     public static final int RC_QP_SCALING_INTERVAL = 5;
 
@@ -97,10 +102,10 @@ public final class RvtDevice implements DriverDevice {
         Set<Verb> declined = driver.unsupportedVerbs();
         this.unsupported = declined == null ? Set.of() : Set.copyOf(declined);
         this.name = name;
-        int bits = Math.min(params.lkeyTableSize(), MAX_LKEY_TABLE_BITS);
-        if (params.lkeyTableSize() > MAX_LKEY_TABLE_BITS) {
+        int bits = Math.min(params.lkeyTableSize(), RvtLkeyTable.MAX_LKEY_TABLE_BITS);
+        if (params.lkeyTableSize() > RvtLkeyTable.MAX_LKEY_TABLE_BITS) {
             LOG.log(System.Logger.Level.WARNING, () -> "driver '" + driver.name() + "': lkey_table_size " + params.lkeyTableSize()
-                    + " clamped to " + MAX_LKEY_TABLE_BITS);
+                    + " clamped to " + RvtLkeyTable.MAX_LKEY_TABLE_BITS);
         }
         long caps = params.props().deviceCapFlags();
         if (ops.get(io.rvt.api.WrOpcode.BIND_MW) != null) {
@@ -225,67 +230,53 @@ public final class RvtDevice implements DriverDevice {
         }
     }
 
-    // ------------------------------------------------------------------ core-internal helpers
+    // ------------------------------------------------------------------ CoreDevice, MrDevice, QpDevice
 
-    /**
-     * @throws VerbsException ENODEV once the device was removed
-     */
+    @Override
     public void checkAlive() {
         if (!alive) {
             throw new VerbsException(Errno.ENODEV, "device " + name + " was removed");
         }
     }
 
-    /**
-     * @param c a callback
-     * @return true if the driver provides it (its group handed in, or a single optional callback)
-     */
+    @Override
     public boolean provides(Callback c) {
         return groups.provides(c);
     }
 
-    /** @return the driver's send engine, or null if it declined POST_SEND and MODIFY_QP and handed in none */
+    @Override
     public SendEngine sendEngine() {
         return groups.sendEngine();
     }
 
-    /** @return the driver's path MTU rules, or null if it declined MODIFY_QP and handed in none */
+    @Override
     public MtuConversion mtuConversion() {
         return groups.mtuConversion();
     }
 
-    /** @return the driver's GID lookup, or null if it declined QUERY_GID and handed in none */
+    @Override
     public GidLookup gidLookup() {
         return groups.gidLookup();
     }
 
-    /** @return the driver's per-QP state callbacks, or null: it keeps none */
+    @Override
     public QpPrivate qpPrivate() {
         return groups.qpPrivate();
     }
 
-    /** @return the driver's quiesce callbacks, or null: it has no wait lists nor transmit state to let go */
+    @Override
     public QpQuiesce qpQuiesce() {
         return groups.qpQuiesce();
     }
 
-    /**
-     * @param verb a verb
-     * @throws VerbsException EOPNOTSUPP if the driver declined it
-     */
+    @Override
     public void checkVerb(Verb verb) {
         if (unsupported.contains(verb)) {
             throw new VerbsException(Errno.EOPNOTSUPP, "driver '" + driver.name() + "' does not support " + verb);
         }
     }
 
-    /**
-     * Counts one more object of a kind if the limit allows (rdmavt's {@code n_*_allocated} checks).
-     *
-     * @param c the counter
-     * @param max the limit
-     * @return false if {@code max} objects already exist
-     */
+    @Override
     public boolean tryCount(DeviceCounter c, long max) {
         int i = c.ordinal();
         while (true) {
@@ -299,18 +290,12 @@ public final class RvtDevice implements DriverDevice {
         }
     }
 
-    /**
-     * @param c the counter
-     */
+    @Override
     public void uncount(DeviceCounter c) {
         counts.decrementAndGet(c.ordinal());
     }
 
-    /**
-     * Counts an RC QP in or out and recomputes {@code busy_jiffies = n_rc_qps / 5}.
-     *
-     * @param delta +1 or -1
-     */
+    @Override
     public void countRcQp(int delta) {
         synchronized (rcQpLock) {
             long n = counts.addAndGet(DeviceCounter.RC_QPS.ordinal(), delta);
@@ -318,12 +303,7 @@ public final class RvtDevice implements DriverDevice {
         }
     }
 
-    /**
-     * Delivers an event to the object's own handler, else to the device handler; a handler that throws is logged.
-     *
-     * @param event the event
-     * @param objectHandler the QP/CQ/SRQ handler, or null
-     */
+    @Override
     public void dispatch(AsyncEvent event, AsyncEventHandler objectHandler) {
         AsyncEventHandler h = objectHandler != null ? objectHandler : eventHandler;
         if (h == null) {
@@ -340,10 +320,8 @@ public final class RvtDevice implements DriverDevice {
      * The executor for completion handlers of a CQ whose vector maps to {@code cpu}: the driver's, or one of rvt's
      * completion threads ({@link AgentExecutor}s on the agent runtime, one per completion vector, made on first use
      * and stopped by the device's removal).
-     *
-     * @param cpu the index from {@code comp_vect_cpu_lookup}
-     * @return the executor
      */
+    @Override
     public Executor completionExecutor(int cpu) {
         Executor own = driver.completionExecutor(cpu);
         if (own != null) {
@@ -378,26 +356,22 @@ public final class RvtDevice implements DriverDevice {
         }
     }
 
-    /** @return the lkey table */
+    @Override
     public RvtLkeyTable lkeyTable() {
         return lkeyTable;
     }
 
-    /** @return the QP table */
+    @Override
     public RvtQpTable qpTable() {
         return qpTable;
     }
 
-    /** @return the QPN allocator */
+    @Override
     public QpnTable qpnTable() {
         return qpnTable;
     }
 
-    /**
-     * @param portNum the port, 1-based
-     * @return the port
-     * @throws VerbsException EINVAL if the port does not exist
-     */
+    @Override
     public RvtIbport checkedPort(int portNum) {
         if (portNum < 1 || portNum > ports.length) {
             throw Errors.inval("port " + portNum + " does not exist (device " + name + " has " + ports.length
@@ -406,9 +380,33 @@ public final class RvtDevice implements DriverDevice {
         return ports[portNum - 1];
     }
 
-    /** @return the device attributes in effect */
+    @Override
     public DeviceAttributes props() {
         return props;
+    }
+
+    @Override
+    public RvtQp createQp(RvtPd pd, QpInitAttr init) {
+        return RvtQp.create(this, pd, init);
+    }
+
+    @Override
+    public RvtSrq createSrq(RvtPd pd, SrqInitAttr init) {
+        return RvtSrq.create(this, pd, init);
+    }
+
+    @Override
+    public RvtAh createAh(RvtPd pd, AhAttr attr) {
+        return RvtAh.create(this, pd, attr);
+    }
+
+    @Override
+    public void deregCleanQps(RvtPd pd, int lkey) {
+        qpTable.forEachRetained(qp -> {
+            if (qp.pd() == pd) {
+                qp.mrClean(lkey);
+            }
+        });
     }
 
     // ------------------------------------------------------------------ Device

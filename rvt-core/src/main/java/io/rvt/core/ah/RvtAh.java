@@ -10,8 +10,8 @@ import io.rvt.api.ProtectionDomain;
 import io.rvt.api.VerbsException;
 import io.rvt.api.spi.Callback;
 import io.rvt.api.spi.DriverAh;
-import io.rvt.core.Errors;
-import io.rvt.core.RvtDevice;
+import io.rvt.core.base.CoreDevice;
+import io.rvt.core.base.Errors;
 import io.rvt.core.mr.RvtPd;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@link #attr()} always returns a consistent snapshot that is never modified afterwards.
  */
 public final class RvtAh implements DriverAh {
-    private final RvtDevice dev;
+    private final CoreDevice dev;
     private final RvtPd pd;
     /** The attributes; replaced (never modified in place) by {@link #modifyAh}. */
     private volatile AhAttr attr;
@@ -31,7 +31,7 @@ public final class RvtAh implements DriverAh {
     private volatile int logPmtu;
     private final AtomicBoolean destroyed = new AtomicBoolean();
 
-    private RvtAh(RvtDevice dev, RvtPd pd, AhAttr attr) {
+    private RvtAh(CoreDevice dev, RvtPd pd, AhAttr attr) {
         this.dev = dev;
         this.pd = pd;
         this.attr = attr;
@@ -50,7 +50,7 @@ public final class RvtAh implements DriverAh {
      * @param attr the address
      * @return 0 if acceptable, {@code -EINVAL} from rvt's checks, or the driver's non-zero value
      */
-    public static int checkAh(RvtDevice dev, AhAttr attr) {
+    public static int checkAh(CoreDevice dev, AhAttr attr) {
         return check(dev, attr, null);
     }
 
@@ -61,12 +61,12 @@ public final class RvtAh implements DriverAh {
      * @param attr the attributes
      * @return null if they are valid, else what is wrong, naming the field and value
      */
-    public static String whyInvalid(RvtDevice dev, AhAttr attr) {
+    public static String whyInvalid(CoreDevice dev, AhAttr attr) {
         StringBuilder why = new StringBuilder();
         return check(dev, attr, why) == 0 ? null : why.length() > 0 ? why.toString() : attr.toString();
     }
 
-    private static int check(RvtDevice dev, AhAttr attr, StringBuilder why) {
+    private static int check(CoreDevice dev, AhAttr attr, StringBuilder why) {
         int port = attr.portNum();
         if (port < 1 || port > dev.portCount()) {
             return fail(why, "portNum " + port + " is outside 1.." + dev.portCount());
@@ -118,7 +118,7 @@ public final class RvtAh implements DriverAh {
      * @throws VerbsException EINVAL if {@link #checkAh} refuses the address (naming the field), ENOMEM when
      *                        {@code max_ah} handles exist; nothing is changed then
      */
-    public static RvtAh create(RvtDevice dev, RvtPd pd, AhAttr attr) {
+    public static RvtAh create(CoreDevice dev, RvtPd pd, AhAttr attr) {
         dev.checkAlive();
         if (attr == null) {
             throw Errors.inval("createAh: attr is null");

@@ -5,8 +5,8 @@ import io.rvt.api.CompletionQueue;
 import io.rvt.api.Errno;
 import io.rvt.api.VerbsException;
 import io.rvt.api.spi.RvtDriver;
-import io.rvt.core.Errors;
-import io.rvt.core.RvtDevice;
+import io.rvt.core.base.CoreDevice;
+import io.rvt.core.base.Errors;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.concurrent.TimeUnit;
@@ -37,7 +37,7 @@ public final class RvtCompChannel implements CompletionChannel {
      */
     static final long MAX_PARK_NANOS = 1_000_000L;
 
-    private final RvtDevice dev;
+    private final CoreDevice dev;
     private final RvtDriver driver;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition queued = lock.newCondition();
@@ -48,7 +48,7 @@ public final class RvtCompChannel implements CompletionChannel {
     private boolean destroyed;
     private volatile EventListener listener;
 
-    private RvtCompChannel(RvtDevice dev) {
+    private RvtCompChannel(CoreDevice dev) {
         this.dev = dev;
         this.driver = dev.driver();
     }
@@ -60,13 +60,13 @@ public final class RvtCompChannel implements CompletionChannel {
      * @return the channel
      * @throws VerbsException ENODEV if the device was removed
      */
-    public static RvtCompChannel create(RvtDevice dev) {
+    public static RvtCompChannel create(CoreDevice dev) {
         dev.checkAlive();
         return new RvtCompChannel(dev);
     }
 
     @Override
-    public RvtDevice device() {
+    public CoreDevice device() {
         return dev;
     }
 
@@ -82,7 +82,7 @@ public final class RvtCompChannel implements CompletionChannel {
      * @throws VerbsException EBADF for another device's channel or a destroyed one, as uverbs refuses a channel
      *                        descriptor of another context ({@code lookup_get_fd_uobject})
      */
-    void attach(RvtDevice cqDevice) {
+    void attach(CoreDevice cqDevice) {
         if (cqDevice != dev) {
             throw new VerbsException(Errno.EBADF, "createCq: the completion channel belongs to " + dev.name()
                     + ", not " + cqDevice.name());

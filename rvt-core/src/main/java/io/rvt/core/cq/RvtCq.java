@@ -14,9 +14,9 @@ import io.rvt.api.WorkCompletion;
 import io.rvt.api.spi.Callback;
 import io.rvt.api.spi.DriverCq;
 import io.rvt.api.spi.RvtDriver;
-import io.rvt.core.Errors;
-import io.rvt.core.RvtDevice;
-import io.rvt.core.SpinningLock;
+import io.rvt.core.base.CoreDevice;
+import io.rvt.core.base.Errors;
+import io.rvt.core.base.SpinningLock;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.Executor;
@@ -64,7 +64,7 @@ public final class RvtCq implements DriverCq {
         }
     }
 
-    private final RvtDevice dev;
+    private final CoreDevice dev;
     /** The device's driver, whose progress hook an empty poll runs. */
     private final RvtDriver driver;
     private final CompletionHandler handler;
@@ -109,7 +109,7 @@ public final class RvtCq implements DriverCq {
     /** Set when the CQ left its channel on destroy: no more events are queued; under the channel's lock. */
     boolean channelDetached;
 
-    private RvtCq(RvtDevice dev, int cqe, int compVector, int compVectorCpu, Executor executor,
+    private RvtCq(CoreDevice dev, int cqe, int compVector, int compVectorCpu, Executor executor,
             RvtCompChannel channel, CompletionHandler handler, AsyncEventHandler eventHandler) {
         this.dev = dev;
         this.driver = dev.driver();
@@ -142,7 +142,7 @@ public final class RvtCq implements DriverCq {
      * @return the CQ
      * @throws VerbsException EINVAL for a bad {@code cqe}, ENOMEM when {@code max_cq} CQs exist
      */
-    public static RvtCq create(RvtDevice dev, int cqe, int compVector, CompletionHandler handler,
+    public static RvtCq create(CoreDevice dev, int cqe, int compVector, CompletionHandler handler,
             AsyncEventHandler eventHandler) {
         return create(dev, cqe, compVector, null, handler, eventHandler);
     }
@@ -163,7 +163,7 @@ public final class RvtCq implements DriverCq {
      *         device's or was destroyed (uverbs' {@code lookup_get_fd_uobject}: a descriptor that is not a completion
      *         channel of the CQ's context); ENOMEM when {@code max_cq} CQs exist
      */
-    public static RvtCq create(RvtDevice dev, int cqe, int compVector, CompletionChannel channel,
+    public static RvtCq create(CoreDevice dev, int cqe, int compVector, CompletionChannel channel,
             CompletionHandler handler, AsyncEventHandler eventHandler) {
         dev.checkAlive();
         int maxCqe = dev.props().maxCqe();
@@ -206,7 +206,7 @@ public final class RvtCq implements DriverCq {
     }
 
     /**
-     * @return the executor its completion handler runs on ({@link RvtDevice#completionExecutor}), where rvt-core also
+     * @return the executor its completion handler runs on ({@link CoreDevice#completionExecutor}), where rvt-core also
      *         defers a QP error transition it cannot run on the caller's thread
      */
     public Executor completionExecutor() {
@@ -410,7 +410,7 @@ public final class RvtCq implements DriverCq {
     // ------------------------------------------------------------------ CompletionQueue
 
     @Override
-    public RvtDevice device() {
+    public CoreDevice device() {
         return dev;
     }
 

@@ -5,10 +5,9 @@ import io.rvt.api.DeviceCounter;
 import io.rvt.api.Gid;
 import io.rvt.api.QpState;
 import io.rvt.api.VerbsException;
-import io.rvt.core.Errors;
-import io.rvt.core.RvtDevice;
-import io.rvt.core.RvtIbport;
-import io.rvt.core.qp.RvtQp;
+import io.rvt.api.spi.DriverQp;
+import io.rvt.core.base.CoreDevice;
+import io.rvt.core.base.Errors;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -22,17 +21,20 @@ import java.util.concurrent.locks.ReentrantLock;
  * deliver to the detached QP has {@link RvtMcast#release() released} the group.
  */
 public final class McastTable {
-    private final RvtIbport port;
+    private final CoreDevice dev;
+    private final int portNum;
     /** {@code ibp->lock}: guards {@link #groups} and every group's QP array replacement. */
     private final ReentrantLock lock = new ReentrantLock();
     /** {@code mcast_tree}; written under {@link #lock}. */
     private final TreeMap<Gid, RvtMcast> groups = new TreeMap<>(Gid::compareBytes);
 
     /**
-     * @param port the port whose groups this table holds (its device supplies the limits and the group counter)
+     * @param dev the port's device (it supplies the limits and the group counter)
+     * @param portNum the port whose groups this table holds, 1-based
      */
-    public McastTable(RvtIbport port) {
-        this.port = port;
+    public McastTable(CoreDevice dev, int portNum) {
+        this.dev = dev;
+        this.portNum = portNum;
     }
 
     /**
@@ -75,8 +77,7 @@ public final class McastTable {
      * @return true if the QP joined the group, false if it was attached already
      * @throws VerbsException ENODEV, EINVAL or ENOMEM, naming the QPN, GID and LID; nothing changes then
      */
-    public boolean attach(RvtQp qp, Gid mgid, int mlid) {
-        RvtDevice dev = port.device();
+    public boolean attach(DriverQp qp, Gid mgid, int mlid) {
         dev.checkAlive();
         int qpn = qp.qpNum();
         if (qpn <= 1) {
@@ -128,8 +129,7 @@ public final class McastTable {
      * @param mlid the multicast LID
      * @throws VerbsException ENODEV or EINVAL, naming the QPN, GID and LID; nothing changes then
      */
-    public void detach(RvtQp qp, Gid mgid, int mlid) {
-        RvtDevice dev = port.device();
+    public void detach(DriverQp qp, Gid mgid, int mlid) {
         // No liveness check: applications must be able to clean up after the device went away.
         int qpn = qp.qpNum();
         if (qpn <= 1) {
@@ -141,7 +141,7 @@ public final class McastTable {
         try {
             g = groups.get(mgid);
             if (g == null) {
-                throw Errors.inval("no multicast group " + mgid + " on port " + port.portNum() + " (QP " + qpn
+                throw Errors.inval("no multicast group " + mgid + " on port " + portNum + " (QP " + qpn
                         + ", MLID " + lid(mlid) + ")");
             }
             if (g.mlid() != mlid) {
@@ -176,7 +176,7 @@ public final class McastTable {
      * @return the number of groups of this port {@code qp} is attached to ({@code destroyQp} refuses with EBUSY
      *         while it is above 0)
      */
-    public int attachmentCount(RvtQp qp) {
+    public int attachmentCount(DriverQp qp) {
         lock.lock();
         try {
             int n = 0;
@@ -217,6 +217,6 @@ public final class McastTable {
 
     @Override
     public String toString() {
-        return "McastTable{port=" + port.portNum() + ", groups=" + groupCount() + '}';
+        return "McastTable{port=" + portNum + ", groups=" + groupCount() + '}';
     }
 }

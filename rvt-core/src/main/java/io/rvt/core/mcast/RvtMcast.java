@@ -1,8 +1,8 @@
 package io.rvt.core.mcast;
 
 import io.rvt.api.Gid;
+import io.rvt.api.spi.DriverQp;
 import io.rvt.api.spi.McastGroup;
-import io.rvt.core.qp.RvtQp;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
@@ -23,17 +23,17 @@ public final class RvtMcast implements McastGroup {
     private final Gid mgid;
     private final int mlid;
     /** {@code qp_list}: the attached QPs, oldest first; replaced (never modified) under the table lock. */
-    private volatile RvtQp[] qps;
+    private volatile DriverQp[] qps;
     /** {@code refcount}: 1 (the table) + active finders; 0 once detach removed the group and dropped the table's. */
     private final AtomicInteger refs = new AtomicInteger(1);
     /** {@code mcast->wait}: detach waits on {@link #idle} for {@link #refs} to drop to 1. */
     private final ReentrantLock waitLock = new ReentrantLock();
     private final Condition idle = waitLock.newCondition();
 
-    RvtMcast(Gid mgid, int mlid, RvtQp first) {
+    RvtMcast(Gid mgid, int mlid, DriverQp first) {
         this.mgid = mgid;
         this.mlid = mlid;
-        this.qps = new RvtQp[] {first};
+        this.qps = new DriverQp[] {first};
     }
 
     @Override
@@ -48,7 +48,7 @@ public final class RvtMcast implements McastGroup {
 
     /** @return the attached QPs (an immutable snapshot: never modify it); lock-free */
     @Override
-    public RvtQp[] qps() {
+    public DriverQp[] qps() {
         return qps;
     }
 
@@ -108,8 +108,8 @@ public final class RvtMcast implements McastGroup {
     }
 
     /** Under the table lock. */
-    int indexOf(RvtQp qp) {
-        RvtQp[] a = qps;
+    int indexOf(DriverQp qp) {
+        DriverQp[] a = qps;
         for (int i = 0; i < a.length; i++) {
             if (a[i] == qp) {
                 return i;
@@ -119,17 +119,17 @@ public final class RvtMcast implements McastGroup {
     }
 
     /** Under the table lock. */
-    void append(RvtQp qp) {
-        RvtQp[] a = qps;
-        RvtQp[] b = Arrays.copyOf(a, a.length + 1);
+    void append(DriverQp qp) {
+        DriverQp[] a = qps;
+        DriverQp[] b = Arrays.copyOf(a, a.length + 1);
         b[a.length] = qp;
         qps = b;
     }
 
     /** Under the table lock. */
     void remove(int index) {
-        RvtQp[] a = qps;
-        RvtQp[] b = new RvtQp[a.length - 1];
+        DriverQp[] a = qps;
+        DriverQp[] b = new DriverQp[a.length - 1];
         System.arraycopy(a, 0, b, 0, index);
         System.arraycopy(a, index + 1, b, index, a.length - index - 1);
         qps = b;

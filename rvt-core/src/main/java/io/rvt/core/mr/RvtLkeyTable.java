@@ -5,8 +5,7 @@ import static io.rvt.api.Errno.EINVAL;
 
 import io.rvt.api.ScatterGatherEntry;
 import io.rvt.api.spi.Sge;
-import io.rvt.core.Errors;
-import io.rvt.core.RvtDevice;
+import io.rvt.core.base.Errors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.ReentrantLock;
@@ -38,10 +37,12 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class RvtLkeyTable {
     /** The first virtual address handed to a region. */
     public static final long FIRST_VADDR = 0x10000L;
+    /** Upper bound of the lkey index bits ({@code RVT_MAX_LKEY_TABLE_BITS}). */
+    public static final int MAX_LKEY_TABLE_BITS = 23;
     /** Page size used for address alignment and fast-registration page counts ({@code PAGE_SIZE}). */
     public static final int PAGE_SIZE = 4096;
 
-    private final RvtDevice dev;
+    private final MrDevice dev;
     private final int bits;
     private final int shift;
     private final int max;
@@ -64,10 +65,10 @@ public final class RvtLkeyTable {
      * @param dev the device
      * @param bits {@code lkey_table_size}, 1..23 (the device clamps larger values)
      */
-    public RvtLkeyTable(RvtDevice dev, int bits) {
-        if (bits < 1 || bits > RvtDevice.MAX_LKEY_TABLE_BITS) {
+    public RvtLkeyTable(MrDevice dev, int bits) {
+        if (bits < 1 || bits > MAX_LKEY_TABLE_BITS) {
             throw new IllegalArgumentException("lkey table bits " + bits + " outside 1.."
-                    + RvtDevice.MAX_LKEY_TABLE_BITS);
+                    + MAX_LKEY_TABLE_BITS);
         }
         this.dev = dev;
         this.bits = bits;
@@ -78,7 +79,7 @@ public final class RvtLkeyTable {
     }
 
     /** @return the device */
-    public RvtDevice dev() {
+    public MrDevice dev() {
         return dev;
     }
 

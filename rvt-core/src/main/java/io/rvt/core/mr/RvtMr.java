@@ -5,8 +5,7 @@ import io.rvt.api.DeviceCounter;
 import io.rvt.api.ProtectionDomain;
 import io.rvt.api.VerbsException;
 import io.rvt.api.spi.DriverMr;
-import io.rvt.core.Errors;
-import io.rvt.core.RvtDevice;
+import io.rvt.core.base.Errors;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -93,7 +92,7 @@ public final class RvtMr implements DriverMr {
         }
     }
 
-    private final RvtDevice dev;
+    private final MrDevice dev;
     private final RvtPd pd;
     private final RvtLkeyTable table;
     private final boolean fastReg;
@@ -117,7 +116,7 @@ public final class RvtMr implements DriverMr {
     private int deregState;
     private final Object deregLock = new Object();
 
-    private RvtMr(RvtDevice dev, RvtPd pd, Mapping mapping, int access, boolean fastReg, int maxNumSg) {
+    private RvtMr(MrDevice dev, RvtPd pd, Mapping mapping, int access, boolean fastReg, int maxNumSg) {
         this.dev = dev;
         this.pd = pd;
         this.table = dev.lkeyTable();
@@ -138,7 +137,7 @@ public final class RvtMr implements DriverMr {
      *                        local write, or write access to a read-only buffer; ENOMEM when the key table is full
      */
     static RvtMr reg(RvtPd pd, ByteBuffer buffer, int access) {
-        RvtDevice dev = pd.dev();
+        MrDevice dev = pd.dev();
         if (buffer == null) {
             throw Errors.inval("regMr: buffer is null");
         }
@@ -245,7 +244,7 @@ public final class RvtMr implements DriverMr {
     }
 
     private static void publishNew(RvtMr mr, boolean assignVaddr) {
-        RvtDevice dev = mr.dev;
+        MrDevice dev = mr.dev;
         mr.pd.retainUse();
         // rdmavt keeps no MR counter: the key table is the limit (max_mr is its size). Counted for diagnostics.
         dev.tryCount(DeviceCounter.MRS_ALLOCATED, Long.MAX_VALUE);
@@ -527,11 +526,7 @@ public final class RvtMr implements DriverMr {
             } else {
                 release(); // the reference re-taken by the dereg that timed out
             }
-            dev.qpTable().forEachRetained(qp -> {
-                if (qp.pd() == pd) {
-                    qp.mrClean(lkey);
-                }
-            });
+            dev.deregCleanQps(pd, lkey);
             if (!awaitRefsGone(deregTimeoutNanos)) {
                 int left = refcount.get();
                 retain();

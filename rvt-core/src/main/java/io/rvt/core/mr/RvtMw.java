@@ -12,8 +12,7 @@ import io.rvt.api.MwType;
 import io.rvt.api.ProtectionDomain;
 import io.rvt.api.VerbsException;
 import io.rvt.api.WrOpcode;
-import io.rvt.core.Errors;
-import io.rvt.core.RvtDevice;
+import io.rvt.core.base.Errors;
 
 /**
  * A memory window ({@code struct rxe_mw}; rdmavt has none): a slot of the device's key table whose rkey grants remote
@@ -56,7 +55,7 @@ public final class RvtMw implements MemoryWindow {
         }
     }
 
-    private final RvtDevice dev;
+    private final MrDevice dev;
     private final RvtPd pd;
     private final MwType type;
     private final RvtLkeyTable table;

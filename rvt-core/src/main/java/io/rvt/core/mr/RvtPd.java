@@ -12,11 +12,7 @@ import io.rvt.api.QueuePair;
 import io.rvt.api.SharedReceiveQueue;
 import io.rvt.api.SrqInitAttr;
 import io.rvt.api.VerbsException;
-import io.rvt.core.Errors;
-import io.rvt.core.RvtDevice;
-import io.rvt.core.ah.RvtAh;
-import io.rvt.core.qp.RvtQp;
-import io.rvt.core.srq.RvtSrq;
+import io.rvt.core.base.Errors;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -29,12 +25,12 @@ public final class RvtPd implements ProtectionDomain {
     /** {@link #uses} value once deallocated. */
     private static final int DEALLOCATED = -1;
 
-    private final RvtDevice dev;
+    private final MrDevice dev;
     private final boolean user;
     /** Objects created in this PD, or {@link #DEALLOCATED}; changed only by CAS. */
     private final AtomicInteger uses = new AtomicInteger();
 
-    private RvtPd(RvtDevice dev, boolean user) {
+    private RvtPd(MrDevice dev, boolean user) {
         this.dev = dev;
         this.user = user;
     }
@@ -47,7 +43,7 @@ public final class RvtPd implements ProtectionDomain {
      * @return the PD
      * @throws VerbsException ENOMEM when {@code max_pd} PDs exist
      */
-    public static RvtPd alloc(RvtDevice dev, boolean user) {
+    public static RvtPd alloc(MrDevice dev, boolean user) {
         dev.checkAlive();
         int max = dev.props().maxPd();
         if (!dev.tryCount(DeviceCounter.PDS_ALLOCATED, max)) {
@@ -62,7 +58,7 @@ public final class RvtPd implements ProtectionDomain {
     }
 
     /** @return the device */
-    public RvtDevice dev() {
+    public MrDevice dev() {
         return dev;
     }
 
@@ -98,7 +94,7 @@ public final class RvtPd implements ProtectionDomain {
     }
 
     @Override
-    public RvtDevice device() {
+    public MrDevice device() {
         return dev;
     }
 
@@ -129,19 +125,19 @@ public final class RvtPd implements ProtectionDomain {
     @Override
     public QueuePair createQp(QpInitAttr init) {
         dev.checkAlive();
-        return RvtQp.create(dev, this, init);
+        return dev.createQp(this, init);
     }
 
     @Override
     public SharedReceiveQueue createSrq(SrqInitAttr init) {
         dev.checkAlive();
-        return RvtSrq.create(dev, this, init);
+        return dev.createSrq(this, init);
     }
 
     @Override
     public AddressHandle createAh(AhAttr attr) {
         dev.checkAlive();
-        return RvtAh.create(dev, this, attr);
+        return dev.createAh(this, attr);
     }
 
     /**

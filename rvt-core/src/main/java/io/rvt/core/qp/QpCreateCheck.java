@@ -2,8 +2,7 @@ package io.rvt.core.qp;
 
 import io.rvt.api.DeviceAttributes;
 import io.rvt.api.QpInitAttr;
-import io.rvt.core.Errors;
-import io.rvt.core.RvtDevice;
+import io.rvt.core.base.Errors;
 import io.rvt.core.cq.RvtCq;
 import io.rvt.core.srq.RvtSrq;
 
@@ -20,7 +19,7 @@ final class QpCreateCheck {
      * @param init the request
      * @return the receive SGEs per WQE in effect (the SRQ's with an SRQ)
      */
-    static int check(RvtDevice dev, QpInitAttr init) {
+    static int check(QpDevice dev, QpInitAttr init) {
             if (init == null) {
                 throw Errors.inval("createQp: init is null");
             }

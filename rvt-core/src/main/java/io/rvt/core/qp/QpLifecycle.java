@@ -6,9 +6,7 @@ import io.rvt.api.DeviceCounter;
 import io.rvt.api.QpInitAttr;
 import io.rvt.api.QpType;
 import io.rvt.api.spi.RvtDriver;
-import io.rvt.core.Errors;
-import io.rvt.core.RvtDevice;
-import io.rvt.core.RvtIbport;
+import io.rvt.core.base.Errors;
 import io.rvt.core.mr.RvtPd;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -30,7 +28,7 @@ final class QpLifecycle {
      * @param init the request; its {@code cap()} is updated with the sizes in effect
      * @return the QP
      */
-    static RvtQp create(RvtDevice dev, RvtPd pd, QpInitAttr init) {
+    static RvtQp create(QpDevice dev, RvtPd pd, QpInitAttr init) {
         int recvMaxSge = QpCreateCheck.check(dev, init);
 
         // Every use is taken before anything else and given back on any failure (a deallocated PD, a destroyed CQ
@@ -120,7 +118,7 @@ final class QpLifecycle {
      */
     static void destroy(RvtQp qp) {
         qp.checkNotDestroyed();
-        RvtDevice dev = qp.dev;
+        QpDevice dev = qp.dev;
         dev.checkVerb(io.rvt.api.spi.Verb.DESTROY_QP);
         RvtIbport port = qp.iport();
         if (port != null && port.mcastTable().attachmentCount(qp) > 0) {

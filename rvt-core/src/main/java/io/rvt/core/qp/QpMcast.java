@@ -5,8 +5,7 @@ import io.rvt.api.Gid;
 import io.rvt.api.QpType;
 import io.rvt.api.VerbsException;
 import io.rvt.api.spi.DriverParams;
-import io.rvt.core.Errors;
-import io.rvt.core.RvtIbport;
+import io.rvt.core.base.Errors;
 
 /**
  * A UD QP's multicast verbs ({@code ib_attach_mcast}, {@code ib_detach_mcast} over {@code rvt_attach_mcast} and

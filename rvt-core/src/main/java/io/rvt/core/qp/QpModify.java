@@ -13,12 +13,12 @@ import io.rvt.api.QpType;
 import io.rvt.api.SigType;
 import io.rvt.api.WcStatus;
 import io.rvt.api.spi.Callback;
-import io.rvt.api.spi.MtuConversion;
 import io.rvt.api.spi.DriverParams;
+import io.rvt.api.spi.MtuConversion;
 import io.rvt.api.spi.Timeouts;
 import io.rvt.api.spi.engine.QpFlags;
-import io.rvt.core.Errors;
 import io.rvt.core.ah.RvtAh;
+import io.rvt.core.base.Errors;
 
 /**
  * A QP's modify and query verbs: {@code rvt_modify_qp} (the IBTA transition table of {@link QpTransitions} plus

@@ -3,8 +3,8 @@ package io.rvt.core.qp;
 import io.rvt.api.AccessFlag;
 import io.rvt.api.AsyncEventType;
 import io.rvt.api.PortCounter;
-import io.rvt.api.QpState;
 import io.rvt.api.QpState.Ops;
+import io.rvt.api.QpState;
 import io.rvt.api.QpType;
 import io.rvt.api.SendFlag;
 import io.rvt.api.WcFlag;
@@ -16,8 +16,7 @@ import io.rvt.api.spi.Sge;
 import io.rvt.api.spi.engine.QpFlags;
 import io.rvt.api.spi.engine.ResponderState;
 import io.rvt.api.spi.engine.SgeState;
-import io.rvt.core.RvtIbport;
-import io.rvt.core.SpinningLock;
+import io.rvt.core.base.SpinningLock;
 
 /**
  * Mirrors {@code rvt_ruc_loopback}: delivers an RC or UC QP's send WQEs straight into the local QP

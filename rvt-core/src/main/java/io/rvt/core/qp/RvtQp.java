@@ -24,9 +24,9 @@ import io.rvt.api.WorkRequestException;
 import io.rvt.api.WrOpcode;
 import io.rvt.api.spi.DriverParams;
 import io.rvt.api.spi.DriverQp;
-import io.rvt.api.spi.RvtDriver;
 import io.rvt.api.spi.QpPrivate;
 import io.rvt.api.spi.QpQuiesce;
+import io.rvt.api.spi.RvtDriver;
 import io.rvt.api.spi.SendEngine;
 import io.rvt.api.spi.Sge;
 import io.rvt.api.spi.Timeouts;
@@ -35,10 +35,8 @@ import io.rvt.api.spi.engine.AckQueue;
 import io.rvt.api.spi.engine.CallSend;
 import io.rvt.api.spi.engine.EngineQp;
 import io.rvt.api.spi.engine.QpFlags;
-import io.rvt.core.Errors;
-import io.rvt.core.RvtDevice;
-import io.rvt.core.RvtIbport;
-import io.rvt.core.SpinningLock;
+import io.rvt.core.base.Errors;
+import io.rvt.core.base.SpinningLock;
 import io.rvt.core.cq.RvtCq;
 import io.rvt.core.mr.RvtMw;
 import io.rvt.core.mr.RvtPd;
@@ -74,7 +72,7 @@ public final class RvtQp implements EngineQp, QueuePair {
     static final int RC_ACKNOWLEDGE = 0x11;
 
     // ------------------------------------------------------------------ identity (final after create)
-    final RvtDevice dev;
+    final QpDevice dev;
     final RvtDriver driver;
     /** The driver's groups (null where it handed in none), read from the device once. */
     final SendEngine send;
@@ -136,7 +134,7 @@ public final class RvtQp implements EngineQp, QueuePair {
     /** Why the last postOneWr failed (set on failure only, under postLock). */
     String postError;
 
-    RvtQp(RvtDevice dev, RvtPd pd, QpInitAttr init, int sendMaxSge, int recvMaxSge) {
+    RvtQp(QpDevice dev, RvtPd pd, QpInitAttr init, int sendMaxSge, int recvMaxSge) {
         this.dev = dev;
         this.driver = dev.driver();
         this.send = dev.sendEngine();
@@ -173,7 +171,7 @@ public final class RvtQp implements EngineQp, QueuePair {
      * @param init the request; its {@code cap()} is updated with the sizes in effect
      * @return the QP
      */
-    public static RvtQp create(RvtDevice dev, RvtPd pd, QpInitAttr init) {
+    public static RvtQp create(QpDevice dev, RvtPd pd, QpInitAttr init) {
         return QpLifecycle.create(dev, pd, init);
     }
 
@@ -597,7 +595,7 @@ public final class RvtQp implements EngineQp, QueuePair {
     }
 
     @Override
-    public RvtDevice device() {
+    public QpDevice device() {
         return dev;
     }
 

@@ -1,7 +1,6 @@
 package io.rvt.core.qp;
 
 import io.rvt.api.spi.QpIter;
-import io.rvt.core.RvtDevice;
 
 /**
  * A cursor over a device's QPs ({@code struct rvt_qp_iter}): for each port its QP0 then QP1, then the hash buckets in
@@ -9,7 +8,7 @@ import io.rvt.core.RvtDevice;
  * multi-port devices ([quirk]); rvt visits all of them.
  */
 public final class RvtQpIter implements QpIter {
-    private final RvtDevice device;
+    private final QpDevice device;
     private final RvtQpTable table;
     private final int specials;
     private int n = -1;
@@ -17,7 +16,7 @@ public final class RvtQpIter implements QpIter {
     private int inBucket;
     private RvtQp qp;
 
-    RvtQpIter(RvtDevice device, RvtQpTable table) {
+    RvtQpIter(QpDevice device, RvtQpTable table) {
         this.device = device;
         this.table = table;
         this.specials = 2 * device.portCount();

@@ -1,7 +1,5 @@
 package io.rvt.core.qp;
 
-import io.rvt.core.RvtDevice;
-import io.rvt.core.RvtIbport;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 
@@ -17,7 +15,7 @@ public final class RvtQpTable {
     private static final RvtQp[] EMPTY = new RvtQp[0];
     private static final int GOLDEN_RATIO_32 = 0x61C88647;
 
-    private final RvtDevice device;
+    private final QpDevice device;
     private final int bits;
     private final AtomicReferenceArray<RvtQp[]> buckets;
 
@@ -26,7 +24,7 @@ public final class RvtQpTable {
      * @param size {@code qp_table_size}; buckets above the largest power of two at or below it stay unused, as in
      *             rdmavt
      */
-    public RvtQpTable(RvtDevice device, int size) {
+    public RvtQpTable(QpDevice device, int size) {
         this.device = device;
         this.bits = 31 - Integer.numberOfLeadingZeros(size);
         this.buckets = new AtomicReferenceArray<>(size);

@@ -2,16 +2,15 @@ package io.rvt.core.qp;
 
 import io.rvt.api.PortCounter;
 import io.rvt.api.spi.Aeth;
-import io.rvt.api.spi.RvtTimer;
 import io.rvt.api.spi.QpPrivate;
-import io.rvt.api.spi.Seq24;
+import io.rvt.api.spi.RvtTimer;
 import io.rvt.api.spi.SendEngine;
+import io.rvt.api.spi.Seq24;
 import io.rvt.api.spi.Timeouts;
 import io.rvt.api.spi.TimerService;
 import io.rvt.api.spi.engine.QpFlags;
 import io.rvt.api.spi.engine.RequesterState;
 import io.rvt.api.spi.engine.SendWqe;
-import io.rvt.core.RvtIbport;
 
 /**
  * A QP's requester state (see {@link RequesterState} for the fields and their lock) and rdmavt's RC credit and timer

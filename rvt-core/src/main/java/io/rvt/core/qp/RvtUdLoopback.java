@@ -1,6 +1,5 @@
 package io.rvt.core.qp;
 
-import io.rvt.api.spi.GidLookup;
 import io.rvt.api.AhAttr;
 import io.rvt.api.PortCounter;
 import io.rvt.api.QpState.Ops;
@@ -11,11 +10,11 @@ import io.rvt.api.WcOpcode;
 import io.rvt.api.WcStatus;
 import io.rvt.api.WorkCompletion;
 import io.rvt.api.WrOpcode;
+import io.rvt.api.spi.GidLookup;
 import io.rvt.api.spi.engine.QpFlags;
 import io.rvt.api.spi.engine.ResponderState;
 import io.rvt.api.spi.engine.SgeState;
-import io.rvt.core.RvtIbport;
-import io.rvt.core.SpinningLock;
+import io.rvt.core.base.SpinningLock;
 import java.nio.ByteBuffer;
 
 /**

@@ -4,7 +4,7 @@ import static io.rvt.api.Errno.EINVAL;
 import static io.rvt.api.Errno.ENOMEM;
 
 import io.rvt.api.RecvWorkRequest;
-import io.rvt.core.SpinningLock;
+import io.rvt.core.base.SpinningLock;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.function.LongConsumer;

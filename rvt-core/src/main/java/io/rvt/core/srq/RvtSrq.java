@@ -2,7 +2,6 @@ package io.rvt.core.srq;
 
 import static io.rvt.api.Errno.EINVAL;
 
-import io.rvt.core.SpinningLock;
 import io.rvt.api.AsyncEvent;
 import io.rvt.api.AsyncEventHandler;
 import io.rvt.api.AsyncEventType;
@@ -16,8 +15,9 @@ import io.rvt.api.SrqAttrMask;
 import io.rvt.api.SrqInitAttr;
 import io.rvt.api.VerbsException;
 import io.rvt.api.WorkRequestException;
-import io.rvt.core.Errors;
-import io.rvt.core.RvtDevice;
+import io.rvt.core.base.CoreDevice;
+import io.rvt.core.base.Errors;
+import io.rvt.core.base.SpinningLock;
 import io.rvt.core.mr.RvtPd;
 
 /**
@@ -30,7 +30,7 @@ import io.rvt.core.mr.RvtPd;
  * consumer lock and {@link #raiseLimitEvent()} after releasing it; see {@link RvtRq} for the whole sequence.
  *
  * <p>Event delivery: rdmavt checks the limit only if the SRQ has an event handler, and delivers the event to it. rvt
- * delivers through {@link RvtDevice#dispatch}: to the SRQ's handler if one was given at creation, else to the
+ * delivers through {@link CoreDevice#dispatch}: to the SRQ's handler if one was given at creation, else to the
  * device's handler. Because the device handler can be set at any time and is the fallback for every object event,
  * rvt treats the event as always deliverable: the limit is checked and disarmed whether or not the SRQ has its own
  * handler. The only observable difference from rdmavt is for an SRQ without a handler on a device without one: the
@@ -38,7 +38,7 @@ import io.rvt.core.mr.RvtPd;
  * armed.
  */
 public final class RvtSrq implements SharedReceiveQueue {
-    private final RvtDevice dev;
+    private final CoreDevice dev;
     private final RvtPd pd;
     private final RvtRq rq;
     private final AsyncEventHandler eventHandler;
@@ -51,7 +51,7 @@ public final class RvtSrq implements SharedReceiveQueue {
     /** Set once by {@link #destroySrq()} under {@link #useLock}; read by the verbs. */
     private volatile boolean destroyed;
 
-    private RvtSrq(RvtDevice dev, RvtPd pd, RvtRq rq, int limit, AsyncEventHandler eventHandler) {
+    private RvtSrq(CoreDevice dev, RvtPd pd, RvtRq rq, int limit, AsyncEventHandler eventHandler) {
         this.dev = dev;
         this.pd = pd;
         this.rq = rq;
@@ -73,7 +73,7 @@ public final class RvtSrq implements SharedReceiveQueue {
      * @return the SRQ
      * @throws VerbsException ENODEV, EOPNOTSUPP, EINVAL or ENOMEM, naming the field and value
      */
-    public static RvtSrq create(RvtDevice dev, RvtPd pd, SrqInitAttr init) {
+    public static RvtSrq create(CoreDevice dev, RvtPd pd, SrqInitAttr init) {
         if (init == null) {
             throw Errors.inval("createSrq: init is null");
         }
@@ -226,7 +226,7 @@ public final class RvtSrq implements SharedReceiveQueue {
     // ------------------------------------------------------------------ SharedReceiveQueue
 
     @Override
-    public RvtDevice device() {
+    public CoreDevice device() {
         return dev;
     }
 

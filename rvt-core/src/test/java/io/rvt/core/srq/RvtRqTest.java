@@ -1,6 +1,6 @@
 package io.rvt.core.srq;
 
-import io.rvt.core.SpinningLock;
+import io.rvt.core.base.SpinningLock;
 import static io.rvt.api.Errno.EINVAL;
 import static io.rvt.api.Errno.ENOMEM;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,4 +1,4 @@
-package io.rvt.core;
+package io.rvt.core.base;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,11 +1,10 @@
-package io.rvt.core;
+package io.rvt.core.qp;
 
 import io.rvt.api.Gid;
 import io.rvt.api.PortCounter;
 import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.McastGroup;
 import io.rvt.core.mcast.McastTable;
-import io.rvt.core.qp.RvtQp;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -16,7 +15,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * {@code modifyPort}) at a time, read by anyone.
  */
 public final class RvtIbport implements DriverPort {
-    private final RvtDevice device;
+    private final QpDevice device;
     private final int portNum;
     private final AtomicIntegerArray pkeys;
     /**
@@ -38,7 +37,15 @@ public final class RvtIbport implements DriverPort {
     private volatile int subnetTimeout;
     private volatile Object priv;
 
-    RvtIbport(RvtDevice device, int portNum, int npkeys, int[] initialPkeys) {
+    /**
+     * Mirrors {@code rvt_init_port}: made by the device's registration, one per port.
+     *
+     * @param device the device
+     * @param portNum the port, 1-based
+     * @param npkeys the P_Key table's length
+     * @param initialPkeys the driver's initial P_Keys, or null for none
+     */
+    public RvtIbport(QpDevice device, int portNum, int npkeys, int[] initialPkeys) {
         this.device = device;
         this.portNum = portNum;
         this.pkeys = new AtomicIntegerArray(Math.max(npkeys, 1));
@@ -47,7 +54,7 @@ public final class RvtIbport implements DriverPort {
                 pkeys.set(i, initialPkeys[i] & 0xFFFF);
             }
         }
-        this.mcast = new McastTable(this);
+        this.mcast = new McastTable(device, portNum);
     }
 
     /** @return the port's multicast groups */
@@ -74,15 +81,30 @@ public final class RvtIbport implements DriverPort {
         return specialQps.compareAndSet(qpn, qp, null);
     }
 
-    void changeCapFlags(int set, int clr) {
+    /**
+     * {@code modify_port}'s capability mask change.
+     *
+     * @param set bits to set in {@code port_cap_flags}
+     * @param clr bits to clear
+     */
+    public void changeCapFlags(int set, int clr) {
         portCapFlags = (portCapFlags | set) & ~clr;
     }
 
-    void changeCap3Flags(int set, int clr) {
+    /**
+     * {@code modify_port}'s capability mask change with {@code IB_PORT_OPA_MASK_CHG}.
+     *
+     * @param set bits to set in {@code port_cap3_flags}
+     * @param clr bits to clear
+     */
+    public void changeCap3Flags(int set, int clr) {
         portCap3Flags = (portCap3Flags | set) & ~clr;
     }
 
-    void resetCounter(PortCounter c) {
+    /**
+     * @param c the counter {@code modify_port} resets (Q_Key violations)
+     */
+    public void resetCounter(PortCounter c) {
         counters.set(c.ordinal() * COUNTER_STRIDE, 0);
     }
 
@@ -210,7 +232,7 @@ public final class RvtIbport implements DriverPort {
     }
 
     @Override
-    public RvtDevice device() {
+    public QpDevice device() {
         return device;
     }
 }

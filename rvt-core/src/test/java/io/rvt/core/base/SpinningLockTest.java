@@ -1,7 +1,8 @@
-package io.rvt.core;
+package io.rvt.core.base;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rvt.core.TestUtil;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;

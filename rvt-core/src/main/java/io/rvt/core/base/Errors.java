@@ -1,4 +1,4 @@
-package io.rvt.core;
+package io.rvt.core.base;
 
 import io.rvt.api.Errno;
 import io.rvt.api.VerbsException;
