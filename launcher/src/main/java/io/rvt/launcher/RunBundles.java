@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -23,9 +24,10 @@ import java.util.stream.Stream;
  * bnd-resolver-maven-plugin resolves and checks in every build, packaged with the launcher's classes (the build
  * copies the file as a resource), so a bundle added there is one edit: the host installs what the bndrun lists, found
  * by symbolic name among the jars of its bundle directory. Karaf's features are checked against the same file
- * ({@code FelixHostBundlesTest}).
+ * ({@code FelixHostBundlesTest}). {@code it/tests}' Felix installs its own bndrun's {@code -runbundles} the same way
+ * ({@link #read}, {@link #librariesFirst}, {@link #jarNames}).
  */
-final class RunBundles {
+public final class RunBundles {
     /** The resource the build copies {@code felix-host.bndrun} to, beside this class. */
     static final String RESOURCE = "felix-host.bndrun";
     /** A {@code -runbundles} entry: symbolic name and version range. */
@@ -42,7 +44,7 @@ final class RunBundles {
      * @param bndrun a bndrun file's text
      * @return its {@code -runbundles}: each entry's symbolic name and version range, in the file's order
      */
-    static Map<String, String> parse(String bndrun) {
+    public static Map<String, String> parse(String bndrun) {
         Map<String, String> out = new LinkedHashMap<>();
         for (String line : bndrun.replace("\\\n", "").split("\n")) {
             if (line.startsWith("-runbundles:")) {
@@ -52,6 +54,30 @@ final class RunBundles {
                 }
             }
         }
+        return out;
+    }
+
+    /**
+     * @param bndrun a bndrun file
+     * @return its {@code -runbundles}, as {@link #parse} gives them
+     * @throws UncheckedIOException if the file cannot be read
+     */
+    public static Map<String, String> read(Path bndrun) {
+        try {
+            return parse(Files.readString(bndrun));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + bndrun + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * @param symbolicNames bundles by symbolic name
+     * @return the same in start order: libraries (any but {@code io.rvt.*}) before rvt's own bundles, each group in
+     *         the order given
+     */
+    public static List<String> librariesFirst(Collection<String> symbolicNames) {
+        List<String> out = new ArrayList<>(symbolicNames);
+        out.sort(Comparator.comparing((String bsn) -> bsn.startsWith("io.rvt.")));
         return out;
     }
 
@@ -79,18 +105,23 @@ final class RunBundles {
                 out.add(bsn);
             }
         }
-        out.sort(Comparator.comparing((String bsn) -> bsn.startsWith("io.rvt.")));
-        return out;
+        return librariesFirst(out);
+    }
+
+    /** @return {@link #jarNames(Path, List, String)} of felix-host.bndrun's bundles */
+    static List<String> jarNames(Path dir, List<String> symbolicNames) {
+        return jarNames(dir, symbolicNames, RESOURCE);
     }
 
     /**
      * @param dir a bundle directory
      * @param symbolicNames the bundles wanted
+     * @param bndrun the file that lists them, named when one is missing
      * @return the jar name (without {@code .jar}) of each, in order, as {@link EmbeddedFelix#installAndStart} takes
      *         them
      * @throws IllegalStateException naming the first bundle no jar in {@code dir} is
      */
-    static List<String> jarNames(Path dir, List<String> symbolicNames) {
+    public static List<String> jarNames(Path dir, List<String> symbolicNames, String bndrun) {
         Map<String, String> byName = new HashMap<>();
         try (Stream<Path> jars = Files.list(dir)) {
             for (Path jar : jars.filter(p -> p.getFileName().toString().endsWith(".jar")).toList()) {
@@ -107,7 +138,7 @@ final class RunBundles {
         for (String bsn : symbolicNames) {
             String name = byName.get(bsn);
             if (name == null) {
-                throw new IllegalStateException("bundle " + bsn + " (" + RESOURCE
+                throw new IllegalStateException("bundle " + bsn + " (" + bndrun
                         + " -runbundles) is missing: no jar in " + dir + " has that symbolic name");
             }
             out.add(name);
@@ -115,8 +146,12 @@ final class RunBundles {
         return out;
     }
 
-    /** @return the jar's Bundle-SymbolicName without its directives, or null if it has none */
-    static String symbolicName(Path jar) throws IOException {
+    /**
+     * @param jar a jar file
+     * @return the jar's Bundle-SymbolicName without its directives, or null if it has none
+     * @throws IOException if the jar cannot be read
+     */
+    public static String symbolicName(Path jar) throws IOException {
         try (JarFile f = new JarFile(jar.toFile())) {
             Manifest m = f.getManifest();
             String bsn = m == null ? null : m.getMainAttributes().getValue("Bundle-SymbolicName");

@@ -2,47 +2,40 @@ package io.rvt.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.jar.JarFile;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import io.rvt.launcher.RunBundles;
 import org.junit.jupiter.api.Test;
+import org.osgi.framework.Bundle;
 
 /**
- * The Felix these tests boot is the bundle set the build resolved with its services counted: {@link Felix}'s
- * bundles and driver-jni are the {@code -runbundles} of {@code it-bundles.bndrun}, which bnd-resolver-maven-plugin
- * checks before the tests run.
+ * The Felix these tests boot is the bundle set the build resolved with its services counted: {@link Felix} installs
+ * the {@code -runbundles} of {@code it-bundles.bndrun} (which bnd-resolver-maven-plugin checks before the tests run)
+ * less driver-jni, read from the file, and the tests that want driver-jni install it by jar name.
  */
 class BundleSetIT {
-    /** A {@code -runbundles} entry's symbolic name. */
-    private static final Pattern ENTRY = Pattern.compile("([A-Za-z0-9_.-]+);version=");
-
     @Test
-    void shouldInstallExactlyTheBundlesTheResolverChose() throws IOException {
-        String bndrun = Files.readString(Path.of("it-bundles.bndrun")).replace("\\\n", "");
-        Set<String> resolved = new TreeSet<>();
-        for (String line : bndrun.split("\n")) {
-            if (line.startsWith("-runbundles:")) {
-                Matcher m = ENTRY.matcher(line);
-                while (m.find()) {
-                    resolved.add(m.group(1));
-                }
+    void shouldInstallExactlyTheBundlesTheResolverChose() throws Exception {
+        Set<String> resolved = new TreeSet<>(RunBundles.read(Felix.BNDRUN).keySet());
+        assertThat(resolved).as("%s -runbundles", Felix.BNDRUN).contains("org.apache.felix.scr", "io.rvt.core",
+                Felix.DRIVER_SIM, Felix.DRIVER_JNI);
+
+        try (Felix felix = new Felix()) {
+            Set<String> started = new TreeSet<>();
+            for (Bundle b : felix.bundles()) {
+                started.add(b.getSymbolicName());
             }
-        }
-        List<String> jars = new ArrayList<>(Felix.BASE_BUNDLES);
-        jars.add(Felix.DRIVER_JNI_JAR);
-        Set<String> installed = new TreeSet<>();
-        for (String jar : jars) {
-            try (JarFile f = new JarFile(Felix.jar(jar).toFile())) {
-                installed.add(f.getManifest().getMainAttributes().getValue("Bundle-SymbolicName").split(";")[0]);
+            felix.install(Felix.DRIVER_JNI_JAR);
+            Set<String> installed = new TreeSet<>();
+            for (Bundle b : felix.bundles()) {
+                installed.add(b.getSymbolicName());
             }
+
+            assertThat(started).as("the bundles a launch installs").doesNotContain(Felix.DRIVER_JNI);
+            assertThat(installed).as("the bundles a launch installs, and driver-jni").isEqualTo(resolved);
+            assertThat(Felix.BASE_BUNDLES.indexOf("org.apache.felix.scr"))
+                    .as("libraries start before rvt's bundles: %s", Felix.BASE_BUNDLES)
+                    .isLessThan(Felix.BASE_BUNDLES.indexOf("io.rvt.core"));
         }
-        assertThat(installed).as("Felix.BASE_BUNDLES and driver-jni, by symbolic name").isEqualTo(resolved);
     }
 }

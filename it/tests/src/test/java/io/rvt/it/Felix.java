@@ -11,6 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import io.rvt.launcher.EmbeddedFelix;
+import io.rvt.launcher.RunBundles;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleException;
@@ -22,24 +23,28 @@ import org.osgi.framework.wiring.FrameworkWiring;
 import org.osgi.service.cm.ConfigurationAdmin;
 
 /**
- * An embedded Apache Felix (the launcher's {@link EmbeddedFelix}, as {@code rvt} boots it) with Felix SCR, Config Admin and Metatype and the rvt bundles (rvt-api, rvt-core,
- * rvt-transport, driver-sim) plus the test application, all started. The jars come from {@code target/it-bundles}
- * (copied there by the build, without versions in their names). The system bundle exports the Config Admin and
- * Metatype APIs from the test's class path, so the test uses those services typed; rvt's own types stay inside the
- * framework, and the test reaches the application through {@code java.*} service types.
+ * An embedded Apache Felix (the launcher's {@link EmbeddedFelix}, as {@code rvt} boots it) with the bundles
+ * {@code it-bundles.bndrun} resolves (Felix SCR, Config Admin and Metatype, rvt-api, rvt-core, rvt-transport,
+ * driver-sim, rvt-cm and the test application; driver-jni on demand), all started. The jars come from
+ * {@code target/it-bundles} (copied there by the build), each found by its symbolic name. The system bundle exports
+ * the Config Admin and Metatype APIs from the test's class path, so the test uses those services typed; rvt's own
+ * types stay inside the framework, and the test reaches the application through {@code java.*} service types.
  */
 final class Felix implements AutoCloseable {
-    /** Bundle jars installed and started at launch, in order. */
-    static final List<String> BASE_BUNDLES = List.of("org.osgi.util.function", "org.osgi.util.promise",
-            "org.osgi.service.component", "org.apache.felix.scr", "org.apache.felix.configadmin",
-            "org.osgi.service.log", "org.apache.felix.metatype", "rvt-api", "rvt-core", "rvt-transport", "driver-sim", "rvt-cm", "rvt-it-app");
-    /** The rvt bundles (and the test application) by symbolic name. */
-    static final List<String> RVT_BUNDLES = List.of("io.rvt.api", "io.rvt.core", "io.rvt.transport",
-            "io.rvt.driver.sim", "io.rvt.cm", "io.rvt.it.app");
+    /** The bundle set these tests boot, which bnd-resolver-maven-plugin resolves and checks in every build. */
+    static final Path BNDRUN = Path.of(System.getProperty("rvt.it.bndrun", "it-bundles.bndrun"));
+    static final String DRIVER_JNI = "io.rvt.driver.jni";
+    /**
+     * The bundles installed and started at launch, by symbolic name, in start order: {@link #BNDRUN}'s
+     * {@code -runbundles} less driver-jni (installed only by the tests that want it), libraries first
+     * ({@link RunBundles#librariesFirst}, as {@code ./rvt}'s host orders its own bndrun's).
+     */
+    static final List<String> BASE_BUNDLES = baseBundles();
+    /** The rvt bundles (and the test application) by symbolic name: the {@code io.rvt.*} of {@link #BASE_BUNDLES}. */
+    static final List<String> RVT_BUNDLES = BASE_BUNDLES.stream().filter(b -> b.startsWith("io.rvt.")).toList();
     static final String DRIVER_SIM = "io.rvt.driver.sim";
     /** driver-jni's jar: copied with the others but installed only by the tests that want it. */
     static final String DRIVER_JNI_JAR = "driver-jni";
-    static final String DRIVER_JNI = "io.rvt.driver.jni";
     static final String DEVICE = "io.rvt.api.Device";
     static final String DRIVER = "io.rvt.api.spi.RvtDriver";
 
@@ -62,7 +67,15 @@ final class Felix implements AutoCloseable {
         felix = EmbeddedFelix.start(storage, "org.osgi.service.cm;version=1.6.0,org.osgi.service.metatype;version=1.4.0",
                 Map.of());
         framework = felix.framework();
-        felix.installAndStart(bundleDir(), BASE_BUNDLES);
+        felix.installAndStart(bundleDir(), RunBundles.jarNames(bundleDir(), BASE_BUNDLES, BNDRUN.toString()));
+    }
+
+    private static List<String> baseBundles() {
+        List<String> out = new ArrayList<>(RunBundles.read(BNDRUN).keySet());
+        if (!out.remove(DRIVER_JNI)) {
+            throw new IllegalStateException(BNDRUN + " -runbundles has no " + DRIVER_JNI);
+        }
+        return RunBundles.librariesFirst(out);
     }
 
     /** @return where the build copied the bundle jars */
