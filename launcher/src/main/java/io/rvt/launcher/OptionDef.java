@@ -86,7 +86,8 @@ record OptionDef(String name, List<String> aliases, String label, String command
                     + "unless given); perftest's own TCP socket stays IPv4"),
             opt("--output", null, "WHAT", "perf", "bandwidth, message_rate (bandwidth tests) or latency (latency "
                     + "tests): each row prints that one figure (MiB/sec or Gb/sec, Mpps, usec t_avg) and nothing else"),
-            opt("--reversed", null, null, "perf", "refused: " + Refusals.REVERSED),
+            opt("--reversed", null, null, "perf", "two processes, not with -R: the server sends and the client "
+                    + "receives (perftest's sides swapped), each printing that side's rows"),
             opt("--run_infinitely", null, null, "perf", "bandwidth, one process: a row every -D SECONDS (5) until "
                     + "killed, no peak"),
             opt("--retry_count", null, "N", "perf", "RC: the QPs' retry count, 0 to 7 (7); with -R, as perftest's, the "

@@ -169,6 +169,11 @@ public final class Options {
     boolean useSrq;
     /** perftest's {@code --run_infinitely}: one row after another, each {@code -D} long, until killed. */
     boolean runInfinitely;
+    /**
+     * perftest's {@code --reversed} ({@code is_reversed}): the sides' traffic roles swapped, the server (no HOST) the
+     * sending side and the client the receiving one, the exchange's roles kept.
+     */
+    boolean reversed;
     /** perftest's {@code --rate_limit}; 0 unless given. */
     double rateLimit;
     /** perftest's {@code --rate_units}: M, g or p. */
@@ -327,7 +332,7 @@ public final class Options {
             case "--report-cycles" -> reportCycles = true;
             case "--report-histogram" -> reportHistogram = true;
             case "--report-unsorted" -> reportUnsorted = true;
-            case "--reversed" -> throw refused(name, Refusals.REVERSED);
+            case "--reversed" -> reversed = true;
             case "--run_infinitely" -> runInfinitely = true;
             case "--retry_count" -> retryCount = inRange(name, v, 0, 7, "a retry count (0 to 7, the QP attribute's 3 "
                     + "bits)");
@@ -467,6 +472,17 @@ public final class Options {
         checkRunInfinitely();
         checkMulticast();
         checkDualPort();
+        if (reversed && !twoProcesses()) {
+            throw new UsageException("option --reversed swaps the sending and receiving sides of two processes "
+                    + "(--server or HOST); in one process rvt perf runs both");
+        }
+        if (reversed && rdmaCm) {
+            throw refused("--reversed with -R", Refusals.REVERSED_RDMA_CM);
+        }
+        if (reversed && mcg) {
+            throw new UsageException("option --reversed with -g (multicast) is not built: the group's receiver is "
+                    + "the server");
+        }
         if (useSrq) {
             String why = test != PerfTest.SEND ? "applies to SEND tests, not " + test.option() + " (perftest's rule)"
                     : latency || Boolean.TRUE.equals(testLatency) ? "on latency tests is not built (bandwidth is)"

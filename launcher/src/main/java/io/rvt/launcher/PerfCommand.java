@@ -165,7 +165,7 @@ final class PerfCommand {
                 }
             }
         }, o.rdmaCm).flags(flags).rateLimit(o.rateLimit()).latencyReport(o.latencyReport())
-                .inlineSize(o.inlineSize()).events(o.events).useSrq(o.useSrq).tos(o.tos)
+                .inlineSize(o.inlineSize()).events(o.events).useSrq(o.useSrq).tos(o.tos).reversed(o.reversed)
                 .multicast(o.multicast());
         if (o.server) {
             remote.server(host, own);

@@ -10,9 +10,10 @@ final class Refusals {
     /** ibv_*_pingpong's {@code -j}. */
     static final String DM = "rvt's HCAs have no device memory (ibv_alloc_dm)";
 
-    /** perftest's {@code --reversed}. */
-    static final String REVERSED = "the server sending to the client (perftest's --reversed) is not built: "
-            + "start the sending side as the client";
+    /** perftest's {@code --reversed} with {@code -R}. */
+    static final String REVERSED_RDMA_CM = "perftest's -R --reversed swaps rdma_cm's sides too, so the side "
+            + "without HOST would connect to no host (rdma_getaddrinfo of no name) and two hosts never meet; give "
+            + "--reversed without -R (perftest's TCP exchange)";
     /** perftest's {@code --rate_limit_type HW} and {@code PP}. */
     static final String RATE_LIMIT_HW = "a NIC's rate limiter (a QP's static rate, packet pacing) is hardware rvt has "
             + "not; SW, perftest's software limiter, is built";

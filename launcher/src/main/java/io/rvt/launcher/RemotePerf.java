@@ -47,7 +47,9 @@ import java.util.concurrent.locks.LockSupport;
  * the server's first); READ and atomic latency: the client alone (perftest's server prints no row);</li>
  * <li>{@code -b}: both sides send and receive at once and exchange their reports; both print the sum.</li>
  * </ul>
- * Both ends must be given the same test options, as perftest's must: neither can see the other's.
+ * With perftest's {@code --reversed} on both ends the server and the client swap these rows (perftest's
+ * {@code machine}), the exchange keeping its order. Both ends must be given the same test options, as perftest's must:
+ * neither can see the other's.
  */
 final class RemotePerf {
     /** How long a client waits for the TCP connection, and each side for the other's next exchange at set-up. */
@@ -80,6 +82,8 @@ final class RemotePerf {
     private int tos;
     /** perftest's {@code -g} and {@code -M}: UD SENDs to multicast groups; null for none. */
     private PerftestMcast mcast;
+    /** perftest's {@code --reversed}: the server sends and the client receives. */
+    private boolean reversed;
 
     /** Writes a row into the JSON files the command line asks for ({@code --out_json}, {@code --json}). */
     interface Reports {
@@ -195,6 +199,18 @@ final class RemotePerf {
     }
 
     /**
+     * @param reverse perftest's {@code --reversed} ({@code is_reversed}, which swaps its {@code machine}): the server
+     *                (no HOST) runs the sending side's rows and the client the receiving side's, each printing what
+     *                that side of perftest's program prints; the exchange keeps its roles (the client connects and
+     *                writes first)
+     * @return this
+     */
+    RemotePerf reversed(boolean reverse) {
+        this.reversed = reverse;
+        return this;
+    }
+
+    /**
      * @param shared perftest's {@code --use-srq}: the receiving side's QPs share one receive queue
      * @return this
      */
@@ -298,18 +314,24 @@ final class RemotePerf {
         return warmUpMessages;
     }
 
-    /** @return what the server's rows are, for its closing line */
-    static String whose(PerfSpec spec) {
+    /**
+     * @param spec the table
+     * @param reversed perftest's {@code --reversed}: the server sends, the client receives
+     * @return what the receiving side's rows are, for its closing line
+     */
+    static String whose(PerfSpec spec, boolean reversed) {
+        String sender = reversed ? "server" : "client";
         if (spec.bidirectional()) {
-            return "its own flow and the client's, added (both reports)";
+            return "its own flow and the " + sender + "'s, added (both reports)";
         }
         if (spec.latency()) {
             return spec.test() == PerfTest.SEND || spec.test() == PerfTest.WRITE
                     ? "measured here, from one ping's arrival to the next"
-                    : "none: the client measures, perftest's server prints no row";
+                    : "none: the " + sender + " measures, perftest's " + (reversed ? "client" : "server")
+                    + " prints no row";
         }
         return spec.test().needsReceives() ? "measured here: the messages received and at what rate"
-                : "the client's measurement, from its report";
+                : "the " + sender + "'s measurement, from its report";
     }
 
     /** One test with one peer: the QPs, the exchanges of perftest's program, the rows. */
@@ -329,7 +351,10 @@ final class RemotePerf {
         private final PerftestComm comm;
         /** The channel with {@code -R}, which also connects the test's QPs; null over TCP. */
         private final PerftestRdmaCm cm;
+        /** This side opened the exchange (perftest's {@code servername}): it connects and writes first. */
         private final boolean client;
+        /** This side sends (perftest's {@code machine == CLIENT}): the client, or with {@code --reversed} the server. */
+        private final boolean sender;
         private PathMtu mtu;
         private final int n;
         private final boolean ud;
@@ -357,6 +382,7 @@ final class RemotePerf {
             this.comm = comm;
             this.cm = comm instanceof PerftestRdmaCm c ? c : null;
             this.client = comm.client;
+            this.sender = comm.client != reversed;
             this.peer = comm.peer;
             this.mtu = PathMtu.of(mtuCode);
             this.n = spec.latency() ? 1 : spec.qps();
@@ -366,7 +392,7 @@ final class RemotePerf {
             this.target = targetOffset(grh + largest);
             this.e = new Endpoint(dev, target + targetBytes(grh + largest, comm.cycleBuffer),
                     PerfSizing.cqDepth(spec), link, null, events).trafficClass(tos);
-            if (useSrq && !client) {
+            if (useSrq && !sender) {
                 // perftest's --use-srq: the receiving side's QPs share one receive queue, room for every QP's -r
                 e.useSrq(n * Math.max(PerfSizing.rxDepth(spec), flags.rxDepth()));
             }
@@ -425,7 +451,7 @@ final class RemotePerf {
                 }
             }
             // receives first: a peer may send as soon as it has this side's data and its QP is in RTS
-            if (spec.test().needsReceives() && (!client || spec.bidirectional())) {
+            if (spec.test().needsReceives() && (!sender || spec.bidirectional())) {
                 int depth = spec.latency() ? 1 : flags.rxDepth() > 0 ? flags.rxDepth() : PerfSizing.rxDepth(spec);
                 for (QueuePair qp : qps) {
                     for (int i = 0; i < depth; i++) {
@@ -623,15 +649,15 @@ final class RemotePerf {
                 addresses.append(d.describe("remote", rdma, read)).append(System.lineSeparator());
             }
             out.print(e.inlineReport(inlineSize));
-            String from = client ? dev.name() : peer;
-            String to = client ? peer : dev.name();
+            String from = sender ? dev.name() : peer;
+            String to = sender ? peer : dev.name();
             table.header(spec, from, to, mtu.bytes(), host, link, cm != null ? PerfCommand.DATA_EXCHANGE
                     : PerfCommand.TCP_EXCHANGE, addresses.toString());
         }
 
         private void rows() {
             boolean sweep = spec.sizes().length > 1 && spec.test() != PerfTest.ATOMIC;
-            if (client) {
+            if (sender) {
                 try (Progress progress = new Progress(err, err == System.err && System.console() != null)) {
                     PerfRunner runner = new PerfRunner(host, e, null, qps, ahs, ud ? peerQpns : null,
                             new PerfRegion(theirs[0].vaddr(), theirs[0].rkey()), spec, progress, peer)
@@ -764,10 +790,14 @@ final class RemotePerf {
             serverLine();
         }
 
-        /** Says under the server's table whose rows it printed (not with {@code --output}: the figures only). */
+        /**
+         * Says under the receiving side's table whose rows it printed (not with {@code --output}: the figures only):
+         * the server's, or with {@code --reversed} the client's.
+         */
         private void serverLine() {
             if (table.full()) {
-                out.println("(server: " + whose(spec) + ")");
+                out.println((reversed ? "(client, receiving with --reversed: " : "(server: ") + whose(spec, reversed)
+                        + ")");
             }
         }
 

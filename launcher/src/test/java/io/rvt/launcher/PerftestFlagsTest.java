@@ -247,7 +247,8 @@ class PerftestFlagsTest {
 
     @Test
     void shouldRefusePerftestsFlagsThatRvtPerfHasNotWithOneLineEach() {
-        cli.assertUsage("option --reversed is refused: the server sending to the client", "perf", "--reversed");
+        cli.assertUsage("option --mmap is refused: rvt perf's region is a direct Java buffer", "perf", "--mmap",
+                "/tmp/f");
     }
 
     @Test

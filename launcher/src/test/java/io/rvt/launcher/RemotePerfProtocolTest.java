@@ -412,6 +412,38 @@ class RemotePerfProtocolTest {
         assertThat(seen.values().iterator().next()).isGreaterThanOrEqualTo(200);
     }
 
+    /**
+     * perftest's --reversed on both sides: the server (no HOST) sends and prints the sender's rows, the client
+     * receives and prints the receiving side's (SEND: what arrived, 2 QPs x 500; WRITE: the server's last row from its
+     * report; READ latency: the server alone measures), the exchange's roles unchanged.
+     */
+    @Test
+    @Timeout(120)
+    void shouldSendFromTheServerToTheClientWhenReversed() throws Exception {
+        PerfSpec send = new PerfSpec(PerfTest.SEND, Transport.RC, false, new int[] {4096}, 2, 500, 0, 128,
+                PerfSpec.CQ_MODERATION, 1, false);
+        String[] out = serverAndClient(server, client, send, false, PerftestFlags.DEFAULT, r -> r.reversed(true));
+        assertThat(rows(out[0])).as(out[0]).extracting(r -> r[1]).containsExactly(1000L);
+        assertThat(rows(out[1])).as(out[1]).extracting(r -> r[1]).containsExactly(1000L);
+        // the server's device sends to the client's address, and the client counted what arrived
+        assertThat(out[0]).contains(" Device          : server -> ").doesNotContain("(server: ");
+        assertThat(out[1]).contains(" -> client", "(client, receiving with --reversed: measured here: the messages "
+                + "received and at what rate)");
+
+        PerfSpec write = new PerfSpec(PerfTest.WRITE, Transport.RC, false, new int[] {65536}, 1, 300, 0, 128,
+                PerfSpec.CQ_MODERATION, 1, false);
+        out = serverAndClient(server, client, write, false, PerftestFlags.DEFAULT, r -> r.reversed(true));
+        String last = out[0].lines().filter(l -> l.startsWith(" 65536 ")).findFirst().orElseThrow();
+        assertThat(out[1]).contains(last, "(client, receiving with --reversed: the server's measurement, from its "
+                + "report)");
+
+        PerfSpec readLat = new PerfSpec(PerfTest.READ, Transport.RC, true, new int[] {8}, 1, 100, 0, 1, 1, 1, false);
+        out = serverAndClient(server, client, readLat, false, PerftestFlags.DEFAULT, r -> r.reversed(true));
+        assertThat(rows(out[0])).as(out[0]).extracting(r -> r[1]).containsExactly(100L);
+        assertThat(rows(out[1])).as(out[1]).isEmpty();
+        assertThat(out[1]).contains("none: the server measures, perftest's client prints no row");
+    }
+
     @Test
     @Timeout(120)
     void shouldRunReadAndAtomicLatencyWithTheClientAloneMeasuring() throws Exception {

@@ -56,6 +56,18 @@ class TwoProcessOptionsTest {
                 "--server", "-R", "-T", "256");
     }
 
+    /** perftest's --reversed: the server sends; between two processes over the TCP exchange only. */
+    @Test
+    void shouldTakeReversedBetweenTwoProcessesWithoutRdmaCm() {
+        assertThat(Options.parse("--driver", "jni", "perf", "--server", "--reversed").reversed).isTrue();
+        assertThat(Options.parse("--driver", "jni", "--address", "127.0.0.2", "perf", "127.0.0.1", "--test",
+                "ib_write_bw", "--reversed").reversed).isTrue();
+        cli.assertUsage("option --reversed swaps the sending and receiving sides of two processes (--server or HOST)",
+                "perf", "--reversed");
+        cli.assertUsage("option --reversed with -R is refused: perftest's -R --reversed swaps rdma_cm's sides too",
+                "--driver", "jni", "perf", "--server", "-R", "--reversed");
+    }
+
     @Test
     void shouldRefuseAClientAimedAtItsOwnAddress() {
         cli.assertUsage("HOST 127.0.0.1 is this process's own address (--address 127.0.0.1)", "--driver", "jni",
