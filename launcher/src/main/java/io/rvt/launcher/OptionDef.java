@@ -88,8 +88,8 @@ record OptionDef(String name, List<String> aliases, String label, String command
                     + "tests): each row prints that one figure (MiB/sec or Gb/sec, Mpps, usec t_avg) and nothing else"),
             opt("--reversed", null, null, "perf", "two processes, not with -R: the server sends and the client "
                     + "receives (perftest's sides swapped), each printing that side's rows"),
-            opt("--run_infinitely", null, null, "perf", "bandwidth, one process: a row every -D SECONDS (5) until "
-                    + "killed, no peak"),
+            opt("--run_infinitely", null, null, "perf", "bandwidth: a row every -D SECONDS (5) until killed, no peak; "
+                    + "two processes: the sender's rows until stopped, a SEND receiver's too"),
             opt("--retry_count", null, "N", "perf", "RC: the QPs' retry count, 0 to 7 (7); with -R, as perftest's, the "
                     + "REQ's retry and RNR retry counts"),
             opt("--latency_gap", null, "USEC", "perf", "latency: wait USEC before each post, inside the measured time "

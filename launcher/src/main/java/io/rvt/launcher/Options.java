@@ -602,8 +602,8 @@ public final class Options {
 
     /**
      * perftest's rules for {@code --run_infinitely} ({@code force_dependecies}): bandwidth tests only, not with events,
-     * the rate limiter or bidirectional SEND; a row every {@code -D} (perftest's default 5 s). rvt's: one size, in
-     * one process.
+     * the rate limiter or bidirectional SEND; a row every {@code -D} (perftest's default 5 s). rvt's: one size, and
+     * between two processes not with {@code -b}.
      */
     private void checkRunInfinitely() {
         if (!runInfinitely) {
@@ -622,8 +622,8 @@ public final class Options {
             why = "prints a row every -D SECONDS: -n does not apply";
         } else if (all) {
             why = "runs one size: -a does not apply";
-        } else if (twoProcesses()) {
-            why = "between two processes is not built: the peer's side would have no end (run it in one process)";
+        } else if (twoProcesses() && bidirectional) {
+            why = "with -b between two processes is not built (both sides sending rows for ever)";
         }
         if (why != null) {
             throw new UsageException("option --run_infinitely " + why);

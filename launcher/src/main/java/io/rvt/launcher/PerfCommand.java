@@ -167,10 +167,39 @@ final class PerfCommand {
         }, o.rdmaCm).flags(flags).rateLimit(o.rateLimit()).latencyReport(o.latencyReport())
                 .inlineSize(o.inlineSize()).events(o.events).useSrq(o.useSrq).tos(o.tos).reversed(o.reversed)
                 .multicast(o.multicast());
-        if (o.server) {
-            remote.server(host, own);
-        } else {
-            remote.client(host, JniSetup.resolve(o.peer), own);
+        java.util.concurrent.atomic.AtomicBoolean interrupted = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(1);
+        Thread sigint = null;
+        if (o.runInfinitely) {
+            remote.runInfinitely(interrupted::get);
+            if (o.server == o.reversed && o.test != PerfTest.SEND) {
+                // perftest's WRITE, READ and atomic senders catch SIGINT: they stop their rows and close the exchange
+                sigint = new Thread(() -> {
+                    interrupted.set(true);
+                    try {
+                        finished.await((long) o.durationSeconds + 30, java.util.concurrent.TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }, "rvt perf SIGINT");
+                Runtime.getRuntime().addShutdownHook(sigint);
+            }
+        }
+        try {
+            if (o.server) {
+                remote.server(host, own);
+            } else {
+                remote.client(host, JniSetup.resolve(o.peer), own);
+            }
+        } finally {
+            finished.countDown();
+            if (sigint != null) {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(sigint);
+                } catch (IllegalStateException shuttingDown) {
+                    // the hook has run: the rows stopped for it
+                }
+            }
         }
         if (begun[0]) {
             report.endTest();

@@ -606,11 +606,28 @@ final class PerfRunner implements AutoCloseable {
      * @param row takes each row as it ends
      */
     void infinitely(int size, java.util.function.Consumer<BandwidthResult> row) {
-        row.accept(bandwidth(size));
+        infinitely(size, row, () -> false);
+    }
+
+    /**
+     * {@link #infinitely(int, java.util.function.Consumer)} until {@code stop} says so at the end of a row (perftest's
+     * {@code sigint_flag}, which its client's loop checks).
+     *
+     * @param size bytes per message
+     * @param row takes each row as it ends
+     * @param stop asked after every row: true ends the rows
+     * @return the last row
+     */
+    BandwidthResult infinitely(int size, java.util.function.Consumer<BandwidthResult> row,
+            java.util.function.BooleanSupplier stop) {
+        BandwidthResult last = bandwidth(size);
+        row.accept(last);
         noMargins = true;
-        while (true) {
-            row.accept(windowed(0, spec.durationNanos(), true).withSize(size));
+        while (!stop.getAsBoolean()) {
+            last = windowed(0, spec.durationNanos(), true).withSize(size);
+            row.accept(last);
         }
+        return last;
     }
 
     /** The result of a windowed run before its size is known to the caller. */

@@ -84,6 +84,10 @@ final class RemotePerf {
     private PerftestMcast mcast;
     /** perftest's {@code --reversed}: the server sends and the client receives. */
     private boolean reversed;
+    /** perftest's {@code --run_infinitely}: asked after every row whether to stop; null for a table of rows. */
+    private java.util.function.BooleanSupplier infinitely;
+    /** How long a side of {@code --run_infinitely} waits for its peer's next exchange: as perftest's, for ever. */
+    static final Duration FOREVER = Duration.ofMillis(Integer.MAX_VALUE);
 
     /** Writes a row into the JSON files the command line asks for ({@code --out_json}, {@code --json}). */
     interface Reports {
@@ -207,6 +211,23 @@ final class RemotePerf {
      */
     RemotePerf reversed(boolean reverse) {
         this.reversed = reverse;
+        return this;
+    }
+
+    /**
+     * perftest's {@code --run_infinitely} ({@code run_iter_bw_infinitely}, {@code run_iter_bw_infinitely_server}):
+     * the sending side prints a row every {@code -D} until {@code stop} says so at the end of a row (perftest's
+     * SIGINT, which its WRITE, READ and atomic clients catch: then {@code " User stopped traffic"}, the closing
+     * exchanges, and the receiving side prints {@code " Client closed connection"}); a SEND sender that stops leaves
+     * without a word, as perftest's, which dies of the signal. The receiving side of a SEND test prints a row of
+     * what arrived every {@code -D}, also after the sender has gone (rows of 0), until {@code stop}; of WRITE, READ
+     * and atomic it waits for the sender's closing exchanges for ever, failing if the sender's connection ends first.
+     *
+     * @param stop asked after every row; true ends this side's rows
+     * @return this
+     */
+    RemotePerf runInfinitely(java.util.function.BooleanSupplier stop) {
+        this.infinitely = stop;
         return this;
     }
 
@@ -675,6 +696,10 @@ final class RemotePerf {
 
         private void clientRows(PerfRunner runner, Progress progress, boolean sweep) {
             PerfTest test = spec.test();
+            if (infinitely != null) {
+                sendInfinitely(runner, progress);
+                return;
+            }
             BandwidthResult last = null;
             for (int size : spec.sizes()) {
                 if (spec.latency()) {
@@ -721,6 +746,87 @@ final class RemotePerf {
         }
 
         /**
+         * {@code --run_infinitely}, the sending side ({@code run_iter_bw_infinitely}): the one size's rows, each
+         * {@code -D}, until {@link #infinitely} says stop; then WRITE, READ and atomic close as their table does, a
+         * SEND test leaves without its closing exchange (perftest's SEND client dies of the SIGINT it does not catch).
+         */
+        private void sendInfinitely(PerfRunner runner, Progress progress) {
+            int size = spec.sizes()[0];
+            boolean send = spec.test() == PerfTest.SEND;
+            if (send) {
+                comm.handShake(mine[0]);
+            }
+            BandwidthResult last = runner.infinitely(size, r -> {
+                BandwidthResult row = flags.shown(r);
+                progress.printQuietly(() -> table.row(row));
+                out.flush();
+                reports.write(spec, dev, mtu.bytes(), row, null);
+            }, infinitely);
+            if (send) {
+                return;
+            }
+            progress.printQuietly(() -> {
+                out.println();
+                out.println(" User stopped traffic");
+                table.footer();
+            });
+            comm.handShake(mine[0]);
+            comm.reports(last);
+            closeConnection();
+        }
+
+        /**
+         * {@code --run_infinitely}, the receiving side: a SEND test's {@code run_iter_bw_infinitely_server}, a row of
+         * what arrived every {@code -D} (rows of 0 once the sender has gone) until {@link #infinitely} says stop,
+         * which leaves without a closing exchange; WRITE, READ and atomic wait for the sender's closing exchanges for
+         * ever and print {@code " Client closed connection"} instead of its report.
+         */
+        private void receiveInfinitely() {
+            if (spec.test() != PerfTest.SEND) {
+                comm.patience(FOREVER);
+                comm.handShake(mine[0]);
+                comm.reports(new BandwidthResult(largest, 0, 0, 0, 0));
+                out.println(" Client closed connection");
+                comm.closeConnection(mine[0]);
+                table.footer();
+                return;
+            }
+            comm.patience(waitForTheClient());
+            comm.handShake(mine[0]);
+            int size = spec.sizes()[0];
+            do {
+                BandwidthResult r = flags.shown(countFor(size, spec.durationNanos()));
+                table.row(r);
+                out.flush();
+                reports.write(spec, dev, mtu.bytes(), r, null);
+            } while (!infinitely.getAsBoolean());
+        }
+
+        /**
+         * @return the messages received in {@code nanos}, every receive reposted, and their rate over that time
+         *         (perftest's rows of {@code --run_infinitely}: the messages since the last row)
+         */
+        private BandwidthResult countFor(int size, long nanos) {
+            long start = System.nanoTime();
+            long end = start + nanos;
+            long received = 0;
+            long now = start;
+            while (now - end < 0) {
+                int k = e.recvCq.pollCq(wcs, wcs.length);
+                for (int i = 0; i < k; i++) {
+                    Completions.check(wcs[i], "a receive on " + dev.name());
+                    e.postRecv(qpOf(wcs[i].qpNum()), recv);
+                }
+                received += k;
+                if (k == 0) {
+                    host.progress();
+                }
+                now = System.nanoTime();
+            }
+            return BandwidthResult.of(size, received, now - start, 0);
+        }
+
+        /**
          * perftest's {@code ctx_close_connection} at the end, a hand-shake and {@code "done"}: every program but
          * write_lat, which destroys its resources straight after its rows (write_lat.c has no closing exchange, and
          * a peer waiting for one reads the end of the connection instead).
@@ -733,6 +839,10 @@ final class RemotePerf {
 
         private void serverRows(boolean sweep) {
             PerfTest test = spec.test();
+            if (infinitely != null) {
+                receiveInfinitely();
+                return;
+            }
             if (spec.latency() && (test == PerfTest.READ || test == PerfTest.ATOMIC)) {
                 comm.patience(waitForTheClient());
                 comm.closeConnection(mine[0]);

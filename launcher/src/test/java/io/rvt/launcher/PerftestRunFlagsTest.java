@@ -138,8 +138,10 @@ class PerftestRunFlagsTest {
                 "--run_infinitely");
         cli.assertUsage("option --run_infinitely prints a row every -D SECONDS: -n does not apply", "perf", "-n",
                 "10", "--run_infinitely");
-        cli.assertUsage("option --run_infinitely between two processes is not built", "--driver", "jni", "perf",
-                "--server", "--run_infinitely");
+        cli.assertUsage("option --run_infinitely with -b between two processes is not built", "--driver", "jni",
+                "perf", "--server", "--test", "ib_write_bw", "-b", "--run_infinitely");
+        assertThat(Options.parse("--driver", "jni", "perf", "--server", "--test", "ib_read_bw", "--run_infinitely")
+                .runInfinitely).isTrue();
     }
 
     /**

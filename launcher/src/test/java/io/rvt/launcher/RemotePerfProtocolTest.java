@@ -444,6 +444,98 @@ class RemotePerfProtocolTest {
         assertThat(out[1]).contains("none: the server measures, perftest's client prints no row");
     }
 
+    /**
+     * Runs {@code spec} with --run_infinitely between a server and a client, each side's rows stopped when its
+     * predicate, asked after each of its rows with what both sides printed so far (server, client), says so.
+     *
+     * @return what the server and the client printed, and whether the server was still running when the client ended
+     */
+    private static Object[] infinitely(PerfSpec spec, boolean reversed, boolean rdmaCm,
+            java.util.function.Predicate<String[]> stopServer, java.util.function.Predicate<String[]> stopClient)
+            throws Exception {
+        ByteArrayOutputStream serverOut = new ByteArrayOutputStream();
+        ByteArrayOutputStream clientOut = new ByteArrayOutputStream();
+        java.util.function.Supplier<String[]> both = () -> new String[] {serverOut.toString(StandardCharsets.UTF_8),
+                clientOut.toString(StandardCharsets.UTF_8)};
+        RemotePerf.Reports none = (s, d, mtu, bw, lat) -> { };
+        PerftestFlags noPeak = new PerftestFlags(true, 0, 0, 0, RemotePerf.HOP_LIMIT, 0, 0, 0, 0, 0, 0, null);
+        int port = freePort();
+        PrintStream serverPrint = new PrintStream(serverOut, true, StandardCharsets.UTF_8);
+        CompletableFuture<Void> serverRun = CompletableFuture.runAsync(() -> new RemotePerf(serverPrint, serverPrint,
+                LinkOptions.DEFAULT, port, false, none, rdmaCm).flags(noPeak).reversed(reversed)
+                .runInfinitely(() -> stopServer.test(both.get())).server(server, spec));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!serverOut.toString(StandardCharsets.UTF_8).contains("waiting for a client")) {
+            assertThat(System.nanoTime()).as("the server listens").isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+        PrintStream clientPrint = new PrintStream(clientOut, true, StandardCharsets.UTF_8);
+        try {
+            new RemotePerf(clientPrint, clientPrint, LinkOptions.DEFAULT, port, false, none, rdmaCm).flags(noPeak)
+                    .reversed(reversed).runInfinitely(() -> stopClient.test(both.get()))
+                    .client(client, serverAddress(server), spec);
+        } catch (RuntimeException e) {
+            throw new AssertionError("the client failed: " + e + "\n" + clientOut + "\nthe server:\n" + serverOut, e);
+        }
+        boolean serverRunning = !serverRun.isDone();
+        try {
+            serverRun.get(60, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new AssertionError("the server failed: " + e.getCause() + "\n" + serverOut, e.getCause());
+        }
+        String[] out = both.get();
+        return new Object[] {out[0], out[1], serverRunning};
+    }
+
+    /**
+     * --run_infinitely -D 1 between two processes, as perftest 4.5's: SEND, the client's rows until it stops (as
+     * perftest's SEND client, killed, without a closing exchange) while the server prints a row of what arrived every
+     * second and goes on after the client has gone, with rows of 0, until it is stopped itself; WRITE, the sender's
+     * rows until it stops (perftest's SIGINT), then " User stopped traffic" and the closing exchanges, and the
+     * passive side, which printed no row, prints " Client closed connection" and ends by itself; the same with
+     * --reversed, the server sending, and with -R.
+     */
+    @Test
+    @Timeout(180)
+    void shouldRunInfinitelyUntilTheSenderStops() throws Exception {
+        PerfSpec send = new PerfSpec(PerfTest.SEND, Transport.RC, false, new int[] {4096}, 1, 0, 1_000_000_000L, 128,
+                PerfSpec.CQ_MODERATION, 1, false);
+        java.util.concurrent.atomic.AtomicInteger clientEnd = new java.util.concurrent.atomic.AtomicInteger(-1);
+        Object[] r = infinitely(send, false, false, out -> clientEnd.get() >= 0
+                && rows(out[0].substring(clientEnd.get())).stream().anyMatch(row -> row[1] == 0), out -> {
+                    boolean stop = rows(out[1]).size() >= 3;
+                    if (stop) {
+                        clientEnd.set(out[0].length());
+                    }
+                    return stop;
+                });
+        String serverOut = (String) r[0];
+        String clientOut = (String) r[1];
+        assertThat(r[2]).as("the server outlives the client: %s", serverOut).isEqualTo(true);
+        assertThat(rows(clientOut)).as(clientOut).hasSize(3).allMatch(row -> row[0] == 4096 && row[1] > 0);
+        assertThat(clientOut).doesNotContain("User stopped traffic");
+        List<long[]> before = rows(serverOut.substring(0, clientEnd.get()));
+        assertThat(before).as(serverOut).isNotEmpty().anyMatch(row -> row[1] > 0);
+        // after the client has gone, a row of nothing: perftest's server counts on, it does not notice
+        assertThat(rows(serverOut.substring(clientEnd.get()))).as(serverOut).anyMatch(row -> row[1] == 0);
+        assertThat(serverOut).doesNotContain("Client closed connection");
+
+        PerfSpec write = new PerfSpec(PerfTest.WRITE, Transport.RC, false, new int[] {65536}, 1, 0, 1_000_000_000L,
+                128, PerfSpec.CQ_MODERATION, 1, false);
+        for (boolean[] reversedAndCm : new boolean[][] {{false, false}, {true, false}, {false, true}}) {
+            boolean reversed = reversedAndCm[0];
+            int sender = reversed ? 0 : 1;
+            r = infinitely(write, reversed, reversedAndCm[1], out -> reversed && rows(out[0]).size() >= 2,
+                    out -> !reversed && rows(out[1]).size() >= 2);
+            String sent = (String) r[sender];
+            String passive = (String) r[1 - sender];
+            assertThat(rows(sent)).as(sent).hasSize(2).allMatch(row -> row[0] == 65536 && row[1] > 0);
+            assertThat(sent).contains(" User stopped traffic");
+            assertThat(rows(passive)).as(passive).isEmpty();
+            assertThat(passive).contains(" Client closed connection");
+        }
+    }
+
     @Test
     @Timeout(120)
     void shouldRunReadAndAtomicLatencyWithTheClientAloneMeasuring() throws Exception {
