@@ -33,6 +33,36 @@ final class Completions {
     }
 
     /**
+     * {@link #await(Host, CompletionQueue, WorkCompletion, String, String)}, or with perftest's {@code -e} its
+     * {@code ctx_notify_events} before each poll: while {@code cq} is empty, waits for its completion event on
+     * {@code events}' channel (each wait at most a millisecond, the host's network moved between).
+     *
+     * @param host the devices' host
+     * @param cq the CQ, on {@code events}' channel and armed
+     * @param events the CQ's completion channel, or null to busy-poll
+     * @param wc filled with the completion
+     * @param what names the wait in an error
+     * @param hint appended to a timeout error, or ""
+     * @throws IllegalStateException on a failed completion or when {@link #DEADLINE_NANOS} pass
+     */
+    static void await(Host host, CompletionQueue cq, io.rvt.launcher.pingpong.CqEvents events, WorkCompletion wc,
+            String what, String hint) {
+        if (events == null) {
+            await(host, cq, wc, what, hint);
+            return;
+        }
+        long deadline = System.nanoTime() + DEADLINE_NANOS;
+        while (!cq.pollCq(wc)) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("no completion for " + what + " within "
+                        + DEADLINE_NANOS / 1_000_000_000L + " s" + hint);
+            }
+            events.awaitEvent(cq, host::progress);
+        }
+        check(wc, what);
+    }
+
+    /**
      * Polls {@code cq} until it yields a completion, whatever its status.
      *
      * @param host the devices' host, whose network progresses while the CQ is empty

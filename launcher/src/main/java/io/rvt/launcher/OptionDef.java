@@ -54,7 +54,7 @@ record OptionDef(String name, List<String> aliases, String label, String command
             opts("--sl", List.of("-l@pingpong", "-S@perf"), "SL", CONNECT, "two processes: the path's service level, "
                     + "0 to 15 (0; pingpong -l, perf -S)"),
             opt("--events", "-e", null, CONNECT, "sleep on completion events instead of polling (pingpong: two "
-                    + "processes; perf: bandwidth rows, not WRITE)"),
+                    + "processes; perf: bandwidth and latency rows, not WRITE)"),
             opt("--gid-idx", "-g", "INDEX", "pingpong", "the examples' -g: advertise this GID index and address the "
                     + "peer from it (RoCE: 0 unless given, as a RoCE port has no LIDs)"),
             opt("--chk", null, null, "pingpong", "the examples' -c with no value: the client zeroes the first byte "

@@ -493,11 +493,9 @@ public final class Options {
                 throw new UsageException("option --use-srq " + why);
             }
         }
-        if (events && (test == PerfTest.WRITE || latency || Boolean.TRUE.equals(testLatency))) {
-            throw new UsageException("option --events: " + (test == PerfTest.WRITE
-                    ? "perftest's events are not available on WRITE tests (its rule: the peer's writes complete "
-                    + "nothing there)" : "rvt perf waits on completion events in bandwidth rows; its latency rows "
-                    + "busy-poll (events there are not built)"));
+        if (events && test == PerfTest.WRITE) {
+            throw new UsageException("option --events: perftest's events are not available on WRITE tests (its "
+                    + "rule: the peer's writes complete nothing there)");
         }
         if (forceLink != null && !forceLink.equalsIgnoreCase(driver.perftestLinkType())) {
             throw new UsageException("option --force-link: '" + forceLink + "' is not the link of --driver "

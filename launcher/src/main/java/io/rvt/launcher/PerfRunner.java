@@ -164,8 +164,9 @@ final class PerfRunner implements AutoCloseable {
      * @param progress where rows report their iterations
      * @param link the port, path MTU and GID index of both sides
      * @param cmPort the CM port the responder listens on (UD: the first of one per QP)
-     * @param events perftest's {@code -e}: a bandwidth row with nothing to poll waits for the requester's send CQ's
-     *               completion event instead of spinning
+     * @param events perftest's {@code -e}: a row with nothing to poll waits for a CQ's completion event instead of
+     *               spinning (bandwidth: the requester's send CQ; latency: the CQ the ping-pong waits on, the
+     *               receive CQs of SEND, the requester's send CQ of READ and atomic)
      */
     PerfRunner(Host host, Device a, Device b, PerfSpec spec, int largest, Progress progress, LinkOptions link,
             int cmPort, boolean events) {
@@ -466,6 +467,11 @@ final class PerfRunner implements AutoCloseable {
     /** @return with perftest's {@code -e}, the completion events the requester's send CQ has given; else -1 */
     int sendEvents() {
         return requester.sendEvents == null ? -1 : requester.sendEvents.events();
+    }
+
+    /** @return with perftest's {@code -e}, the completion events the requester's receive CQ has given; else -1 */
+    int recvEvents() {
+        return requester.recvEvents == null ? -1 : requester.recvEvents.events();
     }
 
     /** @return whether rows run a warm-up first: not where a perftest peer would count it */
@@ -785,11 +791,12 @@ final class PerfRunner implements AutoCloseable {
                     case SEND -> {
                         PerftestFlags.gap(gapNanos);
                         a.postSend(ping);
-                        Completions.await(host, responder.recvCq, wc, atResponder, hint);
+                        Completions.await(host, responder.recvCq, responder.recvEvents, wc, atResponder, hint);
                         b.postRecv(recvs[0]);
                         PerftestFlags.gap(gapNanos);
                         b.postSend(pong);
-                        Completions.await(host, requester.recvCq, wc, receiveAtRequester, hint);
+                        Completions.await(host, requester.recvCq, requester.recvEvents, wc, receiveAtRequester,
+                                hint);
                         a.postRecv(replyRecvs[0]);
                         drain(requester.sendCq);
                         drain(responder.sendCq);
@@ -810,7 +817,7 @@ final class PerfRunner implements AutoCloseable {
                     default -> { // READ, ATOMIC: one operation, its completion is its end
                         PerftestFlags.gap(gapNanos);
                         a.postSend(ping);
-                        Completions.await(host, requester.sendCq, wc, atRequester, hint);
+                        Completions.await(host, requester.sendCq, requester.sendEvents, wc, atRequester, hint);
                     }
                 }
             }
@@ -834,7 +841,7 @@ final class PerfRunner implements AutoCloseable {
             case SEND -> {
                 PerftestFlags.gap(gapNanos);
                 a.postSend(wrs[0]);
-                Completions.await(host, requester.recvCq, wc, receiveAtRequester, hint);
+                Completions.await(host, requester.recvCq, requester.recvEvents, wc, receiveAtRequester, hint);
                 a.postRecv(replyRecvs[0]);
                 drain(requester.sendCq);
             }
@@ -859,7 +866,7 @@ final class PerfRunner implements AutoCloseable {
             default -> {
                 PerftestFlags.gap(gapNanos);
                 a.postSend(wrs[0]);
-                Completions.await(host, requester.sendCq, wc, atRequester, hint);
+                Completions.await(host, requester.sendCq, requester.sendEvents, wc, atRequester, hint);
             }
         }
     }

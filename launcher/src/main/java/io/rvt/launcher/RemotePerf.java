@@ -77,6 +77,8 @@ final class RemotePerf {
     private int inlineSize;
     /** perftest's {@code -e}: the session's CQs on completion channels, waited on where nothing is to poll. */
     private boolean events;
+    /** With {@code -e}, the completion events the last session's CQs gave (send and receive); -1 without. */
+    private int eventsTaken = -1;
     /** perftest's {@code --use-srq}: the server's QPs of a SEND bandwidth test share a receive queue. */
     private boolean useSrq;
     private int tos;
@@ -193,8 +195,9 @@ final class RemotePerf {
     }
 
     /**
-     * @param events perftest's {@code -e}: a bandwidth row that finds nothing to poll waits for its CQ's completion
-     *               event (the client's send CQ, a SEND test's server its receive CQ)
+     * @param events perftest's {@code -e}: a row that finds nothing to poll waits for its CQ's completion event
+     *               (bandwidth: the client's send CQ, a SEND test's server its receive CQ; latency: each side's
+     *               receive CQ in SEND, the client's send CQ in READ and atomic; WRITE has none, perftest's rule)
      * @return this
      */
     RemotePerf events(boolean events) {
@@ -330,6 +333,11 @@ final class RemotePerf {
         }
     }
 
+    /** @return with {@code -e}, the completion events the last test's CQs gave (its send and receive CQ); else -1 */
+    int completionEvents() {
+        return eventsTaken;
+    }
+
     /** @return the messages this process's warm-up ran on its own HCA (0: none, or not yet) */
     long warmUpMessages() {
         return warmUpMessages;
@@ -438,6 +446,9 @@ final class RemotePerf {
             } finally {
                 if (cm != null) {
                     cm.disconnectTests();
+                }
+                if (e.sendEvents != null) {
+                    eventsTaken = e.sendEvents.events() + e.recvEvents.events();
                 }
                 e.close();
             }
@@ -1042,7 +1053,13 @@ final class RemotePerf {
             int spins = 0;
             while (pings < iters) {
                 if (!e.recvCq.pollCq(wc)) {
-                    host.progress();
+                    if (e.recvEvents != null) {
+                        // perftest's -e: wait for the receive CQ's next completion event (up to a millisecond)
+                        e.recvEvents.awaitEvent(e.recvCq, host::progress);
+                        spins = 0x3FF;
+                    } else {
+                        host.progress();
+                    }
                     if ((++spins & 0x3FF) == 0) {
                         long now = System.nanoTime();
                         if (spec.iters() == 0 && comm.peerWaiting()) {

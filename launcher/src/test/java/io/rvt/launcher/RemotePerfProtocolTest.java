@@ -536,6 +536,32 @@ class RemotePerfProtocolTest {
         }
     }
 
+    /**
+     * perftest's -e on latency rows between two processes: SEND latency, each side waits for every ping or pong on its
+     * receive CQ's completion channel, and READ latency, the client on its send CQ's; both print their rows and each
+     * waiting side's CQs gave events (a busy-polling side gives none).
+     */
+    @Test
+    @Timeout(120)
+    void shouldWaitOnCompletionEventsInLatencyRowsOnBothSides() throws Exception {
+        for (PerfTest test : List.of(PerfTest.SEND, PerfTest.READ)) {
+            PerfSpec spec = new PerfSpec(test, Transport.RC, true, new int[] {64}, 1, 200, 0, 1, 1, 1, false);
+            List<RemotePerf> sides = new java.util.concurrent.CopyOnWriteArrayList<>();
+            String[] out = serverAndClient(server, client, spec, false, PerftestFlags.DEFAULT, r -> {
+                sides.add(r);
+                return r.events(true);
+            });
+            assertThat(rows(out[1])).as(out[1]).extracting(r -> r[1]).containsExactly(200L);
+            assertThat(sides).hasSize(2);
+            // the server's RemotePerf was made first; READ's server only waits for the closing exchange
+            assertThat(sides.get(1).completionEvents()).as("the client, %s", test).isPositive();
+            if (test == PerfTest.SEND) {
+                assertThat(rows(out[0])).as(out[0]).extracting(r -> r[0]).containsExactly(64L);
+                assertThat(sides.get(0).completionEvents()).as("the server").isPositive();
+            }
+        }
+    }
+
     @Test
     @Timeout(120)
     void shouldRunReadAndAtomicLatencyWithTheClientAloneMeasuring() throws Exception {
