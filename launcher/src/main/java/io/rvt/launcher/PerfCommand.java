@@ -191,6 +191,13 @@ final class PerfCommand {
             } else {
                 remote.client(host, JniSetup.resolve(o.peer), own);
             }
+        } catch (RuntimeException e) {
+            if (interrupted.get()) {
+                // the JVM halts once the hook returns: Main would not get to say why
+                err.println("rvt: " + e.getMessage());
+                err.flush();
+            }
+            throw e;
         } finally {
             finished.countDown();
             if (sigint != null) {

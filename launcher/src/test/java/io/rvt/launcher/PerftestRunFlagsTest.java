@@ -211,6 +211,42 @@ class PerftestRunFlagsTest {
         }
     }
 
+    /**
+     * --run_infinitely -D 1 between two rvt processes (driver-jni on loopback addresses of this test's own, perftest's
+     * TCP exchange on a free port), ib_write_bw: the client prints a row every second; at its signal (SIGTERM here,
+     * Ctrl-C's SIGINT alike: the JVM's shutdown) it stops at the end of the row, prints " User stopped traffic" and
+     * makes the closing exchanges, and the server, which printed no row, prints " Client closed connection" and exits
+     * 0, as perftest's write_bw server does.
+     */
+    @Test
+    @Timeout(240)
+    void shouldStopAWriteSenderAtItsSignalAndEndThePassiveSide() throws Exception {
+        String net = "127.18." + ProcessHandle.current().pid() % 250 + ".";
+        String port = Integer.toString(RemotePerfProtocolTest.freePort());
+        String[] test = {"--test", "ib_write_bw", "-s", "4096", "-D", "1", "--run_infinitely", "-p", port};
+        try (RvtProcess server = RvtProcess.start("server", null, concat(new String[] {"--driver", "jni", "--no-osgi",
+                "--address", net + "1", "perf", "--server"}, test))) {
+            server.awaitLine("waiting for a client");
+            try (RvtProcess client = RvtProcess.start("client", null, concat(new String[] {"--driver", "jni",
+                    "--no-osgi", "--address", net + "2", "perf", net + "1"}, test))) {
+                java.util.regex.Pattern row = java.util.regex.Pattern.compile("(?m)^ 4096 +(\\d+) +0\\.00 ");
+                long deadline = System.nanoTime() + 150_000_000_000L;
+                while (row.matcher(client.out()).results().count() < 2) {
+                    assertThat(System.nanoTime() - deadline).as("two rows within 150 s: " + client.out()).isNegative();
+                    assertThat(client.isAlive()).as("the client runs: " + client.out() + client.stderr()).isTrue();
+                    client.awaitOutput(1_000);
+                }
+                client.terminate();
+                client.exitCode();
+                assertThat(client.out()).as(client.out() + client.stderr()).contains(" User stopped traffic");
+                assertThat(row.matcher(client.out()).results().map(m -> Long.parseLong(m.group(1))))
+                        .allMatch(n -> n > 0);
+            }
+            assertThat(server.exitCode()).as(server.out() + server.stderr()).isZero();
+            assertThat(server.out()).contains(" Client closed connection").doesNotContainPattern("(?m)^ 4096 ");
+        }
+    }
+
     @Test
     void shouldTakeASharedReceiveQueueWherePerftestAndRvtHaveOne() {
         assertThat(Options.parse("--driver", "jni", "perf", "--server", "--test", "ib_send_bw", "--use-srq").useSrq)

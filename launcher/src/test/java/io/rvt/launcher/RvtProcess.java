@@ -198,6 +198,14 @@ final class RvtProcess implements AutoCloseable {
         process.destroy();
     }
 
+    /**
+     * Sends it SIGTERM as {@link #kill} does, but keeps reading what it prints as it shuts down ({@link Process#destroy}
+     * also closes this side of its pipes).
+     */
+    void terminate() {
+        process.toHandle().destroy();
+    }
+
     /** @return everything it printed on stdout so far */
     String out() {
         synchronized (out) {
