@@ -622,6 +622,8 @@ public final class Options {
             why = "runs one size: -a does not apply";
         } else if (twoProcesses() && bidirectional) {
             why = "with -b between two processes is not built (both sides sending rows for ever)";
+        } else if (twoProcesses() && mcg) {
+            why = "with -g (multicast) between two processes is not built (perftest's connectionless server)";
         }
         if (why != null) {
             throw new UsageException("option --run_infinitely " + why);

@@ -171,6 +171,8 @@ class PerftestRunFlagsTest {
                 "10", "--run_infinitely");
         cli.assertUsage("option --run_infinitely with -b between two processes is not built", "--driver", "jni",
                 "perf", "--server", "--test", "ib_write_bw", "-b", "--run_infinitely");
+        cli.assertUsage("option --run_infinitely with -g (multicast) between two processes is not built", "--driver",
+                "jni", "perf", "--server", "-g", "--run_infinitely");
         assertThat(Options.parse("--driver", "jni", "perf", "--server", "--test", "ib_read_bw", "--run_infinitely")
                 .runInfinitely).isTrue();
     }

@@ -66,6 +66,8 @@ class TwoProcessOptionsTest {
                 "perf", "--reversed");
         cli.assertUsage("option --reversed with -R is refused: perftest's -R --reversed swaps rdma_cm's sides too",
                 "--driver", "jni", "perf", "--server", "-R", "--reversed");
+        cli.assertUsage("option --reversed with -g (multicast) is not built", "--driver", "jni", "perf", "--server",
+                "-g", "--reversed");
     }
 
     @Test
