@@ -195,9 +195,14 @@ final class InteropCase {
                 for (String c : new String[] {"seq_naks", "rnr_naks"}) {
                     assertThat(rvt.number(c)).as("rvt's %s; %s", c, why).isZero();
                 }
-                // a retransmission without loss only after an ACK timeout (a slow guest), never for a NAK
+                // a retransmission without loss only after an ACK timeout, never out of nothing: rvt's own (a slow
+                // guest), or rxe's (a slow rvt: a loaded host stalls its process longer than rxe's timer, rxe sends
+                // again, and the duplicates' answers can make rvt go back for a READ whose responses they overtook;
+                // seen once, rping with rvt serving at load 15-19: rxe0 completer_retry_err=1, rvt rc_resends=1)
                 if (rvt.number("rc_resends") > 0) {
-                    assertThat(rvt.number("rc_timeouts")).as("rvt's rc_timeouts behind its rc_resends; %s", why)
+                    assertThat(rvt.number("rc_timeouts") + rxe.get("completer_retry_err"))
+                            .as("a timeout (rvt's rc_timeouts or rxe0's completer_retry_err) behind rvt's rc_resends;"
+                                    + " %s", why)
                             .isPositive();
                 }
             } else {
