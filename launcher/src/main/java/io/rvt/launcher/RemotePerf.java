@@ -944,7 +944,9 @@ final class RemotePerf {
          * blocks as before.
          */
         private void progressUntilTheClientEnds() {
-            if (host.threading().ownThreads()) {
+            if (host.threading().ownThreads() || client) {
+                // with --reversed the passive side is the client, which writes first in the hand-shake: the peer
+                // (the sender) reads first and so never waits here; the client's read blocks as before
                 return;
             }
             Duration patience = waitForTheClient();
