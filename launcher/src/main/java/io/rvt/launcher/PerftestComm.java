@@ -1,8 +1,8 @@
 package io.rvt.launcher;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.PushbackInputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -190,14 +190,17 @@ abstract class PerftestComm implements AutoCloseable {
 
     /** The TCP channel of perftest without {@code -R}. */
     static final class Tcp extends PerftestComm {
+        /** How often {@link #peerWaiting()} looks for the peer's end of the stream, which {@code available} hides. */
+        private static final long EOF_LOOK_NANOS = 100_000_000L;
         private final Socket socket;
-        private final InputStream in;
+        private final PushbackInputStream in;
         private final OutputStream out;
+        private long nextEofLook = System.nanoTime();
 
         private Tcp(Socket socket, boolean client, String peer) throws IOException {
             super(client, peer);
             this.socket = socket;
-            this.in = socket.getInputStream();
+            this.in = new PushbackInputStream(socket.getInputStream(), 1);
             this.out = socket.getOutputStream();
             socket.setTcpNoDelay(true);
         }
@@ -260,9 +263,40 @@ abstract class PerftestComm implements AutoCloseable {
         @Override
         boolean peerWaiting() {
             try {
-                return in.available() > 0;
+                if (in.available() > 0) {
+                    return true;
+                }
+                long now = System.nanoTime();
+                if (now - nextEofLook < 0) {
+                    return false;
+                }
+                nextEofLook = now + EOF_LOOK_NANOS;
+                return peek();
             } catch (IOException e) {
                 return true; // the next read says what went wrong
+            }
+        }
+
+        /**
+         * Reads one byte within a millisecond and puts it back: a peer that has closed the connection (a client
+         * whose report failed, a killed process) shows here as the end of the stream, where {@code available}
+         * says 0 for ever and a passive server would wait out its whole patience (the next read says it).
+         *
+         * @return whether a byte or the end of the stream is there
+         */
+        private boolean peek() throws IOException {
+            int patience = socket.getSoTimeout();
+            socket.setSoTimeout(1);
+            try {
+                int b = in.read();
+                if (b >= 0) {
+                    in.unread(b);
+                }
+                return true;
+            } catch (SocketTimeoutException e) {
+                return false;
+            } finally {
+                socket.setSoTimeout(patience);
             }
         }
 
