@@ -537,6 +537,34 @@ class RemotePerfProtocolTest {
     }
 
     /**
+     * --run_infinitely -D 1 with --reversed SEND: the server sends, a row a second, until it is stopped (perftest's
+     * SIGINT on the sender: no closing exchange); the client receives and prints a row of what arrived every second,
+     * then rows of 0 once the server has gone, until it is stopped itself: perftest's SEND sides with their roles
+     * swapped.
+     */
+    @Test
+    @Timeout(180)
+    void shouldRunInfinitelyReversedWithTheServerSending() throws Exception {
+        PerfSpec send = new PerfSpec(PerfTest.SEND, Transport.RC, false, new int[] {4096}, 1, 0, 1_000_000_000L, 128,
+                PerfSpec.CQ_MODERATION, 1, false);
+        java.util.concurrent.atomic.AtomicInteger serverEnd = new java.util.concurrent.atomic.AtomicInteger(-1);
+        Object[] r = infinitely(send, true, false, out -> {
+            boolean stop = rows(out[0]).size() >= 3;
+            if (stop) {
+                serverEnd.set(out[1].length());
+            }
+            return stop;
+        }, out -> serverEnd.get() >= 0
+                && rows(out[1].substring(serverEnd.get())).stream().anyMatch(row -> row[1] == 0));
+        String serverOut = (String) r[0];
+        String clientOut = (String) r[1];
+        assertThat(rows(serverOut)).as(serverOut).hasSize(3).allMatch(row -> row[0] == 4096 && row[1] > 0);
+        List<long[]> before = rows(clientOut.substring(0, serverEnd.get()));
+        assertThat(before).as(clientOut).isNotEmpty().anyMatch(row -> row[1] > 0);
+        assertThat(rows(clientOut.substring(serverEnd.get()))).as(clientOut).anyMatch(row -> row[1] == 0);
+    }
+
+    /**
      * perftest's -e on latency rows between two processes: SEND latency, each side waits for every ping or pong on its
      * receive CQ's completion channel, and READ latency, the client on its send CQ's; both print their rows and each
      * waiting side's CQs gave events (a busy-polling side gives none).
