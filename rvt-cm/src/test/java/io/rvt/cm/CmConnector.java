@@ -12,9 +12,10 @@ import java.util.concurrent.CompletableFuture;
  * The conformance kit's pairs connected through rvt-cm, as applications connect: a REQ/REP/RTU exchange over the
  * devices' GSI QPs ({@link ConnectedPair#connectAsync}), one CM per device opened on first use with the fixture's
  * configuration and closed with {@link #close()} (each connection's QP destroyed, a DREQ sent for each established
- * one), each pair on the next CM port.
+ * one), each pair on the next CM port. Public in rvt-cm's test-jar: the loopback driver's single-device fixture
+ * connects two QPs of its one device with it, one CM whose REQ, REP and RTU go from its GSI QP to itself.
  */
-final class CmConnector implements PairConnector {
+public final class CmConnector implements PairConnector {
     /** The first CM port a pair listens on; each pair takes the next. */
     private static final int FIRST_CM_PORT = 20000;
 
@@ -23,7 +24,7 @@ final class CmConnector implements PairConnector {
     private int port = FIRST_CM_PORT;
 
     /** @param config how each device's CM runs (a virtual-time fixture's timers, the seed) */
-    CmConnector(CmConfig config) {
+    public CmConnector(CmConfig config) {
         this.config = config;
     }
 
@@ -32,7 +33,7 @@ final class CmConnector implements PairConnector {
      * @return the configuration the kit's CM pairs run with on real time: CM response timeout 16, 268 ms per REQ
      *         try, short enough that a lost MAD costs little in a test
      */
-    static CmConfig.Builder config(long seed) {
+    public static CmConfig.Builder config(long seed) {
         return CmConfig.builder().seed(seed).cmResponseTimeout(16);
     }
 

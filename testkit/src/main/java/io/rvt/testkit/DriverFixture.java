@@ -70,8 +70,9 @@ public interface DriverFixture extends AutoCloseable {
 
     /**
      * @return how {@link Verbs#connected} connects its pairs, one connector per test (closed after it): by default
-     *         {@link PairConnector#direct()}, by {@code modify_qp} alone; rvt-cm's tests give one that connects
-     *         through the CM (a fixture whose driver runs on virtual time gives that CM the virtual time's timers)
+     *         {@link PairConnector#direct()}, by {@code modify_qp} alone; rvt-cm's tests and the loopback driver's
+     *         CM-connected variant give one that connects through the CM (a fixture whose driver runs on virtual
+     *         time gives that CM the virtual time's timers)
      */
     default PairConnector connector() {
         return PairConnector.direct();

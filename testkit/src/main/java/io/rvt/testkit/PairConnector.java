@@ -7,8 +7,9 @@ import org.osgi.annotation.versioning.ConsumerType;
 /**
  * How {@link Verbs#connected} brings the two QPs of a connected pair to RTS. By default ({@link #direct()}) by
  * {@code modify_qp} alone, as {@code ibv_rc_pingpong} does once it has exchanged QPN, PSN and GID: INIT, RTR and
- * RTS on each side, no connection manager, no packet. rvt-cm's own tests give a connector that connects through the
- * CM (a REQ/REP/RTU exchange over the devices' GSI QPs), so the suite runs CM-connected there; a fixture chooses with
+ * RTS on each side, no connection manager, no packet. rvt-cm's tests give a connector that connects through the CM
+ * (a REQ/REP/RTU exchange over the devices' GSI QPs), so the suite runs CM-connected there and, with that connector
+ * from rvt-cm's test-jar, on the loopback driver's one device (its GSI QP sending to itself); a fixture chooses with
  * {@link DriverFixture#connector()}.
  */
 @ConsumerType

@@ -84,8 +84,8 @@ public final class Verbs implements AutoCloseable {
 
     /**
      * Two endpoints of {@code type} (RC or UC) on two devices, connected by the fixture's
-     * {@link DriverFixture#connector()} (by default directly, by {@code modify_qp}; through rvt-cm in rvt-cm's own
-     * tests) and in RTS. The first device's QP is the active side.
+     * {@link DriverFixture#connector()} (by default directly, by {@code modify_qp}; through rvt-cm in rvt-cm's tests
+     * and the loopback driver's CM-connected variant) and in RTS. The first device's QP is the active side.
      *
      * @param a first device
      * @param b second device

@@ -4,9 +4,12 @@ import io.rvt.testkit.RcConformanceTest;
 import io.rvt.testkit.Variant;
 import java.util.List;
 
-/** The RC conformance suite on the loopback driver: QPs of one device through rvt-core's loopback. */
+/**
+ * The RC conformance suite on the loopback driver: QPs of one device through rvt-core's loopback, connected
+ * directly and through rvt-cm (its REQ, REP and RTU over the device's GSI QP to itself).
+ */
 class LoopbackRcConformanceTest extends RcConformanceTest {
     static List<Variant> variants() {
-        return List.of(LoopbackFixture.ONE_DEVICE);
+        return List.of(LoopbackFixture.ONE_DEVICE, LoopbackFixture.CM_CONNECTED);
     }
 }

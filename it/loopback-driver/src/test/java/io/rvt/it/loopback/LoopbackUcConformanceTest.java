@@ -4,9 +4,12 @@ import io.rvt.testkit.UcConformanceTest;
 import io.rvt.testkit.Variant;
 import java.util.List;
 
-/** The UC conformance suite on the loopback driver: QPs of one device through rvt-core's loopback. */
+/**
+ * The UC conformance suite on the loopback driver: QPs of one device through rvt-core's loopback, connected
+ * directly and through rvt-cm (its REQ, REP and RTU over the device's GSI QP to itself).
+ */
 class LoopbackUcConformanceTest extends UcConformanceTest {
     static List<Variant> variants() {
-        return List.of(LoopbackFixture.ONE_DEVICE);
+        return List.of(LoopbackFixture.ONE_DEVICE, LoopbackFixture.CM_CONNECTED);
     }
 }
