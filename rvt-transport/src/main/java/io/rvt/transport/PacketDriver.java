@@ -5,6 +5,7 @@ import io.rvt.api.PortCounter;
 import io.rvt.api.QpType;
 import io.rvt.api.spi.DriverPort;
 import io.rvt.api.spi.DriverQp;
+import io.rvt.transport.engine.DriverStateKey;
 import io.rvt.transport.engine.RxInfo;
 import io.rvt.transport.engine.TxInfo;
 import io.rvt.transport.header.PacketHeaders;
@@ -41,8 +42,35 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
     /** {@link #lockPolicy()}, asked at the first drain or receive. */
     private LockPolicy policy;
 
-    /** For subclasses. */
-    protected PacketDriver() {
+    /** The key of this driver's engines, of class {@code E}: {@link #engine(DriverQp)} reads them typed. */
+    private final DriverStateKey<E> engines;
+
+    /**
+     * For subclasses: {@code super(MyQp.class)}, the class of the per-QP state the driver's
+     * {@link #newSendEngine(DriverQp)} makes (rdmavt's {@code qp_priv_alloc}), which {@link #engine(DriverQp)} then
+     * reads back as that class ({@code qp->priv}) with no cast in the driver.
+     *
+     * @param engineType {@code E}'s class: {@code QpSendEngine.class} for a driver with no per-QP state of its own
+     * @throws NullPointerException if {@code engineType} is null
+     */
+    protected PacketDriver(Class<E> engineType) {
+        this.engines = DriverStateKey.of(engineType);
+    }
+
+    /**
+     * The driver's per-QP state: rdmavt's {@code qp->priv} as the driver's own struct, made by
+     * {@link #newSendEngine(DriverQp)} in {@code qp_priv_alloc} and stopped in {@code qp_priv_free}.
+     *
+     * @param qp a QP of this driver's
+     * @return its engine, or null for a QP without one (its {@code priv} was not made by this driver)
+     */
+    protected final E engine(DriverQp qp) {
+        return engines.get(qp);
+    }
+
+    @Override
+    final DriverStateKey<E> engineKey() {
+        return engines;
     }
 
     /**
@@ -217,7 +245,7 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
     /** Mirrors {@code schedule_send}: QP locks are held, so the drain is deferred or queued, never run here. */
     @Override
     public final boolean scheduleSend(DriverQp qp) {
-        E e = QpSendEngine.of(qp);
+        E e = engine(qp);
         if (e != null && acceptsSends() && e.request()) {
             Delivery d = delivering();
             if (d == null || !d.defer(e)) {
@@ -237,7 +265,7 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
     /** Mirrors {@code do_send}: no lock held, so the caller drains the QP itself (see {@link #drainsHere}). */
     @Override
     public final void doSend(DriverQp qp) {
-        E e = QpSendEngine.of(qp);
+        E e = engine(qp);
         if (e != null && acceptsSends() && e.request()) {
             if (drainsHere(e)) {
                 drain(e, sendScratch());
@@ -445,8 +473,7 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
         }
         boolean queue = policy().schedulesDeferred();
         do {
-            @SuppressWarnings("unchecked") // only this driver's engines are deferred (scheduleSend took them from its QPs)
-            E e = (E) q;
+            E e = engines.cast(q); // only this driver's engines are deferred (scheduleSend took them from its QPs)
             if (queue) {
                 schedule(e);
             } else {
@@ -478,9 +505,7 @@ public abstract class PacketDriver<E extends QpSendEngine, S> extends TransportD
 
     /** {@link Delivery#drain}: {@link #drain} with the delivery's scratch. */
     final void drainBound(Delivery d, QpSendEngine q) {
-        @SuppressWarnings("unchecked") // scheduled engines are this driver's (schedule took them from its QPs)
-        E e = (E) q;
-        drain(e, boundScratch(d));
+        drain(engines.cast(q), boundScratch(d)); // scheduled engines are this driver's (schedule took them from its QPs)
     }
 
     @SuppressWarnings("unchecked") // only newDelivery(int, S) binds a scratch

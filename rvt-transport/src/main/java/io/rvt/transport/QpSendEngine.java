@@ -1,18 +1,24 @@
 package io.rvt.transport;
 
 import io.rvt.api.spi.DriverQp;
+import io.rvt.transport.engine.DriverStateKey;
 import io.rvt.transport.engine.Packets;
 import io.rvt.transport.engine.QpProtocolState;
 import io.rvt.transport.engine.TxInfo;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A packet driver's per-QP send-engine state, kept in {@link QpProtocolState#driverData()}: a request counter that
+ * A packet driver's per-QP send-engine state, kept in the QP's {@link QpProtocolState} under a
+ * {@link DriverStateKey} (rdmavt's {@code qp->priv}, the driver's part, which {@code qp_priv_alloc} makes: here
+ * {@code TransportDriver.newSendEngine}): a request counter that
  * serialises the engine without locks. Whoever raises it from 0 ({@link #request()}) drains the QP; requests that
  * arrive meanwhile make the drainer loop once more ({@link #finish(int)}), so none is lost and no two threads drain
- * one QP at once (rdmavt's {@code RVT_S_BUSY}, without the lock). Subclass it to keep more per-QP driver state.
+ * one QP at once (rdmavt's {@code RVT_S_BUSY}, without the lock). Subclass it to keep more per-QP driver state: a
+ * {@link PacketDriver}{@code <E, S>} reads it back typed ({@link PacketDriver#engine(DriverQp)}).
  */
 public class QpSendEngine {
+    /** The key every engine is stored and found under, whatever its subclass: the transport's own reads. */
+    public static final DriverStateKey<QpSendEngine> KEY = DriverStateKey.of(QpSendEngine.class);
     /** The QP. */
     public final DriverQp qp;
     private final AtomicInteger pending = new AtomicInteger();
@@ -35,16 +41,14 @@ public class QpSendEngine {
     }
 
     /**
-     * The send engine of {@code qp}, or null for a QP without one (not made by a {@link TransportDriver}).
+     * The send engine of {@code qp} as the base class ({@link #KEY}); a {@link PacketDriver} reads its own class with
+     * {@link PacketDriver#engine(DriverQp)}.
      *
      * @param qp a QP
-     * @param <E> the driver's engine class
-     * @return its engine state
+     * @return its engine state, or null for a QP without one (not made by a {@link TransportDriver})
      */
-    @SuppressWarnings("unchecked")
-    public static <E extends QpSendEngine> E of(DriverQp qp) {
-        Object st = qp.priv();
-        return st instanceof QpProtocolState ? (E) ((QpProtocolState) st).driverData() : null;
+    public static QpSendEngine of(DriverQp qp) {
+        return KEY.get(qp);
     }
 
     /**

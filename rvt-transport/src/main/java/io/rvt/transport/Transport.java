@@ -209,9 +209,9 @@ public final class Transport {
         out.clearSegments(); // packets without payload leave it untouched
         int n = st.makePacket(buf, offset, out);
         if (out.isDrained()) {
-            Object e = st.driverData();
-            if (e instanceof QpSendEngine) {
-                ((QpSendEngine) e).drainedHint = true; // its drain stops here (PacketDriver.drain)
+            QpSendEngine e = QpSendEngine.KEY.find(st);
+            if (e != null) {
+                e.drainedHint = true; // its drain stops here (PacketDriver.drain)
             }
         }
         return n;

@@ -14,6 +14,7 @@ import io.rvt.api.spi.SendEngine;
 import io.rvt.api.spi.engine.CallSend;
 import io.rvt.api.spi.engine.SendWqe;
 import io.rvt.api.spi.engine.WqeSetup;
+import io.rvt.transport.engine.DriverStateKey;
 import io.rvt.transport.engine.QpProtocolState;
 import io.rvt.transport.engine.SendScheduler;
 import org.osgi.annotation.versioning.ConsumerType;
@@ -91,6 +92,9 @@ public abstract class TransportDriver implements RvtDriver, SendEngine, QpPrivat
     protected abstract PathMtu portMtu();
 
     /**
+     * The driver's part of {@code qp_priv_alloc}: its own per-QP state (hfi1's {@code struct hfi1_qp_priv}), kept in
+     * the QP's protocol state under {@link #engineKey()}. A {@link PacketDriver}{@code <E, S>} returns an {@code E}.
+     *
      * @param qp a new QP
      * @return its send-engine state (a subclass of {@link QpSendEngine} for more per-QP state)
      */
@@ -98,12 +102,30 @@ public abstract class TransportDriver implements RvtDriver, SendEngine, QpPrivat
         return new QpSendEngine(qp);
     }
 
-    /** Mirrors {@code qp_priv_alloc}: the transport's protocol state, with the driver's send engine in it. */
+    /** @return the key the driver's per-QP state is stored under: {@link PacketDriver} narrows it to its engines */
+    DriverStateKey<? extends QpSendEngine> engineKey() {
+        return QpSendEngine.KEY;
+    }
+
+    /**
+     * Mirrors {@code qp_priv_alloc}: the transport's protocol state, with the driver's send engine in it.
+     *
+     * @throws IllegalStateException if {@link #newSendEngine} made an engine of another class than the driver's
+     *         {@link PacketDriver} declares
+     */
     @Override
     public Object qpPrivAlloc(DriverDevice rdi, DriverQp qp) {
         QpProtocolState st = transport.newQpState(qp);
-        st.driverData(newSendEngine(qp));
+        store(st, engineKey(), newSendEngine(qp));
         return st;
+    }
+
+    private <E extends QpSendEngine> void store(QpProtocolState st, DriverStateKey<E> key, QpSendEngine e) {
+        if (e != null && !key.type().isInstance(e)) {
+            throw new IllegalStateException(getClass().getName() + ".newSendEngine made a " + e.getClass().getName()
+                    + ", not the " + key.type().getName() + " its PacketDriver declares");
+        }
+        st.driverState(key, key.cast(e));
     }
 
     /** Mirrors {@code qp_priv_free}: the QP's engine stops for good. */

@@ -3,10 +3,6 @@ package io.rvt.transport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rvt.api.PathMtu;
-import io.rvt.api.spi.DriverParams;
-import io.rvt.api.spi.DriverQp;
-import io.rvt.api.spi.OperationTable;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -18,9 +14,13 @@ import org.junit.jupiter.api.Test;
  */
 class PacketDriverLockPolicyTest {
     /** A wire that records what it is asked; no device. */
-    private static class Recording extends PacketDriver<QpSendEngine, String> {
+    private static class Recording extends BareWireDriver<QpSendEngine> {
         final List<String> sent = new ArrayList<>();
         int policyCalls;
+
+        Recording() {
+            super(QpSendEngine.class, "recording");
+        }
 
         @Override
         protected int sendPacket(QpSendEngine e, String scratch) {
@@ -36,34 +36,6 @@ class PacketDriverLockPolicyTest {
         @Override
         protected String sendScratch() {
             return "poster";
-        }
-
-        @Override
-        protected PathMtu portMtu() {
-            return PathMtu.MTU_4096;
-        }
-
-        @Override
-        public void flushQpWaiters(DriverQp qp) {
-        }
-
-        @Override
-        public void quiesceQp(DriverQp qp) {
-        }
-
-        @Override
-        public String name() {
-            return "recording";
-        }
-
-        @Override
-        public DriverParams params() {
-            return packetHcaParams(1, 1, 16, 1);
-        }
-
-        @Override
-        public OperationTable postParms() {
-            return OperationTable.standard();
         }
     }
 

@@ -25,7 +25,7 @@ class SendLockHoldTest {
         RvtQp qp = (RvtQp) qps[0];
         QpSendEngine engine = new QpSendEngine(qp);
         QpProtocolState st = (QpProtocolState) qp.priv();
-        st.driverData(engine);
+        st.driverState(QpSendEngine.KEY, engine);
 
         QpSendEngine.letGoOfSendLock(qp); // no drain: nothing to let go of
         assertThat(qp.sendLock().isLocked()).isFalse();
@@ -68,7 +68,7 @@ class SendLockHoldTest {
         RvtQp qp = (RvtQp) Node.pair(QpType.RC, a, b, 8, 1)[0];
         QpSendEngine engine = new QpSendEngine(qp);
         QpProtocolState st = (QpProtocolState) qp.priv();
-        st.driverData(engine);
+        st.driverState(QpSendEngine.KEY, engine);
 
         st.letGoOfSendLock(); // no drain: nothing to let go of
         assertThat(qp.sendLock().isLocked()).isFalse();

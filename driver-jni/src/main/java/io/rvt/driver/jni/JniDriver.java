@@ -87,6 +87,7 @@ public class JniDriver extends PacketDriver<QpSendEngine, TxScratch>
     private final UdQpCount udQps;
 
     JniDriver(JniDriverBuilder b) {
+        super(QpSendEngine.class); // no per-QP state beyond the engine's counter
         if (b.wire == Wire.NATIVE) {
             NativeUdp.ensureAvailable();
         }

@@ -117,6 +117,7 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> implements 
     }
 
     private SimDriver(Builder b) {
+        super(SimQp.class);
         this.fabric = b.fabric;
         this.name = b.name;
         this.nports = b.ports;
@@ -294,6 +295,7 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> implements 
 
     // ------------------------------------------------------------------ QP lifecycle
 
+    /** Mirrors {@code qp_priv_alloc}'s driver part: the QP's {@link SimQp}, read back with {@code engine(qp)}. */
     @Override
     protected QpSendEngine newSendEngine(DriverQp qp) {
         return new SimQp(qp, this);
@@ -303,7 +305,7 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> implements 
     @Override
     public void qpPrivFree(DriverDevice rdi, DriverQp qp) {
         super.qpPrivFree(rdi, qp);
-        SimQp s = QpSendEngine.of(qp);
+        SimQp s = engine(qp);
         if (s != null) {
             s.awaitIdle();
             Frame spare = s.spare;
@@ -338,7 +340,7 @@ public final class SimDriver extends PacketDriver<SimQp, SimScratch> implements 
 
     /** QP locks held: takes {@code qp} off its port's frame wait and queues its drain (it keeps its pending count). */
     private void stopWaiting(DriverQp qp) {
-        SimQp s = QpSendEngine.of(qp);
+        SimQp s = engine(qp);
         if (s != null && frameWaits[s.waitPort - 1].remove(s)) {
             schedule(s);
         }

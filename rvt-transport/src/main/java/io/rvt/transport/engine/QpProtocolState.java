@@ -12,8 +12,9 @@ import java.nio.ByteBuffer;
  * those rdmavt keeps in {@code struct rvt_qp} and the scratch objects (work completions, SGEs) that keep the engines
  * free of per-packet allocation.
  *
- * <p>A driver that needs per-QP state of its own keeps it in {@link #driverData(Object)} rather than wrapping this
- * object: the transport finds its state through {@code qp.priv()}.
+ * <p>A driver that needs per-QP state of its own (rdmavt's {@code qp->priv} as the driver's struct) keeps it here
+ * under its {@link DriverStateKey} ({@link #driverState(DriverStateKey, Object)}) rather than wrapping this object:
+ * the transport finds its state through {@code qp.priv()}, the driver its own through the key, typed.
  *
  * <p>Each state carries its {@link ProtocolEngine} (bound by the subclass's constructor) and its driver's
  * {@link SendScheduler}, so the transport dispatches by the state it finds and schedules sends without going back
@@ -24,7 +25,8 @@ public abstract class QpProtocolState {
     private final SendScheduler scheduler;
     /** Set by the subclass's constructor ({@link #engine}), before the state is published through the QP. */
     private Bound<?> engine;
-    private volatile Object driverData;
+    /** The driver's own per-QP state, stored and read through a {@link DriverStateKey} of its class. */
+    private volatile Object driverState;
 
     /**
      * @param qp the QP this state belongs to
@@ -45,16 +47,22 @@ public abstract class QpProtocolState {
         return qp;
     }
 
-    /** @return the driver's own per-QP object, or null */
-    public final Object driverData() {
-        return driverData;
+    /** @return the driver's own per-QP state, or null: read through a {@link DriverStateKey}, which checks its class */
+    final Object driverState() {
+        return driverState;
     }
 
     /**
-     * @param data the driver's own per-QP object
+     * Stores the driver's own per-QP state, what its {@code qp_priv_alloc} makes beside this one (rdmavt's
+     * {@code qp->priv}); {@link DriverStateKey#get} reads it back as {@code T}.
+     *
+     * @param key the driver's key
+     * @param state its state for this QP, or null to forget it ({@code qp_priv_free})
+     * @param <T> the class of the state
+     * @throws IllegalStateException if {@code state} is not of the key's class (a raw or unchecked caller)
      */
-    public final void driverData(Object data) {
-        this.driverData = data;
+    public final <T> void driverState(DriverStateKey<T> key, T state) {
+        this.driverState = key.cast(state);
     }
 
     /**
