@@ -104,6 +104,17 @@ class LoopbackCmTest {
     }
 
     @Test
+    void shouldEndBothSidesOfAnEstablishedPairWhenTheOneCmCloses() {
+        ConnectedPair pair = ConnectedPair.connect(cm, qp(), cm, qp(), 20000, WAIT);
+        cm.close(); // what the kit's teardown does before the device goes: its DREQ goes to the closing CM itself
+        assertThat(await(pair.active().disconnected()).type()).as("the active side")
+                .isEqualTo(CmEventType.DISCONNECTED);
+        assertThat(await(pair.passive().disconnected()).type()).as("the passive side")
+                .isEqualTo(CmEventType.DISCONNECTED);
+        assertThat(cm.isOpen()).isFalse();
+    }
+
+    @Test
     void shouldRejectARequestToItselfForAPortItDoesNotListenOn() {
         cm.listen(20000);
         Connection c = cm.connectAsync(new ConnectOptions().destination(device.queryGid(1, 0)).port(20001).qp(qp()));
