@@ -70,6 +70,22 @@ class RvtPerftestLinuxIT {
             """;
 
     /**
+     * {@code -R} with UD and with the flags rdma_cm carries, both ways: program, size, flags, whether the server prints
+     * a row too. UD ({@code -c UD}, one QP): rvt-cm's SIDR against rdma_cm's UDP port space (perftest's
+     * {@code rdma_cm_client_connection} resolves the server's UD QP, {@code rdma_cm_server_connection} answers);
+     * {@code -I} (inline size: rxe's QPs take 64, rvt's none, the wire the same); {@code -T} (the ToS of each test
+     * connection's path, in the GRH both ways).
+     */
+    private static final String MATRIX_R_FLAGS = """
+            ib_send_bw, 512, -c UD, true
+            ib_send_lat, 64, -c UD, true
+            ib_send_bw, 4096, -I 64, true
+            ib_write_lat, 64, -I 64, true
+            ib_send_bw, 4096, -T 96, true
+            ib_read_bw, 65536, -T 32, true
+            """;
+
+    /**
      * perftest's flags of how a test runs (issue 26, item 3), both ways over the TCP exchange, each side given them:
      * program, message size, flags. {@code -e}: each side waits on its CQs' completion channels (perftest's
      * {@code ctx_notify_events}, rvt's bandwidth rows); the software rate limiter, 100 MB/sec in bursts of 10.
@@ -112,33 +128,85 @@ class RvtPerftestLinuxIT {
     }
 
     /**
+     * {@code ib_send_bw --reversed} both ways over the TCP exchange (issue 26, item 3): the side without HOST (perftest's
+     * or rvt's) sends and the connecting side receives, each printing its side's row of the {@value #ITERS} SENDs
+     * (perftest's {@code is_reversed} swaps its {@code machine}, not the exchange's order).
+     */
+    @ParameterizedTest
+    @CsvSource({"true", "false"})
+    void shouldReverseTheTrafficWithThePerftestPeer(boolean rvtClient, LinuxPeer peer) throws Exception {
+        if (rvtClient) {
+            shouldRunRvtPerfAgainstThePerftestServer("ib_send_bw", 4096, "--reversed", false, peer);
+        } else {
+            shouldServeThePerftestClient("ib_send_bw", 4096, "--reversed", false, peer);
+        }
+    }
+
+    /**
      * {@code ib_send_bw -R --retry_count 5} both ways: perftest's rdma_cm mode puts the count in its
      * {@code rdma_conn_param} (retry and RNR retry), rvt-cm in its REQ or takes the peer's; both exit 0 with rows.
      */
     @ParameterizedTest
     @CsvSource({"true", "false"})
     void shouldConnectThroughRdmaCmWithTheRetryCount(boolean rvtClient, LinuxPeer peer) throws Exception {
-        int port = rvtClient ? 18624 : 18634;
-        String flags = "--retry_count 5";
+        bothWaysWithR("ib_send_bw", 4096, "--retry_count 5", true, rvtClient, rvtClient ? 18624 : 18634, peer);
+    }
+
+    /** {@link #MATRIX_R_FLAGS}, rvt the client. */
+    @ParameterizedTest
+    @CsvSource(textBlock = MATRIX_R_FLAGS)
+    void shouldRunRvtPerfAgainstThePerftestServerWithRAndFlags(String program, int size, String flags,
+            boolean serverRow, LinuxPeer peer) throws Exception {
+        bothWaysWithR(program, size, flags, serverRow, true, 18740 + PORTS.getAndIncrement() % 10, peer);
+    }
+
+    /** {@link #MATRIX_R_FLAGS}, rvt the server. */
+    @ParameterizedTest
+    @CsvSource(textBlock = MATRIX_R_FLAGS)
+    void shouldServeThePerftestClientWithRAndFlags(String program, int size, String flags, boolean serverRow,
+            LinuxPeer peer) throws Exception {
+        bothWaysWithR(program, size, flags, serverRow, false, 18750 + PORTS.getAndIncrement() % 10, peer);
+    }
+
+    /**
+     * {@code -R -c UC}: perftest 4.5 refuses it before it connects (rdma_cm has no UC, perftest_parameters.c), so no
+     * perftest side meets rvt's (rvt runs UC through rvt-cm rvt to rvt only; docs/interop.md).
+     */
+    @ParameterizedTest
+    @CsvSource({"true", "false"})
+    void shouldFindPerftestRefusingUcThroughRdmaCm(boolean server, LinuxPeer peer) throws Exception {
+        GuestResult r = peer.exec(GUEST, withR(perftest(peer, "ib_send_bw", 4096, "-c UC", false, 18760,
+                server ? null : peer.hostIpv4().getHostAddress())));
+        assertThat(r.exitCode()).as(r.output()).isEqualTo(1);
+        assertThat(r.output()).contains(" UC is not supported in librdmacm");
+    }
+
+    /**
+     * Runs {@code program} with {@code -R} and {@code flags} on both sides, rvt the client (perftest's server started
+     * first; rvt's client tries again while the guest rejects its REQ for want of a listener) or the server, and
+     * checks both exit 0 with their rows ({@link #checkR}).
+     */
+    private static void bothWaysWithR(String program, int size, String flags, boolean serverRow, boolean rvtClient,
+            int port, LinuxPeer peer) throws Exception {
         if (rvtClient) {
-            GuestProcess server = peer.spawn(withR(perftest(peer, "ib_send_bw", 4096, flags, false, port, null)));
-            try (NamespaceJvm client = peer.jvm("rvt-client", Main.class, withR(rvt(peer, "ib_send_bw", 4096, flags,
+            GuestProcess server = peer.spawn(withR(perftest(peer, program, size, flags, false, port, null)));
+            try (NamespaceJvm client = peer.jvm("rvt-client", Main.class, withR(rvt(peer, program, size, flags,
                     false, port, peer.guestIpv4().getHostAddress())))) {
                 int exit = client.awaitExit(CHILD);
                 GuestResult r = server.await(GUEST);
                 assertThat(exit).as("rvt perf -R: " + client.outputs() + "\nguest: " + r.output()).isZero();
-                checkR(r.assertSuccess(), client.out(), "ib_send_bw", 4096, true);
+                checkR(r.assertSuccess(), client.out(), program, size, serverRow);
             }
             return;
         }
-        try (NamespaceJvm server = peer.jvm("rvt-server", Main.class, withR(rvt(peer, "ib_send_bw", 4096, flags,
+        try (NamespaceJvm server = peer.jvm("rvt-server", Main.class, withR(rvt(peer, program, size, flags,
                 false, port, "--server")))) {
             server.awaitLine("rvt perf: waiting for a client", CHILD);
-            GuestResult r = peer.exec(GUEST, withR(perftest(peer, "ib_send_bw", 4096, flags, false, port,
+            GuestResult r = peer.exec(GUEST, withR(perftest(peer, program, size, flags, false, port,
                     peer.hostIpv4().getHostAddress())));
             int exit = server.awaitExit(CHILD);
             assertThat(exit).as("rvt perf -R --server: " + server.outputs() + "\nguest: " + r.output()).isZero();
-            checkR(server.out(), r.assertSuccess(), "ib_send_bw", 4096, true);
+            checkR(server.out(), r.assertSuccess(), program, size, serverRow);
         }
     }
 
@@ -194,15 +262,7 @@ class RvtPerftestLinuxIT {
     void shouldRunRvtPerfAgainstThePerftestServerWithR(String program, int size, boolean serverRow, LinuxPeer peer)
             throws Exception {
         int port = 18620 + List.of("ib_send_bw", "ib_write_bw", "ib_read_lat", "ib_atomic_bw").indexOf(program);
-        GuestProcess server = peer.spawn(withR(perftest(peer, program, size, null, false, port, null)));
-        try (NamespaceJvm client = peer.jvm("rvt-client", Main.class, withR(rvt(peer, program, size, null, false, port,
-                peer.guestIpv4().getHostAddress())))) {
-            int exit = client.awaitExit(CHILD);
-            GuestResult r = server.await(GUEST);
-            assertThat(exit).as("rvt perf -R: " + client.outputs() + "\nguest: " + r.output()).isZero();
-            String guest = r.assertSuccess();
-            checkR(guest, client.out(), program, size, serverRow);
-        }
+        bothWaysWithR(program, size, null, serverRow, true, port, peer);
     }
 
     /** {@code -R}, perftest's client against {@code rvt perf -R --server}. */
@@ -211,15 +271,7 @@ class RvtPerftestLinuxIT {
     void shouldServeThePerftestClientWithR(String program, int size, boolean serverRow, LinuxPeer peer)
             throws Exception {
         int port = 18630 + List.of("ib_send_bw", "ib_write_bw", "ib_read_lat", "ib_atomic_bw").indexOf(program);
-        try (NamespaceJvm server = peer.jvm("rvt-server", Main.class, withR(rvt(peer, program, size, null, false, port,
-                "--server")))) {
-            server.awaitLine("rvt perf: waiting for a client", CHILD);
-            GuestResult r = peer.exec(GUEST, withR(perftest(peer, program, size, null, false, port,
-                    peer.hostIpv4().getHostAddress())));
-            int exit = server.awaitExit(CHILD);
-            assertThat(exit).as("rvt perf -R --server: " + server.outputs() + "\nguest: " + r.output()).isZero();
-            checkR(server.out(), r.assertSuccess(), program, size, serverRow);
-        }
+        bothWaysWithR(program, size, null, serverRow, false, port, peer);
     }
 
     private static String[] withR(String[] cmd) {
