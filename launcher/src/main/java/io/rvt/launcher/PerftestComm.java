@@ -11,6 +11,7 @@ import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 
 /**
  * perftest's channel between its server and client (perftest_communication.c): without {@code -R} a TCP connection to
@@ -26,6 +27,12 @@ abstract class PerftestComm implements AutoCloseable {
     static final int PORT = 18515;
     /** The version rvt says it speaks: perftest 4.5's ({@code VERSION}, 6.06), in its 16-byte buffer. */
     static final String VERSION = "6.06";
+    /**
+     * What rvt writes after the version's terminating NUL in its 16-byte buffer: perftest reads the version as a C
+     * string ({@code atof}, {@code check_version_compatibility}) and never sees it; another rvt takes it as the sign
+     * that the peer is rvt ({@link #peerIsRvt}).
+     */
+    static final String RVT_MARK = "rvt";
     /** The oldest version perftest 4.5 talks to ({@code check_version_compatibility}). */
     static final double OLDEST = 5.70;
     /** perftest's {@code cycle_buffer} default: the page size. */
@@ -44,6 +51,8 @@ abstract class PerftestComm implements AutoCloseable {
      * {@code check_sys_data} keeps the larger), the bytes a perftest client steps through at the peer's vaddr.
      */
     int cycleBuffer = CYCLE_BUFFER;
+    /** After {@link #prologue}: whether the peer's version buffer carried {@link #RVT_MARK} (it is rvt, not perftest). */
+    boolean peerIsRvt;
 
     PerftestComm(boolean client, String peer) {
         this.client = client;
@@ -94,8 +103,12 @@ abstract class PerftestComm implements AutoCloseable {
         byte[] v = new byte[16];
         byte[] mine = VERSION.getBytes(StandardCharsets.US_ASCII);
         System.arraycopy(mine, 0, v, 0, mine.length);
+        byte[] mark = RVT_MARK.getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(mark, 0, v, mine.length + 1, mark.length);
         byte[] theirs = exchange(v);
         String text = cString(theirs);
+        peerIsRvt = theirs.length == v.length && text.length() + 1 + mark.length <= v.length
+                && Arrays.equals(theirs, text.length() + 1, text.length() + 1 + mark.length, mark, 0, mark.length);
         double version = leadingNumber(text);
         if (version < OLDEST) {
             throw new IllegalStateException("the peer at " + peer + " is not perftest " + OLDEST + " or later (its "

@@ -263,6 +263,7 @@ final class RemotePerf {
         }
         try (PerftestComm.Tcp comm = PerftestComm.Tcp.connect(server, port, CONNECT_PATIENCE)) {
             int mtu = comm.prologue(link.pathMtu(dev).value());
+            checkMulticastPeer(comm);
             new Session(host, dev, spec, comm, mtu).run();
         }
     }
@@ -300,6 +301,7 @@ final class RemotePerf {
                 try {
                     comm.patience(CONNECT_PATIENCE);
                     mtu = comm.prologue(link.pathMtu(dev).value());
+                    checkMulticastPeer(comm);
                 } catch (IllegalStateException e) {
                     comm.close();
                     out.printf("rvt perf: refused the client at %s: %s; waiting for the next client%n", comm.peer,
@@ -313,6 +315,24 @@ final class RemotePerf {
             }
         } catch (IOException e) {
             throw new IllegalStateException("cannot listen on TCP port " + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * With {@code -g}, refuses a peer that is not rvt (its version buffer carried no {@link PerftestComm#RVT_MARK}):
+     * driver-jni sends a multicast SEND as one unicast copy to each peer in its HCA's peer table, while Linux's rxe
+     * finds a multicast packet's group by its IP destination ({@code rxe_rcv_mcast_pkt}), which such a copy does not
+     * carry, and receives at a group's IP address only what its IP stack has joined (rxe's {@code rxe_mcast_add}
+     * joins none); docs/interop.md.
+     *
+     * @param comm the channel, after {@link PerftestComm#prologue}
+     * @throws IllegalStateException with one line naming why, if multicast was asked for and the peer is not rvt
+     */
+    private void checkMulticastPeer(PerftestComm comm) {
+        if (mcast != null && !comm.peerIsRvt) {
+            throw new IllegalStateException("-g (multicast) with the peer at " + comm.peer + ", which is perftest, "
+                    + "not rvt: driver-jni sends a group's SENDs as unicast copies, and a Linux RDMA device takes "
+                    + "multicast only at the group's IP multicast address; run -g between two rvt processes");
         }
     }
 

@@ -1,16 +1,29 @@
 package io.rvt.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rvt.api.spi.DriverRegistry;
 import io.rvt.api.Gid;
 import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.driver.sim.SimDriver;
 import io.rvt.driver.sim.fabric.Fabric;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -169,6 +182,57 @@ class PerftestMulticastTest {
             assertThat(iterations(out[1], "1024")).as(out[1]).isEqualTo(300);
             // UD on loopback may lose a datagram under load; the server counts what reached its group
             assertThat(iterations(out[0], "1024")).as(out[0]).isBetween(270L, 300L);
+        }
+    }
+
+    /**
+     * An rvt client with {@code -g} meets a server whose version buffer is perftest's (no {@code rvt} after the
+     * version's NUL): refused with one line after the opening exchanges, before any QP is made; the version buffers
+     * rvt writes carry the mark, which perftest's C-string reading never sees.
+     */
+    @Test
+    @Timeout(60)
+    void shouldRefuseMulticastWithAPeerThatIsNotRvt() throws Exception {
+        Fabric fabric = Fabric.builder("mcast-perftest-" + System.nanoTime()).gidPrefix(0).realTime()
+                .threading(ThreadingMode.PROGRESS).build();
+        try (DriverRegistry registry = DriverRegistry.create(); ServerSocket listen = new ServerSocket(0, 1,
+                InetAddress.getLoopbackAddress())) {
+            RemotePerfProtocolTest.Side client = new RemotePerfProtocolTest.Side(fabric, registry.register(SimDriver
+                    .builder(fabric).name("client").nodeGuid(RemotePerfProtocolTest.guidOf("127.0.0.2") - 1).build()));
+            // perftest's side of exchange_versions, check_sys_data and check_mtu: what it writes, as it reads
+            CompletableFuture<byte[]> perftest = CompletableFuture.supplyAsync(() -> {
+                try (Socket s = listen.accept()) {
+                    DataInputStream in = new DataInputStream(s.getInputStream());
+                    byte[] version = in.readNBytes(16);
+                    s.getOutputStream().write(Arrays.copyOf("6.06".getBytes(StandardCharsets.US_ASCII), 16));
+                    in.readNBytes(4);
+                    s.getOutputStream().write(ByteBuffer.allocate(4).putInt(4096).array());
+                    in.readNBytes(4);
+                    s.getOutputStream().write(ByteBuffer.allocate(4).putInt(64).array());
+                    in.readNBytes(2);
+                    s.getOutputStream().write(new byte[] {'3', 0});
+                    assertThat(in.read()).as("rvt closes after the MTU").isEqualTo(-1);
+                    return version;
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
+            RemotePerf rvt = new RemotePerf(print, print, LinkOptions.DEFAULT, listen.getLocalPort(), false,
+                    (side, dev, mtu, bw, lat) -> { }, false).multicast(new PerftestMcast(null));
+            assertThatThrownBy(() -> rvt.client(client, listen.getInetAddress(), new PerfSpec(PerfTest.SEND,
+                    Transport.UD, false, new int[] {64}, 1, 100, 0, 128, PerfSpec.CQ_MODERATION, 1, false)))
+                    .isInstanceOf(IllegalStateException.class).hasMessage("-g (multicast) with the peer at "
+                            + listen.getInetAddress().getHostAddress() + ", which is perftest, not rvt: driver-jni "
+                            + "sends a group's SENDs as unicast copies, and a Linux RDMA device takes multicast only "
+                            + "at the group's IP multicast address; run -g between two rvt processes");
+            byte[] mine = perftest.get(30, TimeUnit.SECONDS);
+            assertThat(PerftestComm.cString(mine)).isEqualTo("6.06");
+            assertThat(Arrays.copyOfRange(mine, 5, 8)).asString(StandardCharsets.US_ASCII).isEqualTo("rvt");
+            assertThat(out.toString(StandardCharsets.UTF_8)).doesNotContain("local address");
+        } finally {
+            fabric.close();
         }
     }
 

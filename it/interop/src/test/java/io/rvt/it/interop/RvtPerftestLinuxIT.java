@@ -143,6 +143,46 @@ class RvtPerftestLinuxIT {
     }
 
     /**
+     * {@code ib_send_bw -g} (multicast) both ways: rvt refuses a perftest peer with one line after the version
+     * exchange (perftest's version buffer lacks rvt's mark), as driver-jni's unicast copies of a group's SENDs never
+     * reach an rxe group (rxe looks the group up by the packet's IP destination and its IP stack joins none); the
+     * perftest side then fails its next exchange, the rvt server waits for its next client.
+     */
+    @ParameterizedTest
+    @CsvSource({"true", "false"})
+    void shouldRefuseMulticastWithThePerftestPeer(boolean rvtClient, LinuxPeer peer) throws Exception {
+        String why = "-g (multicast) with the peer at " + peer.guestIpv4().getHostAddress() + ", which is perftest, "
+                + "not rvt: ";
+        int port = nextPort();
+        if (rvtClient) {
+            GuestProcess server = peer.spawn(perftest(peer, "ib_send_bw", 512, "-c UD -g", false, port, null));
+            peer.awaitListener(port, GUEST);
+            try (NamespaceJvm client = peer.jvm("rvt-client", Main.class, rvt(peer, "ib_send_bw", 512, "-c UD -g",
+                    false, port, peer.guestIpv4().getHostAddress()))) {
+                int exit = client.awaitExit(CHILD);
+                GuestResult r = server.await(GUEST);
+                assertThat(exit).as(client.outputs()).isEqualTo(1);
+                assertThat(client.outputs()).contains("rvt: " + why);
+                assertThat(r.timedOut()).as(r.output()).isFalse();
+                assertThat(r.exitCode()).as(r.output()).isNotZero();
+                assertThat(rows(r.output())).as(r.output()).isEmpty();
+            }
+            return;
+        }
+        try (NamespaceJvm server = peer.jvm("rvt-server", Main.class, rvt(peer, "ib_send_bw", 512, "-c UD -g", false,
+                port, "--server"))) {
+            server.awaitLine("rvt perf: waiting for a client", CHILD);
+            GuestResult r = peer.exec(GUEST, perftest(peer, "ib_send_bw", 512, "-c UD -g", false, port,
+                    peer.hostIpv4().getHostAddress()));
+            assertThat(server.awaitLine("rvt perf: refused the client at ", CHILD)).contains(why);
+            assertThat(r.timedOut()).as(r.output()).isFalse();
+            assertThat(r.exitCode()).as(r.output()).isNotZero();
+            assertThat(rows(r.output())).as(r.output()).isEmpty();
+            assertThat(server.isAlive()).as("the server waits for its next client: " + server.outputs()).isTrue();
+        }
+    }
+
+    /**
      * {@code ib_send_bw -R --retry_count 5} both ways: perftest's rdma_cm mode puts the count in its
      * {@code rdma_conn_param} (retry and RNR retry), rvt-cm in its REQ or takes the peer's; both exit 0 with rows.
      */
