@@ -12,7 +12,7 @@ import org.osgi.annotation.versioning.ProviderType;
  * several pieces of one power-of-two size, the last one shorter ({@link #pieceShift()}, {@link #piece(int)}): rvt's
  * counterpart of rdmavt's segment map ({@code map[m]->segs[n]}), through which a region's 64-bit length is reached
  * with {@link ByteBuffer}s, each of which has an {@code int} capacity. {@code Sge.length} then runs to the end of the
- * piece and {@link Sge#advance} steps to the next one.
+ * piece and {@link Sge#advance} steps to the next one. {@link #mapping()} gives all of it with one read.
  */
 @ProviderType
 public interface DriverMr extends MemoryRegion {
@@ -46,6 +46,27 @@ public interface DriverMr extends MemoryRegion {
      */
     default ByteBuffer piece(int i) {
         return memory();
+    }
+
+    /**
+     * What the region maps, read once: {@link #memory()}, {@link #pieceShift()}, {@link #piece(int)}, {@link #addr()}
+     * and {@link #length()} as one consistent value, which {@link Sge#set} takes for every entry. An rvt extension.
+     * A region should return the instance it holds (rvt-core's does), replaced as a whole when the mapping changes;
+     * this default builds a new one from the five methods on every call.
+     *
+     * @return the mapping
+     */
+    default MrMapping mapping() {
+        int shift = pieceShift();
+        if (shift == 0) {
+            return new MrMapping(memory(), addr());
+        }
+        long length = length();
+        ByteBuffer[] pieces = new ByteBuffer[(int) ((length + (1L << shift) - 1) >>> shift)];
+        for (int i = 0; i < pieces.length; i++) {
+            pieces[i] = piece(i);
+        }
+        return new MrMapping(pieces, shift, addr(), length);
     }
 
     /** Takes a reference ({@code rvt_get_mr}); every validated SGE holds one. */

@@ -72,8 +72,9 @@ public final class Sge {
             return mem.getLong(at);
         }
         ByteBuffer tmp = ByteBuffer.allocate(8).order(ByteOrder.nativeOrder());
+        MrMapping m = mr.mapping();
         for (int i = 0; i < 8; i++) {
-            tmp.put(i, byteAt(i));
+            tmp.put(i, byteAt(m, vaddr + i - m.addr));
         }
         return tmp.getLong(0);
     }
@@ -91,17 +92,15 @@ public final class Sge {
             return;
         }
         ByteBuffer tmp = ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, value);
+        MrMapping m = mr.mapping();
         for (int i = 0; i < 8; i++) {
-            long a = vaddr + i - mr.addr();
-            int shift = mr.pieceShift();
-            mr.piece((int) (a >>> shift)).put((int) (a & ((1L << shift) - 1)), tmp.get(i));
+            long a = vaddr + i - m.addr;
+            m.piece((int) (a >>> m.shift)).put((int) (a & ((1L << m.shift) - 1)), tmp.get(i));
         }
     }
 
-    private byte byteAt(int i) {
-        long a = vaddr + i - mr.addr();
-        int shift = mr.pieceShift();
-        return mr.piece((int) (a >>> shift)).get((int) (a & ((1L << shift) - 1)));
+    private static byte byteAt(MrMapping m, long a) {
+        return m.piece((int) (a >>> m.shift)).get((int) (a & ((1L << m.shift) - 1)));
     }
 
     /**
@@ -114,20 +113,27 @@ public final class Sge {
      * @return this
      */
     public Sge set(DriverMr region, long addr, int segLength, int entryLength) {
-        this.mr = region;
+        MrMapping m = region.mapping(); // one read of the region's mapping for buffer, base and shift
+        if (mr != region) {
+            mr = region; // a reference store costs a GC write barrier: none when the entry is reused for its region
+        }
         this.vaddr = addr;
         this.sgeLength = entryLength;
-        int shift = region.pieceShift();
+        long off = addr - m.addr;
+        int shift = m.shift;
+        ByteBuffer b;
         if (shift == 0) {
-            this.mem = region.memory();
-            this.at = (int) (addr - region.addr());
+            b = m.memory;
+            this.at = (int) off;
             this.length = segLength;
         } else {
             // A region in pieces: the segment ends where the piece the address is in ends.
-            int piece = (int) ((addr - region.addr()) >>> shift);
-            this.mem = region.piece(piece);
-            this.at = (int) (addr - region.addr() - ((long) piece << shift));
-            this.length = Math.min(segLength, mem.capacity() - at);
+            b = m.pieces[(int) (off >>> shift)];
+            this.at = (int) (off & ((1L << shift) - 1));
+            this.length = Math.min(segLength, b.capacity() - at);
+        }
+        if (mem != b) {
+            mem = b;
         }
         return this;
     }
@@ -137,11 +143,15 @@ public final class Sge {
      * @return this, a copy of {@code o} (no reference is taken)
      */
     public Sge copyFrom(Sge o) {
-        mr = o.mr;
+        if (mr != o.mr) {
+            mr = o.mr;
+        }
         vaddr = o.vaddr;
         length = o.length;
         sgeLength = o.sgeLength;
-        mem = o.mem;
+        if (mem != o.mem) {
+            mem = o.mem;
+        }
         at = o.at;
         return this;
     }
@@ -174,12 +184,11 @@ public final class Sge {
     }
 
     private void nextPiece() {
-        int shift = mr.pieceShift();
-        if (shift == 0) {
+        MrMapping m = mr.mapping();
+        if (m.shift == 0) {
             return; // one buffer: the entry overruns it, which the copy loops report
         }
-        int piece = (int) ((vaddr - mr.addr()) >>> shift);
-        mem = mr.piece(piece);
+        mem = m.pieces[(int) ((vaddr - m.addr) >>> m.shift)];
         at = 0;
         length = mem.capacity();
     }

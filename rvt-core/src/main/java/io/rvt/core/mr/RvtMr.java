@@ -5,6 +5,7 @@ import io.rvt.api.DeviceCounter;
 import io.rvt.api.ProtectionDomain;
 import io.rvt.api.VerbsException;
 import io.rvt.api.spi.DriverMr;
+import io.rvt.api.spi.MrMapping;
 import io.rvt.core.base.Errors;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -64,41 +65,14 @@ public final class RvtMr implements DriverMr {
 
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0).order(ByteOrder.nativeOrder());
 
-    /** What the region maps: replaced as a whole (by {@link #mapBuffer}), so readers see a consistent triple. */
-    private static final class Mapping {
-        /** The one buffer, or for a region in pieces its first piece. */
-        final ByteBuffer memory;
-        /** The pieces of a region in pieces ({@link #regPieces}), else null. */
-        final ByteBuffer[] pieces;
-        /** log2 of the pieces' size, 0 for one buffer. */
-        final int shift;
-        final long iova;
-        final long length;
-
-        Mapping(ByteBuffer memory, long iova) {
-            this(memory, null, 0, iova, memory.capacity());
-        }
-
-        Mapping(ByteBuffer memory, ByteBuffer[] pieces, int shift, long iova, long length) {
-            this.memory = memory;
-            this.pieces = pieces;
-            this.shift = shift;
-            this.iova = iova;
-            this.length = length;
-        }
-
-        Mapping at(long newIova) {
-            return new Mapping(memory, pieces, shift, newIova, length);
-        }
-    }
-
     private final MrDevice dev;
     private final RvtPd pd;
     private final RvtLkeyTable table;
     private final boolean fastReg;
     private final int maxNumSg;
-    /** Written by registration and {@link #mapBuffer}; read by key checks and drivers. */
-    private volatile Mapping mapping;
+    /** Written by registration, {@link #mapBuffer} and {@link #assignVaddr}, each time a new one, so a reader sees a
+     *  consistent set; read by key checks and drivers ({@link #mapping()}). */
+    private volatile MrMapping mapping;
     /** {@code lkey} (= {@code rkey}); written at publication and by fast registration. */
     private volatile int key;
     /** {@code access_flags}; written at registration and by fast registration. */
@@ -116,7 +90,7 @@ public final class RvtMr implements DriverMr {
     private int deregState;
     private final Object deregLock = new Object();
 
-    private RvtMr(MrDevice dev, RvtPd pd, Mapping mapping, int access, boolean fastReg, int maxNumSg) {
+    private RvtMr(MrDevice dev, RvtPd pd, MrMapping mapping, int access, boolean fastReg, int maxNumSg) {
         this.dev = dev;
         this.pd = pd;
         this.table = dev.lkeyTable();
@@ -153,7 +127,7 @@ public final class RvtMr implements DriverMr {
         }
         ByteBuffer memory = buffer.slice().order(ByteOrder.nativeOrder());
         boolean zeroBased = AccessFlag.ZERO_BASED.in(access);
-        RvtMr mr = new RvtMr(dev, pd, new Mapping(memory, 0), access, false, 0);
+        RvtMr mr = new RvtMr(dev, pd, new MrMapping(memory, 0), access, false, 0);
         publishNew(mr, !zeroBased);
         return mr;
     }
@@ -214,7 +188,7 @@ public final class RvtMr implements DriverMr {
                     + " max_mr_size " + max);
         }
         checkFlagsForMemory(access);
-        Mapping m = new Mapping(slices[0], slices, Integer.numberOfTrailingZeros(size), 0, total);
+        MrMapping m = new MrMapping(slices, Integer.numberOfTrailingZeros(size), 0, total);
         RvtMr mr = new RvtMr(pd.dev(), pd, m, access, false, 0);
         publishNew(mr, !AccessFlag.ZERO_BASED.in(access));
         return mr;
@@ -238,7 +212,7 @@ public final class RvtMr implements DriverMr {
             throw Errors.inval("allocMr: maxNumSg " + maxNumSg + " pages exceed the device's limit of " + maxPages
                     + " (max_mr_size " + pd.dev().props().maxMrSize() + " / " + RvtLkeyTable.PAGE_SIZE + ")");
         }
-        RvtMr mr = new RvtMr(pd.dev(), pd, new Mapping(EMPTY, 0), 0, true, maxNumSg);
+        RvtMr mr = new RvtMr(pd.dev(), pd, new MrMapping(EMPTY, 0), 0, true, maxNumSg);
         publishNew(mr, false);
         return mr;
     }
@@ -327,7 +301,7 @@ public final class RvtMr implements DriverMr {
 
     /** @return rdmavt's {@code user_base}: the address local keys are checked against (equal to {@link #addr()}) */
     public long userBase() {
-        return mapping.iova;
+        return mapping.addr();
     }
 
     /** @return true while the key is in the table ({@code lkey_published}) */
@@ -365,19 +339,19 @@ public final class RvtMr implements DriverMr {
      *         {@code [addr, addr + len)} is not inside the region
      */
     int spanFrom(long addr, int len) {
-        Mapping m = mapping;
-        if (Long.compareUnsigned(addr, m.iova) < 0) {
+        MrMapping m = mapping;
+        if (Long.compareUnsigned(addr, m.addr()) < 0) {
             return -1;
         }
-        long off = addr - m.iova;
-        if (Long.compareUnsigned(off, m.length) > 0 || len > m.length - off) {
+        long off = addr - m.addr();
+        if (Long.compareUnsigned(off, m.length()) > 0 || len > m.length() - off) {
             return -1;
         }
-        return (int) Math.min(m.length - off, Integer.MAX_VALUE);
+        return (int) Math.min(m.length() - off, Integer.MAX_VALUE);
     }
 
     boolean isReadOnly() {
-        return mapping.memory.isReadOnly();
+        return mapping.memory().isReadOnly();
     }
 
 
@@ -400,12 +374,12 @@ public final class RvtMr implements DriverMr {
 
     @Override
     public long addr() {
-        return mapping.iova;
+        return mapping.addr();
     }
 
     @Override
     public long length() {
-        return mapping.length;
+        return mapping.length();
     }
 
     @Override
@@ -420,36 +394,35 @@ public final class RvtMr implements DriverMr {
      */
     @Override
     public ByteBuffer buffer() {
-        Mapping m = mapping;
-        if (m.pieces != null) {
-            throw Errors.inval("buffer: region lkey 0x" + Integer.toHexString(key) + " is in " + m.pieces.length
+        MrMapping m = mapping;
+        if (m.pieceShift() != 0) {
+            throw Errors.inval("buffer: region lkey 0x" + Integer.toHexString(key) + " is in " + m.pieceCount()
                     + " pieces; use buffers()");
         }
-        return m.memory.duplicate().order(ByteOrder.nativeOrder());
+        return m.memory().duplicate().order(ByteOrder.nativeOrder());
     }
 
     @Override
     public ByteBuffer[] buffers() {
-        Mapping m = mapping;
-        if (m.pieces == null) {
-            return new ByteBuffer[] {m.memory.duplicate().order(ByteOrder.nativeOrder())};
+        MrMapping m = mapping;
+        if (m.pieceShift() == 0) {
+            return new ByteBuffer[] {m.memory().duplicate().order(ByteOrder.nativeOrder())};
         }
-        ByteBuffer[] out = new ByteBuffer[m.pieces.length];
+        ByteBuffer[] out = new ByteBuffer[m.pieceCount()];
         for (int i = 0; i < out.length; i++) {
-            out[i] = m.pieces[i].duplicate().order(ByteOrder.nativeOrder());
+            out[i] = m.piece(i).duplicate().order(ByteOrder.nativeOrder());
         }
         return out;
     }
 
     @Override
     public int pieceShift() {
-        return mapping.shift;
+        return mapping.pieceShift();
     }
 
     @Override
     public ByteBuffer piece(int i) {
-        Mapping m = mapping;
-        return m.pieces == null ? m.memory : m.pieces[i];
+        return mapping.piece(i);
     }
 
     /**
@@ -488,7 +461,7 @@ public final class RvtMr implements DriverMr {
             if (deregState != 0) {
                 throw Errors.inval("mapBuffer: region lkey 0x" + Integer.toHexString(key) + " was deregistered");
             }
-            mapping = new Mapping(buffer.slice().order(ByteOrder.nativeOrder()), iova);
+            mapping = new MrMapping(buffer.slice().order(ByteOrder.nativeOrder()), iova);
         }
     }
 
@@ -580,7 +553,18 @@ public final class RvtMr implements DriverMr {
      */
     @Override
     public ByteBuffer memory() {
-        return mapping.memory;
+        return mapping.memory();
+    }
+
+    /**
+     * The mapping this region holds, replaced as a whole by {@link #mapBuffer} and by a zero-based key's address: one
+     * volatile read for the buffer, the pieces, the shift, the address and the length.
+     *
+     * @return the mapping
+     */
+    @Override
+    public MrMapping mapping() {
+        return mapping;
     }
 
     @Override
@@ -612,8 +596,8 @@ public final class RvtMr implements DriverMr {
      */
     @Override
     public long atomicFetchAdd(long vaddr, long add) {
-        Mapping m = mapping;
-        ByteBuffer mem = m.pieces == null ? m.memory : m.pieces[pieceOf(m, vaddr)];
+        MrMapping m = mapping;
+        ByteBuffer mem = m.piece(pieceOf(m, vaddr));
         int i = index(m, mem, vaddr);
         if (mem.isDirect() && mem.alignmentOffset(i, 8) == 0) {
             return (long) LONGS.getAndAdd(mem, i, add);
@@ -632,8 +616,8 @@ public final class RvtMr implements DriverMr {
      */
     @Override
     public long atomicCompareSwap(long vaddr, long compare, long swap) {
-        Mapping m = mapping;
-        ByteBuffer mem = m.pieces == null ? m.memory : m.pieces[pieceOf(m, vaddr)];
+        MrMapping m = mapping;
+        ByteBuffer mem = m.piece(pieceOf(m, vaddr));
         int i = index(m, mem, vaddr);
         if (mem.isDirect() && mem.alignmentOffset(i, 8) == 0) {
             return (long) LONGS.compareAndExchange(mem, i, compare, swap);
@@ -656,8 +640,8 @@ public final class RvtMr implements DriverMr {
      */
     @Override
     public void atomicWrite(long vaddr, long value) {
-        Mapping m = mapping;
-        ByteBuffer mem = m.pieces == null ? m.memory : m.pieces[pieceOf(m, vaddr)];
+        MrMapping m = mapping;
+        ByteBuffer mem = m.piece(pieceOf(m, vaddr));
         int i = index(m, mem, vaddr);
         if (mem.isDirect() && mem.alignmentOffset(i, 8) == 0) {
             LONGS.setRelease(mem, i, value);
@@ -669,18 +653,18 @@ public final class RvtMr implements DriverMr {
     }
 
     /** The piece of a region in pieces that holds the byte at {@code vaddr} (out-of-range: the last or the first). */
-    private static int pieceOf(Mapping m, long vaddr) {
-        long p = (vaddr - m.iova) >> m.shift;
-        return (int) Math.max(0, Math.min(p, m.pieces.length - 1));
+    private static int pieceOf(MrMapping m, long vaddr) {
+        long p = (vaddr - m.addr()) >> m.pieceShift();
+        return (int) Math.max(0, Math.min(p, m.pieceCount() - 1));
     }
 
-    private int index(Mapping m, ByteBuffer mem, long vaddr) {
-        long off = vaddr - m.iova;
-        long pieceStart = m.pieces == null ? 0 : (long) pieceOf(m, vaddr) << m.shift;
+    private int index(MrMapping m, ByteBuffer mem, long vaddr) {
+        long off = vaddr - m.addr();
+        long pieceStart = m.pieceShift() == 0 ? 0 : (long) pieceOf(m, vaddr) << m.pieceShift();
         if (off < 0 || off - pieceStart > mem.capacity() - 8L) {
             throw new IndexOutOfBoundsException("atomic at 0x" + Long.toHexString(vaddr) + " is outside region lkey 0x"
-                    + Integer.toHexString(key) + " [0x" + Long.toHexString(m.iova) + ", +" + m.length + ")"
-                    + (m.pieces == null || off >= m.length ? "" : " or crosses the end of a piece"));
+                    + Integer.toHexString(key) + " [0x" + Long.toHexString(m.addr()) + ", +" + m.length() + ")"
+                    + (m.pieceShift() == 0 || off >= m.length() ? "" : " or crosses the end of a piece"));
         }
         return (int) (off - pieceStart);
     }
@@ -697,9 +681,9 @@ public final class RvtMr implements DriverMr {
 
     @Override
     public String toString() {
-        Mapping m = mapping;
-        return "RvtMr{lkey=0x" + Integer.toHexString(key) + ", addr=0x" + Long.toHexString(m.iova) + ", length="
-                + m.length + ", access=" + AccessFlag.describe(access) + (fastReg ? ", fastReg" : "")
+        MrMapping m = mapping;
+        return "RvtMr{lkey=0x" + Integer.toHexString(key) + ", addr=0x" + Long.toHexString(m.addr()) + ", length="
+                + m.length() + ", access=" + AccessFlag.describe(access) + (fastReg ? ", fastReg" : "")
                 + (published ? "" : ", unpublished") + (lkeyInvalid ? ", invalid" : "") + '}';
     }
 }

@@ -9,6 +9,7 @@ import io.rvt.api.DeviceCounter;
 import io.rvt.api.Errno;
 import io.rvt.api.MemoryRegion;
 import io.rvt.api.ScatterGatherEntry;
+import io.rvt.api.spi.MrMapping;
 import io.rvt.api.spi.Sge;
 import io.rvt.core.RvtDevice;
 import io.rvt.core.TestDriver;
@@ -155,6 +156,32 @@ class RvtMrTest {
 
         RvtMr user = (RvtMr) pd.regMr(ByteBuffer.allocate(8), 0);
         assertErrno(() -> user.mapBuffer(ByteBuffer.allocate(8), 0), Errno.EINVAL, "not a fast-registration");
+    }
+
+    @Test
+    void shouldHoldOneMappingUntilMapBufferReplacesItAndSetEntriesFromIt() {
+        RvtMr mr = (RvtMr) pd.allocMr(4);
+        ByteBuffer first = ByteBuffer.allocate(8192);
+        mr.mapBuffer(first, 0x2000);
+        MrMapping m = mr.mapping();
+        assertThat(mr.mapping()).as("the instance the region holds").isSameAs(m);
+        assertThat(m.memory()).isSameAs(mr.memory());
+        assertThat(m.addr()).isEqualTo(0x2000);
+        assertThat(m.length()).isEqualTo(8192);
+        assertThat(m.pieceShift()).isZero();
+        Sge s = new Sge().set(mr, 0x2010, 8192 - 0x10, 16);
+        assertThat(s.memory()).isSameAs(m.memory());
+        assertThat(s.offset()).isEqualTo(0x10);
+
+        mr.mapBuffer(ByteBuffer.allocate(4096), 0x9000);
+        MrMapping next = mr.mapping();
+        assertThat(next).isNotSameAs(m);
+        assertThat(next.addr()).isEqualTo(0x9000);
+        assertThat(next.length()).isEqualTo(4096);
+        assertThat(m.addr()).as("the old mapping unchanged").isEqualTo(0x2000);
+        s.set(mr, 0x9004, 4092, 8);
+        assertThat(s.memory()).isSameAs(next.memory()).isNotSameAs(m.memory());
+        assertThat(s.offset()).isEqualTo(4);
     }
 
     // ------------------------------------------------------------------ deregistration
