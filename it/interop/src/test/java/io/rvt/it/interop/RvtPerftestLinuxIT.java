@@ -128,17 +128,21 @@ class RvtPerftestLinuxIT {
     }
 
     /**
-     * {@code ib_send_bw --reversed} both ways over the TCP exchange (issue 26, item 3): the side without HOST (perftest's
-     * or rvt's) sends and the connecting side receives, each printing its side's row of the {@value #ITERS} SENDs
-     * (perftest's {@code is_reversed} swaps its {@code machine}, not the exchange's order).
+     * {@code --reversed} both ways over the TCP exchange (issue 26, item 3): the side without HOST (perftest's or
+     * rvt's) sends and the connecting side receives, each printing a row of the {@value #ITERS} messages (SEND: its
+     * side's; WRITE, READ and atomic bandwidth: the receiving side the sender's, from its report; SEND latency:
+     * both sides'), as perftest's {@code is_reversed} swaps its {@code machine}, not the exchange's order.
      */
     @ParameterizedTest
-    @CsvSource({"true", "false"})
-    void shouldReverseTheTrafficWithThePerftestPeer(boolean rvtClient, LinuxPeer peer) throws Exception {
+    @CsvSource({"true, ib_send_bw, 4096", "false, ib_send_bw, 4096", "true, ib_write_bw, 65536",
+        "false, ib_write_bw, 65536", "true, ib_read_bw, 65536", "false, ib_read_bw, 65536", "true, ib_atomic_bw, 8",
+        "false, ib_atomic_bw, 8", "true, ib_send_lat, 64", "false, ib_send_lat, 64"})
+    void shouldReverseTheTrafficWithThePerftestPeer(boolean rvtClient, String program, int size, LinuxPeer peer)
+            throws Exception {
         if (rvtClient) {
-            shouldRunRvtPerfAgainstThePerftestServer("ib_send_bw", 4096, "--reversed", false, peer);
+            shouldRunRvtPerfAgainstThePerftestServer(program, size, "--reversed", false, peer);
         } else {
-            shouldServeThePerftestClient("ib_send_bw", 4096, "--reversed", false, peer);
+            shouldServeThePerftestClient(program, size, "--reversed", false, peer);
         }
     }
 
