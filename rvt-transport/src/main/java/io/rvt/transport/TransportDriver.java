@@ -93,7 +93,8 @@ public abstract class TransportDriver implements RvtDriver, SendEngine, QpPrivat
 
     /**
      * The driver's part of {@code qp_priv_alloc}: its own per-QP state (hfi1's {@code struct hfi1_qp_priv}), kept in
-     * the QP's protocol state under {@link #engineKey()}. A {@link PacketDriver}{@code <E, S>} returns an {@code E}.
+     * the QP's protocol state under a {@link io.rvt.transport.engine.DriverStateKey} ({@link QpSendEngine#KEY}, or
+     * a {@link PacketDriver}{@code <E, S>}'s own, whose {@code newSendEngine} returns an {@code E}).
      *
      * @param qp a new QP
      * @return its send-engine state (a subclass of {@link QpSendEngine} for more per-QP state)
