@@ -95,14 +95,24 @@ public final class SgeState {
      * @param release whether to drop the reference of an entry that is used up
      */
     public void updateSge(int n, boolean release) {
-        sge.advance(n);
-        if (sge.sgeLength() == 0) {
-            if (release && !borrowed && sge.mr() != null) {
-                sge.mr().release();
-            }
-            if (--numSge > 0) {
-                sge.copyFrom(sgList[sgNext++]);
-            }
+        if (n < sge.sgeLength()) {
+            sge.advance(n);
+            return;
+        }
+        // The entry is used up: the next one, when there is one, overwrites every field, so the cursor is not moved.
+        if (release && !borrowed && sge.mr() != null) {
+            sge.mr().release();
+        }
+        if (--numSge > 0) {
+            sge.copyFrom(sgList[sgNext++]);
+        } else {
+            sge.advance(n);
+        }
+    }
+
+    private void release(Sge usedUp, boolean release) {
+        if (release && !borrowed && usedUp.mr() != null) {
+            usedUp.mr().release();
         }
     }
 
@@ -284,9 +294,29 @@ public final class SgeState {
                 throw new IllegalStateException("copy of " + length + " bytes overruns the gather list");
             }
             dst.put(dstIndex, sge.memory(), sge.offset(), n);
-            updateSge(n, release);
             dstIndex += n;
             length -= n;
+            if (n < sge.sgeLength() || length == 0 || numSge < 2) {
+                updateSge(n, release);
+                continue;
+            }
+            // The entry is used up with more to gather: the next entries that lie whole in one buffer and are
+            // wanted whole are read where they are in the list, and only the one the gather goes on in becomes the
+            // cursor (one copy of an entry instead of one per entry).
+            release(sge, release);
+            numSge--;
+            Sge e = sgList[sgNext];
+            while (numSge > 1 && e.sgeLength() > 0 && e.sgeLength() <= length && e.sgeLength() <= e.length()) {
+                int whole = e.sgeLength();
+                dst.put(dstIndex, e.memory(), e.offset(), whole);
+                dstIndex += whole;
+                length -= whole;
+                release(e, release);
+                numSge--;
+                e = sgList[++sgNext];
+            }
+            sge.copyFrom(e);
+            sgNext++;
         }
     }
 
