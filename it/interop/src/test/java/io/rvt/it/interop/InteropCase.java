@@ -189,17 +189,27 @@ final class InteropCase {
                         .isEqualTo(rvt.number("tx_packets"));
                 assertThat(rvt.number("rx_packets")).as("rvt's rx_packets against rxe0's sent_pkts; %s", why)
                         .isEqualTo(rxe.get("sent_pkts"));
+                // driver-jni's backstop, standing in for a poller the machine took off its core inside the engine,
+                // hands the QPs later datagrams before the stalled batch's (docs/driver-jni.md): RC recovers as from
+                // a reordering network, with a sequence NAK each way at most and the duplicates it causes. Only then
+                // may a loss-free case see one (seen once, ucmatose with rvt connecting beside two CPU hogs: rvt
+                // seq_naks=1, rxe0 rcvd_seq_err=1 and completer_retry_err=1, rvt rc_dupreq=23, every packet counted)
+                boolean reordered = rvt.number("stand_in_cycles") > 0;
                 for (String c : RxeCounters.LOSS) {
+                    if (reordered && List.of("rcvd_seq_err", "out_of_seq_request").contains(c)) {
+                        continue;
+                    }
                     assertThat(rxe.get(c)).as("rxe0's %s; %s", c, why).isZero();
                 }
-                for (String c : new String[] {"seq_naks", "rnr_naks"}) {
-                    assertThat(rvt.number(c)).as("rvt's %s; %s", c, why).isZero();
+                assertThat(rvt.number("rnr_naks")).as("rvt's rnr_naks; %s", why).isZero();
+                if (!reordered) {
+                    assertThat(rvt.number("seq_naks")).as("rvt's seq_naks without its stand-in; %s", why).isZero();
                 }
                 // a retransmission without loss only after an ACK timeout, never out of nothing: rvt's own (a slow
                 // guest), or rxe's (a slow rvt: a loaded host stalls its process longer than rxe's timer, rxe sends
                 // again, and the duplicates' answers can make rvt go back for a READ whose responses they overtook;
                 // seen once, rping with rvt serving at load 15-19: rxe0 completer_retry_err=1, rvt rc_resends=1)
-                if (rvt.number("rc_resends") > 0) {
+                if (rvt.number("rc_resends") > 0 && !reordered) {
                     assertThat(rvt.number("rc_timeouts") + rxe.get("completer_retry_err"))
                             .as("a timeout (rvt's rc_timeouts or rxe0's completer_retry_err) behind rvt's rc_resends;"
                                     + " %s", why)

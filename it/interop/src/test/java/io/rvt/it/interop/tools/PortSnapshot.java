@@ -25,13 +25,16 @@ final class PortSnapshot {
     /**
      * @param device the HCA
      * @param driver its driver-jni driver, or null: then {@code icrc_errors} (part of {@code rx_malformed}, which
-     *        also counts a late packet for a QP already destroyed) is not known
+     *        also counts a late packet for a QP already destroyed) and {@code stand_in_cycles} (the cycles the port's
+     *        backstop ran beside a poller stalled in the engine) are not known
      * @return each counter of port 1 by its lower-case name
      */
     static Map<String, String> of(Device device, JniDriver driver) {
         Map<String, String> m = new LinkedHashMap<>();
         if (driver != null) {
             m.put("icrc_errors", Long.toString(driver.statistics(1).icrcErrors()));
+            // the backstop's cycles beside a stalled poller: they may hand the QPs datagrams out of order
+            m.put("stand_in_cycles", Long.toString(driver.statistics(1).socketCalls().standInCycles()));
         }
         for (PortCounter c : COUNTERS) {
             m.put(c.name().toLowerCase(Locale.ROOT), Long.toString(device.portCounter(1, c)));
