@@ -444,6 +444,12 @@ class RemotePerfProtocolTest {
         assertThat(out[1]).contains("none: the server measures, perftest's client prints no row");
     }
 
+    /** @return RC SEND of 4096 B with --run_infinitely's -D 1 (no iteration count) */
+    private static PerfSpec sendInfinitely() {
+        return new PerfSpec(PerfTest.SEND, Transport.RC, false, new int[] {4096}, 1, 0, 1_000_000_000L, 128,
+                PerfSpec.CQ_MODERATION, 1, false);
+    }
+
     /**
      * Runs {@code spec} with --run_infinitely between a server and a client, each side's rows stopped when its
      * predicate, asked after each of its rows with what both sides printed so far (server, client), says so.
@@ -498,8 +504,7 @@ class RemotePerfProtocolTest {
     @Test
     @Timeout(180)
     void shouldRunInfinitelyUntilTheSenderStops() throws Exception {
-        PerfSpec send = new PerfSpec(PerfTest.SEND, Transport.RC, false, new int[] {4096}, 1, 0, 1_000_000_000L, 128,
-                PerfSpec.CQ_MODERATION, 1, false);
+        PerfSpec send = sendInfinitely();
         java.util.concurrent.atomic.AtomicInteger clientEnd = new java.util.concurrent.atomic.AtomicInteger(-1);
         Object[] r = infinitely(send, false, false, out -> clientEnd.get() >= 0
                 && rows(out[0].substring(clientEnd.get())).stream().anyMatch(row -> row[1] == 0), out -> {
@@ -545,8 +550,7 @@ class RemotePerfProtocolTest {
     @Test
     @Timeout(180)
     void shouldRunInfinitelyReversedWithTheServerSending() throws Exception {
-        PerfSpec send = new PerfSpec(PerfTest.SEND, Transport.RC, false, new int[] {4096}, 1, 0, 1_000_000_000L, 128,
-                PerfSpec.CQ_MODERATION, 1, false);
+        PerfSpec send = sendInfinitely();
         java.util.concurrent.atomic.AtomicInteger serverEnd = new java.util.concurrent.atomic.AtomicInteger(-1);
         Object[] r = infinitely(send, true, false, out -> {
             boolean stop = rows(out[0]).size() >= 3;
