@@ -65,6 +65,8 @@ final class PerftestRdmaCm extends PerftestComm {
     private final RecvWorkRequest recv;
     private final WorkCompletion wc = new WorkCompletion();
     private final List<Connection> tests = new ArrayList<>();
+    /** Whether {@link #resolveQp} asks again after a SIDR_REP of status 1 (perftest's client does not). */
+    private boolean sidrRetries = true;
     /** A receive has completed that no exchange has read yet ({@link #peerWaiting()} found it): it is in {@link #wc}. */
     private boolean pending;
     private long patienceNanos;
@@ -272,7 +274,7 @@ final class PerftestRdmaCm extends PerftestComm {
             try {
                 return connector.resolveDatagram(at, server, port);
             } catch (CmException x) {
-                if (x.errno() != Errno.ECONNREFUSED || !x.getMessage().contains("status 1")
+                if (!sidrRetries || x.errno() != Errno.ECONNREFUSED || !x.getMessage().contains("status 1")
                         || System.nanoTime() + RETRY_PAUSE_NANOS - deadline > 0) {
                     throw new IllegalStateException("the server at " + server.getHostAddress() + " CM port " + port
                             + " did not resolve its UD QP (SIDR): " + x.getMessage(), x);
@@ -280,6 +282,17 @@ final class PerftestRdmaCm extends PerftestComm {
                 LockSupport.parkNanos(RETRY_PAUSE_NANOS);
             }
         }
+    }
+
+    /**
+     * Makes {@link #resolveQp} ask once, as perftest's client does: a SIDR_REP of status 1 (nobody serves the port
+     * yet) fails the test instead of being asked again.
+     *
+     * @return this
+     */
+    PerftestRdmaCm sidrOnce() {
+        sidrRetries = false;
+        return this;
     }
 
     /**

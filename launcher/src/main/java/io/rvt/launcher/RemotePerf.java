@@ -81,6 +81,8 @@ final class RemotePerf {
     private int eventsTaken = -1;
     /** perftest's {@code --use-srq}: the server's QPs of a SEND bandwidth test share a receive queue. */
     private boolean useSrq;
+    /** {@link #sidrOnce()}: one SIDR_REQ, no second one after status 1. */
+    private boolean sidrOnce;
     private int tos;
     /** perftest's {@code -g} and {@code -M}: UD SENDs to multicast groups; null for none. */
     private PerftestMcast mcast;
@@ -244,6 +246,17 @@ final class RemotePerf {
     }
 
     /**
+     * With {@code -R} over UD, resolves the server's QP with one SIDR_REQ as perftest's client does, failing on a
+     * reply that nobody serves the port yet, instead of asking again (a test's stand-in for perftest's client).
+     *
+     * @return this
+     */
+    RemotePerf sidrOnce() {
+        this.sidrOnce = true;
+        return this;
+    }
+
+    /**
      * Connects to the server, runs the table's rows with it and closes.
      *
      * @param host this process's host (one HCA)
@@ -256,6 +269,9 @@ final class RemotePerf {
         warmUp(host, dev, spec);
         if (rdmaCm) {
             try (PerftestRdmaCm comm = PerftestRdmaCm.connect(host, dev, link, server, port, CONNECT_PATIENCE)) {
+                if (sidrOnce) {
+                    comm.sidrOnce();
+                }
                 int mtu = comm.prologue(link.pathMtu(dev).value());
                 new Session(host, dev, spec, comm, mtu).run();
             }
@@ -541,9 +557,18 @@ final class RemotePerf {
          */
         private void connectThroughTheCm(SigType sig) {
             PerftestDest blank = new PerftestDest(0, 0, 0, 0, 0, 0, Gid.ZERO, 0);
+            if (ud && !client) {
+                // served before the hand-shake that lets the client resolve it: perftest's client fails on the first
+                // SIDR_REP of status 1 (RDMA_CM_EVENT_UNREACHABLE), it does not try again
+                serveThroughTheCm(sig);
+            }
             comm.handShake(blank);
             if (ud) {
-                resolveThroughTheCm(sig);
+                if (client) {
+                    resolveThroughTheCm(sig);
+                } else {
+                    awaitClientQpn();
+                }
                 comm.handShake(blank);
                 if (!client) {
                     cm.stopServing();
@@ -566,52 +591,67 @@ final class RemotePerf {
         }
 
         /**
-         * UD with {@code -R}, perftest's {@code rdma_cm_client_connection} and {@code rdma_cm_server_connection} in
-         * rdma_cm's UDP port space: the server serves its UD QP (Q_Key {@code RDMA_UDP_QKEY}) on the channel's CM
-         * port and the client resolves it by SIDR, taking the QPN and Q_Key from the SIDR_REP. Where the server sends
-         * too (latency, {@code -b}) it cannot know the client's QP from SIDR: the client sends it one SEND_WITH_IMM
-         * of 4 bytes, its QPN the immediate data ({@code rdma_cm_send_ud_connection_parameters}), which the server
-         * receives into a receive posted before it serves ({@code rdma_cm_request_ud_connection_parameters}), the
-         * client's GID that of the channel.
+         * UD with {@code -R}, perftest's {@code rdma_cm_client_connection} in rdma_cm's UDP port space: the client
+         * resolves the UD QP the server serves on the channel's CM port by SIDR, taking the QPN and Q_Key from the
+         * SIDR_REP. Where the server sends too (latency, {@code -b}) it cannot know the client's QP from SIDR: the
+         * client sends it one SEND_WITH_IMM of 4 bytes, its QPN the immediate data
+         * ({@code rdma_cm_send_ud_connection_parameters}).
          */
         private void resolveThroughTheCm(SigType sig) {
+            qps[0] = e.createUdQp(PerfSizing.sendDepth(spec), recvDepth(), sig,
+                    io.rvt.cm.ConnectionManager.RDMA_UDP_QKEY);
+            io.rvt.cm.DatagramPeer server = cm.resolveQp(e);
+            ahs[0] = e.addressHandle(server);
+            peerQpns[0] = server.qpn();
+            remoteQkey = server.qkey();
+            if (answers()) {
+                SendWorkRequest imm = new SendWorkRequest(1).opcode(WrOpcode.SEND_WITH_IMM)
+                        .sge(e.mr, 0, Integer.BYTES).immData(qps[0].qpNum())
+                        .sendFlags(SendFlag.SIGNALED.bit());
+                imm.ah(ahs[0]).remoteQpn(peerQpns[0]).remoteQkey(remoteQkey);
+                qps[0].postSend(imm);
+                WorkCompletion done = awaitCompletion(e.sendCq, "the SEND_WITH_IMM of this side's QPN");
+                if (done.status() != WcStatus.SUCCESS) {
+                    throw new IllegalStateException("the SEND_WITH_IMM of this side's QPN to the peer at " + peer
+                            + " failed: " + done.status());
+                }
+            }
+        }
+
+        /**
+         * UD with {@code -R}, perftest's {@code rdma_cm_server_connection} in rdma_cm's UDP port space: SIDR answers
+         * with the test's UD QP (Q_Key {@code RDMA_UDP_QKEY}) on the channel's CM port from before the hand-shake
+         * after which the client asks, with a receive posted for the client's QPN where this side sends too
+         * ({@code rdma_cm_request_ud_connection_parameters}).
+         */
+        private void serveThroughTheCm(SigType sig) {
             int qkey = io.rvt.cm.ConnectionManager.RDMA_UDP_QKEY;
             qps[0] = e.createUdQp(PerfSizing.sendDepth(spec), recvDepth(), sig, qkey);
             remoteQkey = qkey;
-            boolean answers = spec.latency() || spec.bidirectional();
-            if (client) {
-                io.rvt.cm.DatagramPeer server = cm.resolveQp(e);
-                ahs[0] = e.addressHandle(server);
-                peerQpns[0] = server.qpn();
-                remoteQkey = server.qkey();
-                if (answers) {
-                    SendWorkRequest imm = new SendWorkRequest(1).opcode(WrOpcode.SEND_WITH_IMM)
-                            .sge(e.mr, 0, Integer.BYTES).immData(qps[0].qpNum())
-                            .sendFlags(SendFlag.SIGNALED.bit());
-                    imm.ah(ahs[0]).remoteQpn(peerQpns[0]).remoteQkey(remoteQkey);
-                    qps[0].postSend(imm);
-                    WorkCompletion done = awaitCompletion(e.sendCq, "the SEND_WITH_IMM of this side's QPN");
-                    if (done.status() != WcStatus.SUCCESS) {
-                        throw new IllegalStateException("the SEND_WITH_IMM of this side's QPN to the peer at " + peer
-                                + " failed: " + done.status());
-                    }
-                }
-                return;
-            }
-            if (answers) {
+            if (answers()) {
                 qps[0].postRecv(new RecvWorkRequest(1).sge(e.mr, 0, Endpoint.GRH_BYTES + Integer.BYTES));
             }
             cm.serveQp(qps[0]);
-            if (answers) {
-                WorkCompletion got = awaitCompletion(e.recvCq, "the client's QPN (its SEND_WITH_IMM)");
-                if (got.status() != WcStatus.SUCCESS || !WcFlag.WITH_IMM.in(got.wcFlags())) {
-                    throw new IllegalStateException("the peer at " + peer + " sent no QPN in a SEND_WITH_IMM after "
-                            + "resolving this side's UD QP (" + got + ")");
-                }
-                peerQpns[0] = got.immData();
-                ahs[0] = e.addressHandle(new io.rvt.cm.DatagramPeer(cm.peerGid(), got.slid(), peerQpns[0], qkey, 0,
-                        new byte[0]));
+        }
+
+        /** The server's half after SIDR: where it sends too, the client's QPN from its SEND_WITH_IMM. */
+        private void awaitClientQpn() {
+            if (!answers()) {
+                return;
             }
+            WorkCompletion got = awaitCompletion(e.recvCq, "the client's QPN (its SEND_WITH_IMM)");
+            if (got.status() != WcStatus.SUCCESS || !WcFlag.WITH_IMM.in(got.wcFlags())) {
+                throw new IllegalStateException("the peer at " + peer + " sent no QPN in a SEND_WITH_IMM after "
+                        + "resolving this side's UD QP (" + got + ")");
+            }
+            peerQpns[0] = got.immData();
+            ahs[0] = e.addressHandle(new io.rvt.cm.DatagramPeer(cm.peerGid(), got.slid(), peerQpns[0], remoteQkey, 0,
+                    new byte[0]));
+        }
+
+        /** @return whether the UD server sends too (latency, {@code -b}), so needs the client's QPN */
+        private boolean answers() {
+            return spec.latency() || spec.bidirectional();
         }
 
         /** Polls {@code cq} until one completion comes, the host progressing, within the set-up's patience. */

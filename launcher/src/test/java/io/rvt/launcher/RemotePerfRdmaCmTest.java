@@ -176,6 +176,24 @@ class RemotePerfRdmaCmTest {
     }
 
     /**
+     * UD with {@code -R} against a client that asks SIDR once, as perftest's does (a SIDR_REP of status 1 is its
+     * RDMA_CM_EVENT_UNREACHABLE): the server serves its UD QP before the hand-shake after which the client asks, so
+     * no client ever finds nobody serving, however fast it asks.
+     */
+    @Test
+    @Timeout(300)
+    void shouldServeTheUdQpBeforeTheClientCanAsk() throws Exception {
+        for (int i = 0; i < 4; i++) {
+            for (boolean lat : new boolean[] {false, true}) {
+                String[] out = RemotePerfProtocolTest.serverAndClient(server, client, spec(PerfTest.SEND,
+                        Transport.UD, lat, new int[] {64}, 1, 50), true, PerftestFlags.DEFAULT, RemotePerf::sidrOnce);
+                assertThat(RemotePerfProtocolTest.rows(out[1])).as(out[1]).hasSize(1);
+                assertThat(RemotePerfProtocolTest.rows(out[0])).as(out[0]).hasSize(1);
+            }
+        }
+    }
+
+    /**
      * A server with {@code -R} refuses a client that connects through the CM and then opens the channel as perftest
      * would not (a message of another size where the version goes, another program's bytes, leaving at once), says
      * whom and why, and serves the next client, as its TCP exchange does.
