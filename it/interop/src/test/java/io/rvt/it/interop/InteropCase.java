@@ -219,14 +219,14 @@ final class InteropCase {
                 assertThat(loss.dropped()).as("packets the loss rules dropped; %s", why).isPositive();
                 assertThat(rxe.get("rcvd_pkts")).as("rxe0's rcvd_pkts against rvt's tx_packets; %s", why)
                         .isLessThanOrEqualTo(rvt.number("tx_packets"));
-                // A drop of a packet that neither side counts (a CM MAD the CM sends again) needs no RC
-                // retransmission: seen once in ucmatose's case (188 packets at 2 %), all counted packets delivered.
-                boolean countedLost = rxe.get("rcvd_pkts") < rvt.number("tx_packets")
-                        || rvt.number("rx_packets") < rxe.get("sent_pkts");
+                // Only a lost request, READ response or atomic ACK needs an RC retransmission: a lost ACK is
+                // covered by the next one and a lost MAD is the CM's to send again (seen: ucmatose with rvt
+                // connecting beside two CPU hogs, 2 of rxe's 98 packets lost and nothing resent, all well)
                 long resent = rvt.number("rc_resends") + rxe.get("completer_retry_err");
-                if (countedLost) {
+                if (loss.droppedNeedingResend() > 0) {
                     assertThat(resent).as("retransmissions (rvt's rc_resends + rxe0's completer_retry_err) after "
-                            + "a counted packet was lost; %s", why).isPositive();
+                            + "%d requests, READ responses or atomic ACKs were lost; %s", loss.droppedNeedingResend(),
+                            why).isPositive();
                 }
             }
         }

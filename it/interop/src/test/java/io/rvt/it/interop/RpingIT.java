@@ -29,6 +29,9 @@ class RpingIT {
                 c.host().getHostAddress(), "-C", Integer.toString(COUNT), "-S", Integer.toString(size), "-V");
         c.check(o, null, "RC (rdma_cm): SEND, READ, WRITE", what(size), "RpingIT");
         assertThat(o.rvt().number("pings")).isEqualTo(COUNT);
+        // without loss the client's one DREQ arrives: the server did not end by giving up on it
+        assertThat(o.rvt().facts().get("disconnect")).as("how rvt's server saw the end; %s", o.describe())
+                .isEqualTo("dreq");
         assertThat(o.rvt().number("cq_events")).as("rvt waited on its completion channel; %s", o.describe())
                 .isPositive();
         assertThat(o.guest().output()).doesNotContain("mismatch").doesNotContain("error");

@@ -21,9 +21,15 @@ import java.util.Map;
  * this side's {@code -S}) and checks every byte against ping {@code n}'s data, SENDs the go-ahead (16 zero bytes, as
  * rping's server sends its never-written buffer), on the sink advertisement RDMA WRITEs the data back
  * ({@code strlen + 1} bytes) and SENDs the second go-ahead. With {@code -C} the client must have pinged exactly that
- * often when it disconnects.
+ * often when it disconnects, and once it has, the server waits {@link #DREQ_PATIENCE} for the client's DREQ and then
+ * ends without it: rping's client destroys its ID right after {@code rdma_disconnect}, which stops ib_cm sending the
+ * DREQ again, so a lost DREQ leaves nothing on the wire that could tell this side (the result line's
+ * {@code disconnect} says which: {@code dreq} or {@code unseen}).
  */
 final class RpingServer {
+    /** How long the server waits for the DREQ of a client that pinged its {@code -C} times. */
+    static final java.time.Duration DREQ_PATIENCE = java.time.Duration.ofSeconds(30);
+
     private final ToolContext ctx;
     private final CmSide side;
     private final int size;
@@ -60,7 +66,10 @@ final class RpingServer {
                 while (true) {
                     String what = readNext ? "ping " + pings + "'s source advertisement"
                             : "ping " + pings + "'s sink advertisement";
-                    WorkCompletion wc = cq.awaitOrEnd(Rping.RECV, what, () -> conn.disconnected().isDone());
+                    boolean done = readNext && count > 0 && pings == count;
+                    long givenUp = System.nanoTime() + DREQ_PATIENCE.toNanos();
+                    WorkCompletion wc = cq.awaitOrEnd(Rping.RECV, what, () -> conn.disconnected().isDone()
+                            || done && System.nanoTime() - givenUp > 0);
                     if (wc == null) {
                         if (!readNext || (count > 0 && pings != count)) {
                             throw new ToolFailure("the client disconnected after " + pings + " pings"
@@ -116,6 +125,7 @@ final class RpingServer {
                 facts.put("bytes_checked", Long.toString(checked));
                 facts.put("mtu", Integer.toString(conn.pathMtu().bytes()));
                 facts.put("cq_events", Long.toString(cq.events()));
+                facts.put("disconnect", conn.disconnected().isDone() ? "dreq" : "unseen");
                 return facts;
             }
         }
