@@ -24,49 +24,82 @@ class LossIT {
     static final int PERCENT = 2;
     static final int PINGS = 5;
     static final int SIZE = 65535;
+    /** How often a case runs at most while the random loss drops nothing. */
+    static final int ATTEMPTS = 3;
 
     @ParameterizedTest
     @ValueSource(strings = {"IPv4", "IPv6"})
     void shouldServeRpingUnderLoss(String family, LinuxPeer peer) throws Exception {
         InteropCase c = new InteropCase(peer, "rping", family, rpingBudget());
-        try (Loss loss = peer.loss(PERCENT)) {
-            InteropCase.Outcome o = c.rvtServes(Rping.class, List.of("-s", "-a", c.host().getHostAddress(), "-C",
-                    Integer.toString(PINGS), "-S", Integer.toString(SIZE)), "rping", "-c", "-a",
-                    c.host().getHostAddress(), "-C", Integer.toString(PINGS), "-S", Integer.toString(SIZE), "-V");
-            c.check(o, loss, "RC (rdma_cm): SEND, READ, WRITE", rpingWhat(), "LossIT");
-            assertThat(o.rvt().number("pings")).isEqualTo(PINGS);
-            assertThat(o.guest().output()).doesNotContain("mismatch").doesNotContain("error");
-        }
+        underLoss(peer, () -> c.rvtServes(Rping.class, List.of("-s", "-a", c.host().getHostAddress(), "-C",
+                Integer.toString(PINGS), "-S", Integer.toString(SIZE)), "rping", "-c", "-a",
+                c.host().getHostAddress(), "-C", Integer.toString(PINGS), "-S", Integer.toString(SIZE), "-V"),
+                (o, loss) -> {
+                    c.check(o, loss, "RC (rdma_cm): SEND, READ, WRITE", rpingWhat(), "LossIT");
+                    assertThat(o.rvt().number("pings")).isEqualTo(PINGS);
+                    assertThat(o.guest().output()).doesNotContain("mismatch").doesNotContain("error");
+                });
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"IPv4", "IPv6"})
     void shouldPingRpingUnderLoss(String family, LinuxPeer peer) throws Exception {
         InteropCase c = new InteropCase(peer, "rping", family, rpingBudget());
-        try (Loss loss = peer.loss(PERCENT)) {
-            InteropCase.Outcome o = c.rvtConnects(7174, Rping.class, List.of("-c", "-a", c.guest().getHostAddress(),
-                    "-C", Integer.toString(PINGS), "-S", Integer.toString(SIZE), "-V"), "rping", "-s", "-a",
-                    c.guest().getHostAddress(), "-C", Integer.toString(PINGS), "-S", Integer.toString(SIZE), "-V");
-            c.check(o, loss, "RC (rdma_cm): SEND, READ, WRITE", rpingWhat(), "LossIT");
-            assertThat(o.rvt().number("bytes_checked")).isEqualTo((long) PINGS * SIZE);
-        }
+        underLoss(peer, () -> c.rvtConnects(7174, Rping.class, List.of("-c", "-a", c.guest().getHostAddress(),
+                "-C", Integer.toString(PINGS), "-S", Integer.toString(SIZE), "-V"), "rping", "-s", "-a",
+                c.guest().getHostAddress(), "-C", Integer.toString(PINGS), "-S", Integer.toString(SIZE), "-V"),
+                (o, loss) -> {
+                    c.check(o, loss, "RC (rdma_cm): SEND, READ, WRITE", rpingWhat(), "LossIT");
+                    assertThat(o.rvt().number("bytes_checked")).isEqualTo((long) PINGS * SIZE);
+                });
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"rvt serves", "rvt connects"})
     void shouldExchangeUcmatosesMessagesUnderLoss(String direction, LinuxPeer peer) throws Exception {
         InteropCase c = new InteropCase(peer, "ucmatose", "IPv4", UcmatoseUdaddyIT.rcBudget().multipliedBy(2));
-        try (Loss loss = peer.loss(PERCENT)) {
-            InteropCase.Outcome o = direction.equals("rvt serves")
-                    ? c.rvtServes(Ucmatose.class, UcmatoseUdaddyIT.join(List.of("-b", c.host().getHostAddress()),
-                            UcmatoseUdaddyIT.rc()), UcmatoseUdaddyIT.cmd("ucmatose", "-s", c.host().getHostAddress(),
-                            UcmatoseUdaddyIT.rc()))
-                    : c.rvtConnects(7471, Ucmatose.class, UcmatoseUdaddyIT.join(List.of("-s",
-                            c.guest().getHostAddress()), UcmatoseUdaddyIT.rc()), UcmatoseUdaddyIT.cmd("ucmatose", "-b",
-                            c.guest().getHostAddress(), UcmatoseUdaddyIT.rc()));
-            c.check(o, loss, "RC (rdma_cm)", UcmatoseUdaddyIT.rcWhat() + ", " + PERCENT + " % loss", "LossIT");
-            assertThat(o.rvt().number("messages_each_way")).isEqualTo(UcmatoseUdaddyIT.CONNECTIONS
-                    * UcmatoseUdaddyIT.COUNT);
+        underLoss(peer, () -> direction.equals("rvt serves")
+                ? c.rvtServes(Ucmatose.class, UcmatoseUdaddyIT.join(List.of("-b", c.host().getHostAddress()),
+                        UcmatoseUdaddyIT.rc()), UcmatoseUdaddyIT.cmd("ucmatose", "-s", c.host().getHostAddress(),
+                        UcmatoseUdaddyIT.rc()))
+                : c.rvtConnects(7471, Ucmatose.class, UcmatoseUdaddyIT.join(List.of("-s",
+                        c.guest().getHostAddress()), UcmatoseUdaddyIT.rc()), UcmatoseUdaddyIT.cmd("ucmatose", "-b",
+                        c.guest().getHostAddress(), UcmatoseUdaddyIT.rc())),
+                (o, loss) -> {
+                    c.check(o, loss, "RC (rdma_cm)", UcmatoseUdaddyIT.rcWhat() + ", " + PERCENT + " % loss",
+                            "LossIT");
+                    assertThat(o.rvt().number("messages_each_way")).isEqualTo(UcmatoseUdaddyIT.CONNECTIONS
+                            * UcmatoseUdaddyIT.COUNT);
+                });
+    }
+
+    /** A case's run: both tools, under the loss. */
+    @FunctionalInterface
+    interface Run {
+        InteropCase.Outcome run() throws Exception;
+    }
+
+    /** A case's checks of its outcome and the loss it ran under. */
+    @FunctionalInterface
+    interface Checks {
+        void check(InteropCase.Outcome o, Loss loss) throws Exception;
+    }
+
+    /**
+     * Runs a case under {@value #PERCENT} % loss and checks it, running it again (at most {@value #ATTEMPTS} times in
+     * all) while the loss dropped nothing: such a run tested no recovery (ucmatose's ~190 packets miss a 2 % loss
+     * 2 % of the time; seen once beside two CPU hogs), and its check would fail on that alone.
+     */
+    private static void underLoss(LinuxPeer peer, Run run, Checks checks) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            try (Loss loss = peer.loss(PERCENT)) {
+                InteropCase.Outcome o = run.run();
+                if (loss.dropped() == 0 && attempt < ATTEMPTS) {
+                    continue;
+                }
+                checks.check(o, loss);
+                return;
+            }
         }
     }
 
