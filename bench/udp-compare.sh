@@ -23,8 +23,12 @@
 #   send1 / send2    ./rvt --driver jni perf --test send -s 64 -D <secs> in one process / between two (a server on
 #              127.0.0.N, a client on 127.0.0.M, N and M random per run), the client's message rate
 #   write1 / write2  the same with --test write -s 65536 (messages of 64 KiB per second)
-#   pp2        ./rvt --driver jni pingpong --server / pingpong HOST -s 64 -n $PP_ITERS (default 20000) between two
+#   pp2        ./rvt --driver jni pingpong --server / pingpong HOST -s 64 -n $PP_ITERS (default 100000: at 20000 a
+#              quiet two-process round trip read 130-220 µs, at 100000 50-64, the JIT still at work in the shorter run)
+#              between two
 #              processes, as round trips per second (1e6 / usec/iter)
+#   with SPIN=1 also send2-fixed, write2-fixed, pp2-fixed: the same with --poller-spin fixed (both processes' pollers
+#              spin the whole --poller-wait before they wait, as before the adaptive spin; docs/driver-jni.md)
 #   for the perf rows also the CPU of the JVM(s) per message inside the row (user + system of every thread, from
 #   /proc, over the row's seconds after its first but the last two (at least 1 s), divided by the row's rate times that time), and a second table of
 #   the ratios per round: send2/send1, write2/write1, pp2/c-pp (above 1 is faster than the reference)
@@ -135,15 +139,15 @@ perf_row() {
 print(r, c / hz * 1e9 / (r * w) if r > 0 and w > 0 else 0)' "$rate" "$((c1 - c0))" "$w"
     done
 }
-# two-process ping-pong: round trips per second
+# two-process ping-pong: round trips per second; arguments go to both processes
 pp_row() {
     local a b srv
     read -r a b < <(pair)
     rm -f "$out/srv" "$out/cli"
-    "$here/rvt" --driver jni --address "$a" pingpong --server -s 64 -n "${PP_ITERS:-20000}" >"$out/srv" 2>&1 &
+    "$here/rvt" --driver jni --address "$a" pingpong --server -s 64 -n "${PP_ITERS:-100000}" "$@" >"$out/srv" 2>&1 &
     srv=$!
     for _ in $(seq 1 1200); do grep -q 'waiting for a client' "$out/srv" 2>/dev/null && break; sleep 0.1; done
-    "$here/rvt" --driver jni --address "$b" pingpong "$a" -s 64 -n "${PP_ITERS:-20000}" >"$out/cli" 2>&1 || true
+    "$here/rvt" --driver jni --address "$b" pingpong "$a" -s 64 -n "${PP_ITERS:-100000}" "$@" >"$out/cli" 2>&1 || true
     wait "$srv" 2>/dev/null || true
     sed -n 's/.* = *\([0-9.]*\) usec\/iter.*/\1/p' "$out/cli" | awk '$1 > 0 { print 1e6 / $1 }'
 }
@@ -160,6 +164,7 @@ fi
 [ "${PERF_NO_OSGI:-0}" = 1 ] && rows="$rows perf-no-osgi"
 [ "$have_iperf3" = 1 ] && rows="$rows iperf3"
 [ "${TWO:-0}" = 1 ] && rows="c-pp send1 send2 write1 write2 pp2"
+[ "${TWO:-0}" = 1 ] && [ "${SPIN:-0}" = 1 ] && rows="c-pp send1 send2 send2-fixed write1 write2 write2-fixed pp2 pp2-fixed"
 echo "udp-compare: $rounds rounds of: $rows ($secs s each), $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq 1 "$rounds"); do
     for row in $rows; do
@@ -184,6 +189,9 @@ for r in $(seq 1 "$rounds"); do
             write1) v="$(perf_row 1 --test write -s 65536)" ;;
             write2) v="$(perf_row 2 --test write -s 65536)" ;;
             pp2) v="$(pp_row)" ;;
+            send2-fixed) v="$(perf_row 2 --test send -s 64 --poller-spin fixed)" ;;
+            write2-fixed) v="$(perf_row 2 --test write -s 65536 --poller-spin fixed)" ;;
+            pp2-fixed) v="$(pp_row --poller-spin fixed)" ;;
         esac
         if [ -n "$v" ] && [ "${v%% *}" != 0 ]; then
             echo "$r $row $v" | tee -a "$out/results"
@@ -220,7 +228,11 @@ for row in rows:
 if sys.argv[3] == "1":
     print("two processes against their reference, per round (rate: above 1 is faster; CPU per message: below 1 is "
           "cheaper)")
-    for two, one in (("send2", "send1"), ("write2", "write1"), ("pp2", "c-pp")):
+    for two, one in (("send2", "send1"), ("write2", "write1"), ("pp2", "c-pp"), ("send2-fixed", "send1"),
+                     ("write2-fixed", "write1"), ("pp2-fixed", "c-pp"), ("send2", "send2-fixed"),
+                     ("write2", "write2-fixed"), ("pp2", "pp2-fixed")):
+        if two not in rate:
+            continue
         a, b = rate.get(two, {}), rate.get(one, {})
         line = f"{two}/{one:<8} rate {ratios(a, b)}"
         ca, cb = cpu.get(two, {}), cpu.get(one, {})

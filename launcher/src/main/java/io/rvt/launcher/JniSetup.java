@@ -34,17 +34,23 @@ import java.util.Map;
  * @param udpGso whether IPv6 ports send runs of equal datagrams as UDP GSO messages ({@code --udp-gso};
  *        {@link JniDriverBuilder#udpGso})
  * @param udpGro whether the ports receive coalesced datagrams ({@code --udp-gro}; {@link JniDriverBuilder#udpGro})
+ * @param pollerWaitMicros the most a poller spins on an idle port before it waits in {@code poll}, µs
+ *        ({@code --poller-wait}; {@link JniDriverBuilder#pollerWaitNanos}), 0: never wait
+ * @param pollerSpinAdaptive whether that spin adapts to the port's idle gaps ({@code --poller-spin};
+ *        {@link JniDriverBuilder#adaptivePollerSpin})
  * @param peer one HCA: the address of a peer on {@link #ROCEV2_PORT} in its peer table ({@link #peer(String)}), or
  *        null for none
  */
 record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sourcePorts, Threading threading,
-        boolean udpGso, boolean udpGro, String peer) {
+        boolean udpGso, boolean udpGro, int pollerWaitMicros, boolean pollerSpinAdaptive, String peer) {
     /** The address both HCAs bind unless {@code --address} says otherwise. */
     static final String DEFAULT_ADDRESS = "127.0.0.1";
     /** The MTU of both HCAs' ports. */
     static final int DEFAULT_MTU = 4096;
     /** The RoCEv2 UDP port (IANA), which a process with one HCA binds. */
     static final int ROCEV2_PORT = 4791;
+    /** The pollers' wait, µs, unless {@code --poller-wait} says otherwise. */
+    static final int DEFAULT_POLLER_WAIT_MICROS = (int) (JniDriverBuilder.DEFAULT_POLLER_WAIT_NANOS / 1000);
 
     /**
      * A setup whose one HCA has no peer in its table (two HCAs have each other).
@@ -59,7 +65,7 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
      */
     JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sourcePorts, Threading threading,
             boolean udpGso, boolean udpGro) {
-        this(addresses, udpPorts, mtu, sourcePorts, threading, udpGso, udpGro, null);
+        this(addresses, udpPorts, mtu, sourcePorts, threading, udpGso, udpGro, DEFAULT_POLLER_WAIT_MICROS, true, null);
     }
 
     /**
@@ -85,7 +91,8 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
             throw new IllegalArgumentException("driver-jni runs each port's engine on a thread of its own or from the "
                     + "command's polls (dedicated or progress), not " + t.option());
         }
-        return new JniSetup(addresses, udpPorts, mtu, sourcePorts, t, udpGso, udpGro, peer);
+        return new JniSetup(addresses, udpPorts, mtu, sourcePorts, t, udpGso, udpGro, pollerWaitMicros,
+                pollerSpinAdaptive, peer);
     }
 
     /**
@@ -94,7 +101,18 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
      * @return this setup with UDP GSO and GRO on or off
      */
     JniSetup offloads(boolean gso, boolean gro) {
-        return new JniSetup(addresses, udpPorts, mtu, sourcePorts, threading, gso, gro, peer);
+        return new JniSetup(addresses, udpPorts, mtu, sourcePorts, threading, gso, gro, pollerWaitMicros,
+                pollerSpinAdaptive, peer);
+    }
+
+    /**
+     * @param waitMicros {@code --poller-wait}
+     * @param adaptive {@code --poller-spin adaptive} (else {@code fixed})
+     * @return this setup with the pollers' wait so
+     */
+    JniSetup pollers(int waitMicros, boolean adaptive) {
+        return new JniSetup(addresses, udpPorts, mtu, sourcePorts, threading, udpGso, udpGro, waitMicros, adaptive,
+                peer);
     }
 
     /**
@@ -109,7 +127,8 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
             throw new IllegalStateException("two HCAs have each other as peers, not " + address);
         }
         String literal = resolve(address).getHostAddress(); // the table takes GIDs and IP literals
-        return new JniSetup(addresses, udpPorts, mtu, sourcePorts, threading, udpGso, udpGro, literal);
+        return new JniSetup(addresses, udpPorts, mtu, sourcePorts, threading, udpGso, udpGro, pollerWaitMicros,
+                pollerSpinAdaptive, literal);
     }
 
     /** @return the peers of HCA {@code i}, as {@code address=udpport} */
@@ -208,7 +227,8 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
      */
     JniDriverBuilder builder(int i) {
         JniDriverBuilder b = JniDriver.builder().name(name(i)).address(addresses.get(i)).udpPort(udpPorts.get(i))
-                .mtu(PathMtu.ofBytes(mtu)).sourcePorts(sourcePorts).threading(mode()).udpGso(udpGso).udpGro(udpGro);
+                .mtu(PathMtu.ofBytes(mtu)).sourcePorts(sourcePorts).threading(mode()).udpGso(udpGso).udpGro(udpGro)
+                .pollerWaitNanos(pollerWaitMicros * 1000L).adaptivePollerSpin(pollerSpinAdaptive);
         for (String p : peers(i)) {
             int eq = p.lastIndexOf('=');
             b.peer(p.substring(0, eq), Integer.parseInt(p.substring(eq + 1)));
@@ -231,6 +251,8 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
         p.put("threading", mode().name().toLowerCase(Locale.ROOT));
         p.put("udp.gso", udpGso);
         p.put("udp.gro", udpGro);
+        p.put("poller.wait.nanos", pollerWaitMicros * 1000L);
+        p.put("poller.spin.adaptive", pollerSpinAdaptive);
         p.put("peers", peers(i).toArray(new String[0]));
         return p;
     }

@@ -192,6 +192,10 @@ record OptionDef(String name, List<String> aliases, String label, String command
                     + "(on; never on IPv4)"),
             opt("--udp-gro", null, "on|off", EVERY, "jni: the HCAs receive datagrams the kernel coalesced (UDP GRO) "
                     + "and split them into packets (on)"),
+            opt("--poller-wait", null, "US", EVERY, "jni: the most a thread polling an idle port spins before it "
+                    + "waits in poll, in µs (" + JniSetup.DEFAULT_POLLER_WAIT_MICROS + "; 0: never wait)"),
+            opt("--poller-spin", null, "adaptive|fixed", EVERY, "jni: that spin follows the port's idle gaps, none "
+                    + "where the peer answers later than --poller-wait (adaptive), or is always --poller-wait (fixed)"),
             opt("--loss", null, "P", EVERY, "sim: probability of losing a frame"),
             opt("--dup", null, "P", EVERY, "sim: probability of delivering a frame twice"),
             opt("--reorder", null, "P", EVERY, "sim: probability of delaying a frame past later ones"),

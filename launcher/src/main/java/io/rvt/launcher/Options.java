@@ -31,7 +31,7 @@ public final class Options {
     private static final List<String> SIM_ONLY = List.of("--loss", "--dup", "--reorder", "--seed", "--deterministic");
     /** driver-jni's options: refused with {@code --driver sim}. */
     private static final List<String> JNI_ONLY = List.of("--address", "--udp-port", "--source-ports", "--udp-gso",
-            "--udp-gro");
+            "--udp-gro", "--poller-wait", "--poller-spin");
     /** perftest's default CM port ({@code -p}), also ibv_rc_pingpong's. */
     public static final int DEFAULT_CM_PORT = 18515;
     /** perftest's default {@code --out_json_file}, in the working directory. */
@@ -63,6 +63,10 @@ public final class Options {
     boolean udpGso = true;
     /** {@code --udp-gro on|off}: jni ports receive coalesced datagrams (UDP GRO). */
     boolean udpGro = true;
+    /** {@code --poller-wait US}: the most a jni poller spins on an idle port before it waits in poll (0: never). */
+    int pollerWaitMicros = JniSetup.DEFAULT_POLLER_WAIT_MICROS;
+    /** {@code --poller-spin adaptive|fixed}: whether that spin adapts to the port's idle gaps. */
+    boolean pollerSpinAdaptive = true;
     /** {@code --loss}. */
     double loss;
     /** {@code --dup}. */
@@ -246,6 +250,13 @@ public final class Options {
                     "a number of UDP source ports (1 to " + JniDriverBuilder.MAX_SOURCE_PORTS + ")");
             case "--udp-gso" -> udpGso = onOff(name, v);
             case "--udp-gro" -> udpGro = onOff(name, v);
+            case "--poller-wait" -> pollerWaitMicros = inRange(name, v, 0, 1_000_000,
+                    "a poller's wait in microseconds (0 to 1000000; 0: never wait)");
+            case "--poller-spin" -> pollerSpinAdaptive = switch (v) {
+                case "adaptive" -> true;
+                case "fixed" -> false;
+                default -> throw new UsageException("option " + name + ": '" + v + "' is not adaptive or fixed");
+            };
             case "--loss" -> loss = probability(name, v);
             case "--dup" -> duplication = probability(name, v);
             case "--reorder" -> reorder = probability(name, v);
@@ -792,7 +803,8 @@ public final class Options {
      */
     JniSetup jniSetup() {
         JniSetup setup = (twoProcesses() ? JniSetup.single(addresses.get(0), sourcePorts)
-                : JniSetup.of(addresses, udpPort, sourcePorts)).threading(threading).offloads(udpGso, udpGro);
+                : JniSetup.of(addresses, udpPort, sourcePorts)).threading(threading).offloads(udpGso, udpGro)
+                .pollers(pollerWaitMicros, pollerSpinAdaptive);
         // perf -g's client sends to the server's group: a copy to the server, the one peer of its HCA's table
         return mcg && peer != null ? setup.peer(peer) : setup;
     }
@@ -973,6 +985,9 @@ public final class Options {
                         + JniDriverBuilder.DEFAULT_SOURCE_PORTS + "; 1: all from P)",
                 "           --udp-gso on|off (IPv6: runs of packets as UDP GSO messages; on)",
                 "           --udp-gro on|off (coalesced datagrams received and split; on)",
+                "           --poller-wait US (a poller's spin on an idle port before it waits in poll; "
+                        + JniSetup.DEFAULT_POLLER_WAIT_MICROS + "; 0: never wait)",
+                "           --poller-spin adaptive|fixed (the spin follows the idle gaps, up to US; adaptive)",
                 "other:     --no-osgi (plain class path, no Felix)  --debug (stack traces)  -h|--help  --version",
                 "",
                 "exit codes: 0 success, 1 failure, 2 bad command line");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rvt.api.spi.agent.ThreadingMode;
 import io.rvt.driver.jni.JniDriver;
+import io.rvt.driver.jni.JniDriverBuilder;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -44,6 +45,11 @@ class JniOptionsTest {
                 "--source-ports", "0");
         cli.assertUsage("option --udp-gro applies to --driver jni", "devices", "--udp-gro", "off");
         cli.assertUsage("option --udp-gso: 'no' is not on or off", "--driver", "jni", "--udp-gso", "no");
+        cli.assertUsage("option --poller-spin applies to --driver jni", "devices", "--poller-spin", "fixed");
+        cli.assertUsage("option --poller-spin: 'always' is not adaptive or fixed", "--driver", "jni",
+                "--poller-spin", "always");
+        cli.assertUsage("option --poller-wait: -1 is not a poller's wait in microseconds (0 to 1000000; 0: never "
+                + "wait)", "--driver", "jni", "--poller-wait", "-1");
     }
 
     @Test
@@ -59,6 +65,17 @@ class JniOptionsTest {
             assertThat(g.receivesCoalesced(1)).as("--udp-gro on reaches the driver").isTrue();
             assertThat(n.receivesCoalesced(1)).as("--udp-gro off reaches the driver").isFalse();
         }
+    }
+
+    @Test
+    void shouldGiveThePollersWaitAndSpinToTheConfiguration() {
+        JniSetup given = Options.parse("pingpong", "--driver", "jni", "--udp-port", "6000", "--poller-wait", "200",
+                "--poller-spin", "fixed").jniSetup();
+        assertThat(given.properties(0)).containsEntry("poller.wait.nanos", 200_000L)
+                .containsEntry("poller.spin.adaptive", false);
+        assertThat(Options.parse("pingpong", "--driver", "jni", "--udp-port", "6000").jniSetup().properties(1))
+                .containsEntry("poller.wait.nanos", JniDriverBuilder.DEFAULT_POLLER_WAIT_NANOS)
+                .containsEntry("poller.spin.adaptive", true);
     }
 
     @Test

@@ -38,6 +38,7 @@ public final class JniDriverBuilder {
     ThreadingMode threading = ThreadingMode.PROGRESS;
     long backstopQuietNanos = ProgressEngine.DEFAULT_QUIET_NANOS;
     long pollerWaitNanos = DEFAULT_POLLER_WAIT_NANOS;
+    boolean adaptivePollerSpin = true;
     int batch = 32;
     int socketBufferBytes = 4 << 20;
     int sourcePorts = DEFAULT_SOURCE_PORTS;
@@ -253,6 +254,22 @@ public final class JniDriverBuilder {
             throw new IllegalArgumentException("pollerWaitNanos must be at least 0, got " + nanos);
         }
         pollerWaitNanos = nanos;
+        return this;
+    }
+
+    /**
+     * rvt extension. Whether the spin before a poller waits ({@link #pollerWaitNanos}, then the most it spins) adapts
+     * to the port's idle gaps, as KVM's halt polling does: a gap that outlasted the maximum halves it (down to none,
+     * the poller waits at once), a gap that ended in a wait within the maximum doubles it (from 2 µs). Where the peer
+     * answers later than the maximum (a two-process ping-pong on a busy machine) a fixed spin burns the maximum at
+     * every gap on a core the peer may need; where it answers sooner, a spin that covers the gap saves a wake-up.
+     * Default true; false spins the whole {@link #pollerWaitNanos} every time.
+     *
+     * @param v whether the spin adapts
+     * @return this
+     */
+    public JniDriverBuilder adaptivePollerSpin(boolean v) {
+        adaptivePollerSpin = v;
         return this;
     }
 

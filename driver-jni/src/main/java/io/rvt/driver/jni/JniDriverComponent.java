@@ -31,7 +31,8 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
  * {@code JniDriver.builder()} one, and a changed configuration can replace it.
  *
  * <p>A changed configuration ({@link Modified}): the {@code peers} table changes live (entries added, changed and
- * removed); any other change (name, address, UDP port, MTU, source ports, threading, UDP GSO or GRO) re-creates the device, the old
+ * removed); any other change (name, address, UDP port, MTU, source ports, threading, UDP GSO or GRO, the pollers'
+ * wait) re-creates the device, the old
  * one removed first. A configuration applied again with the same values (Karaf's fileinstall does this) changes nothing.
  *
  * <p>For resolvers: it provides the {@code RvtDriver} services it registers by code ({@link ServiceCapability}) and,
@@ -106,6 +107,23 @@ public final class JniDriverComponent {
                 + "as one coalesced datagram, split here into its packets (true, the default); false: one datagram "
                 + "per packet", required = false)
         boolean udp_gro() default true;
+
+        /**
+         * @return the most a polling thread spins on an idle port before it waits in {@code poll}, in nanoseconds
+         *         ({@link JniDriverBuilder#pollerWaitNanos}); 0: never wait
+         */
+        @AttributeDefinition(description = "Nanoseconds a thread polling an idle port asks its socket again before "
+                + "it waits in poll (the most, when the spin adapts); 0: never wait (spin, as a NIC's poller)",
+                required = false)
+        long poller_wait_nanos() default JniDriverBuilder.DEFAULT_POLLER_WAIT_NANOS;
+
+        /**
+         * @return whether that spin adapts to the port's idle gaps ({@link JniDriverBuilder#adaptivePollerSpin})
+         */
+        @AttributeDefinition(description = "The spin before a poller waits adapts to the port's idle gaps: none "
+                + "where the peer answers later than poller.wait.nanos, enough to cover the gap where it answers "
+                + "sooner (true, the default); false: always poller.wait.nanos", required = false)
+        boolean poller_spin_adaptive() default true;
     }
 
     /**
@@ -113,10 +131,10 @@ public final class JniDriverComponent {
      * {@link #modified} applies it to the running driver.
      */
     record Fixed(String name, String address, int udpPort, int mtu, int sourcePorts, String threading,
-            boolean udpGso, boolean udpGro) {
+            boolean udpGso, boolean udpGro, long pollerWaitNanos, boolean pollerSpinAdaptive) {
         static Fixed of(Config c) {
             return new Fixed(c.name(), c.address(), c.udp_port(), c.mtu(), c.source_ports(), c.threading(),
-                    c.udp_gso(), c.udp_gro());
+                    c.udp_gso(), c.udp_gro(), c.poller_wait_nanos(), c.poller_spin_adaptive());
         }
     }
 
@@ -234,6 +252,13 @@ public final class JniDriverComponent {
         b.threading(threading(c.threading()));
         b.udpGso(c.udp_gso());
         b.udpGro(c.udp_gro());
+        try {
+            b.pollerWaitNanos(c.poller_wait_nanos());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("poller.wait.nanos must be at least 0, got " + c.poller_wait_nanos(),
+                    e);
+        }
+        b.adaptivePollerSpin(c.poller_spin_adaptive());
         for (String entry : c.peers()) {
             if (entry.isBlank()) {
                 continue; // a console's empty list comes as [""]

@@ -96,8 +96,11 @@ final class PortEngine implements Agent {
     private final int slotSize;
     private final boolean gather;
     private final boolean busyPoll;
-    /** {@link JniDriverBuilder#pollerWaitNanos}: a poller's idle time on the port before it waits, 0: never. */
-    private final long pollerWaitNanos;
+    /**
+     * How long the pollers spin on the idle port before they wait ({@link JniDriverBuilder#pollerWaitNanos}; null:
+     * never wait); the holder's.
+     */
+    private final PollerSpin pollerSpin;
     /** The thread whose progress call ({@link #progress}) may wait in {@code poll} when its cycle is idle, or null. */
     private volatile Thread mayWait;
     /** When the pollers' cycles began to find the port idle (System.nanoTime), 0 while they find work. The holder's. */
@@ -178,7 +181,7 @@ final class PortEngine implements Agent {
         this.gather = b.wire == Wire.NATIVE;
         this.lane = newLane(rxSlotSize);
         this.busyPoll = b.busyPoll;
-        this.pollerWaitNanos = b.pollerWaitNanos;
+        this.pollerSpin = b.pollerWaitNanos == 0 ? null : new PollerSpin(b.pollerWaitNanos, b.adaptivePollerSpin);
         int receiveBufferBytes = io.bufferBytes(false);
         this.stats = new PortStatistics(receiveBufferBytes, io.bufferBytes(true),
                 JniDriver.rcWindowPackets(receiveBufferBytes, mtu.bytes()), lane, this::standInWork);
@@ -263,7 +266,7 @@ final class PortEngine implements Agent {
         if (e == null || !running) {
             return 0;
         }
-        if (pollerWaitNanos == 0 || PROGRESS_PORTS.get() != 1) {
+        if (pollerSpin == null || PROGRESS_PORTS.get() != 1) {
             return e.progress(budget);
         }
         mayWait = Thread.currentThread();
@@ -459,7 +462,10 @@ final class PortEngine implements Agent {
             if (l != lane) {
                 return work;
             } else if (work > 0) {
-                idleSince = 0;
+                if (idleSince != 0) {
+                    pollerSpin.gapEnded(System.nanoTime() - idleSince);
+                    idleSince = 0;
+                }
             } else if (mayWait == Thread.currentThread()) {
                 waitIfIdle();
             }
@@ -513,7 +519,8 @@ final class PortEngine implements Agent {
 
     /**
      * A poller's idle cycle ({@link JniDriverBuilder#pollerWaitNanos}): once the pollers have found the port idle for
-     * the wait time, waits in {@code poll} on the socket and the eventfd a queued send signals (up to
+     * the spin {@link #pollerSpin} gives (the wait time, or less as it adapts), waits in {@code poll} on the socket
+     * and the eventfd a queued send signals (up to
      * {@value #POLLER_WAIT_MILLIS} ms), still holding the engine, so the backstop stays parked. Between two processes
      * on a machine with more busy threads than cores, a poller spinning on an empty socket kept the core from the
      * peer it waited for: 20 empty {@code recvmmsg} per message received, 0.03x one process's SEND rate.
@@ -524,9 +531,10 @@ final class PortEngine implements Agent {
             idleSince = now;
             return;
         }
-        if (now - idleSince < pollerWaitNanos) {
+        if (now - idleSince < pollerSpin.spinNanos()) {
             return;
         }
+        pollerSpin.waiting();
         sleeping = true;
         pollerWaiting = true;
         try {

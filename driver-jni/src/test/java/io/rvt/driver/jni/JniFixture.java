@@ -55,6 +55,7 @@ final class JniFixture implements DriverFixture {
     private int socketBufferBytes = -1;
     private long backstopQuietNanos = -1;
     private long pollerWaitNanos = -1;
+    private boolean adaptivePollerSpin = true;
     private boolean udpGso = true;
     private boolean udpGro = true;
     private boolean numberIpv4Ids;
@@ -120,6 +121,15 @@ final class JniFixture implements DriverFixture {
      */
     JniFixture pollerWaitNanos(long nanos) {
         pollerWaitNanos = nanos;
+        return this;
+    }
+
+    /**
+     * @param v whether the pollers' spin follows the idle gaps ({@link JniDriverBuilder#adaptivePollerSpin})
+     * @return this
+     */
+    JniFixture adaptivePollerSpin(boolean v) {
+        adaptivePollerSpin = v;
         return this;
     }
 
@@ -210,6 +220,7 @@ final class JniFixture implements DriverFixture {
             }
             if (pollerWaitNanos >= 0) {
                 builder.pollerWaitNanos(pollerWaitNanos);
+                builder.adaptivePollerSpin(adaptivePollerSpin);
             }
             List<Ipv4IdNumbering> numbered = new CopyOnWriteArrayList<>();
             numberings.add(numbered);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -86,6 +87,61 @@ class JniPollerWaitTest {
         }
         assertThatThrownBy(() -> JniDriver.builder().pollerWaitNanos(-1)).isInstanceOf(
                 IllegalArgumentException.class).hasMessage("pollerWaitNanos must be at least 0, got -1");
+    }
+
+    /**
+     * Gaps five times the wait: the adaptive spin stops after the first (a poller waits at its second idle call), the
+     * fixed one spins the whole wait in every gap. Counted in empty receives before a gap's first wait.
+     */
+    @Test
+    void shouldStopSpinningWhenTheGapsOutlastTheWaitUnlessTheSpinIsFixed() throws Exception {
+        long wait = TimeUnit.MILLISECONDS.toNanos(20); // longer than a busy machine's preemptions: the spin is counted
+        try (JniFixture f = fixture(4, wait)) {
+            f.open(1);
+            JniDriver d = f.drivers().get(0);
+            long[] adaptive = emptyReceivesBeforeWaitPerGap(d, wait, 4);
+            assertThat(Arrays.stream(adaptive).skip(1).max().getAsLong())
+                    .as("later gaps' empty receives, adaptive: %s", Arrays.toString(adaptive)).isLessThanOrEqualTo(2);
+            assertThat(adaptive[0]).as("the first gap spins the whole wait: %s", Arrays.toString(adaptive))
+                    .isGreaterThan(2);
+        }
+        try (JniFixture f = fixture(5, wait).adaptivePollerSpin(false)) {
+            f.open(1);
+            long[] fixed = emptyReceivesBeforeWaitPerGap(f.drivers().get(0), wait, 3);
+            assertThat(Arrays.stream(fixed).min().getAsLong()).as("fixed: every gap spins the wait: %s",
+                    Arrays.toString(fixed)).isGreaterThan(2);
+        }
+    }
+
+    /**
+     * Runs {@code gaps} idle gaps (progress calls until one waited, then until the gap is five times {@code wait}),
+     * each ended by a datagram.
+     *
+     * @return per gap, the empty receives before its first wait
+     */
+    private static long[] emptyReceivesBeforeWaitPerGap(JniDriver d, long wait, int gaps) throws Exception {
+        long[] counts = new long[gaps];
+        for (int g = 0; g < gaps; g++) {
+            SocketCalls start = d.statistics(1).socketCalls();
+            long gapStart = System.nanoTime();
+            long deadline = gapStart + TimeUnit.SECONDS.toNanos(30);
+            SocketCalls c;
+            while ((c = d.statistics(1).socketCalls().minus(start)).pollerWaits() == 0) {
+                assertThat(d.progress(256)).as("gap %d stays idle", g).isZero();
+                assertThat(System.nanoTime() - deadline).as("gap %d waited within 30 s", g).isNegative();
+            }
+            counts[g] = c.emptyReceives() - 1; // the call that waited asked the socket first
+            while (System.nanoTime() - gapStart < 5 * wait) {
+                d.progress(256);
+            }
+            long malformed0 = d.statistics(1).malformed();
+            sendJunk(d, 1);
+            while (d.statistics(1).malformed() == malformed0) {
+                d.progress(256);
+                assertThat(System.nanoTime() - deadline).as("gap %d's datagram within 30 s", g).isNegative();
+            }
+        }
+        return counts;
     }
 
     private static JniFixture fixture(int seed, long waitNanos) {
