@@ -120,9 +120,9 @@ public final class JniDriverComponent {
         /**
          * @return whether that spin adapts to the port's idle gaps ({@link JniDriverBuilder#adaptivePollerSpin})
          */
-        @AttributeDefinition(description = "The spin before a poller waits adapts to the port's idle gaps: none "
-                + "where the peer answers later than poller.wait.nanos, enough to cover the gap where it answers "
-                + "sooner (true, the default); false: always poller.wait.nanos", required = false)
+        @AttributeDefinition(description = "The spin before a poller waits follows the port's idle gaps: none "
+                + "where the peer answers far later than poller.wait.nanos (a busy machine), up to it where the peer "
+                + "answers sooner (true, the default); false: always poller.wait.nanos", required = false)
         boolean poller_spin_adaptive() default true;
     }
 
