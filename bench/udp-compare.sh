@@ -27,8 +27,8 @@
 #              quiet two-process round trip read 130-220 µs, at 100000 50-64, the JIT still at work in the shorter run)
 #              between two
 #              processes, as round trips per second (1e6 / usec/iter)
-#   with SPIN=1 also send2-fixed, write2-fixed, pp2-fixed: the same with --poller-spin fixed (both processes' pollers
-#              spin the whole --poller-wait before they wait, as before the adaptive spin; docs/driver-jni.md)
+#   with SPIN=1 also send2-adaptive, write2-adaptive, pp2-adaptive: the same with --poller-spin adaptive (both
+#              processes' pollers spin as the idle gaps say, up to --poller-wait; docs/driver-jni.md)
 #   for the perf rows also the CPU of the JVM(s) per message inside the row (user + system of every thread, from
 #   /proc, over the row's seconds after its first but the last two (at least 1 s), divided by the row's rate times that time), and a second table of
 #   the ratios per round: send2/send1, write2/write1, pp2/c-pp (above 1 is faster than the reference)
@@ -164,7 +164,7 @@ fi
 [ "${PERF_NO_OSGI:-0}" = 1 ] && rows="$rows perf-no-osgi"
 [ "$have_iperf3" = 1 ] && rows="$rows iperf3"
 [ "${TWO:-0}" = 1 ] && rows="c-pp send1 send2 write1 write2 pp2"
-[ "${TWO:-0}" = 1 ] && [ "${SPIN:-0}" = 1 ] && rows="c-pp send1 send2 send2-fixed write1 write2 write2-fixed pp2 pp2-fixed"
+[ "${TWO:-0}" = 1 ] && [ "${SPIN:-0}" = 1 ] && rows="c-pp send1 send2 send2-adaptive write1 write2 write2-adaptive pp2 pp2-adaptive"
 echo "udp-compare: $rounds rounds of: $rows ($secs s each), $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq 1 "$rounds"); do
     for row in $rows; do
@@ -189,9 +189,9 @@ for r in $(seq 1 "$rounds"); do
             write1) v="$(perf_row 1 --test write -s 65536)" ;;
             write2) v="$(perf_row 2 --test write -s 65536)" ;;
             pp2) v="$(pp_row)" ;;
-            send2-fixed) v="$(perf_row 2 --test send -s 64 --poller-spin fixed)" ;;
-            write2-fixed) v="$(perf_row 2 --test write -s 65536 --poller-spin fixed)" ;;
-            pp2-fixed) v="$(pp_row --poller-spin fixed)" ;;
+            send2-adaptive) v="$(perf_row 2 --test send -s 64 --poller-spin adaptive)" ;;
+            write2-adaptive) v="$(perf_row 2 --test write -s 65536 --poller-spin adaptive)" ;;
+            pp2-adaptive) v="$(pp_row --poller-spin adaptive)" ;;
         esac
         if [ -n "$v" ] && [ "${v%% *}" != 0 ]; then
             echo "$r $row $v" | tee -a "$out/results"
@@ -228,9 +228,9 @@ for row in rows:
 if sys.argv[3] == "1":
     print("two processes against their reference, per round (rate: above 1 is faster; CPU per message: below 1 is "
           "cheaper)")
-    for two, one in (("send2", "send1"), ("write2", "write1"), ("pp2", "c-pp"), ("send2-fixed", "send1"),
-                     ("write2-fixed", "write1"), ("pp2-fixed", "c-pp"), ("send2", "send2-fixed"),
-                     ("write2", "write2-fixed"), ("pp2", "pp2-fixed")):
+    for two, one in (("send2", "send1"), ("write2", "write1"), ("pp2", "c-pp"), ("send2-adaptive", "send1"),
+                     ("write2-adaptive", "write1"), ("pp2-adaptive", "c-pp"), ("send2-adaptive", "send2"),
+                     ("write2-adaptive", "write2"), ("pp2-adaptive", "pp2")):
         if two not in rate:
             continue
         a, b = rate.get(two, {}), rate.get(one, {})

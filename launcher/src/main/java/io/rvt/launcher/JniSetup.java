@@ -65,7 +65,8 @@ record JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sou
      */
     JniSetup(List<String> addresses, List<Integer> udpPorts, int mtu, int sourcePorts, Threading threading,
             boolean udpGso, boolean udpGro) {
-        this(addresses, udpPorts, mtu, sourcePorts, threading, udpGso, udpGro, DEFAULT_POLLER_WAIT_MICROS, true, null);
+        this(addresses, udpPorts, mtu, sourcePorts, threading, udpGso, udpGro, DEFAULT_POLLER_WAIT_MICROS, false,
+                null);
     }
 
     /**

@@ -196,7 +196,7 @@ record OptionDef(String name, List<String> aliases, String label, String command
                     + "waits in poll, in µs (" + JniSetup.DEFAULT_POLLER_WAIT_MICROS + "; 0: never wait)"),
             opt("--poller-spin", null, "adaptive|fixed", EVERY, "jni: that spin follows the port's idle gaps, none "
                     + "where the peer answers far later than --poller-wait (adaptive), or is always --poller-wait "
-                    + "(fixed)"),
+                    + "(fixed, the default)"),
             opt("--loss", null, "P", EVERY, "sim: probability of losing a frame"),
             opt("--dup", null, "P", EVERY, "sim: probability of delivering a frame twice"),
             opt("--reorder", null, "P", EVERY, "sim: probability of delaying a frame past later ones"),

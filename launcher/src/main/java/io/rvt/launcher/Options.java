@@ -66,7 +66,7 @@ public final class Options {
     /** {@code --poller-wait US}: the most a jni poller spins on an idle port before it waits in poll (0: never). */
     int pollerWaitMicros = JniSetup.DEFAULT_POLLER_WAIT_MICROS;
     /** {@code --poller-spin adaptive|fixed}: whether that spin adapts to the port's idle gaps. */
-    boolean pollerSpinAdaptive = true;
+    boolean pollerSpinAdaptive;
     /** {@code --loss}. */
     double loss;
     /** {@code --dup}. */
@@ -987,7 +987,7 @@ public final class Options {
                 "           --udp-gro on|off (coalesced datagrams received and split; on)",
                 "           --poller-wait US (a poller's spin on an idle port before it waits in poll; "
                         + JniSetup.DEFAULT_POLLER_WAIT_MICROS + "; 0: never wait)",
-                "           --poller-spin adaptive|fixed (the spin follows the idle gaps, up to US; adaptive)",
+                "           --poller-spin adaptive|fixed (the spin follows the idle gaps, up to US; fixed)",
                 "other:     --no-osgi (plain class path, no Felix)  --debug (stack traces)  -h|--help  --version",
                 "",
                 "exit codes: 0 success, 1 failure, 2 bad command line");

@@ -70,12 +70,12 @@ class JniOptionsTest {
     @Test
     void shouldGiveThePollersWaitAndSpinToTheConfiguration() {
         JniSetup given = Options.parse("pingpong", "--driver", "jni", "--udp-port", "6000", "--poller-wait", "200",
-                "--poller-spin", "fixed").jniSetup();
+                "--poller-spin", "adaptive").jniSetup();
         assertThat(given.properties(0)).containsEntry("poller.wait.nanos", 200_000L)
-                .containsEntry("poller.spin.adaptive", false);
+                .containsEntry("poller.spin.adaptive", true);
         assertThat(Options.parse("pingpong", "--driver", "jni", "--udp-port", "6000").jniSetup().properties(1))
                 .containsEntry("poller.wait.nanos", JniDriverBuilder.DEFAULT_POLLER_WAIT_NANOS)
-                .containsEntry("poller.spin.adaptive", true);
+                .containsEntry("poller.spin.adaptive", false);
     }
 
     @Test

@@ -38,7 +38,7 @@ public final class JniDriverBuilder {
     ThreadingMode threading = ThreadingMode.PROGRESS;
     long backstopQuietNanos = ProgressEngine.DEFAULT_QUIET_NANOS;
     long pollerWaitNanos = DEFAULT_POLLER_WAIT_NANOS;
-    boolean adaptivePollerSpin = true;
+    boolean adaptivePollerSpin;
     int batch = 32;
     int socketBufferBytes = 4 << 20;
     int sourcePorts = DEFAULT_SOURCE_PORTS;
@@ -265,7 +265,10 @@ public final class JniDriverBuilder {
      * machine) a wait would cost a wake-up; where it answers far later (more runnable threads than cores) a spinning
      * poller is one more hog to the scheduler, while one that waits at once is woken ahead of the hogs. Two-process
      * {@code pingpong -s 64} against the fixed spin: 1.01-1.06x the round trip quiet, 0.78-0.85x beside two CPU hogs.
-     * Default true; false spins the whole {@link #pollerWaitNanos} every time.
+     * Default false (the whole {@link #pollerWaitNanos} every time): a poller that waits at once exposes a stall not
+     * yet explained. Beside two CPU hogs a bidirectional two-process {@code perf --test send -b -s 4096 -n 1000}
+     * stalled (no completion for 10 s on the server, both sides idle) in 6 of 18 runs adaptive and 6 of 16 with a
+     * fixed 1 µs spin, 0 of 8 with the fixed 50 µs (docs/driver-jni.md).
      *
      * @param v whether the spin adapts
      * @return this

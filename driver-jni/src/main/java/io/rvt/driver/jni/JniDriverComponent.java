@@ -122,8 +122,8 @@ public final class JniDriverComponent {
          */
         @AttributeDefinition(description = "The spin before a poller waits follows the port's idle gaps: none "
                 + "where the peer answers far later than poller.wait.nanos (a busy machine), up to it where the peer "
-                + "answers sooner (true, the default); false: always poller.wait.nanos", required = false)
-        boolean poller_spin_adaptive() default true;
+                + "answers sooner (true); false, the default: always poller.wait.nanos", required = false)
+        boolean poller_spin_adaptive() default false;
     }
 
     /**

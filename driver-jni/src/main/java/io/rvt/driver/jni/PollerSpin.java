@@ -3,7 +3,7 @@ package io.rvt.driver.jni;
 /**
  * How long a poller keeps asking an idle port's socket before it waits in {@code poll}
  * ({@link JniDriverBuilder#pollerWaitNanos}, {@link JniDriverBuilder#adaptivePollerSpin}). Fixed, it spins the whole
- * maximum every time. Adaptive (the default), it learns from the idle gaps that ended, after KVM's halt polling: a
+ * maximum every time (the default). Adaptive, it learns from the idle gaps that ended, after KVM's halt polling: a
  * gap the spin caught leaves it as it is; a gap that ended in a wait is judged with the wake-up in it
  * ({@link #WAKE_UP_ALLOWANCE}): within twice the maximum a longer spin could have caught it (the spin doubles, from
  * {@link #GROW_FROM_NANOS}, up to the maximum), beyond that it halves (below the growth's start: none), and beyond four

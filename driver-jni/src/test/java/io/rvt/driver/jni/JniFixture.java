@@ -55,7 +55,7 @@ final class JniFixture implements DriverFixture {
     private int socketBufferBytes = -1;
     private long backstopQuietNanos = -1;
     private long pollerWaitNanos = -1;
-    private boolean adaptivePollerSpin = true;
+    private boolean adaptivePollerSpin;
     private boolean udpGso = true;
     private boolean udpGro = true;
     private boolean numberIpv4Ids;

@@ -96,7 +96,7 @@ class JniPollerWaitTest {
     @Test
     void shouldStopSpinningWhenTheGapsOutlastTheWaitUnlessTheSpinIsFixed() throws Exception {
         long wait = TimeUnit.MILLISECONDS.toNanos(20); // longer than a busy machine's preemptions: the spin is counted
-        try (JniFixture f = fixture(4, wait)) {
+        try (JniFixture f = fixture(4, wait).adaptivePollerSpin(true)) {
             f.open(1);
             JniDriver d = f.drivers().get(0);
             long[] adaptive = emptyReceivesBeforeWaitPerGap(d, wait, 4);
@@ -105,7 +105,7 @@ class JniPollerWaitTest {
             assertThat(adaptive[0]).as("the first gap spins the whole wait: %s", Arrays.toString(adaptive))
                     .isGreaterThan(2);
         }
-        try (JniFixture f = fixture(5, wait).adaptivePollerSpin(false)) {
+        try (JniFixture f = fixture(5, wait)) { // fixed, the default
             f.open(1);
             long[] fixed = emptyReceivesBeforeWaitPerGap(f.drivers().get(0), wait, 3);
             assertThat(Arrays.stream(fixed).min().getAsLong()).as("fixed: every gap spins the wait: %s",
