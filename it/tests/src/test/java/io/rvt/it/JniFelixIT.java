@@ -161,7 +161,7 @@ class JniFelixIT extends FelixTest {
             ids.add(ad.getID());
         }
         assertThat(ids).containsExactlyInAnyOrder("name", "address", "udp.port", "mtu", "source.ports", "peers",
-                "threading", "udp.gso", "udp.gro");
+                "threading", "udp.gso", "udp.gro", "poller.wait.nanos", "poller.spin.adaptive");
     }
 
     @Test
