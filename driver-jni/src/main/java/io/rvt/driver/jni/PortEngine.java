@@ -534,11 +534,11 @@ final class PortEngine implements Agent {
         if (now - idleSince < pollerSpin.spinNanos()) {
             return;
         }
-        pollerSpin.waiting();
         sleeping = true;
         pollerWaiting = true;
         try {
             if (queue.isEmpty() && running) {
+                pollerSpin.waiting(); // only a real wait puts a wake-up into the gap
                 stats.countPollerWait();
                 io.await(POLLER_WAIT_MILLIS);
             }
