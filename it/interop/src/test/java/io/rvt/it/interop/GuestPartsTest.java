@@ -68,7 +68,7 @@ class GuestPartsTest {
     @Test
     void shouldRefuseALossRateOutsideOneToAHundredBeforeTouchingNftables() {
         for (int bad : new int[] {0, -1, 101}) {
-            assertThatThrownBy(() -> Loss.add("no-such-netns", bad)).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> Loss.add("no-such-netns", "tap0", bad)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("loss percent must be 1..100, got " + bad);
         }
     }

@@ -216,6 +216,7 @@ final class InteropCase {
                             .isPositive();
                 }
             } else {
+                why = why + "\nthe loss rules dropped (" + loss.dropped() + "): " + loss.drops();
                 assertThat(loss.dropped()).as("packets the loss rules dropped; %s", why).isPositive();
                 assertThat(rxe.get("rcvd_pkts")).as("rxe0's rcvd_pkts against rvt's tx_packets; %s", why)
                         .isLessThanOrEqualTo(rvt.number("tx_packets"));

@@ -369,13 +369,13 @@ public final class LinuxPeer implements AutoCloseable {
     }
 
     /**
-     * Starts dropping {@code percent} % of the RoCEv2 packets into and out of the namespace (nftables).
+     * Starts dropping {@code percent} % of the RoCEv2 packets on the link to the guest (nftables on the TAP device).
      *
      * @param percent 1..100
      * @return the loss; close it to stop
      */
     public Loss loss(int percent) {
-        return Loss.add(netns(), percent);
+        return Loss.add(netns(), env("TAP"), percent);
     }
 
     /**
