@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Reproduces the stall a driver-jni poller that waits soon after its port goes idle exposes (docs/driver-jni.md
-# "Why it is not the default"): launcher TwoProcessIT's bidirectional SEND bandwidth pair (perf --test send -b -s 4096
-# -n 1000, a server and a client process on loopback addresses) run N times beside H CPU hogs, with the given extra
-# options on both sides; a pair still running after 9 s has both JVMs' threads dumped to OUT/stall-K.{srv,cli}.jstack.
-# Prints each failed run and the count.
-#   bench/poller-stall.sh 10 2 --poller-spin adaptive       # 2026-12-03: 6 of 18 stalled
-#   bench/poller-stall.sh 8 2 --poller-wait 1               # fixed 1 µs spin: 6 of 16
+# Runs launcher TwoProcessIT's bidirectional SEND bandwidth pair (perf --test send -b -s 4096 -n 1000, a server and a
+# client process on loopback addresses) N times beside H CPU hogs, with the given extra options on both sides; a pair
+# still running after 9 s has both JVMs' threads dumped to OUT/stall-K.{srv,cli}.jstack. Prints each failed run and
+# the count. It found the stall first blamed on driver-jni's pollers (docs/driver-jni.md "Why it is not the
+# default"): perf -b leaving its row before the slower peer's messages had arrived, fixed 2026-12-03.
+#   bench/poller-stall.sh 10 2 --poller-spin adaptive       # before the fix: 6 of 18 stalled
+#   bench/poller-stall.sh 8 2 --poller-wait 1               # fixed 1 µs spin, before: 6 of 16
 #   bench/poller-stall.sh 8 2                               # the default, fixed 50 µs: 0 of 8
+#   nice -n 19 bench/poller-stall.sh 16 0 --poller-spin adaptive   # beside mvn verify and its two hogs: 5 of the
+#                                                           # first 6 before the fix, 0 of 16 after (1 µs: 0 of 16)
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runs="${1:?runs}" hogs="${2:?hogs}"

@@ -101,7 +101,9 @@ final class Completions {
      * @return why a completion may never come on it, for a timeout error
      */
     static String lossHint(Transport transport) {
-        return transport == Transport.RC ? " (the RC retry limit should have ended it first: is the fabric stuck?)"
+        return transport == Transport.RC ? " (the RC retry limit should have ended it first, unless the peer"
+                + " RNR-NAKs for want of posted receives, which rnr_retry 7 retries for ever: is the fabric stuck, or"
+                + " has the peer stopped receiving?)"
                 : " (" + transport.option().toUpperCase(java.util.Locale.ROOT)
                         + " does not retransmit: with --loss a lost message ends the run)";
     }

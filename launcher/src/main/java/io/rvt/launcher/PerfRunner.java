@@ -77,6 +77,8 @@ final class PerfRunner implements AutoCloseable {
      * reposted on every completion (the caller posted the first ones); else null.
      */
     private RecvWorkRequest localRecv;
+    /** The peer's messages {@link #repostLocal()} polled in the current row. */
+    private long localReceived;
     private final QueuePair[] sendQps;
     /** Their QP numbers (another process's table only; else null). */
     private final int[] senderQpns;
@@ -499,6 +501,7 @@ final class PerfRunner implements AutoCloseable {
             Completions.check(wcs[i], receiveAtRequester);
             sendQps[BandwidthFlow.indexOf(senderQpns, wcs[i].qpNum())].postRecv(localRecv);
         }
+        localReceived += n;
         return n;
     }
 
@@ -646,6 +649,13 @@ final class PerfRunner implements AutoCloseable {
     private Window windowed(int itersPerQp, long durationNanos, boolean report) {
         long target = itersPerQp > 0 ? itersPerQp : Long.MAX_VALUE;
         boolean receives = spec.test().needsReceives();
+        // -b with the peer in another process: as perftest's run_iter_bi, a row of -n iterations ends only once the
+        // peer's messages have all arrived too; a side that stopped reposting when its own sends were done left a
+        // slower peer RNR-NAKed for good (rnr_retry 7), its sends never completing, while this side waited for its
+        // report. A row of -D ends on time, as perftest's does.
+        long peerMessages = localRecv != null && itersPerQp > 0 && durationNanos <= 0
+                ? (long) itersPerQp * sendQps.length : 0;
+        localReceived = 0;
         for (BandwidthFlow f : flows) {
             f.reset();
         }
@@ -660,6 +670,7 @@ final class PerfRunner implements AutoCloseable {
         long end = durationNanos > 0 ? start + durationNanos : Long.MAX_VALUE;
         meter.start(start, durationNanos, report && !noMargins ? spec.marginNanos() : 0);
         long last = start;
+        long heard = start; // the last completion of either kind: the quiet deadline's start
         long done = 0;
         long posted = 0;
         boolean posting = true;
@@ -691,6 +702,7 @@ final class PerfRunner implements AutoCloseable {
                 meter.tick(before, now);
                 meter.completed(done, now);
                 last = now;
+                heard = now;
                 room = true;
                 if (report) {
                     progress.update(done);
@@ -711,10 +723,11 @@ final class PerfRunner implements AutoCloseable {
                     if (posting && durationNanos > 0 && now - end >= 0) {
                         posting = false;
                     }
-                    if (now - last > quiet) {
+                    if (now - heard > quiet) {
                         throw new IllegalStateException("no completion on " + requester.device.name() + " within "
                                 + (quiet >= 1_000_000_000L ? quiet / 1_000_000_000L + " s" : quiet / 1_000_000L + " ms")
-                                + hint);
+                                + (localReceived < peerMessages ? " (" + localReceived + " of the peer's "
+                                        + peerMessages + " messages arrived)" : "") + hint);
                     }
                 }
             }
@@ -722,9 +735,11 @@ final class PerfRunner implements AutoCloseable {
                 for (BandwidthFlow f : flows) {
                     f.repostReceives();
                 }
-                repostLocal();
+                if (repostLocal() > 0) {
+                    heard = System.nanoTime();
+                }
             }
-            if (finished(posting, target)) {
+            if (finished(posting, target) && localReceived >= peerMessages) {
                 break;
             }
         }

@@ -159,13 +159,25 @@ class RemotePerfProtocolTest {
      */
     static String[] serverAndClient(Host server, Host client, PerfSpec spec, boolean rdmaCm, PerftestFlags flags,
             java.util.function.UnaryOperator<RemotePerf> more, LinkOptions link) throws Exception {
+        return serverAndClient(server, client, spec, rdmaCm, flags, more, more, link);
+    }
+
+    /**
+     * Runs {@code spec} as {@link #serverAndClient(Host, Host, PerfSpec, boolean, PerftestFlags)} does, the server's
+     * {@link RemotePerf} also set up by {@code serverMore}, the client's by {@code clientMore}, both on {@code link}.
+     *
+     * @return what the server and the client printed
+     */
+    static String[] serverAndClient(Host server, Host client, PerfSpec spec, boolean rdmaCm, PerftestFlags flags,
+            java.util.function.UnaryOperator<RemotePerf> serverMore, java.util.function.UnaryOperator<RemotePerf>
+            clientMore, LinkOptions link) throws Exception {
         ByteArrayOutputStream serverOut = new ByteArrayOutputStream();
         ByteArrayOutputStream clientOut = new ByteArrayOutputStream();
         PrintStream serverPrint = new PrintStream(serverOut, true, StandardCharsets.UTF_8);
         PrintStream clientPrint = new PrintStream(clientOut, true, StandardCharsets.UTF_8);
         RemotePerf.Reports none = (s, d, mtu, bw, lat) -> { };
         int port = freePort();
-        CompletableFuture<Void> serverRun = CompletableFuture.runAsync(() -> more.apply(new RemotePerf(serverPrint,
+        CompletableFuture<Void> serverRun = CompletableFuture.runAsync(() -> serverMore.apply(new RemotePerf(serverPrint,
                 serverPrint, link, port, false, none, rdmaCm).flags(flags)).server(server, spec));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!serverOut.toString(StandardCharsets.UTF_8).contains("waiting for a client")) {
@@ -174,7 +186,7 @@ class RemotePerfProtocolTest {
             Thread.onSpinWait();
         }
         try {
-            more.apply(new RemotePerf(clientPrint, clientPrint, link, port, false, none, rdmaCm)
+            clientMore.apply(new RemotePerf(clientPrint, clientPrint, link, port, false, none, rdmaCm)
                     .flags(flags)).client(client, serverAddress(server), spec);
         } catch (RuntimeException e) {
             String ended = serverRun.isDone() ? serverRun.handle((v, t) -> "ended: " + t).join() : "still running";
@@ -614,5 +626,25 @@ class RemotePerfProtocolTest {
             assertThat(rows(out[1])).extracting(r -> r[1]).containsExactly(300L);
             assertThat(rows(out[0])).extracting(r -> r[1]).containsExactly(300L);
         }
+    }
+
+    /**
+     * A bidirectional SEND row of {@code -n} iterations ends on each side only once the peer's messages have all
+     * arrived too, as perftest's {@code run_iter_bi}: here the client sends at 3,000 messages a second and the server
+     * at once, each side keeping 32 receives posted, so the server's own 600 sends complete long before the
+     * client's 600 have arrived. Were it to stop reposting then (and wait for the client's report), the client's
+     * remaining messages would be RNR-NAKed for good ({@code rnr_retry} 7) and its row never end: the stall two
+     * processes met beside busy CPUs.
+     */
+    @Test
+    @Timeout(120)
+    void shouldKeepReceivingTheSlowerPeersMessagesBeforeEndingABidirectionalRow() throws Exception {
+        PerfSpec spec = new PerfSpec(PerfTest.SEND, Transport.RC, false, new int[] {4096}, 1, 600, 0, 128,
+                PerfSpec.CQ_MODERATION, 1, true);
+        PerftestFlags flags = new PerftestFlags(false, 0, 0, 0, RemotePerf.HOP_LIMIT, 0, 0, 0, 32, 0, 0, null);
+        String[] out = serverAndClient(server, client, spec, false, flags, r -> r,
+                r -> r.rateLimit(new RateLimit(3000, 'p', 1)), LinkOptions.DEFAULT);
+        assertThat(rows(out[1])).as(out[1]).extracting(r -> r[1]).containsExactly(600L);
+        assertThat(rows(out[0])).as(out[0]).extracting(r -> r[1]).containsExactly(600L);
     }
 }
