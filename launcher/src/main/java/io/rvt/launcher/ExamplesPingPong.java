@@ -6,6 +6,7 @@ import io.rvt.api.Device;
 import io.rvt.api.MemoryRegion;
 import io.rvt.api.PathMtu;
 import io.rvt.api.PortAttr;
+import io.rvt.api.PortCounter;
 import io.rvt.api.ProtectionDomain;
 import io.rvt.launcher.pingpong.CqEvents;
 import io.rvt.launcher.pingpong.PingpongDest;
@@ -162,6 +163,8 @@ final class ExamplesPingPong {
             if (ud) {
                 loop.udTarget(qp.ah(), remote.qpn());
             }
+            long[] counters = counters(dev, link.port());
+            loop.timeoutDetail(() -> "port counters since the exchange: " + moved(dev, link.port(), counters));
             PortTraffic traffic = params.transport() == Transport.RC ? new PortTraffic(dev, dev, link.port(), host)
                     : null;
             long nanos = loop.run(params.iters(), server != null);
@@ -173,6 +176,30 @@ final class ExamplesPingPong {
             // an rvt peer may still need an ACK of its last message: keep the QP until it is done too
             session.finish(GOODBYE);
         }
+    }
+
+    /** @return every port counter of {@code port} now, by {@link PortCounter#ordinal()} */
+    static long[] counters(Device dev, int port) {
+        PortCounter[] all = PortCounter.values();
+        long[] v = new long[all.length];
+        for (PortCounter c : all) {
+            v[c.ordinal()] = dev.portCounter(port, c);
+        }
+        return v;
+    }
+
+    /** @return the counters that moved since {@code before}, e.g. {@code rx_packets +3, rx_malformed +1}, or "none" */
+    static String moved(Device dev, int port, long[] before) {
+        StringBuilder sb = new StringBuilder();
+        long[] now = counters(dev, port);
+        for (PortCounter c : PortCounter.values()) {
+            long d = now[c.ordinal()] - before[c.ordinal()];
+            if (d != 0) {
+                sb.append(sb.length() == 0 ? "" : ", ").append(c.name().toLowerCase(Locale.ROOT)).append(" +")
+                        .append(d);
+            }
+        }
+        return sb.length() == 0 ? "none moved" : sb.toString();
     }
 
     private void printResults(Host host, long nanos) {

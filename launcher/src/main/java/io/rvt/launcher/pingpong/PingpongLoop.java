@@ -47,6 +47,8 @@ public final class PingpongLoop {
     private final RecvWorkRequest rwr;
     private final WorkCompletion wc = new WorkCompletion();
     private CqEvents events;
+    /** Asked for a timeout's detail; null for none. */
+    private java.util.function.Supplier<String> timeoutDetail;
     private boolean marks;
     private boolean marksKnown;
 
@@ -90,6 +92,18 @@ public final class PingpongLoop {
      */
     public PingpongLoop udTarget(AddressHandle ah, int remoteQpn) {
         swr.ah(ah).remoteQpn(remoteQpn).remoteQkey(PingpongQp.UD_QKEY);
+        return this;
+    }
+
+    /**
+     * What a timeout's error adds after its own words (e.g. the port counters that moved since the exchange), asked
+     * only then.
+     *
+     * @param detail says it, or returns null for nothing
+     * @return this loop
+     */
+    public PingpongLoop timeoutDetail(java.util.function.Supplier<String> detail) {
+        this.timeoutDetail = detail;
         return this;
     }
 
@@ -194,9 +208,10 @@ public final class PingpongLoop {
         long deadline = System.nanoTime() + patienceNanos;
         while (!(events != null ? events.take(cq, wc, deadline, progress) : cq.pollCq(wc))) {
             if (System.nanoTime() - deadline > 0) {
+                String detail = timeoutDetail != null ? timeoutDetail.get() : null;
                 throw new IllegalStateException(String.format(Locale.ROOT, "no completion within %d s (sent %d, "
-                        + "received %d of %d): is the peer still there?", patienceNanos / 1_000_000_000L, scnt, rcnt,
-                        iters));
+                        + "received %d of %d): is the peer still there?%s", patienceNanos / 1_000_000_000L, scnt, rcnt,
+                        iters, detail != null ? " (" + detail + ")" : ""));
             }
             progress.run();
         }
